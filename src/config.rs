@@ -1,0 +1,175 @@
+//! `site.toml`: one struct with a default for every key, parsed with serde and toml, unknown
+//! keys rejected (toml's message names the key, the line and the column), then validated.
+//! Every key is documented in the README; `flamesite init` writes a commented copy.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::color::Palette;
+
+/// The whole site configuration. Paths are relative to the folder holding `site.toml`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// Title of the site, shown on the home page.
+    pub title: String,
+    /// Folder scanned for profiles.
+    pub input: PathBuf,
+    /// Folder the site is written to; replaced as a whole when a build succeeds.
+    pub output: PathBuf,
+    /// Absolute URL the site is published at; only used where a relative link cannot be.
+    pub base_url: String,
+    /// Colour palette: `hot`, `module`, `lang` or `blue`.
+    pub palette: Palette,
+    /// Publish and exit 0 even when some profiles were skipped.
+    pub keep_going: bool,
+    /// Folder with a theme that overrides the built-in one file by file (`templates/`,
+    /// `static/`); relative to `site.toml`.
+    pub theme_dir: Option<PathBuf>,
+    /// How graphs are split into chunk files.
+    pub chunks: ChunkConfig,
+    /// Limits that protect the build from hostile input.
+    pub limits: Limits,
+}
+
+/// How a graph is split into chunk files (see `docs/FORMAT.md`).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChunkConfig {
+    /// Canvas width in pixels for which a frame of the root view counts as visible; narrower
+    /// frames go to fine chunks.
+    pub root_width: u32,
+    /// Each fine width class holds frames this many times narrower than the previous one.
+    pub class_factor: u32,
+    /// About how many frames one chunk file holds.
+    pub target_frames: u32,
+    /// About how many intervals one search bucket holds.
+    pub search_intervals: u32,
+}
+
+/// Limits against hostile input.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Largest decompressed size of one profile, in bytes (a gzip bomb stops here).
+    pub max_profile_bytes: u64,
+    /// Longest line of a text profile, in bytes.
+    pub max_line_bytes: u64,
+    /// Deepest stack accepted, in frames.
+    pub max_depth: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            title: "Profiles".into(),
+            input: PathBuf::from("profiles"),
+            output: PathBuf::from("public"),
+            base_url: String::new(),
+            palette: Palette::Hot,
+            keep_going: false,
+            theme_dir: None,
+            chunks: ChunkConfig::default(),
+            limits: Limits::default(),
+        }
+    }
+}
+
+impl Default for ChunkConfig {
+    fn default() -> Self {
+        ChunkConfig { root_width: 3840, class_factor: 8, target_frames: 4096, search_intervals: 16384 }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_profile_bytes: 16 << 30, max_line_bytes: 16 << 20, max_depth: 100_000 }
+    }
+}
+
+impl Config {
+    /// Parses `text` (the contents of `path`, used in messages) and validates it.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, String> {
+        let config: Config =
+            toml::from_str(text).map_err(|e| format!("{}: {}", path.display(), e.to_string().trim_end()))?;
+        config.validate().map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(config)
+    }
+
+    /// Reads and parses `site.toml` at `path`; relative paths in it are made relative to its
+    /// folder.
+    pub fn load(path: &Path) -> Result<Config, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut config = Config::parse(&text, path)?;
+        let dir = path.parent().unwrap_or(Path::new(""));
+        config.input = dir.join(&config.input);
+        config.output = dir.join(&config.output);
+        config.theme_dir = config.theme_dir.map(|t| dir.join(t));
+        Ok(config)
+    }
+
+    /// Checks values that parse but make no sense, with a message that says what to write.
+    pub fn validate(&self) -> Result<(), String> {
+        let c = &self.chunks;
+        if c.root_width == 0 {
+            return Err("chunks.root_width must be at least 1 (pixels), for example 3840".into());
+        }
+        if c.class_factor < 2 {
+            return Err("chunks.class_factor must be at least 2, for example 8".into());
+        }
+        if c.target_frames == 0 || c.search_intervals == 0 {
+            return Err("chunks.target_frames and chunks.search_intervals must be at least 1".into());
+        }
+        if self.limits.max_line_bytes == 0 || self.limits.max_profile_bytes == 0 || self.limits.max_depth == 0 {
+            return Err("limits.* must be at least 1".into());
+        }
+        if !self.base_url.is_empty() && !(self.base_url.starts_with("http://") || self.base_url.starts_with("https://")) {
+            return Err(format!("base_url must be an absolute http(s) URL such as \"https://example.com/perf/\", not {:?}", self.base_url));
+        }
+        Ok(())
+    }
+}
+
+/// The commented `site.toml` that `flamesite init` writes; it parses to the defaults.
+pub const INIT_TOML: &str = include_str!("init_site.toml");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_key_is_named_with_its_line() {
+        let err = Config::parse("title = \"x\"\n\npalete = \"hot\"\n", Path::new("site.toml")).unwrap_err();
+        assert!(err.contains("palete"), "{err}");
+        assert!(err.contains("line 3"), "{err}");
+        assert!(err.starts_with("site.toml"), "{err}");
+    }
+
+    #[test]
+    fn unknown_key_in_a_table_is_rejected() {
+        let err = Config::parse("[chunks]\nroot_widht = 5\n", Path::new("s.toml")).unwrap_err();
+        assert!(err.contains("root_widht") && err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn bad_values_say_what_to_write() {
+        let err = Config::parse("[chunks]\nclass_factor = 1\n", Path::new("s.toml")).unwrap_err();
+        assert!(err.contains("class_factor must be at least 2"), "{err}");
+        let err = Config::parse("palette = \"rainbow\"\n", Path::new("s.toml")).unwrap_err();
+        assert!(err.contains("rainbow") && err.contains("hot"), "{err}");
+        let err = Config::parse("base_url = \"example.com\"\n", Path::new("s.toml")).unwrap_err();
+        assert!(err.contains("absolute"), "{err}");
+    }
+
+    #[test]
+    fn init_template_parses_to_the_defaults() {
+        let c = Config::parse(INIT_TOML, Path::new("site.toml")).unwrap();
+        let d = Config::default();
+        assert_eq!(c.title, d.title);
+        assert_eq!(c.input, d.input);
+        assert_eq!(c.output, d.output);
+        assert_eq!(c.chunks.root_width, d.chunks.root_width);
+        assert_eq!(c.limits.max_depth, d.limits.max_depth);
+    }
+}

@@ -1,0 +1,471 @@
+//! The frame table: stacks merged into one row per flame-graph box.
+//!
+//! [`StackMerger`] takes stacks one at a time (as a decoder streams them) and merges them into
+//! a prefix tree; [`StackMerger::finish`] lays the tree out as a [`FrameTable`] in depth-first
+//! order with siblings sorted by name, and computes every frame's `offset`, `total` and `self`
+//! with checked integer arithmetic. The browser never walks this tree: the chunk files carry
+//! the laid-out columns.
+
+use rustc_hash::FxHashMap;
+
+/// Label of the root frame, which is name 0 of every name table.
+pub const ROOT_NAME: &str = "all";
+/// `parent` of the root frame.
+pub const NO_PARENT: u32 = u32::MAX;
+/// Largest value that survives the trip through an `f64` column exactly.
+pub const MAX_EXACT: u64 = 1 << 53;
+
+/// One flame graph, laid out: struct of arrays, one row per frame, in depth-first order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FrameTable {
+    /// Name table: `names[0]` is [`ROOT_NAME`], the others distinct and sorted by bytes.
+    pub names: Vec<String>,
+    /// Index into `names`, per frame.
+    pub name: Vec<u32>,
+    /// Depth of the frame; the root is at 0.
+    pub depth: Vec<u32>,
+    /// Row of the parent frame ([`NO_PARENT`] for the root).
+    pub parent: Vec<u32>,
+    /// Sum of the totals of the frames left of this one at the same depth.
+    pub offset: Vec<u64>,
+    /// Value of the frame and everything it called.
+    pub total: Vec<u64>,
+    /// Value of the frame itself: `total` less its children's totals.
+    pub self_: Vec<u64>,
+    /// The first count of a differential profile, when there is one.
+    pub before: Option<Before>,
+}
+
+/// The "before" columns of a differential graph (folded `stack before after`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Before {
+    /// Before-count of the frame and everything it called.
+    pub total: Vec<u64>,
+    /// Before-count of the frame itself.
+    pub self_: Vec<u64>,
+}
+
+impl FrameTable {
+    /// Number of frames, the root included.
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    /// True when the table has no frame at all (never the case for a finished merge).
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+
+    /// Number of rows: the largest depth plus one.
+    pub fn depth_count(&self) -> u32 {
+        self.depth.iter().copied().max().map_or(0, |d| d + 1)
+    }
+
+    /// The root's total: the whole profile.
+    pub fn grand_total(&self) -> u64 {
+        self.total.first().copied().unwrap_or(0)
+    }
+}
+
+/// Why a merge failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MergeError {
+    /// A sum does not fit: the profile's counts are absurd.
+    Overflow,
+    /// The graph's total is at least 2^53 and would lose precision in the chunk files.
+    TooLarge(u64),
+    /// A stack is deeper than `limits.max_depth`.
+    TooDeep(u32),
+}
+
+impl std::fmt::Display for MergeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MergeError::Overflow => write!(f, "the counts add up to more than 2^64 (overflow)"),
+            MergeError::TooLarge(t) => write!(f, "the total {t} is 2^53 or more and cannot be stored exactly"),
+            MergeError::TooDeep(d) => write!(f, "a stack is deeper than limits.max_depth ({d} frames)"),
+        }
+    }
+}
+
+/// Merges stacks into a prefix tree, reusing the path of the previous stack for the frames
+/// it shares with it, so sorted input (the usual case) costs one byte comparison per shared
+/// frame rather than one hash lookup.
+pub struct StackMerger {
+    interned: FxHashMap<Box<str>, u32>,
+    names: Vec<Box<str>>,
+    /// `(parent << 32) | name` to node.
+    children: FxHashMap<u64, u32>,
+    parent: Vec<u32>,
+    name: Vec<u32>,
+    depth: Vec<u32>,
+    self_: Vec<u64>,
+    before_self: Option<Vec<u64>>,
+    prev: Vec<u8>,
+    prev_ends: Vec<usize>,
+    prev_nodes: Vec<u32>,
+    max_depth: u32,
+    /// Stacks whose bytes were not UTF-8 and were read with U+FFFD replacements.
+    pub invalid_utf8: u64,
+    /// Stacks merged.
+    pub stacks: u64,
+}
+
+impl StackMerger {
+    /// A merger for plain (`differential == false`) or two-count stacks.
+    pub fn new(differential: bool, max_depth: u32) -> Self {
+        StackMerger {
+            interned: FxHashMap::default(),
+            names: Vec::new(),
+            children: FxHashMap::default(),
+            parent: vec![NO_PARENT],
+            name: vec![u32::MAX],
+            depth: vec![0],
+            self_: vec![0],
+            before_self: differential.then(|| vec![0]),
+            prev: Vec::new(),
+            prev_ends: Vec::new(),
+            prev_nodes: Vec::new(),
+            max_depth,
+            invalid_utf8: 0,
+            stacks: 0,
+        }
+    }
+
+    /// True for a merger of two-count stacks.
+    pub fn is_differential(&self) -> bool {
+        self.before_self.is_some()
+    }
+
+    /// Adds one stack, frames separated by `;`, root first. `before` is ignored unless the
+    /// merger is differential.
+    pub fn add(&mut self, stack: &[u8], count: u64, before: u64) -> Result<(), MergeError> {
+        let shared = self.shared_frames(stack);
+        self.prev_ends.truncate(shared);
+        self.prev_nodes.truncate(shared);
+        let start = if shared == 0 { 0 } else { self.prev_ends[shared - 1] + 1 };
+        // `start` is past the end when the whole stack is shared with the previous one.
+        if start <= stack.len() {
+            let rest = &stack[start..];
+            match std::str::from_utf8(rest) {
+                Ok(text) => self.push_frames(text, start)?,
+                Err(_) => {
+                    self.invalid_utf8 += 1;
+                    let text = String::from_utf8_lossy(rest).into_owned();
+                    self.push_frames_lossy(&text, rest, start)?;
+                }
+            }
+        }
+        let leaf = self.prev_nodes.last().copied().unwrap_or(0) as usize;
+        self.self_[leaf] = self.self_[leaf].checked_add(count).ok_or(MergeError::Overflow)?;
+        if let Some(b) = &mut self.before_self {
+            b[leaf] = b[leaf].checked_add(before).ok_or(MergeError::Overflow)?;
+        }
+        self.prev.clear();
+        self.prev.extend_from_slice(stack);
+        self.stacks += 1;
+        Ok(())
+    }
+
+    /// How many leading frames `stack` shares, byte for byte, with the previous stack.
+    fn shared_frames(&self, stack: &[u8]) -> usize {
+        let prev = &self.prev;
+        let common = common_prefix(prev, stack);
+        let boundary = |s: &[u8], i: usize| i == s.len() || s[i] == b';';
+        let mut k = 0;
+        for &end in &self.prev_ends {
+            if end < common || (end == common && boundary(stack, end) && boundary(prev, end)) {
+                k += 1;
+            } else {
+                break;
+            }
+        }
+        k
+    }
+
+    fn push_frames(&mut self, text: &str, start: usize) -> Result<(), MergeError> {
+        let mut pos = start;
+        for frame in text.split(';') {
+            pos += frame.len();
+            self.push_frame(frame, pos)?;
+            pos += 1;
+        }
+        Ok(())
+    }
+
+    /// Like `push_frames`, for text that was repaired from invalid UTF-8: the positions
+    /// recorded for prefix sharing are those of the raw bytes, the names are the repaired ones.
+    fn push_frames_lossy(&mut self, text: &str, raw: &[u8], start: usize) -> Result<(), MergeError> {
+        let mut pos = start;
+        for (frame, raw_frame) in text.split(';').zip(raw.split(|&b| b == b';')) {
+            pos += raw_frame.len();
+            self.push_frame(frame, pos)?;
+            pos += 1;
+        }
+        Ok(())
+    }
+
+    fn push_frame(&mut self, frame: &str, end: usize) -> Result<(), MergeError> {
+        let parent = self.prev_nodes.last().copied().unwrap_or(0);
+        let depth = self.prev_nodes.len() as u32 + 1;
+        if depth > self.max_depth {
+            return Err(MergeError::TooDeep(self.max_depth));
+        }
+        let name = match self.interned.get(frame) {
+            Some(&id) => id,
+            None => {
+                let id = self.names.len() as u32;
+                self.names.push(frame.into());
+                self.interned.insert(frame.into(), id);
+                id
+            }
+        };
+        let key = ((parent as u64) << 32) | name as u64;
+        let next = self.parent.len() as u32;
+        let node = *self.children.entry(key).or_insert(next);
+        if node == next {
+            self.parent.push(parent);
+            self.name.push(name);
+            self.depth.push(depth);
+            self.self_.push(0);
+            if let Some(b) = &mut self.before_self {
+                b.push(0);
+            }
+        }
+        self.prev_nodes.push(node);
+        self.prev_ends.push(end);
+        Ok(())
+    }
+
+    /// Lays the merged tree out as a frame table.
+    pub fn finish(self) -> Result<FrameTable, MergeError> {
+        let n = self.parent.len();
+        // Name ids in byte order, so that sorting siblings by name is sorting integers.
+        let mut order: Vec<u32> = (0..self.names.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| self.names[a as usize].cmp(&self.names[b as usize]));
+        let mut rank = vec![0u32; self.names.len()];
+        for (r, &old) in order.iter().enumerate() {
+            rank[old as usize] = r as u32 + 1;
+        }
+        let mut names = Vec::with_capacity(order.len() + 1);
+        names.push(ROOT_NAME.to_string());
+        names.extend(order.iter().map(|&old| self.names[old as usize].to_string()));
+        let sorted_name = |node: usize| if node == 0 { 0 } else { rank[self.name[node] as usize] };
+
+        let total = subtree_sums(&self.self_, &self.parent)?;
+        let before_total = match &self.before_self {
+            Some(b) => Some(subtree_sums(b, &self.parent)?),
+            None => None,
+        };
+        if total[0] >= MAX_EXACT {
+            return Err(MergeError::TooLarge(total[0]));
+        }
+        if let Some(b) = &before_total {
+            if b[0] >= MAX_EXACT {
+                return Err(MergeError::TooLarge(b[0]));
+            }
+        }
+
+        // Children lists (CSR), each sorted by name.
+        let mut first = vec![0u32; n + 1];
+        for &p in &self.parent[1..] {
+            first[p as usize + 1] += 1;
+        }
+        for i in 0..n {
+            first[i + 1] += first[i];
+        }
+        let mut fill = first.clone();
+        let mut kids = vec![0u32; n.saturating_sub(1)];
+        for node in 1..n {
+            let p = self.parent[node] as usize;
+            kids[fill[p] as usize] = node as u32;
+            fill[p] += 1;
+        }
+        for p in 0..n {
+            let group = &mut kids[first[p] as usize..first[p + 1] as usize];
+            if group.len() > 1 {
+                group.sort_unstable_by_key(|&c| sorted_name(c as usize));
+            }
+        }
+
+        // Depth-first walk, without recursion (stacks can be 100,000 frames deep).
+        let mut table = FrameTable {
+            names,
+            name: Vec::with_capacity(n),
+            depth: Vec::with_capacity(n),
+            parent: Vec::with_capacity(n),
+            offset: Vec::with_capacity(n),
+            total: Vec::with_capacity(n),
+            self_: Vec::with_capacity(n),
+            before: self.before_self.as_ref().map(|_| Before {
+                total: Vec::with_capacity(n),
+                self_: Vec::with_capacity(n),
+            }),
+        };
+        let mut row_of = vec![0u32; n];
+        let mut offset_of = vec![0u64; n];
+        let mut todo: Vec<u32> = vec![0];
+        while let Some(node) = todo.pop() {
+            let node = node as usize;
+            let row = table.name.len() as u32;
+            row_of[node] = row;
+            table.name.push(sorted_name(node));
+            table.depth.push(self.depth[node]);
+            table.parent.push(if node == 0 { NO_PARENT } else { row_of[self.parent[node] as usize] });
+            table.offset.push(offset_of[node]);
+            table.total.push(total[node]);
+            table.self_.push(self.self_[node]);
+            if let (Some(b), Some(bt), Some(bs)) = (&mut table.before, &before_total, &self.before_self) {
+                b.total.push(bt[node]);
+                b.self_.push(bs[node]);
+            }
+            let group = &kids[first[node] as usize..first[node + 1] as usize];
+            let mut running = offset_of[node];
+            for &c in group {
+                offset_of[c as usize] = running;
+                running += total[c as usize];
+            }
+            todo.extend(group.iter().rev());
+        }
+        Ok(table)
+    }
+}
+
+/// Totals from selfs: every node's value plus its subtree's. Children are created after
+/// their parents, so one backward pass suffices.
+fn subtree_sums(self_: &[u64], parent: &[u32]) -> Result<Vec<u64>, MergeError> {
+    let mut total = self_.to_vec();
+    for node in (1..total.len()).rev() {
+        let p = parent[node] as usize;
+        total[p] = total[p].checked_add(total[node]).ok_or(MergeError::Overflow)?;
+    }
+    Ok(total)
+}
+
+/// Length of the common prefix of two byte strings, eight bytes at a time.
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let mut i = 0;
+    while i + 8 <= n {
+        let x = u64::from_ne_bytes(a[i..i + 8].try_into().unwrap());
+        let y = u64::from_ne_bytes(b[i..i + 8].try_into().unwrap());
+        if x != y {
+            break;
+        }
+        i += 8;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn merge(lines: &[(&str, u64)]) -> FrameTable {
+        let mut m = StackMerger::new(false, 1000);
+        for (s, c) in lines {
+            m.add(s.as_bytes(), *c, 0).unwrap();
+        }
+        m.finish().unwrap()
+    }
+
+    fn rows(t: &FrameTable) -> Vec<(String, u32, u64, u64, u64)> {
+        (0..t.len())
+            .map(|i| {
+                (t.names[t.name[i] as usize].clone(), t.depth[i], t.offset[i], t.total[i], t.self_[i])
+            })
+            .collect()
+    }
+
+    #[test]
+    fn merges_into_depth_first_rows_with_sorted_siblings() {
+        let t = merge(&[("main;b", 3), ("main;a;x", 2), ("main", 1), ("main;a", 4)]);
+        let r = rows(&t);
+        let want = vec![
+            ("all".to_string(), 0, 0, 10, 0),
+            ("main".into(), 1, 0, 10, 1),
+            ("a".into(), 2, 0, 6, 4),
+            ("x".into(), 3, 0, 2, 2),
+            ("b".into(), 2, 6, 3, 3),
+        ];
+        assert_eq!(r, want);
+        assert_eq!(t.parent, vec![NO_PARENT, 0, 1, 2, 1]);
+        assert_eq!(t.names, vec!["all", "a", "b", "main", "x"]);
+    }
+
+    #[test]
+    fn prefix_reuse_does_not_confuse_names_that_share_bytes() {
+        // "ab" shares the bytes "a" with "a;b" but not the frame.
+        let t = merge(&[("a;b", 1), ("ab", 2), ("a;bc", 3), ("a;b", 4), ("a", 5), ("a;b;c", 6)]);
+        let r = rows(&t);
+        assert_eq!(r[1], ("a".into(), 1, 0, 19, 5));
+        assert_eq!(r[2], ("b".into(), 2, 0, 11, 5));
+        assert_eq!(r[3], ("c".into(), 3, 0, 6, 6));
+        assert_eq!(r[4], ("bc".into(), 2, 11, 3, 3));
+        assert_eq!(r[5], ("ab".into(), 1, 19, 2, 2));
+    }
+
+    #[test]
+    fn recursion_and_repeated_names_get_separate_frames() {
+        let t = merge(&[("f;f;f", 1), ("f;g;f", 1)]);
+        assert_eq!(t.len(), 6);
+        assert_eq!(t.names, vec!["all", "f", "g"]);
+    }
+
+    #[test]
+    fn overflow_is_an_error_not_a_wrap() {
+        let mut m = StackMerger::new(false, 10);
+        m.add(b"a", u64::MAX, 0).unwrap();
+        m.add(b"b", 1, 0).unwrap();
+        assert_eq!(m.finish().unwrap_err(), MergeError::Overflow);
+        let mut m = StackMerger::new(false, 10);
+        m.add(b"a", u64::MAX, 0).unwrap();
+        assert_eq!(m.add(b"a", 1, 0).unwrap_err(), MergeError::Overflow);
+        let mut m = StackMerger::new(false, 10);
+        m.add(b"a", MAX_EXACT, 0).unwrap();
+        assert!(matches!(m.finish().unwrap_err(), MergeError::TooLarge(_)));
+    }
+
+    #[test]
+    fn too_deep_is_an_error() {
+        let mut m = StackMerger::new(false, 3);
+        assert_eq!(m.add(b"a;b;c;d", 1, 0).unwrap_err(), MergeError::TooDeep(3));
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_and_counted() {
+        let mut m = StackMerger::new(false, 10);
+        m.add(b"a;b\xffc", 1, 0).unwrap();
+        m.add(b"a;b\xffc;d", 1, 0).unwrap();
+        assert_eq!(m.invalid_utf8, 1, "the second line shares the repaired frame");
+        let t = m.finish().unwrap();
+        assert!(t.names.contains(&"b\u{fffd}c".to_string()));
+        assert_eq!(t.len(), 4);
+    }
+
+    #[test]
+    fn differential_keeps_both_columns() {
+        let mut m = StackMerger::new(true, 10);
+        m.add(b"a;b", 5, 2).unwrap();
+        m.add(b"a;c", 0, 7).unwrap();
+        let t = m.finish().unwrap();
+        let b = t.before.as_ref().unwrap();
+        assert_eq!(t.total, vec![5, 5, 5, 0]);
+        assert_eq!(b.total, vec![9, 9, 2, 7]);
+        assert_eq!(b.self_, vec![0, 0, 2, 7]);
+        // The vanished path keeps its place, with zero width, right of its siblings.
+        assert_eq!(t.offset[3], 5);
+    }
+
+    #[test]
+    fn deep_recursion_does_not_overflow_the_stack() {
+        let stack = vec!["f"; 20_000].join(";");
+        let mut m = StackMerger::new(false, 100_000);
+        m.add(stack.as_bytes(), 1, 0).unwrap();
+        let t = m.finish().unwrap();
+        assert_eq!(t.depth_count(), 20_001);
+    }
+}

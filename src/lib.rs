@@ -1,0 +1,29 @@
+//! flamesite turns a directory of compressed profiles into a static archive of interactive
+//! flame graphs.
+//!
+//! The pipeline, one module per stage, in the order the data flows:
+//!
+//! ```text
+//! config ─► scan ─► decode (gzip/zstd; folded) ─► frames (merge into a FrameTable)
+//!        ─► color (name hash) ─► chunk (manifest, names, depth chunks, search buckets)
+//!        ─► render (tera, themes/) ─► write (staging folder, atomic swap)
+//! ```
+//!
+//! [`site::build`] runs it for a whole site; each profile is independent until the index
+//! pages, so profiles are processed in parallel with rayon, and the output is the same bytes
+//! whatever the thread count. [`fold`] reads a built graph back into folded stacks.
+#![deny(missing_docs)]
+
+pub mod chunk;
+pub mod cli;
+pub mod color;
+pub mod config;
+pub mod decode;
+pub mod fold;
+pub mod frames;
+pub mod render;
+pub mod scan;
+pub mod serve;
+pub mod site;
+pub mod synth;
+pub mod write;
