@@ -25,5 +25,4 @@ pub mod render;
 pub mod scan;
 pub mod serve;
 pub mod site;
-pub mod synth;
 pub mod write;

@@ -1,0 +1,524 @@
+//! Chunks: a laid-out [`FrameTable`] split into the files the page fetches, and read back.
+//!
+//! One graph becomes a manifest, a name table, binary columnar chunk files (a contiguous
+//! range of depths each, narrow frames split off into fine width classes tiled by offset)
+//! and search buckets (each function's disjoint value intervals). The byte layout is
+//! specified in `docs/FORMAT.md`; [`encode`] writes it and [`read_graph`] reads it back, which
+//! is how `flamesite fold` proves that the chunks lose nothing.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::color::{color_of, Palette};
+use crate::config::ChunkConfig;
+use crate::frames::{Before, FrameTable, NO_PARENT};
+
+/// Version of the graph format written and read.
+pub const VERSION: u32 = 1;
+const CHUNK_MAGIC: &[u8; 4] = b"FSCH";
+const SEARCH_MAGIC: &[u8; 4] = b"FSSI";
+/// Depths one chunk may span at most, so that a deep graph is fetched as the user scrolls.
+const MAX_DEPTH_SPAN: u32 = 64;
+
+/// `manifest.json` of a graph.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    /// Always `flamesite-graph`.
+    pub format: String,
+    /// [`VERSION`].
+    pub version: u32,
+    /// Name of the graph (the sample type).
+    pub graph: String,
+    /// Unit of every value.
+    pub unit: String,
+    /// Whether chunks carry the before columns.
+    pub differential: bool,
+    /// The root's total.
+    pub total: u64,
+    /// Sum of the before counts of a differential graph.
+    pub total_before: Option<u64>,
+    /// Number of frames.
+    pub frames: u64,
+    /// Number of rows (largest depth plus one).
+    pub depth: u32,
+    /// Palette the colours were made with.
+    pub palette: String,
+    /// Canvas width the width classes are computed for.
+    pub root_width: u32,
+    /// Ratio between consecutive width classes.
+    pub class_factor: u32,
+    /// The name table file.
+    pub names: NamesRef,
+    /// Every chunk file.
+    pub chunks: Vec<ChunkRef>,
+    /// Every search bucket.
+    pub search: Vec<SearchRef>,
+}
+
+/// Where the name table is.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct NamesRef {
+    /// File name, relative to the graph folder.
+    pub file: String,
+    /// Number of names.
+    pub count: u32,
+    /// File size.
+    pub bytes: u64,
+}
+
+/// One chunk file in the manifest.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ChunkRef {
+    /// File name, relative to the graph folder.
+    pub file: String,
+    /// Width class: 0 is visible at the root view.
+    pub class: u32,
+    /// Half-open range of depths.
+    pub depth: [u32; 2],
+    /// Smallest offset and largest end of its frames.
+    pub offset: [u64; 2],
+    /// Number of frames.
+    pub frames: u32,
+    /// Largest total among its frames.
+    pub max_total: u64,
+    /// File size.
+    pub bytes: u64,
+}
+
+/// One search bucket in the manifest.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SearchRef {
+    /// File name, relative to the graph folder.
+    pub file: String,
+    /// Half-open range of name ids.
+    pub names: [u32; 2],
+    /// Number of intervals.
+    pub intervals: u64,
+    /// File size.
+    pub bytes: u64,
+}
+
+/// `names.json`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Names {
+    /// The names; 0 is the root.
+    pub names: Vec<String>,
+    /// `0xRRGGBB` per name.
+    pub colors: Vec<u32>,
+    /// Sum of self per name.
+    #[serde(rename = "self")]
+    pub self_: Vec<u64>,
+    /// Length of the union of the name's extents.
+    pub total: Vec<u64>,
+}
+
+/// The files of one graph, ready to write: paths relative to the graph folder.
+pub struct GraphFiles {
+    /// The manifest, also among `files` as `manifest.json`.
+    pub manifest: Manifest,
+    /// `(relative path, bytes)`, in a fixed order.
+    pub files: Vec<(String, Vec<u8>)>,
+}
+
+/// Splits `table` into the files of one graph.
+pub fn encode(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig, palette: Palette) -> GraphFiles {
+    let n = table.len();
+    let grand = table.grand_total();
+    let width = config.root_width as u128;
+    let factor = config.class_factor as u128;
+    let k_max = {
+        let mut k = 1u32;
+        let mut scale = width.saturating_mul(factor);
+        while scale < grand as u128 {
+            k += 1;
+            scale = scale.saturating_mul(factor);
+        }
+        k
+    };
+    let class_of = |total: u64| -> u32 {
+        if total as u128 * width >= grand as u128 {
+            return 0;
+        }
+        if total == 0 {
+            return k_max;
+        }
+        let mut k = 1;
+        let mut scale = total as u128 * width * factor;
+        while k < k_max && scale < grand as u128 {
+            k += 1;
+            scale = scale.saturating_mul(factor);
+        }
+        k
+    };
+
+    // Rows by (depth, row): a counting sort by depth keeps the depth-first (= offset) order.
+    let depth_count = table.depth_count();
+    let mut depth_start = vec![0usize; depth_count as usize + 1];
+    for &d in &table.depth {
+        depth_start[d as usize + 1] += 1;
+    }
+    for i in 0..depth_count as usize {
+        depth_start[i + 1] += depth_start[i];
+    }
+    let mut by_depth = vec![0u32; n];
+    let mut fill = depth_start.clone();
+    for (row, &d) in table.depth.iter().enumerate() {
+        by_depth[fill[d as usize]] = row as u32;
+        fill[d as usize] += 1;
+    }
+    let mut classes: Vec<Vec<u32>> = vec![Vec::new(); k_max as usize + 1];
+    for &row in &by_depth {
+        classes[class_of(table.total[row as usize]) as usize].push(row);
+    }
+
+    let target = config.target_frames as usize;
+    let mut files = Vec::new();
+    let mut chunks = Vec::new();
+    for (class, rows) in classes.iter().enumerate() {
+        let mut seq = 0;
+        for group in depth_groups(rows, &table.depth, target) {
+            let tiles: Vec<Vec<u32>> = if class == 0 || group.len() <= target + target / 2 {
+                vec![group.to_vec()]
+            } else {
+                let mut by_offset = group.to_vec();
+                by_offset.sort_unstable_by_key(|&r| (table.offset[r as usize], table.depth[r as usize], r));
+                let count = by_offset.len().div_ceil(target);
+                let size = by_offset.len().div_ceil(count);
+                by_offset
+                    .chunks(size)
+                    .map(|tile| {
+                        let mut tile = tile.to_vec();
+                        tile.sort_unstable_by_key(|&r| (table.depth[r as usize], r));
+                        tile
+                    })
+                    .collect()
+            };
+            for tile in tiles {
+                let file = format!("c/{class}-{seq}.bin");
+                seq += 1;
+                let bytes = encode_chunk(table, &tile);
+                let r = |i: usize| tile[i] as usize;
+                chunks.push(ChunkRef {
+                    file: file.clone(),
+                    class: class as u32,
+                    depth: [table.depth[r(0)], table.depth[r(tile.len() - 1)] + 1],
+                    offset: [
+                        tile.iter().map(|&x| table.offset[x as usize]).min().unwrap_or(0),
+                        tile.iter().map(|&x| table.offset[x as usize] + table.total[x as usize]).max().unwrap_or(0),
+                    ],
+                    frames: tile.len() as u32,
+                    max_total: tile.iter().map(|&x| table.total[x as usize]).max().unwrap_or(0),
+                    bytes: bytes.len() as u64,
+                });
+                files.push((file, bytes));
+            }
+        }
+    }
+
+    let intervals = name_intervals(table);
+    let mut search = Vec::new();
+    let mut lo = 0usize;
+    let mut bucket = 0;
+    while lo < intervals.len() {
+        let mut hi = lo;
+        let mut count = 0;
+        while hi < intervals.len() && (hi == lo || count + intervals[hi].len() <= config.search_intervals as usize) {
+            count += intervals[hi].len();
+            hi += 1;
+        }
+        let bytes = encode_search(lo as u32, &intervals[lo..hi]);
+        let file = format!("s/{bucket}.bin");
+        bucket += 1;
+        search.push(SearchRef { file: file.clone(), names: [lo as u32, hi as u32], intervals: count as u64, bytes: bytes.len() as u64 });
+        files.push((file, bytes));
+        lo = hi;
+    }
+
+    let mut self_ = vec![0u64; table.names.len()];
+    for row in 0..n {
+        self_[table.name[row] as usize] += table.self_[row];
+    }
+    let names = Names {
+        colors: table.names.iter().map(|s| color_of(s, palette)).collect(),
+        names: table.names.clone(),
+        self_,
+        total: intervals.iter().map(|iv| iv.iter().map(|(a, b)| b - a).sum()).collect(),
+    };
+    let names_bytes = serde_json::to_vec(&names).expect("names serialise");
+    let manifest = Manifest {
+        format: "flamesite-graph".into(),
+        version: VERSION,
+        graph: graph.into(),
+        unit: unit.into(),
+        differential: table.before.is_some(),
+        total: grand,
+        total_before: table.before.as_ref().map(|b| b.total[0]),
+        frames: n as u64,
+        depth: depth_count,
+        palette: palette.as_str().into(),
+        root_width: config.root_width,
+        class_factor: config.class_factor,
+        names: NamesRef { file: "names.json".into(), count: table.names.len() as u32, bytes: names_bytes.len() as u64 },
+        chunks,
+        search,
+    };
+    let mut manifest_bytes = serde_json::to_vec_pretty(&manifest).expect("manifest serialises");
+    manifest_bytes.push(b'\n');
+    let mut all = vec![("manifest.json".to_string(), manifest_bytes), ("names.json".to_string(), names_bytes)];
+    all.extend(files);
+    GraphFiles { manifest, files: all }
+}
+
+/// Consecutive depths grouped until a group holds `target` frames or spans
+/// [`MAX_DEPTH_SPAN`] depths. `rows` is sorted by depth.
+fn depth_groups<'a>(rows: &'a [u32], depth: &[u32], target: usize) -> Vec<&'a [u32]> {
+    let mut groups = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < rows.len() {
+        let d = depth[rows[i] as usize];
+        let mut j = i;
+        while j < rows.len() && depth[rows[j] as usize] == d {
+            j += 1;
+        }
+        // rows[i..j] is one depth.
+        let span = d - depth[rows[start] as usize] + 1;
+        if j - start >= target || span >= MAX_DEPTH_SPAN || j == rows.len() {
+            groups.push(&rows[start..j]);
+            start = j;
+        }
+        i = j;
+    }
+    groups
+}
+
+/// Each name's extents, merged into sorted disjoint intervals.
+fn name_intervals(table: &FrameTable) -> Vec<Vec<(u64, u64)>> {
+    let mut per_name: Vec<Vec<(u64, u64)>> = vec![Vec::new(); table.names.len()];
+    for row in 0..table.len() {
+        if table.total[row] > 0 {
+            per_name[table.name[row] as usize].push((table.offset[row], table.offset[row] + table.total[row]));
+        }
+    }
+    for list in &mut per_name {
+        list.sort_unstable();
+        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(list.len());
+        for &(a, b) in list.iter() {
+            match merged.last_mut() {
+                Some(last) if a <= last.1 => last.1 = last.1.max(b),
+                _ => merged.push((a, b)),
+            }
+        }
+        *list = merged;
+    }
+    per_name
+}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn pad8(out: &mut Vec<u8>) {
+    while out.len() % 8 != 0 {
+        out.push(0);
+    }
+}
+
+fn encode_chunk(table: &FrameTable, rows: &[u32]) -> Vec<u8> {
+    let n = rows.len();
+    let lo = table.depth[rows[0] as usize];
+    let hi = table.depth[rows[n - 1] as usize] + 1;
+    let diff = table.before.as_ref();
+    let mut out = Vec::with_capacity(32 + 4 * (hi - lo) as usize + n * if diff.is_some() { 52 } else { 36 });
+    out.extend_from_slice(CHUNK_MAGIC);
+    put_u32(&mut out, VERSION);
+    put_u32(&mut out, diff.is_some() as u32);
+    put_u32(&mut out, n as u32);
+    put_u32(&mut out, lo);
+    put_u32(&mut out, hi);
+    let mut i = 0;
+    for d in lo..=hi {
+        while i < n && table.depth[rows[i] as usize] < d {
+            i += 1;
+        }
+        put_u32(&mut out, i as u32);
+    }
+    pad8(&mut out);
+    let mut f64s = |col: &[u64]| {
+        for &r in rows {
+            out.extend_from_slice(&(col[r as usize] as f64).to_le_bytes());
+        }
+    };
+    f64s(&table.offset);
+    f64s(&table.total);
+    f64s(&table.self_);
+    if let Some(b) = diff {
+        f64s(&b.total);
+        f64s(&b.self_);
+    }
+    for &r in rows {
+        put_u32(&mut out, r);
+    }
+    for &r in rows {
+        put_u32(&mut out, table.parent[r as usize]);
+    }
+    for &r in rows {
+        put_u32(&mut out, table.name[r as usize]);
+    }
+    out
+}
+
+fn encode_search(name_lo: u32, intervals: &[Vec<(u64, u64)>]) -> Vec<u8> {
+    let k: usize = intervals.iter().map(Vec::len).sum();
+    let mut out = Vec::with_capacity(32 + 4 * intervals.len() + 16 * k);
+    out.extend_from_slice(SEARCH_MAGIC);
+    put_u32(&mut out, VERSION);
+    put_u32(&mut out, name_lo);
+    put_u32(&mut out, name_lo + intervals.len() as u32);
+    put_u32(&mut out, k as u32);
+    put_u32(&mut out, 0);
+    let mut start = 0u32;
+    put_u32(&mut out, 0);
+    for list in intervals {
+        start += list.len() as u32;
+        put_u32(&mut out, start);
+    }
+    pad8(&mut out);
+    for list in intervals {
+        for &(a, b) in list {
+            out.extend_from_slice(&(a as f64).to_le_bytes());
+            out.extend_from_slice(&(b as f64).to_le_bytes());
+        }
+    }
+    out
+}
+
+/// Reads a built graph folder back into a frame table, from its chunk files alone.
+pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
+    let read = |rel: &str| std::fs::read(dir.join(rel)).map_err(|e| format!("{}: {e}", dir.join(rel).display()));
+    let manifest: Manifest = serde_json::from_slice(&read("manifest.json")?)
+        .map_err(|e| format!("{}: {e}", dir.join("manifest.json").display()))?;
+    if manifest.format != "flamesite-graph" || manifest.version != VERSION {
+        return Err(format!(
+            "{}: format {} version {} is not flamesite-graph version {VERSION}",
+            dir.display(),
+            manifest.format,
+            manifest.version
+        ));
+    }
+    let names: Names = serde_json::from_slice(&read(&manifest.names.file)?)
+        .map_err(|e| format!("{}: {e}", dir.join(&manifest.names.file).display()))?;
+    let n = manifest.frames as usize;
+    let mut t = FrameTable {
+        names: names.names,
+        name: vec![u32::MAX; n],
+        depth: vec![0; n],
+        parent: vec![0; n],
+        offset: vec![0; n],
+        total: vec![0; n],
+        self_: vec![0; n],
+        before: manifest.differential.then(|| Before { total: vec![0; n], self_: vec![0; n] }),
+    };
+    for chunk in &manifest.chunks {
+        let bytes = read(&chunk.file)?;
+        decode_chunk(&bytes, &mut t).map_err(|e| format!("{}: {e}", dir.join(&chunk.file).display()))?;
+    }
+    if let Some(row) = t.name.iter().position(|&x| x == u32::MAX) {
+        return Err(format!("{}: frame {row} is in no chunk", dir.display()));
+    }
+    Ok((manifest, t))
+}
+
+fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
+    let u32_at = |at: usize| -> Result<u32, String> {
+        b.get(at..at + 4).map(|s| u32::from_le_bytes(s.try_into().unwrap())).ok_or_else(|| "truncated chunk".to_string())
+    };
+    let f64_at = |at: usize| -> Result<u64, String> {
+        b.get(at..at + 8).map(|s| f64::from_le_bytes(s.try_into().unwrap()) as u64).ok_or_else(|| "truncated chunk".to_string())
+    };
+    if b.get(0..4) != Some(CHUNK_MAGIC) || u32_at(4)? != VERSION {
+        return Err("not a version 1 chunk".into());
+    }
+    let diff = u32_at(8)? & 1 == 1;
+    let n = u32_at(12)? as usize;
+    let (lo, hi) = (u32_at(16)?, u32_at(20)?);
+    let mut at = 24;
+    let mut starts = Vec::new();
+    for _ in lo..=hi {
+        starts.push(u32_at(at)? as usize);
+        at += 4;
+    }
+    at = at.div_ceil(8) * 8;
+    let cols = if diff { 5 } else { 3 };
+    let u32_base = at + cols * 8 * n;
+    let ids: Vec<usize> = (0..n).map(|i| u32_at(u32_base + 4 * i).map(|x| x as usize)).collect::<Result<_, _>>()?;
+    if ids.iter().any(|&id| id >= t.len()) {
+        return Err("frame id out of range".into());
+    }
+    for (d, w) in (lo..hi).zip(starts.windows(2)) {
+        for i in w[0]..w[1].min(n) {
+            t.depth[ids[i]] = d;
+        }
+    }
+    for (i, &id) in ids.iter().enumerate() {
+        t.offset[id] = f64_at(at + 8 * i)?;
+        t.total[id] = f64_at(at + 8 * (n + i))?;
+        t.self_[id] = f64_at(at + 8 * (2 * n + i))?;
+        if let Some(bf) = &mut t.before {
+            bf.total[id] = f64_at(at + 8 * (3 * n + i))?;
+            bf.self_[id] = f64_at(at + 8 * (4 * n + i))?;
+        }
+        t.parent[id] = u32_at(u32_base + 4 * (n + i))?;
+        t.name[id] = u32_at(u32_base + 4 * (2 * n + i))?;
+        if t.name[id] as usize >= t.names.len() || (t.parent[id] != NO_PARENT && t.parent[id] as usize >= t.len()) {
+            return Err("name or parent out of range".into());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frames::StackMerger;
+
+    fn table(lines: &[(&str, u64)]) -> FrameTable {
+        let mut m = StackMerger::new(false, 1000);
+        for (s, c) in lines {
+            m.add(s.as_bytes(), *c, 0).unwrap();
+        }
+        m.finish().unwrap()
+    }
+
+    #[test]
+    fn narrow_frames_go_to_fine_classes() {
+        let t = table(&[("main;big", 1000), ("main;tiny", 1), ("main;mid", 20)]);
+        let config = ChunkConfig { root_width: 100, class_factor: 4, target_frames: 4096, search_intervals: 100 };
+        let g = encode("samples", "samples", &t, &config, Palette::Hot);
+        let classes: Vec<(u32, u32)> = g.manifest.chunks.iter().map(|c| (c.class, c.frames)).collect();
+        // 1021 total on 100 px: mid (20) is >= 10.21 -> class 0; tiny (1): 1*100*4^2 >= 1021 -> class 2.
+        assert_eq!(classes, vec![(0, 4), (2, 1)]);
+        assert_eq!(g.manifest.chunks[1].max_total, 1);
+    }
+
+    #[test]
+    fn chunks_round_trip_and_name_totals_do_not_double_count_recursion() {
+        let t = table(&[("f;f;f", 3), ("f;g", 2), ("h", 5)]);
+        let config = ChunkConfig { root_width: 2, class_factor: 2, target_frames: 1, search_intervals: 1 };
+        let g = encode("samples", "samples", &t, &config, Palette::Hot);
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, bytes) in &g.files {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).unwrap();
+        }
+        let (m, back) = read_graph(dir.path()).unwrap();
+        assert_eq!(back, t);
+        assert_eq!(m.frames, t.len() as u64);
+        let names: Names = serde_json::from_slice(&g.files[1].1).unwrap();
+        let f = names.names.iter().position(|n| n == "f").unwrap();
+        assert_eq!(names.total[f], 5, "f;f;f counted once");
+        assert_eq!(names.self_[f], 3);
+    }
+}

@@ -1,0 +1,233 @@
+//! The command line: a thin layer over the library. Errors print once, with their path;
+//! an error on one profile is reported and only changes the exit status.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use crate::config::{Config, INIT_TOML};
+use crate::site::{self, Options, Summary};
+
+/// Turns a directory of profiles into a static archive of interactive flame graphs.
+#[derive(Parser, Debug)]
+#[command(name = "flamesite", version, about)]
+pub struct Cli {
+    /// The site configuration [default: ./site.toml]
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Build the site (the default): read site.toml, write the output folder.
+    Build(BuildArgs),
+    /// Build, serve the site on 127.0.0.1 and rebuild when profiles or site.toml change.
+    Serve {
+        #[command(flatten)]
+        build: BuildArgs,
+        /// Port to listen on.
+        #[arg(long, default_value_t = 8000)]
+        port: u16,
+    },
+    /// Validate the configuration and every profile; write nothing.
+    Check(BuildArgs),
+    /// Write a commented site.toml and the profile folder.
+    Init {
+        /// Folder of the new site.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
+    /// Print a built graph as folded stacks, read from its chunk files.
+    Fold {
+        /// A graph folder (with manifest.json), or a profile page folder with one graph.
+        graph_dir: PathBuf,
+    },
+    /// Write a synthetic folded profile (for benchmarks and examples).
+    #[command(hide = true)]
+    Synth {
+        /// small, large or huge.
+        #[arg(long, default_value = "small")]
+        size: String,
+        /// Seed of the generator.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output file [default: standard output]; a name ending in .gz is gzipped.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+#[derive(clap::Args, Debug, Default, Clone)]
+struct BuildArgs {
+    /// Folder of profiles (overrides `input` in site.toml).
+    #[arg(long, value_name = "DIR")]
+    input: Option<PathBuf>,
+    /// Output folder (overrides `output` in site.toml).
+    #[arg(long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Exit 0 even when some profiles were skipped.
+    #[arg(long)]
+    keep_going: bool,
+    /// Worker threads [default: one per core].
+    #[arg(long, short = 'j')]
+    threads: Option<usize>,
+}
+
+/// Runs the command line and returns the process's exit status.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("error: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    let command = cli.command.unwrap_or(Command::Build(BuildArgs::default()));
+    match command {
+        Command::Build(args) => {
+            let config = load_config(cli.config.as_deref(), &args)?;
+            let options = Options { threads: args.threads, progress: true, dry_run: false };
+            let summary = site::build(&config, &options)?;
+            Ok(report(&summary, &config, false))
+        }
+        Command::Check(args) => {
+            let config = load_config(cli.config.as_deref(), &args)?;
+            let options = Options { threads: args.threads, progress: true, dry_run: true };
+            let summary = site::build(&config, &options)?;
+            let mut out = std::io::stdout().lock();
+            for p in &summary.built {
+                for g in &p.graphs {
+                    let _ = writeln!(out, "{}: {}, {} {} {}, {} frames", p.source, p.format, g.name, g.total, g.unit, g.frames);
+                }
+            }
+            Ok(report(&summary, &config, true))
+        }
+        Command::Serve { build, port } => {
+            let config = load_config(cli.config.as_deref(), &build)?;
+            let options = Options { threads: build.threads, progress: true, dry_run: false };
+            let summary = site::build(&config, &options)?;
+            report(&summary, &config, false);
+            let mut watched = vec![config.input.clone()];
+            if let Some(path) = config_path(cli.config.as_deref()) {
+                watched.push(path);
+            }
+            let rebuild_config = config.clone();
+            let rebuild = move || {
+                eprintln!("change detected, rebuilding");
+                match site::build(&rebuild_config, &Options { progress: false, ..options.clone() }) {
+                    Ok(summary) => {
+                        report(&summary, &rebuild_config, false);
+                    }
+                    Err(e) => eprintln!("error: {e}"),
+                }
+            };
+            crate::serve::serve(&config.output, port, watched, rebuild)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Init { dir } => {
+            init(&dir)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Fold { graph_dir } => {
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            crate::fold::fold(&graph_dir, &mut out)?;
+            match out.flush() {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+                _ => Ok(ExitCode::SUCCESS),
+            }
+        }
+        Command::Synth { size, seed, output } => {
+            synth(&size, seed, output.as_deref())?;
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// The site.toml to read: `--config`, else `./site.toml` when it exists.
+fn config_path(flag: Option<&Path>) -> Option<PathBuf> {
+    match flag {
+        Some(p) => Some(p.to_path_buf()),
+        None => Some(PathBuf::from("site.toml")).filter(|p| p.is_file()),
+    }
+}
+
+fn load_config(flag: Option<&Path>, args: &BuildArgs) -> Result<Config, String> {
+    let mut config = match config_path(flag) {
+        Some(path) => Config::load(&path)?,
+        None if args.input.is_some() && args.output.is_some() => Config::default(),
+        None if args.input.is_some() => Config { output: PathBuf::from("public"), ..Config::default() },
+        None => {
+            return Err("no site.toml in this folder: run `flamesite init`, pass --config FILE, or give --input DIR and --output DIR".into())
+        }
+    };
+    if let Some(i) = &args.input {
+        config.input = i.clone();
+    }
+    if let Some(o) = &args.output {
+        config.output = o.clone();
+    }
+    config.keep_going |= args.keep_going;
+    Ok(config)
+}
+
+/// Prints the problems and the summary; returns the exit status.
+fn report(summary: &Summary, config: &Config, check: bool) -> ExitCode {
+    let mut err = std::io::stderr().lock();
+    for (path, warning) in &summary.warnings {
+        let _ = writeln!(err, "warning: {}: {warning}", config.input.join(path).display());
+    }
+    for (path, reason) in &summary.skipped {
+        let _ = writeln!(err, "error: {}: {reason}", config.input.join(path).display());
+    }
+    let graphs: usize = summary.built.iter().map(|p| p.graphs.len()).sum();
+    let verb = if check { "checked" } else { "built" };
+    let _ = write!(
+        err,
+        "{verb} {} profile{} ({graphs} graph{}) in {:.2} s",
+        summary.built.len(),
+        if summary.built.len() == 1 { "" } else { "s" },
+        if graphs == 1 { "" } else { "s" },
+        summary.elapsed.as_secs_f64()
+    );
+    if !summary.skipped.is_empty() {
+        let _ = write!(err, "; skipped {} (see errors above)", summary.skipped.len());
+    }
+    if !check {
+        let _ = write!(err, "; wrote {}", config.output.display());
+    }
+    let _ = writeln!(err);
+    if summary.skipped.is_empty() || config.keep_going {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+fn init(dir: &Path) -> Result<(), String> {
+    let toml = dir.join("site.toml");
+    if toml.exists() {
+        return Err(format!("{} already exists; not overwritten", toml.display()));
+    }
+    std::fs::create_dir_all(dir.join("profiles")).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::write(&toml, INIT_TOML).map_err(|e| format!("{}: {e}", toml.display()))?;
+    eprintln!(
+        "wrote {} and {}/; put profiles there and run `flamesite build`",
+        toml.display(),
+        dir.join("profiles").display()
+    );
+    Ok(())
+}
+
+fn synth(size: &str, seed: u64, output: Option<&Path>) -> Result<(), String> {
+    let _ = (size, seed, output);
+    Err("synth is not available yet".into())
+}

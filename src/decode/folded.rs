@@ -1,0 +1,220 @@
+//! Brendan Gregg's folded stacks: `frame;frame;frame count`, one stack per line, root first,
+//! as written by stackcollapse-*, inferno-collapse-*, py-spy and async-profiler. The
+//! differential form `stack before after` (difffolded) is recognised from the first line and
+//! keeps both counts. Names may contain spaces; the count is the last field. Lines end with
+//! LF or CRLF; blank lines are ignored; a malformed line is counted, reported with its line
+//! number and skipped, as flamegraph.pl does.
+
+use std::io::{self, BufRead, Read};
+
+use super::{merger, Compression, Decoded, Graph};
+use crate::config::Limits;
+use crate::frames::MergeError;
+
+/// Why a folded file could not be read.
+#[derive(Debug)]
+pub enum Error {
+    /// The stream failed (corrupt or truncated compression, too large).
+    Read(io::Error),
+    /// The text is not folded stacks.
+    Parse(String),
+    /// The stacks do not add up (overflow, too deep).
+    Merge(MergeError, u64),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Read(e) => write!(f, "{e}"),
+            Error::Parse(m) => write!(f, "{m}"),
+            Error::Merge(e, line) => write!(f, "line {line}: {e}"),
+        }
+    }
+}
+
+/// Whether the first non-blank line of `sniff` looks like a folded stack.
+pub fn is_applicable(sniff: &[u8]) -> bool {
+    if sniff.contains(&0) {
+        return false;
+    }
+    let mut lines = sniff.split(|&b| b == b'\n').map(trim_line).filter(|l| !l.is_empty());
+    match lines.next() {
+        Some(first) => split_count(first).is_some(),
+        None => false,
+    }
+}
+
+/// Streams folded stacks from `reader` into a frame table.
+pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, Error> {
+    let max_line = limits.max_line_bytes;
+    let mut line = Vec::with_capacity(4096);
+    let mut number: u64 = 0;
+    let mut stacks = None;
+    let mut malformed: u64 = 0;
+    let mut examples = Vec::new();
+    let mut blank_only = true;
+    loop {
+        line.clear();
+        let n = (&mut *reader).take(max_line + 1).read_until(b'\n', &mut line).map_err(Error::Read)?;
+        if n == 0 {
+            break;
+        }
+        number += 1;
+        if line.len() as u64 > max_line {
+            return Err(Error::Parse(format!(
+                "line {number} is longer than limits.max_line_bytes ({max_line} bytes)"
+            )));
+        }
+        let text = trim_line(&line);
+        if text.is_empty() {
+            continue;
+        }
+        blank_only = false;
+        let m = stacks.get_or_insert_with(|| {
+            let differential = split_count(text).is_some_and(|(stack, _)| split_count(stack).is_some());
+            merger(differential, limits)
+        });
+        let parsed = split_count(text).and_then(|(stack, after)| {
+            if m.is_differential() {
+                split_count(stack).map(|(stack, before)| (stack, before, after))
+            } else {
+                Some((stack, 0, after))
+            }
+        });
+        match parsed {
+            Some((stack, before, count)) if !stack.is_empty() => {
+                m.add(stack, count, before).map_err(|e| Error::Merge(e, number))?
+            }
+            _ => {
+                malformed += 1;
+                if examples.len() < 3 {
+                    examples.push(number);
+                }
+            }
+        }
+    }
+    let merger = match stacks {
+        Some(m) if m.stacks > 0 => m,
+        _ if blank_only => return Err(Error::Parse("no stacks: the file is empty or blank".into())),
+        _ => {
+            return Err(Error::Parse(format!(
+                "no stacks: none of the {malformed} non-blank lines reads `frame;frame;… count` (line {} first)",
+                examples.first().copied().unwrap_or(1)
+            )))
+        }
+    };
+    let mut warnings = Vec::new();
+    if malformed > 0 {
+        let lines: Vec<String> = examples.iter().map(|n| n.to_string()).collect();
+        warnings.push(format!(
+            "skipped {malformed} malformed line{} (line {}{}): expected `frame;frame;… count`",
+            if malformed == 1 { "" } else { "s" },
+            lines.join(", "),
+            if malformed > examples.len() as u64 { ", …" } else { "" }
+        ));
+    }
+    if merger.invalid_utf8 > 0 {
+        warnings.push(format!(
+            "{} stack{} had bytes that are not UTF-8, shown as U+FFFD",
+            merger.invalid_utf8,
+            if merger.invalid_utf8 == 1 { "" } else { "s" }
+        ));
+    }
+    let table = merger.finish().map_err(|e| Error::Merge(e, number))?;
+    Ok(Decoded {
+        format: "folded",
+        compression: Compression::None,
+        graphs: vec![Graph { name: "samples".into(), unit: "samples".into(), table }],
+        warnings,
+    })
+}
+
+fn trim_line(line: &[u8]) -> &[u8] {
+    let mut end = line.len();
+    while end > 0 && matches!(line[end - 1], b'\n' | b'\r' | b' ' | b'\t') {
+        end -= 1;
+    }
+    &line[..end]
+}
+
+/// Splits `stack count` at the last space; the count is a decimal integer that fits `u64`.
+fn split_count(line: &[u8]) -> Option<(&[u8], u64)> {
+    let space = line.iter().rposition(|&b| b == b' ')?;
+    let digits = &line[space + 1..];
+    if digits.is_empty() || digits.len() > 20 {
+        return None;
+    }
+    let mut value: u64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        value = value.checked_mul(10)?.checked_add((d - b'0') as u64)?;
+    }
+    let mut end = space;
+    while end > 0 && line[end - 1] == b' ' {
+        end -= 1;
+    }
+    Some((&line[..end], value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_str(s: &str) -> Result<Decoded, Error> {
+        decode(&mut s.as_bytes(), &Limits::default())
+    }
+
+    #[test]
+    fn reads_crlf_blank_lines_and_names_with_spaces() {
+        let d = decode_str("a;b c 2\r\n\r\n\na;b c;d 3\r\n").unwrap();
+        let t = &d.graphs[0].table;
+        assert_eq!(t.names, vec!["all", "a", "b c", "d"]);
+        assert_eq!(t.total, vec![5, 5, 5, 3]);
+        assert!(d.warnings.is_empty());
+    }
+
+    #[test]
+    fn malformed_lines_are_counted_with_their_numbers() {
+        let d = decode_str("a 1\nnot a count\nb x\nc 2\n").unwrap();
+        assert_eq!(d.graphs[0].table.grand_total(), 3);
+        assert_eq!(d.warnings.len(), 1);
+        assert!(d.warnings[0].contains("2 malformed lines (line 2, 3)"), "{}", d.warnings[0]);
+    }
+
+    #[test]
+    fn differential_form_keeps_both_counts() {
+        let d = decode_str("a;b 3 5\na;c 4 0\n").unwrap();
+        let t = &d.graphs[0].table;
+        assert_eq!(t.grand_total(), 5);
+        assert_eq!(t.before.as_ref().unwrap().total[0], 7);
+    }
+
+    #[test]
+    fn absurd_counts_are_malformed_and_sums_overflow_with_a_line_number() {
+        let d = decode_str("a 99999999999999999999999\nb 1\n").unwrap();
+        assert_eq!(d.warnings.len(), 1);
+        let e = decode_str("a 18446744073709551615\nb 1\n").unwrap_err();
+        assert!(e.to_string().contains("overflow"), "{e}");
+        let e = decode_str("a 18446744073709551615\na 1\n").unwrap_err();
+        assert!(e.to_string().starts_with("line 2:"), "{e}");
+    }
+
+    #[test]
+    fn empty_and_non_folded_files_are_errors() {
+        assert!(decode_str("").unwrap_err().to_string().contains("empty"));
+        assert!(decode_str("\n\n  \n").unwrap_err().to_string().contains("empty"));
+        let e = decode_str("hello world\nfoo\n").unwrap_err().to_string();
+        assert!(e.contains("none of the 2"), "{e}");
+        assert!(!is_applicable(b"# README\nsome text\n"));
+        assert!(is_applicable(b"\n\nmain;f 1\n"));
+    }
+
+    #[test]
+    fn overlong_lines_are_refused() {
+        let limits = Limits { max_line_bytes: 10, ..Limits::default() };
+        let e = decode(&mut "a;b;c;d;e;f;g 1\n".as_bytes(), &limits).unwrap_err();
+        assert!(e.to_string().contains("line 1 is longer"), "{e}");
+    }
+}

@@ -1,0 +1,309 @@
+//! Decoding: from a profile file to merged stacks.
+//!
+//! Compression is detected by magic bytes (gzip, zstd, or none), never by the name alone,
+//! and is undone as a stream on a thread of its own, so a large profile decompresses on one
+//! core while it is parsed on the other and is never held in memory as text. The format is
+//! then detected from the decompressed content; each format has a module that streams its
+//! stacks into a [`StackMerger`].
+
+pub mod folded;
+
+use std::cell::Cell;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+use std::rc::Rc;
+use std::sync::mpsc;
+
+use crate::config::Limits;
+use crate::frames::{FrameTable, StackMerger};
+
+/// How a file is compressed, from its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// No compression.
+    None,
+    /// gzip (RFC 1952), one or more members.
+    Gzip,
+    /// Zstandard frames.
+    Zstd,
+}
+
+impl Compression {
+    /// Detects compression from the magic bytes at the start of a file.
+    pub fn detect(head: &[u8]) -> Compression {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Compression::Gzip
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Compression::Zstd
+        } else {
+            Compression::None
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Compression::None => "",
+            Compression::Gzip => "gzip ",
+            Compression::Zstd => "zstd ",
+        }
+    }
+}
+
+/// One decoded graph: a sample type with its unit and its frame table.
+#[derive(Debug)]
+pub struct Graph {
+    /// Name of the sample type (`samples` for folded stacks), used in URLs.
+    pub name: String,
+    /// Unit of the values (`samples`, `nanoseconds`, `bytes`, …).
+    pub unit: String,
+    /// The merged stacks.
+    pub table: FrameTable,
+}
+
+/// A decoded profile.
+#[derive(Debug)]
+pub struct Decoded {
+    /// The format the file was read as.
+    pub format: &'static str,
+    /// How it was compressed.
+    pub compression: Compression,
+    /// Its graphs, the default one first.
+    pub graphs: Vec<Graph>,
+    /// Problems that did not stop the decoding (malformed lines, invalid UTF-8).
+    pub warnings: Vec<String>,
+}
+
+/// Reads the profile at `path`. The error is a message without the path (the caller adds it).
+pub fn decode_file(path: &Path, limits: &Limits) -> Result<Decoded, String> {
+    let mut file = File::open(path).map_err(|e| e.to_string())?;
+    let mut head = [0u8; 4];
+    let got = read_up_to(&mut file, &mut head).map_err(|e| e.to_string())?;
+    let compression = Compression::detect(&head[..got]);
+    let raw = io::Cursor::new(head[..got].to_vec()).chain(file);
+    match compression {
+        Compression::None => {
+            let mut reader = BufReader::with_capacity(1 << 20, Limited::new(raw, limits.max_profile_bytes));
+            decode_stream(&mut reader, compression, limits)
+        }
+        Compression::Gzip | Compression::Zstd => std::thread::scope(|scope| {
+            let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(4);
+            let max = limits.max_profile_bytes;
+            scope.spawn(move || inflate(raw, compression, max, tx));
+            let mut reader = ChannelReader { rx, buf: Vec::new(), pos: 0, done: false };
+            let result = decode_stream(&mut reader, compression, limits);
+            // Dropping the reader closes the channel, which stops the inflating thread early
+            // when the parser gave up.
+            drop(reader);
+            result
+        }),
+    }
+}
+
+/// Decodes an already decompressed stream.
+fn decode_stream(reader: &mut dyn BufRead, compression: Compression, limits: &Limits) -> Result<Decoded, String> {
+    let head = loop {
+        match reader.fill_buf() {
+            Ok(b) => break b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(read_error(e, compression)),
+        }
+    };
+    if head.is_empty() {
+        return Err(format!("empty {}file: no samples", compression.label()));
+    }
+    let sniff = &head[..head.len().min(4096)];
+    if folded::is_applicable(sniff) {
+        let mut decoded = folded::decode(reader, limits).map_err(|e| match e {
+            folded::Error::Read(e) => read_error(e, compression),
+            other => other.to_string(),
+        })?;
+        decoded.compression = compression;
+        Ok(decoded)
+    } else {
+        Err(format!(
+            "unknown profile format (tried: folded stacks `frame;frame;… count`){}",
+            describe(sniff)
+        ))
+    }
+}
+
+fn describe(sniff: &[u8]) -> String {
+    if sniff.contains(&0) {
+        "; the content is binary".into()
+    } else {
+        let first = sniff.split(|&b| b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or(b"");
+        let first = String::from_utf8_lossy(&first[..first.len().min(60)]);
+        format!("; line 1 reads {:?}", first.trim_end())
+    }
+}
+
+/// Read errors of compressed streams are already described by [`inflate`].
+fn read_error(e: io::Error, _compression: Compression) -> String {
+    e.to_string()
+}
+
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+/// Decompresses `raw` in blocks and sends them; stops when the receiver hangs up.
+fn inflate(raw: impl Read, compression: Compression, max: u64, tx: mpsc::SyncSender<io::Result<Vec<u8>>>) {
+    let position = Rc::new(Cell::new(0u64));
+    let counted = Counted { inner: raw, count: position.clone() };
+    // Says where in the compressed file decoding failed: "byte where it helps".
+    let describe = |e: io::Error| {
+        let at = position.get();
+        let what = compression.label().trim_end();
+        if e.kind() == io::ErrorKind::UnexpectedEof {
+            io::Error::new(e.kind(), format!("truncated {what} data: the file ends at byte {at} in the middle of a stream"))
+        } else {
+            io::Error::new(e.kind(), format!("corrupt {what} data near byte {at}: {e}"))
+        }
+    };
+    let mut stream: Box<dyn Read> = match compression {
+        Compression::Gzip => Box::new(flate2::read::MultiGzDecoder::new(counted)),
+        Compression::Zstd => match zstd::stream::read::Decoder::new(counted) {
+            Ok(d) => Box::new(d),
+            Err(e) => {
+                let _ = tx.send(Err(describe(e)));
+                return;
+            }
+        },
+        Compression::None => Box::new(counted),
+    };
+    let mut produced: u64 = 0;
+    loop {
+        let mut block = vec![0u8; 1 << 20];
+        let mut filled = 0;
+        let result = loop {
+            match stream.read(&mut block[filled..]) {
+                Ok(0) => break Ok(()),
+                Ok(k) => {
+                    filled += k;
+                    if filled == block.len() {
+                        break Ok(());
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Err(e),
+            }
+        };
+        produced += filled as u64;
+        if produced > max {
+            let _ = tx.send(Err(too_big(max)));
+            return;
+        }
+        block.truncate(filled);
+        let last = filled == 0;
+        if filled > 0 && tx.send(Ok(block)).is_err() {
+            return;
+        }
+        if let Err(e) = result {
+            let _ = tx.send(Err(describe(e)));
+            return;
+        }
+        if last {
+            return;
+        }
+    }
+}
+
+fn too_big(max: u64) -> io::Error {
+    io::Error::other(format!(
+        "decompressed size exceeds limits.max_profile_bytes ({max} bytes); is it a compression bomb?"
+    ))
+}
+
+/// Counts the compressed bytes read, for error messages.
+struct Counted<R> {
+    inner: R,
+    count: Rc<Cell<u64>>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.count.set(self.count.get() + n as u64);
+        Ok(n)
+    }
+}
+
+/// A reader that fails once more than `max` bytes went through it.
+struct Limited<R> {
+    inner: R,
+    left: u64,
+    max: u64,
+}
+
+impl<R> Limited<R> {
+    fn new(inner: R, max: u64) -> Self {
+        Limited { inner, left: max, max }
+    }
+}
+
+impl<R: Read> Read for Limited<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        if n as u64 > self.left {
+            return Err(too_big(self.max));
+        }
+        self.left -= n as u64;
+        Ok(n)
+    }
+}
+
+/// The parser's end of the inflating thread's channel.
+struct ChannelReader {
+    rx: mpsc::Receiver<io::Result<Vec<u8>>>,
+    buf: Vec<u8>,
+    pos: usize,
+    done: bool,
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for ChannelReader {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        while self.pos >= self.buf.len() && !self.done {
+            match self.rx.recv() {
+                Ok(Ok(block)) => {
+                    self.buf = block;
+                    self.pos = 0;
+                }
+                Ok(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                Err(_) => self.done = true,
+            }
+        }
+        Ok(&self.buf[self.pos.min(self.buf.len())..])
+    }
+
+    fn consume(&mut self, amt: usize) {
+        self.pos += amt;
+    }
+}
+
+/// A fresh merger for a decoder, with the configured depth limit.
+pub(crate) fn merger(differential: bool, limits: &Limits) -> StackMerger {
+    StackMerger::new(differential, limits.max_depth)
+}

@@ -1,0 +1,76 @@
+//! Rendering: HTML pages from tera templates and the theme's static files.
+//!
+//! The default theme (`themes/default/`) is compiled into the binary; a site's `theme_dir`
+//! overrides it file by file (`templates/NAME.html`, `static/…`), so a user changes one
+//! template without copying the theme. Templates get small contexts (never a frame table):
+//! the page script fetches graph data itself. Tera escapes every value in `.html` templates.
+
+use std::path::Path;
+
+use tera::{Context, Tera};
+
+include!(concat!(env!("OUT_DIR"), "/theme.rs"));
+
+/// Templates and static files of the theme in use.
+pub struct Theme {
+    tera: Tera,
+    /// Files copied to `static/` in the output, sorted by path.
+    pub statics: Vec<(String, Vec<u8>)>,
+}
+
+impl Theme {
+    /// The built-in theme, with the files of `overrides` (if any) in place of its own.
+    pub fn load(overrides: Option<&Path>) -> Result<Theme, String> {
+        let mut files: std::collections::BTreeMap<String, Vec<u8>> =
+            THEME.iter().map(|(p, b)| (p.to_string(), b.to_vec())).collect();
+        if let Some(dir) = overrides {
+            if !dir.is_dir() {
+                return Err(format!("theme_dir {} is not a folder", dir.display()));
+            }
+            for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+                let entry = entry.map_err(|e| format!("theme_dir: {e}"))?;
+                if entry.file_type().is_file() {
+                    let rel = entry.path().strip_prefix(dir).unwrap();
+                    let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+                    let bytes = std::fs::read(entry.path()).map_err(|e| format!("{}: {e}", entry.path().display()))?;
+                    files.insert(rel, bytes);
+                }
+            }
+        }
+        let mut tera = Tera::default();
+        let mut templates = Vec::new();
+        let mut statics = Vec::new();
+        for (path, bytes) in files {
+            if let Some(name) = path.strip_prefix("templates/") {
+                let text = String::from_utf8(bytes).map_err(|_| format!("template {path} is not UTF-8"))?;
+                templates.push((name.to_string(), text));
+            } else if let Some(name) = path.strip_prefix("static/") {
+                statics.push((name.to_string(), bytes));
+            }
+        }
+        tera.add_raw_templates(templates).map_err(error_chain)?;
+        Ok(Theme { tera, statics })
+    }
+
+    /// Renders template `name` with `context`.
+    pub fn render(&self, name: &str, context: &Context) -> Result<String, String> {
+        self.tera.render(name, context).map_err(error_chain)
+    }
+}
+
+/// A tera error with its causes, which is where tera says what is wrong.
+fn error_chain(e: tera::Error) -> String {
+    let mut msg = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        msg.push_str(": ");
+        msg.push_str(&s.to_string());
+        source = s.source();
+    }
+    msg
+}
+
+/// The relative path from a page at `slug_depth` folders below the root back to the root.
+pub fn path_to_root(folders: usize) -> String {
+    "../".repeat(folders)
+}

@@ -1,0 +1,142 @@
+//! Scanning: the profile files under the input folder, in a stable sorted order.
+//!
+//! Hidden files and folders are skipped, and so are the sidecar files that describe a profile
+//! (`NAME.toml`, `NAME.md`). Symbolic links are followed; a link that loops back to one of its
+//! ancestors is reported and not followed.
+
+use std::path::{Path, PathBuf};
+
+use walkdir::WalkDir;
+
+/// A profile file found by the scan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Source {
+    /// Where to read it.
+    pub path: PathBuf,
+    /// Its path relative to the input folder, with `/` separators.
+    pub rel: String,
+}
+
+/// What the scan found.
+#[derive(Debug, Default)]
+pub struct Scan {
+    /// Profile files, sorted by `rel`.
+    pub sources: Vec<Source>,
+    /// Paths that could not be read, with the reason.
+    pub problems: Vec<(String, String)>,
+}
+
+/// Extensions of sidecar files, which are not profiles.
+const SIDECARS: &[&str] = &["toml", "md"];
+/// Compression extensions, removed from a profile's name first.
+const COMPRESSION_EXTS: &[&str] = &["gz", "gzip", "zst", "zstd"];
+/// Format extensions, removed after the compression extension.
+const FORMAT_EXTS: &[&str] = &[
+    "folded", "collapsed", "stacks", "txt", "pb", "pprof", "prof", "perf", "cpuprofile", "json", "speedscope", "out",
+];
+
+/// Lists the profiles under `input`.
+pub fn scan(input: &Path) -> Result<Scan, String> {
+    let meta = std::fs::metadata(input).map_err(|e| format!("input folder {}: {e}", input.display()))?;
+    if !meta.is_dir() {
+        return Err(format!("input {} is not a folder", input.display()));
+    }
+    let mut scan = Scan::default();
+    let walker = WalkDir::new(input)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for entry in walker {
+        match entry {
+            Ok(e) if e.file_type().is_file() => {
+                let rel = relative(input, e.path());
+                let ext = Path::new(&rel).extension().and_then(|x| x.to_str()).unwrap_or("");
+                if !SIDECARS.contains(&ext) {
+                    scan.sources.push(Source { path: e.path().to_path_buf(), rel });
+                }
+            }
+            Ok(_) => {}
+            Err(err) => {
+                let path = err.path().map(|p| relative(input, p)).unwrap_or_else(|| input.display().to_string());
+                let reason = match err.loop_ancestor() {
+                    Some(a) => format!("symbolic link loop: it leads back to {}; not followed", a.display()),
+                    None => err.io_error().map_or_else(|| err.to_string(), |e| e.to_string()),
+                };
+                scan.problems.push((path, reason));
+            }
+        }
+    }
+    scan.sources.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(scan)
+}
+
+fn relative(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+/// The URL slug of a profile: its relative path without compression and format extensions,
+/// characters outside `A-Za-z0-9._-/` replaced by `_` (see `docs/FORMAT.md`).
+pub fn slug(rel: &str) -> String {
+    let mut s = rel;
+    for exts in [COMPRESSION_EXTS, FORMAT_EXTS] {
+        if let Some((stem, ext)) = s.rsplit_once('.') {
+            if exts.contains(&ext.to_ascii_lowercase().as_str()) && !stem.ends_with('/') && !stem.is_empty() {
+                s = stem;
+            }
+        }
+    }
+    sanitize(s)
+}
+
+/// The slug used when [`slug`] collides with an earlier profile's: the whole path.
+pub fn long_slug(rel: &str) -> String {
+    sanitize(&rel.replace('.', "-"))
+}
+
+fn sanitize(s: &str) -> String {
+    s.split('/')
+        .map(|part| {
+            let clean: String =
+                part.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+            // "." and ".." would change the meaning of a URL.
+            if clean.chars().all(|c| c == '.') { clean.replace('.', "_") } else { clean }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_drop_extensions_and_odd_characters() {
+        assert_eq!(slug("api/2026-11-20.folded.gz"), "api/2026-11-20");
+        assert_eq!(slug("api/cpu.pb.gz"), "api/cpu");
+        assert_eq!(slug("a b/<x>.txt"), "a_b/_x_");
+        assert_eq!(slug("plain"), "plain");
+        assert_eq!(slug("v1.2/run.zst"), "v1.2/run");
+        assert_eq!(long_slug("api/cpu.folded.gz"), "api/cpu-folded-gz");
+        assert_eq!(slug("../x.folded"), "__/x");
+    }
+
+    #[test]
+    fn scan_is_sorted_skips_hidden_and_sidecars_and_reports_loops() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("b")).unwrap();
+        std::fs::create_dir_all(root.join(".git")).unwrap();
+        for f in ["b/z.folded", "b/a.folded", "a.folded", ".hidden", ".git/x", "a.toml", "a.md"] {
+            std::fs::write(root.join(f), "x 1\n").unwrap();
+        }
+        std::os::unix::fs::symlink(root, root.join("b/loop")).unwrap();
+        let s = scan(root).unwrap();
+        let rels: Vec<_> = s.sources.iter().map(|s| s.rel.as_str()).collect();
+        assert_eq!(rels, ["a.folded", "b/a.folded", "b/z.folded"]);
+        assert_eq!(s.problems.len(), 1);
+        assert_eq!(s.problems[0].0, "b/loop");
+        assert!(s.problems[0].1.contains("loop"), "{:?}", s.problems);
+    }
+}
