@@ -48,21 +48,21 @@ pub struct Manifest {
     pub root_width: u32,
     /// Ratio between consecutive width classes.
     pub class_factor: u32,
-    /// The name table file.
-    pub names: NamesRef,
+    /// The name table, in files of consecutive name ids.
+    pub names: Vec<NamesRef>,
     /// Every chunk file.
     pub chunks: Vec<ChunkRef>,
     /// Every search bucket.
     pub search: Vec<SearchRef>,
 }
 
-/// Where the name table is.
+/// One file of the name table.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct NamesRef {
     /// File name, relative to the graph folder.
     pub file: String,
-    /// Number of names.
-    pub count: u32,
+    /// Half-open range of the name ids it holds.
+    pub names: [u32; 2],
     /// File size.
     pub bytes: u64,
 }
@@ -82,6 +82,8 @@ pub struct ChunkRef {
     pub frames: u32,
     /// Largest total among its frames.
     pub max_total: u64,
+    /// Largest name id among its frames: the name files a reader needs to label it.
+    pub name_max: u32,
     /// File size.
     pub bytes: u64,
 }
@@ -99,10 +101,10 @@ pub struct SearchRef {
     pub bytes: u64,
 }
 
-/// `names.json`.
+/// One name file, `n/<k>.json`: the names of ids `lo..hi` (see [`NamesRef`]).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Names {
-    /// The names; 0 is the root.
+    /// The names.
     pub names: Vec<String>,
     /// `0xRRGGBB` per name.
     pub colors: Vec<u32>,
@@ -173,53 +175,67 @@ pub fn encode(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig,
     }
 
     let target = config.target_frames as usize;
-    let mut files = Vec::new();
-    let mut chunks = Vec::new();
+    // (class, rows) per chunk file, in manifest order.
+    let mut tiles: Vec<(u32, Vec<u32>)> = Vec::new();
     for (class, rows) in classes.iter().enumerate() {
-        let mut seq = 0;
         for group in depth_groups(rows, &table.depth, target) {
-            let tiles: Vec<Vec<u32>> = if class == 0 || group.len() <= target + target / 2 {
-                vec![group.to_vec()]
-            } else {
-                let mut by_offset = group.to_vec();
-                by_offset.sort_unstable_by_key(|&r| (table.offset[r as usize], table.depth[r as usize], r));
-                let count = by_offset.len().div_ceil(target);
-                let size = by_offset.len().div_ceil(count);
-                by_offset
-                    .chunks(size)
-                    .map(|tile| {
-                        let mut tile = tile.to_vec();
-                        tile.sort_unstable_by_key(|&r| (table.depth[r as usize], r));
-                        tile
-                    })
-                    .collect()
-            };
-            for tile in tiles {
-                let file = format!("c/{class}-{seq}.bin");
-                seq += 1;
-                let bytes = encode_chunk(table, &tile);
-                let r = |i: usize| tile[i] as usize;
-                chunks.push(ChunkRef {
-                    file: file.clone(),
-                    class: class as u32,
-                    depth: [table.depth[r(0)], table.depth[r(tile.len() - 1)] + 1],
-                    offset: [
-                        tile.iter().map(|&x| table.offset[x as usize]).min().unwrap_or(0),
-                        tile.iter().map(|&x| table.offset[x as usize] + table.total[x as usize]).max().unwrap_or(0),
-                    ],
-                    frames: tile.len() as u32,
-                    max_total: tile.iter().map(|&x| table.total[x as usize]).max().unwrap_or(0),
-                    bytes: bytes.len() as u64,
-                });
-                files.push((file, bytes));
+            if class == 0 || group.len() <= target + target / 2 {
+                tiles.push((class as u32, group.to_vec()));
+                continue;
+            }
+            let mut by_offset = group.to_vec();
+            by_offset.sort_unstable_by_key(|&r| (table.offset[r as usize], table.depth[r as usize], r));
+            let count = by_offset.len().div_ceil(target);
+            let size = by_offset.len().div_ceil(count);
+            for tile in by_offset.chunks(size) {
+                let mut tile = tile.to_vec();
+                tile.sort_unstable_by_key(|&r| (table.depth[r as usize], r));
+                tiles.push((class as u32, tile));
             }
         }
     }
 
-    let intervals = name_intervals(table);
+    // Names are numbered in order of first use, so the root view needs the first few.
+    let mut new_id = vec![u32::MAX; table.names.len()];
+    let mut old_id = Vec::with_capacity(table.names.len());
+    for (_, rows) in &tiles {
+        for &r in rows {
+            let old = table.name[r as usize] as usize;
+            if new_id[old] == u32::MAX {
+                new_id[old] = old_id.len() as u32;
+                old_id.push(old);
+            }
+        }
+    }
+
+    let mut files = Vec::new();
+    let mut chunks = Vec::new();
+    let mut seq = vec![0u32; k_max as usize + 1];
+    for (class, tile) in &tiles {
+        let file = format!("c/{class}-{}.bin", seq[*class as usize]);
+        seq[*class as usize] += 1;
+        let bytes = encode_chunk(table, tile, &new_id);
+        let r = |i: usize| tile[i] as usize;
+        chunks.push(ChunkRef {
+            file: file.clone(),
+            class: *class,
+            depth: [table.depth[r(0)], table.depth[r(tile.len() - 1)] + 1],
+            offset: [
+                tile.iter().map(|&x| table.offset[x as usize]).min().unwrap_or(0),
+                tile.iter().map(|&x| table.offset[x as usize] + table.total[x as usize]).max().unwrap_or(0),
+            ],
+            frames: tile.len() as u32,
+            max_total: tile.iter().map(|&x| table.total[x as usize]).max().unwrap_or(0),
+            name_max: tile.iter().map(|&x| new_id[table.name[x as usize] as usize]).max().unwrap_or(0),
+            bytes: bytes.len() as u64,
+        });
+        files.push((file, bytes));
+    }
+
+    let by_old = name_intervals(table);
+    let intervals: Vec<&Vec<(u64, u64)>> = old_id.iter().map(|&o| &by_old[o]).collect();
     let mut search = Vec::new();
     let mut lo = 0usize;
-    let mut bucket = 0;
     while lo < intervals.len() {
         let mut hi = lo;
         let mut count = 0;
@@ -228,24 +244,31 @@ pub fn encode(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig,
             hi += 1;
         }
         let bytes = encode_search(lo as u32, &intervals[lo..hi]);
-        let file = format!("s/{bucket}.bin");
-        bucket += 1;
+        let file = format!("s/{}.bin", search.len());
         search.push(SearchRef { file: file.clone(), names: [lo as u32, hi as u32], intervals: count as u64, bytes: bytes.len() as u64 });
         files.push((file, bytes));
         lo = hi;
     }
 
-    let mut self_ = vec![0u64; table.names.len()];
+    let mut self_by_old = vec![0u64; table.names.len()];
     for row in 0..n {
-        self_[table.name[row] as usize] += table.self_[row];
+        self_by_old[table.name[row] as usize] += table.self_[row];
     }
-    let names = Names {
-        colors: table.names.iter().map(|s| color_of(s, palette)).collect(),
-        names: table.names.clone(),
-        self_,
-        total: intervals.iter().map(|iv| iv.iter().map(|(a, b)| b - a).sum()).collect(),
-    };
-    let names_bytes = serde_json::to_vec(&names).expect("names serialise");
+    let mut name_files = Vec::new();
+    let per_file = config.names_per_file.max(1) as usize;
+    for (k, ids) in old_id.chunks(per_file).enumerate() {
+        let lo = k * per_file;
+        let bucket = Names {
+            names: ids.iter().map(|&o| table.names[o].clone()).collect(),
+            colors: ids.iter().map(|&o| color_of(&table.names[o], palette)).collect(),
+            self_: ids.iter().map(|&o| self_by_old[o]).collect(),
+            total: ids.iter().map(|&o| by_old[o].iter().map(|(a, b)| b - a).sum()).collect(),
+        };
+        let bytes = serde_json::to_vec(&bucket).expect("names serialise");
+        let file = format!("n/{k}.json");
+        name_files.push(NamesRef { file: file.clone(), names: [lo as u32, (lo + ids.len()) as u32], bytes: bytes.len() as u64 });
+        files.push((file, bytes));
+    }
     let manifest = Manifest {
         format: "flamesite-graph".into(),
         version: VERSION,
@@ -259,13 +282,13 @@ pub fn encode(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig,
         palette: palette.as_str().into(),
         root_width: config.root_width,
         class_factor: config.class_factor,
-        names: NamesRef { file: "names.json".into(), count: table.names.len() as u32, bytes: names_bytes.len() as u64 },
+        names: name_files,
         chunks,
         search,
     };
     let mut manifest_bytes = serde_json::to_vec_pretty(&manifest).expect("manifest serialises");
     manifest_bytes.push(b'\n');
-    let mut all = vec![("manifest.json".to_string(), manifest_bytes), ("names.json".to_string(), names_bytes)];
+    let mut all = vec![("manifest.json".to_string(), manifest_bytes)];
     all.extend(files);
     GraphFiles { manifest, files: all }
 }
@@ -325,7 +348,7 @@ fn pad8(out: &mut Vec<u8>) {
     }
 }
 
-fn encode_chunk(table: &FrameTable, rows: &[u32]) -> Vec<u8> {
+fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32]) -> Vec<u8> {
     let n = rows.len();
     let lo = table.depth[rows[0] as usize];
     let hi = table.depth[rows[n - 1] as usize] + 1;
@@ -364,13 +387,13 @@ fn encode_chunk(table: &FrameTable, rows: &[u32]) -> Vec<u8> {
         put_u32(&mut out, table.parent[r as usize]);
     }
     for &r in rows {
-        put_u32(&mut out, table.name[r as usize]);
+        put_u32(&mut out, new_id[table.name[r as usize] as usize]);
     }
     out
 }
 
-fn encode_search(name_lo: u32, intervals: &[Vec<(u64, u64)>]) -> Vec<u8> {
-    let k: usize = intervals.iter().map(Vec::len).sum();
+fn encode_search(name_lo: u32, intervals: &[&Vec<(u64, u64)>]) -> Vec<u8> {
+    let k: usize = intervals.iter().map(|l| l.len()).sum();
     let mut out = Vec::with_capacity(32 + 4 * intervals.len() + 16 * k);
     out.extend_from_slice(SEARCH_MAGIC);
     put_u32(&mut out, VERSION);
@@ -386,7 +409,7 @@ fn encode_search(name_lo: u32, intervals: &[Vec<(u64, u64)>]) -> Vec<u8> {
     }
     pad8(&mut out);
     for list in intervals {
-        for &(a, b) in list {
+        for &(a, b) in list.iter() {
             out.extend_from_slice(&(a as f64).to_le_bytes());
             out.extend_from_slice(&(b as f64).to_le_bytes());
         }
@@ -407,11 +430,18 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
             manifest.version
         ));
     }
-    let names: Names = serde_json::from_slice(&read(&manifest.names.file)?)
-        .map_err(|e| format!("{}: {e}", dir.join(&manifest.names.file).display()))?;
+    let mut all_names = Vec::new();
+    for file in &manifest.names {
+        let names: Names = serde_json::from_slice(&read(&file.file)?)
+            .map_err(|e| format!("{}: {e}", dir.join(&file.file).display()))?;
+        if file.names[0] as usize != all_names.len() || names.names.len() != (file.names[1] - file.names[0]) as usize {
+            return Err(format!("{}: name ids do not follow on", dir.join(&file.file).display()));
+        }
+        all_names.extend(names.names);
+    }
     let n = manifest.frames as usize;
     let mut t = FrameTable {
-        names: names.names,
+        names: all_names,
         name: vec![u32::MAX; n],
         depth: vec![0; n],
         parent: vec![0; n],
@@ -427,7 +457,23 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
     if let Some(row) = t.name.iter().position(|&x| x == u32::MAX) {
         return Err(format!("{}: frame {row} is in no chunk", dir.display()));
     }
+    sort_names(&mut t);
     Ok((manifest, t))
+}
+
+/// Renumbers names into byte order (the root first), as a merge leaves them.
+fn sort_names(t: &mut FrameTable) {
+    let mut order: Vec<usize> = (1..t.names.len()).collect();
+    order.sort_unstable_by(|&a, &b| t.names[a].cmp(&t.names[b]));
+    order.insert(0, 0);
+    let mut new_id = vec![0u32; t.names.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_id[old] = new as u32;
+    }
+    t.names = order.iter().map(|&old| std::mem::take(&mut t.names[old])).collect();
+    for x in &mut t.name {
+        *x = new_id[*x as usize];
+    }
 }
 
 fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
@@ -494,7 +540,7 @@ mod tests {
     #[test]
     fn narrow_frames_go_to_fine_classes() {
         let t = table(&[("main;big", 1000), ("main;tiny", 1), ("main;mid", 20)]);
-        let config = ChunkConfig { root_width: 100, class_factor: 4, target_frames: 4096, search_intervals: 100 };
+        let config = ChunkConfig { root_width: 100, class_factor: 4, target_frames: 4096, search_intervals: 100, names_per_file: 2 };
         let g = encode("samples", "samples", &t, &config, Palette::Hot);
         let classes: Vec<(u32, u32)> = g.manifest.chunks.iter().map(|c| (c.class, c.frames)).collect();
         // 1021 total on 100 px: mid (20) is >= 10.21 -> class 0; tiny (1): 1*100*4^2 >= 1021 -> class 2.
@@ -505,7 +551,7 @@ mod tests {
     #[test]
     fn chunks_round_trip_and_name_totals_do_not_double_count_recursion() {
         let t = table(&[("f;f;f", 3), ("f;g", 2), ("h", 5)]);
-        let config = ChunkConfig { root_width: 2, class_factor: 2, target_frames: 1, search_intervals: 1 };
+        let config = ChunkConfig { root_width: 2, class_factor: 2, target_frames: 1, search_intervals: 1, names_per_file: 1000 };
         let g = encode("samples", "samples", &t, &config, Palette::Hot);
         let dir = tempfile::tempdir().unwrap();
         for (rel, bytes) in &g.files {
@@ -516,7 +562,7 @@ mod tests {
         let (m, back) = read_graph(dir.path()).unwrap();
         assert_eq!(back, t);
         assert_eq!(m.frames, t.len() as u64);
-        let names: Names = serde_json::from_slice(&g.files[1].1).unwrap();
+        let names: Names = serde_json::from_slice(&std::fs::read(dir.path().join("n/0.json")).unwrap()).unwrap();
         let f = names.names.iter().position(|n| n == "f").unwrap();
         assert_eq!(names.total[f], 5, "f;f;f counted once");
         assert_eq!(names.self_[f], 3);

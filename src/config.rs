@@ -46,6 +46,8 @@ pub struct ChunkConfig {
     pub target_frames: u32,
     /// About how many intervals one search bucket holds.
     pub search_intervals: u32,
+    /// Names per name file.
+    pub names_per_file: u32,
 }
 
 /// Limits against hostile input.
@@ -78,7 +80,7 @@ impl Default for Config {
 
 impl Default for ChunkConfig {
     fn default() -> Self {
-        ChunkConfig { root_width: 3840, class_factor: 8, target_frames: 4096, search_intervals: 16384 }
+        ChunkConfig { root_width: 3840, class_factor: 8, target_frames: 4096, search_intervals: 16384, names_per_file: 2048 }
     }
 }
 
@@ -118,8 +120,8 @@ impl Config {
         if c.class_factor < 2 {
             return Err("chunks.class_factor must be at least 2, for example 8".into());
         }
-        if c.target_frames == 0 || c.search_intervals == 0 {
-            return Err("chunks.target_frames and chunks.search_intervals must be at least 1".into());
+        if c.target_frames == 0 || c.search_intervals == 0 || c.names_per_file == 0 {
+            return Err("chunks.target_frames, chunks.search_intervals and chunks.names_per_file must be at least 1".into());
         }
         if self.limits.max_line_bytes == 0 || self.limits.max_profile_bytes == 0 || self.limits.max_depth == 0 {
             return Err("limits.* must be at least 1".into());
