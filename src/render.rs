@@ -38,6 +38,7 @@ impl Theme {
             }
         }
         let mut tera = Tera::default();
+        tera.set_escape_fn(escape_html);
         let mut templates = Vec::new();
         let mut statics = Vec::new();
         for (path, bytes) in files {
@@ -56,6 +57,23 @@ impl Theme {
     pub fn render(&self, name: &str, context: &Context) -> Result<String, String> {
         self.tera.render(name, context).map_err(error_chain)
     }
+}
+
+/// Escapes text for HTML content and quoted attributes. Tera's own escaper also turns `/`
+/// into `&#x2F;`, which is safe but makes every relative link unreadable in the source.
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A tera error with its causes, which is where tera says what is wrong.

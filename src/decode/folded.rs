@@ -32,16 +32,22 @@ impl std::fmt::Display for Error {
     }
 }
 
-/// Whether the first non-blank line of `sniff` looks like a folded stack.
+/// Whether `sniff`, the start of a file, looks like folded stacks: its first non-blank line
+/// reads `stack count`. Text whose first line does not end within `sniff` (a very deep
+/// stack) is left to the parser to judge.
 pub fn is_applicable(sniff: &[u8]) -> bool {
     if sniff.contains(&0) {
         return false;
     }
-    let mut lines = sniff.split(|&b| b == b'\n').map(trim_line).filter(|l| !l.is_empty());
-    match lines.next() {
-        Some(first) => split_count(first).is_some(),
-        None => false,
+    let mut rest = sniff;
+    while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
+        let line = trim_line(&rest[..nl]);
+        if !line.is_empty() {
+            return split_count(line).is_some();
+        }
+        rest = &rest[nl + 1..];
     }
+    !trim_line(rest).is_empty() && (rest.len() >= 4096 || split_count(trim_line(rest)).is_some())
 }
 
 /// Streams folded stacks from `reader` into a frame table.
@@ -209,6 +215,8 @@ mod tests {
         assert!(e.contains("none of the 2"), "{e}");
         assert!(!is_applicable(b"# README\nsome text\n"));
         assert!(is_applicable(b"\n\nmain;f 1\n"));
+        assert!(is_applicable(b"main;f 1"), "no final newline");
+        assert!(!is_applicable(b"main;f"));
     }
 
     #[test]

@@ -77,10 +77,12 @@ pub struct Decoded {
 /// Reads the profile at `path`. The error is a message without the path (the caller adds it).
 pub fn decode_file(path: &Path, limits: &Limits) -> Result<Decoded, String> {
     let mut file = File::open(path).map_err(|e| e.to_string())?;
-    let mut head = [0u8; 4];
+    // Enough of the start for the format sniffing of plain files too.
+    let mut head = vec![0u8; 64 << 10];
     let got = read_up_to(&mut file, &mut head).map_err(|e| e.to_string())?;
-    let compression = Compression::detect(&head[..got]);
-    let raw = io::Cursor::new(head[..got].to_vec()).chain(file);
+    head.truncate(got);
+    let compression = Compression::detect(&head);
+    let raw = io::Cursor::new(head).chain(file);
     match compression {
         Compression::None => {
             let mut reader = BufReader::with_capacity(1 << 20, Limited::new(raw, limits.max_profile_bytes));

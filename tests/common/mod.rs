@@ -1,0 +1,131 @@
+//! Helpers shared by the integration tests: run the real binary, make fixture folders.
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The flamesite binary built by cargo for these tests.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_flamesite"))
+}
+
+/// Runs flamesite with `args` in `dir`.
+pub fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(bin()).args(args).current_dir(dir).output().expect("flamesite runs")
+}
+
+/// Runs `flamesite build --input IN --output OUT` plus `extra`.
+pub fn build(input: &Path, output: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["build", "--input", input.to_str().unwrap(), "--output", output.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    run(input.parent().unwrap(), &args)
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn write(path: &Path, bytes: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+pub fn zstd(bytes: &[u8]) -> Vec<u8> {
+    zstd::encode_all(bytes, 3).unwrap()
+}
+
+/// What `flamesite fold` must print for folded `input`: counts summed per stack, one line
+/// per stack, lines sorted. Written independently of the merge code.
+pub fn merged_sorted(input: &str) -> String {
+    let mut sums: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let mut differential = None;
+    for line in input.lines() {
+        let line = line.trim_end_matches('\r');
+        if line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.rsplitn(3, ' ').collect();
+        let diff = *differential.get_or_insert(fields.len() == 3 && fields[1].parse::<u64>().is_ok());
+        let (stack, before, after) = if diff {
+            (fields[2].to_string(), fields[1].parse::<u64>().unwrap(), fields[0].parse::<u64>().unwrap())
+        } else {
+            (line.rsplit_once(' ').unwrap().0.to_string(), 0, fields[0].parse::<u64>().unwrap())
+        };
+        let e = sums.entry(stack).or_default();
+        e.0 += before;
+        e.1 += after;
+    }
+    let mut lines: Vec<String> = sums
+        .into_iter()
+        .map(|(s, (b, a))| if differential == Some(true) { format!("{s} {b} {a}\n") } else { format!("{s} {a}\n") })
+        .collect();
+    lines.sort();
+    lines.concat()
+}
+
+/// Every file under `dir`, relative path to bytes.
+pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let e = e.unwrap();
+        if e.file_type().is_file() {
+            let rel = e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned();
+            out.insert(rel, std::fs::read(e.path()).unwrap());
+        }
+    }
+    out
+}
+
+/// A deterministic folded profile with recursion, shared prefixes and awkward names.
+pub fn awkward_profile(seed: u64, stacks: usize) -> String {
+    let names = [
+        "main",
+        "std::vector<int, std::allocator<int> >::push_back(int const&)",
+        "java/util/HashMap.get_[j]",
+        "do_syscall_64_[k]",
+        "<script>alert('x')</script>",
+        "operator new(unsigned long)",
+        "\"quoted\" & 'single'",
+        "größe::λ_閉包",
+        "[unknown]",
+        "0x7f3a2b1c",
+        "<T as core::ops::Fn<(A,)>>::call",
+        "recurse",
+    ];
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut out = String::new();
+    for _ in 0..stacks {
+        let depth = 1 + (next() % 30) as usize;
+        let mut frames = vec!["main"];
+        for _ in 1..depth {
+            let n = names[(next() % names.len() as u64) as usize];
+            frames.push(n);
+            if n == "recurse" {
+                for _ in 0..(next() % 5) {
+                    frames.push("recurse");
+                }
+            }
+        }
+        out.push_str(&format!("{} {}\n", frames.join(";"), 1 + next() % 50));
+    }
+    out
+}
