@@ -55,6 +55,9 @@ enum Command {
         /// Seed of the generator.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Number of stacks, instead of the preset's.
+        #[arg(long)]
+        stacks: Option<usize>,
         /// Output file [default: standard output]; a name ending in .gz is gzipped.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -145,8 +148,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 _ => Ok(ExitCode::SUCCESS),
             }
         }
-        Command::Synth { size, seed, output } => {
-            synth(&size, seed, output.as_deref())?;
+        Command::Synth { size, seed, stacks, output } => {
+            synth(&size, seed, stacks, output.as_deref())?;
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -227,7 +230,26 @@ fn init(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn synth(size: &str, seed: u64, output: Option<&Path>) -> Result<(), String> {
-    let _ = (size, seed, output);
-    Err("synth is not available yet".into())
+fn synth(size: &str, seed: u64, stacks: Option<usize>, output: Option<&Path>) -> Result<(), String> {
+    use crate::synth::{generate, Size, SynthParams};
+    let size = Size::parse(size).ok_or_else(|| format!("--size {size:?}: expected small, large or huge"))?;
+    let mut params = SynthParams::preset(size, seed);
+    if let Some(n) = stacks {
+        params.stacks = n;
+    }
+    let io = |e: std::io::Error| e.to_string();
+    match output {
+        None => generate(&params, &mut std::io::stdout().lock()).map_err(io),
+        Some(path) => {
+            let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            if path.extension().is_some_and(|e| e == "gz") {
+                let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+                generate(&params, &mut gz).map_err(io)?;
+                gz.finish().map_err(io)?;
+                Ok(())
+            } else {
+                generate(&params, &mut std::io::BufWriter::new(file)).map_err(io)
+            }
+        }
+    }
 }

@@ -25,4 +25,5 @@ pub mod render;
 pub mod scan;
 pub mod serve;
 pub mod site;
+pub mod synth;
 pub mod write;
