@@ -1,1 +1,79 @@
-fn main() {}
+//! Micro-benchmarks of the pipeline's stages on the *small* reference profile (10k stacks,
+//! about 34k boxes): parsing and merging folded text, laying out the frame table, and
+//! splitting it into chunk files. Whole-process figures against other tools are in
+//! docs/BENCHMARKS.md. Run with `cargo bench`.
+
+use flamesite::chunk;
+use flamesite::color::Palette;
+use flamesite::config::{ChunkConfig, Limits};
+use flamesite::decode::folded;
+use flamesite::frames::{FrameTable, StackMerger};
+use flamesite::synth::{generate, Size, SynthParams};
+
+fn main() {
+    divan::main();
+}
+
+fn small() -> Vec<u8> {
+    let mut out = Vec::new();
+    generate(&SynthParams::preset(Size::Small, 1), &mut out).unwrap();
+    out
+}
+
+fn small_sorted() -> Vec<u8> {
+    let text = small();
+    let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
+    lines.sort_unstable();
+    let mut out = lines.join(&b'\n');
+    out.push(b'\n');
+    out
+}
+
+fn table() -> FrameTable {
+    folded::decode(&mut small().as_slice(), &Limits::default()).unwrap().graphs.remove(0).table
+}
+
+/// Text to frame table: line splitting, count parsing, interning, merging, layout.
+#[divan::bench(sample_count = 20)]
+fn parse_and_merge(b: divan::Bencher) {
+    let text = small();
+    b.counter(divan::counter::BytesCount::new(text.len()))
+        .bench(|| folded::decode(&mut divan::black_box(text.as_slice()), &Limits::default()).unwrap());
+}
+
+/// The same on sorted input (inferno-collapse's order), where the shared-prefix fast path applies.
+#[divan::bench(sample_count = 20)]
+fn parse_and_merge_sorted(b: divan::Bencher) {
+    let text = small_sorted();
+    b.counter(divan::counter::BytesCount::new(text.len()))
+        .bench(|| folded::decode(&mut divan::black_box(text.as_slice()), &Limits::default()).unwrap());
+}
+
+/// Merging alone: stacks already split from their counts.
+#[divan::bench(sample_count = 20)]
+fn merge_only(b: divan::Bencher) {
+    let text = small();
+    let stacks: Vec<(&[u8], u64)> = text
+        .split(|&c| c == b'\n')
+        .filter_map(|l| {
+            let sp = l.iter().rposition(|&c| c == b' ')?;
+            Some((&l[..sp], std::str::from_utf8(&l[sp + 1..]).ok()?.parse().ok()?))
+        })
+        .collect();
+    b.bench(|| {
+        let mut m = StackMerger::new(false, 1000);
+        for (s, c) in &stacks {
+            m.add(s, *c, 0).unwrap();
+        }
+        m.finish().unwrap()
+    });
+}
+
+/// Frame table to chunk files, name files and search buckets, in memory.
+#[divan::bench(sample_count = 20)]
+fn chunking(b: divan::Bencher) {
+    let t = table();
+    let config = ChunkConfig::default();
+    b.counter(divan::counter::ItemsCount::new(t.len()))
+        .bench(|| chunk::encode("samples", "samples", divan::black_box(&t), &config, Palette::Hot));
+}
