@@ -14,6 +14,7 @@ import {
   pixelValue,
   scrollForDepth,
   valueAtX,
+  visibleDepths,
 } from "./layout.js";
 import { Palette, drawGraph, drawHover, setupCanvas } from "./draw.js";
 import { bucketsFor, compileQuery, exactQuery, matchNames, matchedValue } from "./search.js";
@@ -309,6 +310,7 @@ class Viewer {
     const ctx = setupCanvas(this.canvas, view.width, view.height, dpr);
     setupCanvas(this.overlay, view.width, view.height, dpr);
     const css = getComputedStyle(this.app);
+    const t0 = performance.now();
     drawGraph(ctx, {
       view,
       chunks: ready,
@@ -320,6 +322,7 @@ class Viewer {
       fg: css.getPropertyValue("--fs-label").trim() || "#000",
     });
     this.drawHoverOutline();
+    this.paintMs = performance.now() - t0;
     this.showStatus();
     if (waiting === 0) {
       this.paints += 1;
@@ -577,6 +580,7 @@ class Viewer {
     const m = g && g.manifest;
     const z = this.zoom && this.zoom.info;
     const s = this.search;
+    const v = this.view;
     return {
       graph: g ? g.meta.name : null,
       total: m ? m.total : null,
@@ -597,6 +601,10 @@ class Viewer {
       searchLoaded: g ? [...g.source.bucketsLoaded] : [],
       errors: g ? [g.failed, ...g.source.errors.map((e) => e.message), this.notice].filter(Boolean) : [],
       paints: this.paints,
+      paintMs: this.paintMs || 0,
+      viewport: v
+        ? { width: v.width, height: v.height, rowHeight: v.rowH, scrollTop: v.scrollTop, x0: v.x0, x1: v.x1, depths: visibleDepths(v) }
+        : null,
       busy: this.busy(),
       searchMs: s.ms,
       link: location.href,
