@@ -166,6 +166,8 @@ describe("the page", () => {
     assert.equal(await page.locator("img").count(), 0, "a profile's file name never becomes markup");
     assert.ok((await page.locator("main").textContent()).includes(HOSTILE_FILE));
     await page.click("text=run1");
+    await page.waitForURL(/\/run1\/$/);
+    await page.waitForFunction(() => !!window.flamesite);
     await idle(page);
     assert.equal(new URL(page.url()).pathname, "/perf/p/api/run1/");
     const st = await state(page);

@@ -34,14 +34,16 @@ function dimColor(c) {
 }
 
 /**
- * Per-graph drawing resources, built once from names.json: CSS colours, dimmed colours and a
- * lazily filled cache of label widths by name id.
+ * Per-graph drawing resources from names.json: CSS colours and dimmed colours, made on first
+ * use (a graph may have 100k names and a view draws a few hundred), and a lazily filled cache
+ * of label widths by name id.
  */
 export class Palette {
   constructor(names) {
     this.names = names.names;
-    this.css = names.colors.map(cssColor);
-    this.dim = names.colors.map(dimColor);
+    this.colors = names.colors;
+    this.cssCache = new Array(names.names.length);
+    this.dimCache = new Array(names.names.length);
     this.widths = new Float32Array(names.names.length).fill(-1);
     this.charW = 0;
     // Diverging scale for differential graphs: blue (shrank) .. white .. red (grew).
@@ -51,6 +53,14 @@ export class Palette {
       const far = Math.round(255 - 165 * t);
       this.diff.push(i < 0 ? `rgb(${far},${far},255)` : `rgb(255,${far},${far})`);
     }
+  }
+
+  css(n) {
+    return this.cssCache[n] || (this.cssCache[n] = cssColor(this.colors[n]));
+  }
+
+  dim(n) {
+    return this.dimCache[n] || (this.dimCache[n] = dimColor(this.colors[n]));
   }
 
   /** Label text for name id `n` that fits `avail` CSS pixels, or "" when nothing useful fits. */
@@ -129,9 +139,9 @@ export function drawGraph(ctx, scene) {
         const n = nm[r];
         const dimmed = match !== null && match[n] === 0;
         let fill;
-        if (match !== null) fill = dimmed ? palette.dim[n] : MATCH_COLOR;
+        if (match !== null) fill = dimmed ? palette.dim(n) : MATCH_COLOR;
         else if (diffScale) fill = palette.diffColor(c.self[r], c.beforeSelf[r], diffScale);
-        else fill = palette.css[n];
+        else fill = palette.css(n);
         ctx.fillStyle = fill;
         ctx.fillRect(x, y, w >= 3 ? w - 1 : w, h);
         painted += 1;

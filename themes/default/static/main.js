@@ -98,6 +98,7 @@ class Viewer {
         this.st.view = b.dataset.view;
         this.applyControls();
         this.updateUrl();
+        this.showTable();
         this.requestRender();
       });
     }
@@ -155,7 +156,7 @@ class Viewer {
     if (!same(z, prev.zoom)) this.setZoom(z ? { ...z, info: null } : null, false);
     this.applyControls();
     if (next.query !== prev.query || next.caseSensitive !== prev.caseSensitive) this.applySearch();
-    if (next.sort !== prev.sort && this.g && this.g.names) this.showTable();
+    this.showTable();
     this.requestRender();
   }
 
@@ -478,6 +479,7 @@ class Viewer {
       this.st.view = "both";
       this.applyControls();
       this.updateUrl();
+      this.requestRender();
     }
   }
 
@@ -555,15 +557,21 @@ class Viewer {
 
   // ---- table ---------------------------------------------------------------------------------
 
+  /** Fill the table, only once it is on screen: the graph view does not pay for it. */
   showTable() {
-    const m = this.g.manifest;
-    this.table.show(this.g.names, this.st.sort, m.unit, m.total);
+    const g = this.g;
+    if (!g || !g.names || this.st.view === "graph") return;
+    if (this.tableFor === g && this.tableSort === this.st.sort) return;
+    this.tableFor = g;
+    this.tableSort = this.st.sort;
+    this.table.show(g.names, this.st.sort, g.manifest.unit, g.manifest.total);
+    this.table.mark(this.search.flags);
   }
 
   setSort(key) {
     this.st.sort = key;
     this.updateUrl();
-    if (this.g && this.g.names) this.showTable();
+    this.showTable();
   }
 
   // ---- script API ----------------------------------------------------------------------------
