@@ -204,6 +204,17 @@ describe("the page", () => {
     await done();
   });
 
+  test("the canvas is sized in device pixels", async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1200, height: 800 }, deviceScaleFactor: 2 });
+    const page = await ctx.newPage();
+    await page.goto(`${site.url}p/big/`);
+    await page.waitForFunction(() => !!window.flamesite);
+    const st = await idle(page);
+    const size = await page.locator("#fs-canvas").evaluate((c) => [c.width, c.height, c.clientWidth, c.clientHeight]);
+    assert.deepEqual(size, [2 * st.viewport.width, 2 * st.viewport.height, st.viewport.width, st.viewport.height]);
+    await ctx.close();
+  });
+
   test("scrolling to the deep rows fetches the deeper class-0 chunks", async () => {
     const { page, done } = await openPage(`${site.url}p/big/`);
     const before = (await state(page)).chunksLoaded.length;
@@ -265,7 +276,6 @@ describe("the page", () => {
     const info = await page.locator("#fs-info").textContent();
     assert.ok(info.includes(`background::gc`) && info.includes("100.00% of zoom"), info);
     t.diagnostic(`zoomed paint drew in ${st.paintMs.toFixed(1)} ms`);
-    await shot(page, "zoom");
     await done();
   });
 
@@ -277,6 +287,7 @@ describe("the page", () => {
     await page.mouse.click(pt.x, pt.y);
     st = await idle(page);
     assert.equal(st.zoom.name, "server::handle_request");
+    await shot(page, "zoom");
     // server::run is an ancestor, drawn faded across the whole width below the zoomed frame.
     pt = await frameCenter(page, ["main", "server::run"], st);
     const box = await page.locator("#fs-canvas").boundingBox();
