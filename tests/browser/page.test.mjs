@@ -153,7 +153,7 @@ describe("the build", () => {
   test("the command line of the brief writes the documented files", () => {
     const out = path.join(tmp, "plain-out");
     run(["build", "--input", path.join(tmp, "in"), "--output", out]);
-    for (const f of ["index.html", "index.json", "p/big/index.html", "p/big/g/samples/manifest.json", "p/big/g/samples/names.json", "p/api/run1/index.html"]) {
+    for (const f of ["index.html", "index.json", "p/big/index.html", "p/big/g/samples/manifest.json", "p/big/g/samples/n/0.json", "p/api/run1/index.html"]) {
       assert.ok(fs.existsSync(path.join(out, f)), `${f} is written`);
     }
     assert.ok(fs.readdirSync(path.join(out, "p/big/g/samples/c")).some((f) => f.endsWith(".bin")));
@@ -165,6 +165,7 @@ describe("the build", () => {
     assert.equal(manifest.depth, DEEP + 1);
     assert.ok(manifest.chunks.some((c) => c.class > 0), "fine chunks exist");
     assert.ok(manifest.chunks.filter((c) => c.class === 0).length > 1, "class 0 spans several depth chunks");
+    assert.ok(manifest.names.length > 1, "the name table is in several files");
   });
 });
 
@@ -189,7 +190,7 @@ describe("the page", () => {
     await done();
   });
 
-  test("first paint fetches the manifest, the names and only the class-0 chunks of the visible depths", async (t) => {
+  test("first paint fetches the manifest, the first name files and only the class-0 chunks of the visible depths", async (t) => {
     const { page, done } = await openPage(`${site.url}p/big/`);
     const st = await state(page);
     assert.equal(st.total, TOTAL);
@@ -199,13 +200,19 @@ describe("the page", () => {
     const [lo, hi] = visible(st.viewport);
     assert.equal(lo, 0, "the root is at the bottom");
     assert.ok(hi < manifest.depth, "deep rows are below the fold");
-    const want = manifest.chunks.filter((c) => c.class === 0 && c.depth[0] < hi).map((c) => dataUrl() + c.file).sort();
+    const first = manifest.chunks.filter((c) => c.class === 0 && c.depth[0] < hi);
+    const want = first.map((c) => dataUrl() + c.file).sort();
     assert.deepEqual([...st.chunksLoaded].sort(), want);
+    // The name files up to the largest name id of those chunks, no more.
+    const nameMax = Math.max(...first.map((c) => c.name_max));
+    const nameFiles = manifest.names.filter((n) => n.names[0] <= nameMax).map((n) => dataUrl() + n.file);
+    assert.ok(nameFiles.length < manifest.names.length || manifest.names.length === 1);
+    assert.deepEqual([...st.namesLoaded].sort(), [...nameFiles].sort());
     const resources = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => ({ name: e.name, size: e.encodedBodySize })));
     const data = resources.filter((r) => r.name.startsWith(dataUrl()));
     assert.deepEqual(
       data.map((r) => r.name).sort(),
-      [dataUrl() + "manifest.json", dataUrl() + "names.json", ...want].sort(),
+      [dataUrl() + "manifest.json", ...nameFiles, ...want].sort(),
       "nothing else of the graph is fetched: no fine chunk, no search bucket",
     );
     const marks = await page.evaluate(() => performance.getEntriesByName("flamesite:painted").map((m) => m.startTime));
@@ -505,6 +512,13 @@ describe("the page", () => {
       assert.equal(st.errors.length, 2);
       assert.ok(problems.every((p) => /Failed to load resource.*404/.test(p)), problems.join("\n"));
       await done();
+      // A search needs every name file: a missing one is reported, the search says so.
+      const lastNames = manifest.names[manifest.names.length - 1].file;
+      fs.rmSync(path.join(broken, "p/big/g/samples", lastNames));
+      const n = await openPage(`${site4.url}p/big/#q=visit`, { allowErrors: true });
+      assert.match(await n.page.locator("#fs-matched").textContent(), /name table could not be loaded/);
+      assert.ok((await n.page.locator("#fs-error").textContent()).includes(lastNames));
+      await n.done();
       // Without a manifest, the page says the graph could not be loaded.
       fs.rmSync(path.join(broken, "p/big/g/samples/manifest.json"));
       const m = await openPage(`${site4.url}p/big/`, { allowErrors: true });

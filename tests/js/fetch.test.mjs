@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { GraphError, GraphSource, checkManifest, checkNames, decodeChunk, decodeSearch } from "../../themes/default/static/fetch.js";
+import { GraphError, GraphSource, NameTable, checkManifest, checkNames, decodeChunk, decodeSearch } from "../../themes/default/static/fetch.js";
 import { buildGraph, chunkBytes, frameTable, memoryFetch, parseFolded, searchBytes } from "./helpers.mjs";
 
 const FOLDED = "main;a;b 5\nmain;a 2\nmain;c 3\nother 1\n";
@@ -69,17 +69,33 @@ test("decodeSearch reads interval lists per name", () => {
 });
 
 test("checkManifest and checkNames refuse what they do not know", () => {
-  const { manifest, names } = buildGraph(parseFolded(FOLDED));
+  const { manifest, files } = buildGraph(parseFolded(FOLDED), { namesPerFile: 2 });
   assert.equal(checkManifest(manifest), manifest);
   assert.throws(() => checkManifest({ ...manifest, version: 2 }), /version 2/);
   assert.throws(() => checkManifest({ format: "x" }), /not a flamesite graph manifest/);
-  assert.equal(checkNames(names, manifest), names);
-  assert.throws(() => checkNames({ ...names, self: [1] }, manifest), /differ in length/);
-  assert.throws(() => checkNames(names, { ...manifest, names: { count: 99 } }), /manifest says 99/);
+  assert.throws(() => checkManifest({ ...manifest, names: [manifest.names[1]] }), /do not cover the name ids/);
+  const entry = manifest.names[0];
+  const nm = files.get(entry.file);
+  assert.equal(checkNames(nm, entry), nm);
+  assert.throws(() => checkNames({ ...nm, self: [1] }, entry), /differ in length/);
+  assert.throws(() => checkNames(nm, { names: [0, 9] }, "n/0.json"), /n\/0\.json: has 2 names, the manifest says 9/);
+});
+
+test("name ids follow first use, so the root view's chunks need the first name file", () => {
+  const { manifest, names } = buildGraph(parseFolded(FOLDED), { rootWidth: 4, depthBlock: 1, namesPerFile: 3 });
+  assert.equal(names.names[0], "all");
+  const class0 = manifest.chunks.filter((c) => c.class === 0);
+  assert.ok(Math.max(...class0.map((c) => c.name_max)) < Math.max(...manifest.chunks.map((c) => c.name_max)));
+  const t = new NameTable(manifest.names);
+  assert.equal(t.count, names.names.length);
+  assert.equal(t.fileOf(0), 0);
+  assert.equal(t.fileOf(3), 1);
+  assert.equal(t.fileOf(t.count - 1), manifest.names.length - 1);
+  assert.equal(t.hasUpTo(0), false);
 });
 
 test("GraphSource fetches each file once, lists loaded chunks, and reports failures by file", async () => {
-  const g = buildGraph(parseFolded(FOLDED), { rootWidth: 4, depthBlock: 1 });
+  const g = buildGraph(parseFolded(FOLDED), { rootWidth: 4, depthBlock: 1, namesPerFile: 4 });
   const base = "http://x/perf/p/a/g/samples/";
   g.files.delete(g.manifest.chunks[1].file);
   const corrupt = g.manifest.chunks[2];
@@ -88,8 +104,14 @@ test("GraphSource fetches each file once, lists loaded chunks, and reports failu
   const src = new GraphSource(base, f);
   const m = await src.manifest();
   await src.manifest();
-  const nm = await src.names(m);
-  assert.equal(nm.names[0], "all");
+  const nt = src.nameTable(m);
+  await src.namesUpTo(nt, 0);
+  assert.equal(nt.names[0], "all");
+  assert.equal(nt.hasUpTo(0), true);
+  assert.equal(nt.complete(), m.names.length === 1);
+  await src.allNames(nt);
+  assert.equal(nt.complete(), true);
+  assert.deepEqual(src.namesLoaded, m.names.map((n) => base + n.file));
   const c0 = await src.chunk(m.chunks[0]);
   const again = await src.chunk(m.chunks[0]);
   assert.equal(c0, again);

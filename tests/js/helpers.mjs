@@ -152,12 +152,14 @@ export function searchBytes(per, lo, hi) {
 
 /**
  * A whole graph folder in memory, split as FORMAT.md "Width classes" says, with `depthBlock`
- * depths per chunk and fine chunks split into `offsetSplits` offset ranges. Returns
- * { table, manifest, names, files: Map(file -> ArrayBuffer | object) }.
+ * depths per chunk and fine chunks split into `offsetSplits` offset ranges; name ids renumbered
+ * in order of first use (chunks in manifest order, rows in order) and the name table split
+ * into files of `namesPerFile` ids. Returns { table, manifest, names, files: Map(file -> ArrayBuffer | object) }
+ * where `names` is the whole name table (all four arrays) for the tests' convenience.
  */
-export function buildGraph(stacks, { rootWidth = 1000, classFactor = 8, depthBlock = 4, offsetSplits = 2, bucketNames = 3 } = {}) {
-  const t = frameTable(stacks);
-  const T = t.total[0];
+export function buildGraph(stacks, { rootWidth = 1000, classFactor = 8, depthBlock = 4, offsetSplits = 2, bucketNames = 3, namesPerFile = 1000 } = {}) {
+  const laid = frameTable(stacks);
+  const T = laid.total[0];
   const W = rootWidth;
   const F = classFactor;
   let kmax = 1;
@@ -169,19 +171,26 @@ export function buildGraph(stacks, { rootWidth = 1000, classFactor = 8, depthBlo
     while (tot * W * F ** k < T && k < kmax) k += 1;
     return k;
   };
-  const depth = Math.max(...t.depth) + 1;
+  const depth = Math.max(...laid.depth) + 1;
   const groups = new Map();
-  for (let i = 0; i < t.name.length; i++) {
-    const k = classOf(t.total[i]);
-    const block = Math.floor(t.depth[i] / depthBlock);
-    const part = k === 0 ? 0 : Math.min(offsetSplits - 1, Math.floor((t.offset[i] / T) * offsetSplits));
+  for (let i = 0; i < laid.name.length; i++) {
+    const k = classOf(laid.total[i]);
+    const block = Math.floor(laid.depth[i] / depthBlock);
+    const part = k === 0 ? 0 : Math.min(offsetSplits - 1, Math.floor((laid.offset[i] / T) * offsetSplits));
     const key = `${k}/${block}/${part}`;
     if (!groups.has(key)) groups.set(key, { k, block, part, ids: [] });
     groups.get(key).ids.push(i);
   }
+  const sorted = [...groups.values()].sort((a, b) => a.k - b.k || a.block - b.block || a.part - b.part);
+  const rowOrder = (ids) => [...ids].sort((a, b) => laid.depth[a] - laid.depth[b] || laid.offset[a] - laid.offset[b] || a - b);
+  // Name ids by first use.
+  const newId = new Map();
+  for (const g of sorted) for (const r of rowOrder(g.ids)) if (!newId.has(laid.name[r])) newId.set(laid.name[r], newId.size);
+  const names = new Array(newId.size);
+  for (const [old, id] of newId) names[id] = laid.names[old];
+  const t = { ...laid, names, name: laid.name.map((n) => newId.get(n)) };
   const files = new Map();
   const chunks = [];
-  const sorted = [...groups.values()].sort((a, b) => a.k - b.k || a.block - b.block || a.part - b.part);
   const counters = new Map();
   for (const g of sorted) {
     const nth = counters.get(g.k) || 0;
@@ -195,7 +204,8 @@ export function buildGraph(stacks, { rootWidth = 1000, classFactor = 8, depthBlo
     const ends = g.ids.map((i) => t.offset[i] + t.total[i]);
     chunks.push({
       file, class: g.k, depth: [lo, hi], offset: g.k === 0 ? [0, T] : [Math.min(...offs), Math.max(...ends)],
-      frames: g.ids.length, max_total: Math.max(...g.ids.map((i) => t.total[i])), bytes: bytes.byteLength,
+      frames: g.ids.length, max_total: Math.max(...g.ids.map((i) => t.total[i])),
+      name_max: Math.max(...g.ids.map((i) => t.name[i])), bytes: bytes.byteLength,
     });
   }
   const per = nameIntervals(t);
@@ -209,20 +219,27 @@ export function buildGraph(stacks, { rootWidth = 1000, classFactor = 8, depthBlo
   }
   const selfBy = t.names.map(() => 0);
   for (let i = 0; i < t.name.length; i++) selfBy[t.name[i]] += t.self[i];
-  const names = {
+  const table = {
     names: t.names,
     colors: t.names.map((_, i) => (i * 2654435761) & 0xffffff),
     self: selfBy,
     total: per.map((l) => l.reduce((s, [a, b]) => s + b - a, 0)),
   };
+  const nameFiles = [];
+  for (let lo = 0, k = 0; lo < t.names.length; lo += namesPerFile, k++) {
+    const hi = Math.min(t.names.length, lo + namesPerFile);
+    const file = `n/${k}.json`;
+    const part = Object.fromEntries(Object.entries(table).map(([key, arr]) => [key, arr.slice(lo, hi)]));
+    files.set(file, part);
+    nameFiles.push({ file, names: [lo, hi], bytes: JSON.stringify(part).length });
+  }
   const manifest = {
     format: "flamesite-graph", version: 1, graph: "samples", unit: "samples", differential: false,
     total: T, total_before: null, frames: t.name.length, depth, palette: "hot", root_width: W, class_factor: F,
-    names: { file: "names.json", count: t.names.length, bytes: 0 }, chunks, search,
+    names: nameFiles, chunks, search,
   };
   files.set("manifest.json", manifest);
-  files.set("names.json", names);
-  return { table: t, manifest, names, files };
+  return { table: t, manifest, names: table, files };
 }
 
 /** A fetch over an in-memory graph folder at `base`, counting requests per URL. */

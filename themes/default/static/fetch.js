@@ -1,5 +1,5 @@
-// Fetching and decoding a graph's files (docs/FORMAT.md): manifest.json, names.json, frame
-// chunks `c/*.bin` and search buckets `s/*.bin`. Binary files become typed-array views over
+// Fetching and decoding a graph's files (docs/FORMAT.md): manifest.json, name files
+// `n/*.json`, frame chunks `c/*.bin` and search buckets `s/*.bin`. Binary files become typed-array views over
 // the fetched ArrayBuffer, never one object per frame. Every file is fetched at most once for
 // the life of the page; a failure is remembered too, with a message that says which file and why.
 
@@ -111,6 +111,11 @@ export function decodeSearch(data, file = "search bucket") {
   return { nameLo, nameHi, k, start, iv: f64s(buf, a, 2 * k) };
 }
 
+/** The manifest's name files as `[{ file, names: [lo, hi], bytes }]`, in order, without gaps. */
+export function nameFiles(m) {
+  return Array.isArray(m.names) ? m.names : [];
+}
+
 /** Check a parsed manifest.json; returns it, or throws GraphError saying what is wrong. */
 export function checkManifest(m, file = "manifest.json") {
   if (!m || m.format !== "flamesite-graph") throw new GraphError(file, "is not a flamesite graph manifest");
@@ -118,20 +123,84 @@ export function checkManifest(m, file = "manifest.json") {
   for (const key of ["total", "depth", "root_width"]) {
     if (typeof m[key] !== "number") throw new GraphError(file, `has no number "${key}"`);
   }
-  if (!Array.isArray(m.chunks) || !Array.isArray(m.search)) throw new GraphError(file, "has no chunk or search list");
+  if (!Array.isArray(m.chunks) || !Array.isArray(m.search) || !Array.isArray(m.names)) {
+    throw new GraphError(file, "has no chunk, name file or search list");
+  }
+  let next = 0;
+  for (const n of m.names) {
+    if (!n || typeof n.file !== "string" || !Array.isArray(n.names) || n.names[0] !== next || !(n.names[1] > n.names[0])) {
+      throw new GraphError(file, "name files do not cover the name ids in order");
+    }
+    next = n.names[1];
+  }
   return m;
 }
 
-/** Check a parsed names.json against the manifest. */
-export function checkNames(nm, manifest, file = "names.json") {
+/** Check one parsed name file against its manifest entry `{ names: [lo, hi] }`. */
+export function checkNames(nm, entry, file = "name file") {
   const keys = ["names", "colors", "self", "total"];
   if (!nm || !keys.every((k) => Array.isArray(nm[k]))) throw new GraphError(file, "lacks one of names, colors, self, total");
   const len = nm.names.length;
   if (!keys.every((k) => nm[k].length === len)) throw new GraphError(file, "arrays differ in length");
-  if (manifest && manifest.names && typeof manifest.names.count === "number" && manifest.names.count !== len) {
-    throw new GraphError(file, `has ${len} names, the manifest says ${manifest.names.count}`);
+  if (entry && len !== entry.names[1] - entry.names[0]) {
+    throw new GraphError(file, `has ${len} names, the manifest says ${entry.names[1] - entry.names[0]}`);
   }
   return nm;
+}
+
+/**
+ * The name table of a graph, filled file by file as they arrive: `names`, `colors`, `self`,
+ * `total` indexed by name id (a name not yet fetched is `undefined` / 0). Name ids are in
+ * order of first use, so the root view needs only the first file or two.
+ */
+export class NameTable {
+  constructor(files) {
+    this.files = files;
+    this.count = files.length ? files[files.length - 1].names[1] : 0;
+    this.names = new Array(this.count);
+    this.colors = new Uint32Array(this.count);
+    this.self = new Float64Array(this.count);
+    this.total = new Float64Array(this.count);
+    this.have = new Uint8Array(files.length);
+    this.missing = files.length;
+  }
+
+  /** Index of the file holding name id `n`. */
+  fileOf(n) {
+    let lo = 0;
+    let hi = this.files.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.files[mid].names[0] <= n) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  fill(i, nm) {
+    if (this.have[i]) return;
+    const lo = this.files[i].names[0];
+    for (let j = 0; j < nm.names.length; j++) {
+      this.names[lo + j] = String(nm.names[j]);
+      this.colors[lo + j] = nm.colors[j];
+      this.self[lo + j] = nm.self[j];
+      this.total[lo + j] = nm.total[j];
+    }
+    this.have[i] = 1;
+    this.missing -= 1;
+  }
+
+  /** True when every name id up to `n` (inclusive) has arrived. */
+  hasUpTo(n) {
+    if (this.count === 0) return true;
+    const last = this.fileOf(Math.min(n, this.count - 1));
+    for (let i = 0; i <= last; i++) if (!this.have[i]) return false;
+    return true;
+  }
+
+  complete() {
+    return this.missing === 0;
+  }
 }
 
 /**
@@ -147,6 +216,7 @@ export class GraphSource {
     this.done = new Map(); // url -> decoded value, once it arrived
     this.loaded = []; // chunk URLs, in the order they arrived
     this.bucketsLoaded = []; // search bucket URLs
+    this.namesLoaded = []; // name file URLs
     this.errors = [];
     this.pending = 0;
   }
@@ -168,7 +238,7 @@ export class GraphSource {
         throw new GraphError(file, `could not be fetched (${e && e.message ? e.message : e})`);
       }
       if (!res.ok) throw new GraphError(file, `could not be fetched (HTTP ${res.status}${res.statusText ? " " + res.statusText : ""})`);
-      if (kind === "json") {
+      if (kind === "json" || kind === "names") {
         const text = await res.text();
         try {
           return decode(JSON.parse(text));
@@ -184,6 +254,7 @@ export class GraphSource {
         this.done.set(url, v);
         if (kind === "chunk") this.loaded.push(url);
         if (kind === "bucket") this.bucketsLoaded.push(url);
+        if (kind === "names") this.namesLoaded.push(url);
         return v;
       },
       (e) => {
@@ -201,9 +272,32 @@ export class GraphSource {
     return this.get("manifest.json", "json", (m) => checkManifest(m));
   }
 
-  names(manifest) {
-    const file = (manifest.names && manifest.names.file) || "names.json";
-    return this.get(file, "json", (nm) => checkNames(nm, manifest, file));
+  /** An empty name table for the manifest; fill it with `namesUpTo` or `allNames`. */
+  nameTable(manifest) {
+    return new NameTable(nameFiles(manifest));
+  }
+
+  /** Fetch name file `i` of `table` into it. */
+  nameFile(table, i) {
+    const entry = table.files[i];
+    return this.get(entry.file, "names", (nm) => {
+      table.fill(i, checkNames(nm, entry, entry.file));
+      return true;
+    });
+  }
+
+  /** Fetch the name files holding ids 0 ..= `n` (what a chunk with `name_max` n needs). */
+  namesUpTo(table, n) {
+    if (table.count === 0) return Promise.resolve([]);
+    const last = table.fileOf(Math.min(n, table.count - 1));
+    const all = [];
+    for (let i = 0; i <= last; i++) all.push(this.nameFile(table, i));
+    return Promise.all(all);
+  }
+
+  /** Fetch every name file (for a search over all names, or the table of functions). */
+  allNames(table) {
+    return this.namesUpTo(table, table.count - 1);
   }
 
   /** The decoded chunk for a manifest entry; checks it against the entry. */

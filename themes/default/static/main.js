@@ -198,14 +198,12 @@ class Viewer {
       const manifest = await source.manifest();
       if (seq !== this.loadSeq) return;
       this.g.manifest = manifest;
-      const names = source.names(manifest);
-      this.render(); // asks for the first view's chunks while names.json is on its way
-      this.g.names = await names;
-      if (seq !== this.loadSeq) return;
+      // An empty name table, filled as the name files the drawn chunks need arrive.
+      this.g.names = source.nameTable(manifest);
       this.g.palette = new Palette(this.g.names);
+      this.render(); // asks for the first view's chunks and their name files
       this.showTable();
       this.applySearch();
-      this.render();
     } catch (e) {
       if (seq !== this.loadSeq) return;
       this.fail(e.message);
@@ -229,7 +227,7 @@ class Viewer {
     if (this.notice) msgs.push(this.notice);
     box.textContent = msgs.join(" — ");
     box.hidden = msgs.length === 0;
-    const loading = !this.g || (!this.g.failed && (!this.g.names || this.waiting > 0));
+    const loading = !this.g || (!this.g.failed && (!this.g.manifest || this.waiting > 0));
     $("fs-loading").hidden = !loading;
     if (!this.hover) this.showInfo(null);
   }
@@ -278,21 +276,22 @@ class Viewer {
     if (!view) return;
     let waiting = 0;
     const ready = [];
+    const again = () => {
+      if (this.g === g) {
+        this.showStatus();
+        this.requestRender();
+      }
+    };
+    // A chunk can be drawn once it and the name files up to its name_max have arrived.
     const want = (entry) => {
       const c = g.source.ready(entry);
-      if (c) return c;
-      if (!g.source.failed(entry)) {
-        waiting += 1;
-        if (!g.requested.has(entry.file)) {
-          g.requested.add(entry.file);
-          const again = () => {
-            if (this.g === g) {
-              this.showStatus();
-              this.requestRender();
-            }
-          };
-          g.source.chunk(entry).then(again, again);
-        }
+      const names = this.wantNames(entry.name_max === undefined ? g.names.count - 1 : entry.name_max, again);
+      if (c && names === "ready") return c;
+      if (g.source.failed(entry) || names === "failed") return null;
+      waiting += 1;
+      if (!c && !g.requested.has(entry.file)) {
+        g.requested.add(entry.file);
+        g.source.chunk(entry).then(again, again);
       }
       return null;
     };
@@ -300,13 +299,12 @@ class Viewer {
       const c = want(entry);
       if (c) ready.push(c);
     }
-    if (this.zoom && !this.zoom.info && g.names) {
+    if (this.zoom && !this.zoom.info) {
       if (this.verifyZoom(want) === false) return this.render();
     }
     this.view = view;
     this.drawn = ready;
     this.waiting = waiting;
-    if (!g.names) return;
     const dpr = window.devicePixelRatio || 1;
     const ctx = setupCanvas(this.canvas, view.width, view.height, dpr);
     setupCanvas(this.overlay, view.width, view.height, dpr);
@@ -363,6 +361,29 @@ class Viewer {
     return false;
   }
 
+  /**
+   * Make sure the name files holding ids 0 ..= n are on their way: "ready", "waiting" (then
+   * `then` runs when each arrives) or "failed".
+   */
+  wantNames(n, then) {
+    const g = this.g;
+    const t = g.names;
+    if (t.count === 0) return "ready";
+    const last = t.fileOf(Math.min(n, t.count - 1));
+    let status = "ready";
+    for (let i = 0; i <= last; i++) {
+      if (t.have[i]) continue;
+      const f = t.files[i];
+      if (g.source.failed(f)) return "failed";
+      status = "waiting";
+      if (!g.requested.has(f.file)) {
+        g.requested.add(f.file);
+        g.source.nameFile(t, i).then(then, then);
+      }
+    }
+    return status;
+  }
+
   drawHoverOutline() {
     const v = this.view;
     if (!v) return;
@@ -415,7 +436,7 @@ class Viewer {
     const nameNode = $("fs-info-name");
     const factNode = $("fs-info-facts");
     const g = this.g;
-    if (!g || !g.manifest || !g.names) {
+    if (!g || !g.manifest) {
       nameNode.textContent = "";
       factNode.textContent = "";
       return;
@@ -428,7 +449,7 @@ class Viewer {
       factNode.textContent = facts.join(" · ");
     } else {
       nameNode.textContent = g.meta.name;
-      factNode.textContent = `total ${formatValue(m.total, m.unit)} · ${groupDigits(m.frames || 0)} frames · ${m.depth} levels · ${groupDigits(g.names.names.length - 1)} functions`;
+      factNode.textContent = `total ${formatValue(m.total, m.unit)} · ${groupDigits(m.frames || 0)} frames · ${m.depth} levels · ${groupDigits(Math.max(0, g.names.count - 1))} functions`;
     }
   }
 
@@ -492,6 +513,23 @@ class Viewer {
     s.seq = this.search.seq + 1;
     this.search = s;
     const { re, error } = compileQuery(this.st.query, this.st.caseSensitive);
+    if (re && !g.names.complete()) {
+      // A search reads every name: fetch the name files it lacks, then search.
+      s.re = re;
+      s.busy = true;
+      this.showMatched();
+      g.source.allNames(g.names).then(
+        () => this.search === s && this.applySearch(),
+        () => {
+          if (this.search !== s) return;
+          s.busy = false;
+          s.error = "the name table could not be loaded";
+          this.showMatched();
+          this.showStatus();
+        },
+      );
+      return;
+    }
     s.error = error || "";
     this.input.setCustomValidity(s.error ? `Not a regular expression: ${s.error}` : "");
     this.input.title = s.error ? `Not a regular expression: ${s.error}` : "Regular expression (/ or Ctrl-F)";
@@ -562,6 +600,19 @@ class Viewer {
     const g = this.g;
     if (!g || !g.names || this.st.view === "graph") return;
     if (this.tableFor === g && this.tableSort === this.st.sort) return;
+    if (!g.names.complete()) {
+      // The table lists every function: fetch the name files first.
+      this.tableWaiting = true;
+      const done = () => {
+        this.tableWaiting = false;
+        if (this.g === g) {
+          this.showStatus();
+          if (g.names.complete()) this.showTable();
+        }
+      };
+      g.source.allNames(g.names).then(done, done);
+      return;
+    }
     this.tableFor = g;
     this.tableSort = this.st.sort;
     this.table.show(g.names, this.st.sort, g.manifest.unit, g.manifest.total);
@@ -580,7 +631,7 @@ class Viewer {
     const g = this.g;
     if (!g) return true;
     if (g.failed) return false;
-    return !g.names || g.source.pending > 0 || this.scheduled || this.search.busy || (this.zoom && !this.zoom.info) || this.waiting > 0;
+    return !g.manifest || g.source.pending > 0 || this.scheduled || this.search.busy || this.tableWaiting || (this.zoom && !this.zoom.info) || this.waiting > 0;
   }
 
   state() {
@@ -607,6 +658,7 @@ class Viewer {
       icicle: this.st.icicle,
       chunksLoaded: g ? [...g.source.loaded] : [],
       searchLoaded: g ? [...g.source.bucketsLoaded] : [],
+      namesLoaded: g ? [...g.source.namesLoaded] : [],
       errors: g ? [g.failed, ...g.source.errors.map((e) => e.message), this.notice].filter(Boolean) : [],
       paints: this.paints,
       paintMs: this.paintMs || 0,

@@ -13,12 +13,18 @@ export function el(tag, cls, text) {
   return e;
 }
 
-/** Name ids (without the root, id 0) ordered for the table: by self or total descending, or by name. */
+/**
+ * Name ids (without the root, id 0) ordered for the table: by self or total descending, or
+ * by name (UTF-16 order, which is byte order except for characters beyond U+FFFF).
+ */
 export function sortedIds(names, key) {
   const n = names.names.length;
   const ids = new Uint32Array(Math.max(0, n - 1));
   for (let i = 1; i < n; i++) ids[i - 1] = i;
-  if (key === "name") return ids; // names are stored sorted by their bytes
+  if (key === "name") {
+    const nm = names.names;
+    return ids.sort((a, b) => (nm[a] < nm[b] ? -1 : nm[a] > nm[b] ? 1 : a - b));
+  }
   const v = key === "total" ? names.total : names.self;
   // Ties by name id, so the order is the same on every load.
   return ids.sort((a, b) => v[b] - v[a] || a - b);
