@@ -70,11 +70,6 @@ export function nameHash(s) {
   return h.toString(16).padStart(8, "0");
 }
 
-/** Colour `0xRRGGBB` as a CSS string. */
-export function cssColor(c) {
-  return "#" + (c & 0xffffff).toString(16).padStart(6, "0");
-}
-
 // ---- URL fragment ---------------------------------------------------------------------------
 //
 // The fragment holds every piece of state a link must restore:

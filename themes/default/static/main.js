@@ -16,7 +16,7 @@ import {
   valueAtX,
   visibleDepths,
 } from "./layout.js";
-import { Palette, drawGraph, drawHover, setupCanvas } from "./draw.js";
+import { Palette, drawGraph, drawHover, parseHex, setupCanvas } from "./draw.js";
 import { bucketsFor, compileQuery, exactQuery, matchNames, matchedValue } from "./search.js";
 import { describeFrame, formatFragment, formatPercent, formatValue, groupDigits, nameHash, parseFragment } from "./format.js";
 import { FunctionTable, Tooltip, copyText } from "./ui.js";
@@ -63,7 +63,7 @@ class Viewer {
   }
 
   emptySearch() {
-    return { seq: 0, re: null, error: "", ids: null, flags: null, buckets: null, busy: false, value: 0, inZoom: 0, ms: 0 };
+    return { seq: 0, re: null, error: "", ids: null, flags: null, buckets: null, all: false, busy: false, value: 0, inZoom: 0, ms: 0 };
   }
 
   // ---- events --------------------------------------------------------------------------------
@@ -310,6 +310,7 @@ class Viewer {
     setupCanvas(this.overlay, view.width, view.height, dpr);
     const css = getComputedStyle(this.app);
     const t0 = performance.now();
+    g.palette.setBackground(parseHex(css.getPropertyValue("--fs-canvas-bg")));
     drawGraph(ctx, {
       view,
       chunks: ready,
@@ -317,7 +318,6 @@ class Viewer {
       zoomDepth: this.zoom ? this.zoom.depth : 0,
       match: this.search.flags,
       diffScale: g.manifest.differential && g.manifest.total_before ? g.manifest.total / g.manifest.total_before : 0,
-      bg: css.getPropertyValue("--fs-canvas-bg").trim() || "#fff",
       fg: css.getPropertyValue("--fs-label").trim() || "#000",
     });
     this.drawHoverOutline();
@@ -546,6 +546,13 @@ class Viewer {
       this.showMatched();
       return;
     }
+    if (s.flags[0]) {
+      // The root's label matches: everything is matched, no bucket needed.
+      s.all = true;
+      this.computeMatched();
+      s.ms = performance.now() - t0;
+      return;
+    }
     s.busy = true;
     this.showMatched();
     const entries = bucketsFor(g.manifest.search, s.ids);
@@ -569,8 +576,13 @@ class Viewer {
 
   computeMatched() {
     const s = this.search;
-    if (!s.buckets || !s.ids || !this.g || !this.g.manifest) return this.showMatched();
     const z = this.zoom;
+    if (s.all && this.g && this.g.manifest) {
+      s.value = this.g.manifest.total;
+      s.inZoom = z ? z.total : s.value;
+      return this.showMatched();
+    }
+    if (!s.buckets || !s.ids || !this.g || !this.g.manifest) return this.showMatched();
     const r = matchedValue(s.buckets, s.ids, z ? z.offset : -Infinity, z ? z.offset + z.total : Infinity);
     s.value = r.value;
     s.inZoom = r.inRange;
