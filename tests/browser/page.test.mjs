@@ -69,7 +69,12 @@ function writeInputs(dir, big = BIG) {
   fs.writeFileSync(path.join(dir, "big.folded.gz"), zlib.gzipSync(big));
   fs.writeFileSync(path.join(dir, "api", "run1.folded"), smallProfile());
   fs.writeFileSync(path.join(dir, HOSTILE_FILE), smallProfile());
+  fs.mkdirSync(path.join(dir, "diff"), { recursive: true });
+  fs.writeFileSync(path.join(dir, "diff", "d.folded.gz"), zlib.gzipSync(DIFF));
 }
+
+// A differential profile (`stack before after`): a grew, b shrank, gone vanished.
+const DIFF = "main;a 10 20\nmain;b 30 5\nmain;c 0 7\nmain;gone 4 0\n";
 
 /** A fresh page that records console errors, page errors and dialogs. */
 async function openPage(url, { allowErrors = false, app = true } = {}) {
@@ -462,6 +467,60 @@ describe("the page", () => {
     } finally {
       await site3.close();
     }
+  });
+
+  test("a profile with several graphs switches between them, each in its unit", async () => {
+    // The folded build has one graph per profile; make a second one (as pprof sample types
+    // give) by copying the graph folder with another unit and listing it on the page.
+    const multi = path.join(tmp, "out-multi");
+    fs.cpSync(path.join(tmp, "out"), multi, { recursive: true });
+    const g = path.join(multi, "p/big/g");
+    fs.cpSync(path.join(g, "samples"), path.join(g, "alloc_space"), { recursive: true });
+    const mf = path.join(g, "alloc_space/manifest.json");
+    fs.writeFileSync(mf, JSON.stringify({ ...JSON.parse(fs.readFileSync(mf, "utf8")), graph: "alloc_space", unit: "bytes" }));
+    const page = path.join(multi, "p/big/index.html");
+    const html = fs.readFileSync(page, "utf8");
+    const option = /<option value="g\/samples\/"[^>]*>[^<]*<\/option>/.exec(html.replace(/&#x2F;/g, "/"));
+    assert.ok(option, "the profile page lists its graphs as options");
+    const extra = option[0].replace(/samples/g, "alloc_space").replace(/data-unit="[^"]*"/, 'data-unit="bytes"');
+    fs.writeFileSync(page, html.replace(/&#x2F;/g, "/").replace(option[0], option[0] + extra).replace(/<select id="fs-graph"([^>]*) disabled>/, '<select id="fs-graph"$1>'));
+    const site5 = await serve(multi, "/perf/");
+    try {
+      const { page: p, done } = await openPage(`${site5.url}p/big/#g=alloc_space`);
+      let st = await state(p);
+      assert.equal(st.graph, "alloc_space");
+      assert.equal(st.unit, "bytes");
+      assert.ok(st.chunksLoaded.every((u) => u.includes("/g/alloc_space/")));
+      assert.match(await p.locator("#fs-info").textContent(), /total 90\.4 KiB/);
+      await p.selectOption("#fs-graph", { index: 0 });
+      st = await idle(p);
+      assert.equal(st.graph, "samples");
+      assert.equal(st.unit, "samples");
+      assert.equal(new URL(p.url()).hash, "");
+      await done();
+    } finally {
+      await site5.close();
+    }
+  });
+
+  test("a differential profile is coloured by change and shows the before values", async () => {
+    const { page, done } = await openPage(`${site.url}p/diff/d/`);
+    const st = await state(page);
+    assert.equal(st.total, 32);
+    const box = await page.locator("#fs-canvas").boundingBox();
+    const vp = st.viewport;
+    const content = Math.max(3 * ROW_H, vp.height);
+    const y = content - 3 * ROW_H - vp.scrollTop + ROW_H / 2; // depth 2
+    const at = (v) => ({ x: (v / 32) * vp.width, y });
+    const rgb = (pt) => page.evaluate(([x, y]) => [...document.getElementById("fs-canvas").getContext("2d").getImageData(x, y, 1, 1).data], [Math.round(pt.x), Math.round(pt.y)]);
+    const [ar, , ab] = await rgb(at(10)); // a: [0, 20), grew
+    const [br, , bb] = await rgb(at(22)); // b: [20, 25), shrank
+    assert.ok(ar > ab, `a grew: red ${ar} > blue ${ab}`);
+    assert.ok(bb > br, `b shrank: blue ${bb} > red ${br}`);
+    await page.mouse.move(box.x + at(10).x, box.y + at(10).y);
+    const info = await page.locator("#fs-info").textContent();
+    assert.ok(info.includes("before: total 10 samples"), info);
+    await done();
   });
 
   test("a hostile function name is drawn and listed as text; no script runs", async () => {
