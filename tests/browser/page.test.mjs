@@ -2,7 +2,8 @@
 // binary from fixture profiles generated here. Expected numbers come from the folded text
 // (fixtures.mjs), never from the page's own modules.
 //
-// Needs FLAMESITE_BIN (the flamesite binary) and /usr/bin/chromium; run through run.sh.
+// Needs FLAMESITE_BIN (the flamesite binary) and Chromium (CHROMIUM_BIN, default
+// /usr/bin/chromium); run through run.sh.
 // FLAMESITE_SCREENSHOTS=DIR also writes screenshots of the root view, a zoom and a search.
 
 import { after, before, describe, test } from "node:test";
@@ -21,7 +22,7 @@ import {
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const THEME = path.resolve(HERE, "../../themes/default");
-const CHROMIUM = "/usr/bin/chromium";
+const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium"; // Debian's chromium package
 const ARGS = [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -32,7 +33,7 @@ const HOSTILE_FILE = `<img src=x onerror=alert(1)>.folded`;
 const BIN = process.env.FLAMESITE_BIN;
 if (!BIN) throw new Error("FLAMESITE_BIN is not set: point it at the flamesite binary (e.g. target/release/flamesite)");
 if (!fs.existsSync(BIN)) throw new Error(`FLAMESITE_BIN=${BIN} does not exist: build it first (cargo build --release)`);
-if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (run.sh does)`);
+if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (run.sh does) or set CHROMIUM_BIN`);
 
 const BIG = bigProfile();
 const STACKS = parseFolded(BIG);

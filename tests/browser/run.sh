@@ -23,16 +23,18 @@ if ! command -v node >/dev/null 2>&1; then
   exit 1
 fi
 
-if [[ ! -x /usr/bin/chromium ]]; then
-  if [[ "$(id -u)" == 0 ]]; then
+chromium="${CHROMIUM_BIN:-/usr/bin/chromium}"
+if [[ ! -x "$chromium" ]]; then
+  if [[ "$chromium" == /usr/bin/chromium && "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
     echo "run.sh: /usr/bin/chromium is missing; installing Debian's chromium package" >&2
     apt-get update
     apt-get install -y chromium
   else
-    echo "run.sh: /usr/bin/chromium is missing; install the Debian package: apt-get install chromium" >&2
+    echo "run.sh: $chromium is missing; install the Debian package chromium (apt-get install chromium) or set CHROMIUM_BIN" >&2
     exit 1
   fi
 fi
+export CHROMIUM_BIN="$chromium"
 
 if [[ ! -d "$here/node_modules/playwright-core" ]]; then
   (cd "$here" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
