@@ -430,6 +430,16 @@ describe("the page", () => {
       await again.done();
     };
     await check(link, st);
+    // Editing the fragment by hand (or going back) applies it too.
+    await page.evaluate(() => (location.hash = "#q=leaf_work&v=table"));
+    await page.waitForFunction(() => window.flamesite.state().query === "leaf_work");
+    const edited = await idle(page);
+    assert.equal(edited.view, "table");
+    assert.equal(edited.zoom, null);
+    assert.equal(edited.matched.value, matchedByStacks(STACKS, /leaf_work/i));
+    await page.evaluate((h) => (location.hash = h), new URL(link).hash);
+    await page.waitForFunction(() => window.flamesite.state().zoom !== null);
+    assert.equal((await idle(page)).zoom.name, "visit");
     // Copy link puts the same URL on the clipboard.
     await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
     await page.click("#fs-copy");

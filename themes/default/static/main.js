@@ -273,7 +273,11 @@ class Viewer {
     const g = this.g;
     if (!g || !g.manifest) return;
     const view = this.computeView();
-    if (!view) return;
+    this.hidden = !view;
+    if (!view) {
+      this.waiting = 0; // the graph is hidden (table view): nothing to wait for
+      return;
+    }
     let waiting = 0;
     const ready = [];
     const again = () => {
@@ -643,7 +647,7 @@ class Viewer {
     const g = this.g;
     if (!g) return true;
     if (g.failed) return false;
-    return !g.manifest || g.source.pending > 0 || this.scheduled || this.search.busy || this.tableWaiting || (this.zoom && !this.zoom.info) || this.waiting > 0;
+    return !g.manifest || g.source.pending > 0 || this.scheduled || this.search.busy || this.tableWaiting || (this.zoom && !this.zoom.info && !this.hidden) || this.waiting > 0;
   }
 
   state() {
