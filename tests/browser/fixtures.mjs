@@ -1,0 +1,118 @@
+// Fixture profiles for the browser tests, generated (deterministically) in JS as folded
+// stacks, and the reference arithmetic the tests check the page against, computed from the
+// folded text alone, independently of the build and of the page's modules.
+
+export const HOSTILE = `<script>alert(1)</script>&"q'`;
+export const TEMPLATE_FN = "std::vector<std::pair<int, std::string>>::emplace_back<int&, char const (&)[6]>(int&, char const (&)[6])";
+export const DEEP = 72; // frames in the deepest stack (plus the root: 73 rows)
+
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A profile with a spine DEEP frames deep, recursion, a hostile name, C++ template names, a
+ * realistic service mix and thousands of sub-pixel frames (class 1 and up at 3840 px).
+ */
+export function bigProfile() {
+  const r = rng(42);
+  const lines = [];
+  const spine = ["main"];
+  for (let i = 1; i < DEEP; i++) spine.push(`deep::level_${String(i).padStart(2, "0")}`);
+  lines.push([spine, 9000]);
+  lines.push([[...spine.slice(0, 40), "deep::side_branch", "memcpy"], 2500]);
+  const rec = ["main", "walk_tree"];
+  for (let i = 0; i < 12; i++) rec.push("visit");
+  lines.push([[...rec, "leaf_work"], 7000]);
+  lines.push([["main", "walk_tree", "visit", "visit", "hash_node"], 3000]);
+  lines.push([["main", HOSTILE, "render_untrusted"], 6000]);
+  lines.push([["main", TEMPLATE_FN, "operator new(unsigned long)", "malloc"], 5000]);
+  lines.push([["main", TEMPLATE_FN, "std::__cxx11::basic_string<char, std::char_traits<char>, std::allocator<char> >::_M_construct<char const*>(char const*, char const*)"], 4000]);
+  const handlers = ["get_user", "list_orders", "post_payment", "search_items", "health"];
+  const work = ["parse_json", "serialize_json", "db::query", "db::connect", "cache::get", "cache::put", "malloc", "free", "memcpy", "regex::exec"];
+  for (let i = 0; i < 400; i++) {
+    const h = handlers[Math.floor(r() * handlers.length)];
+    const stack = ["main", "server::run", "server::handle_request", `handlers::${h}`];
+    const depth = 1 + Math.floor(r() * 5);
+    for (let d = 0; d < depth; d++) stack.push(work[Math.floor(r() * work.length)]);
+    lines.push([stack, 20 + Math.floor(r() * 200)]);
+  }
+  // Thousands of sub-pixel frames: each far narrower than one pixel at the root view.
+  for (let i = 0; i < 4000; i++) {
+    lines.push([["main", "background::gc", `gc::sweep_region_${i}`, `gc::finalize_${i % 97}`], 1 + Math.floor(r() * 3)]);
+  }
+  return lines.map(([s, c]) => `${s.join(";")} ${c}`).join("\n") + "\n";
+}
+
+/** A small profile in a sub-folder (so its page is three folders below the root). */
+export function smallProfile() {
+  return ["main;a;b 30", "main;a;c 20", "main;d 10", "other 5"].join("\n") + "\n";
+}
+
+/** Parse folded text into [[frames], count]. */
+export function parseFolded(text) {
+  const out = [];
+  for (const line of text.split("\n")) {
+    const m = /^(.*) (\d+)$/.exec(line);
+    if (m) out.push([m[1].split(";"), Number(m[2])]);
+  }
+  return out;
+}
+
+/** Total of all stacks. */
+export function total(stacks) {
+  return stacks.reduce((s, [, c]) => s + c, 0);
+}
+
+/** Sum of the counts of stacks that contain at least one frame matched by `re`: the exact matched value. */
+export function matchedByStacks(stacks, re) {
+  let s = 0;
+  for (const [frames, c] of stacks) if (frames.some((f) => re.test(f))) s += c;
+  return s;
+}
+
+/** Total of the frame at `path` (a prefix of stacks): the sum of the stacks starting with it. */
+export function pathTotal(stacks, path) {
+  let s = 0;
+  for (const [frames, c] of stacks) if (path.every((p, i) => frames[i] === p)) s += c;
+  return s;
+}
+
+/** Self of the frame at `path`: the stacks that end exactly there. */
+export function pathSelf(stacks, path) {
+  let s = 0;
+  for (const [frames, c] of stacks) if (frames.length === path.length && path.every((p, i) => frames[i] === p)) s += c;
+  return s;
+}
+
+const enc = new TextEncoder();
+function byteCompare(a, b) {
+  const x = enc.encode(a);
+  const y = enc.encode(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+
+/**
+ * Offset of the frame at `path`: its parent's offset plus the totals of its earlier siblings
+ * (children sorted by name bytes, a frame's own self after its children). So it is the sum of
+ * the stacks that branch off to a smaller name before reaching the end of the path.
+ */
+export function pathOffset(stacks, path) {
+  let s = 0;
+  for (const [frames, c] of stacks) {
+    for (let i = 0; i < path.length && i < frames.length; i++) {
+      const d = byteCompare(frames[i], path[i]);
+      if (d < 0) s += c;
+      if (d !== 0) break;
+    }
+  }
+  return s;
+}

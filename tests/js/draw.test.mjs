@@ -1,0 +1,80 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { MATCH_RGB, Palette, mixRgb, paintFrames, parseHex, pixel } from "../../themes/default/static/draw.js";
+import { decodeChunk } from "../../themes/default/static/fetch.js";
+import { buildGraph, parseFolded } from "./helpers.mjs";
+
+// main;a 60, main;b 30, other 10 — at 100 px: main [0,90), a [0,60), b [60,90), other [90,100).
+const g = buildGraph(parseFolded("main;a 60\nmain;b 30\nother 10\n"), { rootWidth: 100, depthBlock: 8 });
+const chunks = g.manifest.chunks.map((c) => decodeChunk(g.files.get(c.file)));
+const id = (name) => g.names.names.indexOf(name);
+const ROW = 10;
+
+function paint({ dpr = 1, x0 = 0, x1 = 100, match = null, zoomDepth = 0, width = 100 } = {}) {
+  const view = { x0, x1, width, height: 3 * ROW, rowH: ROW, depthCount: 3, icicle: false, scrollTop: 0, minHeight: 0 };
+  const W = width * dpr;
+  const H = 3 * ROW * dpr;
+  const pix = new Uint32Array(W * H);
+  const palette = new Palette(g.names, 0xffffff);
+  const out = paintFrames(pix, W, H, dpr, { view, chunks, palette, zoomDepth, match, diffScale: 0 });
+  const at = (x, y) => pix[Math.floor(y * dpr) * W + Math.floor(x * dpr)];
+  return { ...out, at, palette };
+}
+
+test("pixel and colour helpers", () => {
+  assert.equal(pixel(0x112233), 0xff332211);
+  assert.equal(parseHex("#fff"), 0xffffff);
+  assert.equal(parseHex(" #0a0B0c "), 0x0a0b0c);
+  assert.equal(parseHex("rgb(1,2,3)"), 0xffffff);
+  assert.equal(mixRgb(0xff0000, 0x0000ff, 0.5), 0x800080);
+});
+
+test("frames land on their rows and columns, root at the bottom, with gaps", () => {
+  const { at, painted, labels } = paint();
+  const c = (name) => pixel(g.names.colors[id(name)]);
+  const bg = pixel(0xffffff);
+  // Row of depth d spans y in [30 - (d+1)*10, 30 - d*10), the last pixel row is the gap.
+  assert.equal(at(50, 25), c("all"));
+  assert.equal(at(30, 15), c("main"));
+  assert.equal(at(95, 15), c("other"));
+  assert.equal(at(30, 5), c("a"));
+  assert.equal(at(75, 5), c("b"));
+  assert.equal(at(30, 9), bg, "gap under a row");
+  assert.equal(at(89, 15), bg, "gap after a frame");
+  assert.equal(at(95, 5), bg, "nothing above other");
+  assert.equal(painted, 5);
+  // Labels for frames at least 36 px wide: all, main, a.
+  const named = [];
+  for (let k = 0; k < labels.length; k += 5) named.push(g.names.names[labels[k + 3]]);
+  assert.deepEqual(named.sort(), ["a", "all", "main"]);
+});
+
+test("device pixels: the same picture at twice the resolution", () => {
+  const one = paint();
+  const two = paint({ dpr: 2 });
+  for (const [x, y] of [[50, 25], [30, 15], [95, 15], [30, 5], [75, 5], [95, 5]]) assert.equal(two.at(x, y), one.at(x, y));
+});
+
+test("a zoom fills the width; ancestors are faded, a search dims the rest", () => {
+  const z = paint({ x0: 60, x1: 90, zoomDepth: 2 });
+  const bg = 0xffffff;
+  assert.equal(z.at(50, 5), pixel(g.names.colors[id("b")]), "b fills the width");
+  assert.equal(z.at(50, 15), pixel(mixRgb(g.names.colors[id("main")], bg, 0.4)), "main is a faded ancestor");
+  const match = new Uint8Array(g.names.names.length);
+  match[id("a")] = 1;
+  const s = paint({ match });
+  assert.equal(s.at(30, 5), pixel(MATCH_RGB));
+  assert.notEqual(s.at(75, 5), pixel(g.names.colors[id("b")]), "b is dimmed");
+  assert.equal(s.at(75, 5), s.palette.color(id("b"), 1));
+});
+
+test("frames under half a pixel are not painted, sub-pixel ones get a pixel", () => {
+  const stacks = [[["big"], 10000]];
+  for (let i = 0; i < 60; i++) stacks.push([["small", `s${i}`], 1]);
+  const gg = buildGraph(stacks, { rootWidth: 100, depthBlock: 8 });
+  const cs = gg.manifest.chunks.map((c) => decodeChunk(gg.files.get(c.file)));
+  const view = { x0: 0, x1: gg.manifest.total, width: 100, height: 30, rowH: ROW, depthCount: 3, icicle: false, scrollTop: 0 };
+  const pix = new Uint32Array(100 * 30);
+  const out = paintFrames(pix, 100, 30, 1, { view, chunks: cs, palette: new Palette(gg.names), zoomDepth: 0, match: null, diffScale: 0 });
+  assert.equal(out.painted, 3, "all, big, and small (0.6 px, one pixel); the 0.01 px s* are skipped");
+});

@@ -1,0 +1,138 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { GraphError, GraphSource, NameTable, checkManifest, checkNames, decodeChunk, decodeSearch } from "../../themes/default/static/fetch.js";
+import { buildGraph, chunkBytes, frameTable, memoryFetch, parseFolded, searchBytes } from "./helpers.mjs";
+
+const FOLDED = "main;a;b 5\nmain;a 2\nmain;c 3\nother 1\n";
+
+test("decodeChunk reads the columns FORMAT.md describes", () => {
+  const t = frameTable(parseFolded(FOLDED));
+  const ids = t.name.map((_, i) => i);
+  const c = decodeChunk(chunkBytes(t, ids, 0, 4));
+  assert.equal(c.n, t.name.length);
+  assert.equal(c.depthLo, 0);
+  assert.equal(c.depthHi, 4);
+  assert.deepEqual([...c.rowStart], [0, 1, 3, 5, 6]);
+  assert.ok(c.offset instanceof Float64Array && c.id instanceof Uint32Array);
+  // depth 1: main [0,10) then other [10,11)
+  assert.deepEqual([...c.offset.slice(1, 3)], [0, 10]);
+  assert.deepEqual([...c.total.slice(1, 3)], [10, 1]);
+  assert.deepEqual([...c.name.slice(1, 3)].map((n) => t.names[n]), ["main", "other"]);
+  assert.equal(c.parent[0], 0xffffffff);
+  assert.equal(c.diff, false);
+  assert.equal(c.beforeTotal, null);
+});
+
+test("decodeChunk reads the differential columns when flag bit 0 is set", () => {
+  const t = frameTable(parseFolded(FOLDED));
+  const ids = t.name.map((_, i) => i);
+  const diff = { beforeTotal: t.total.map((v) => v * 2), beforeSelf: t.self.map((v) => v + 1) };
+  const c = decodeChunk(chunkBytes(t, ids, 0, 4, { diff }));
+  assert.equal(c.diff, true);
+  assert.equal(c.beforeTotal[0], 22);
+  assert.equal(c.beforeSelf[0], 1);
+  assert.equal(c.name[1], t.names.indexOf("main"));
+});
+
+test("decodeChunk accepts an unaligned view by copying it", () => {
+  const t = frameTable(parseFolded(FOLDED));
+  const bytes = new Uint8Array(chunkBytes(t, [0, 1, 5], 0, 2));
+  const big = new Uint8Array(bytes.length + 3);
+  big.set(bytes, 3);
+  const c = decodeChunk(big.subarray(3));
+  assert.equal(c.n, 3);
+  assert.equal(c.total[0], 11);
+});
+
+test("decodeChunk refuses bad magic, versions, truncation and bad row indexes", () => {
+  const t = frameTable(parseFolded(FOLDED));
+  const good = chunkBytes(t, [0, 1, 5], 0, 2);
+  assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { magic: "XXXX" }), "c/0-0.bin"), /c\/0-0\.bin: not a FSCH file/);
+  assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { version: 2 })), /version 2 is not supported/);
+  assert.throws(() => decodeChunk(good.slice(0, good.byteLength - 4)), /truncated or corrupt/);
+  assert.throws(() => decodeChunk(new ArrayBuffer(10)), GraphError);
+  const bad = good.slice(0);
+  new DataView(bad).setUint32(28, 9, true); // row_start[1] beyond n
+  assert.throws(() => decodeChunk(bad), /row index/);
+});
+
+test("decodeSearch reads interval lists per name", () => {
+  const per = [[[0, 11]], [[0, 7]], [[0, 5], [8, 9]], []];
+  const b = decodeSearch(searchBytes(per, 1, 4));
+  assert.equal(b.nameLo, 1);
+  assert.equal(b.nameHi, 4);
+  assert.equal(b.k, 3);
+  assert.deepEqual([...b.start], [0, 1, 3, 3]);
+  assert.deepEqual([...b.iv], [0, 7, 0, 5, 8, 9]);
+  const bytes = searchBytes(per, 0, 2);
+  assert.throws(() => decodeSearch(bytes.slice(0, bytes.byteLength - 8), "s/0.bin"), /s\/0\.bin: is \d+ bytes, expected/);
+});
+
+test("checkManifest and checkNames refuse what they do not know", () => {
+  const { manifest, files } = buildGraph(parseFolded(FOLDED), { namesPerFile: 2 });
+  assert.equal(checkManifest(manifest), manifest);
+  assert.throws(() => checkManifest({ ...manifest, version: 2 }), /version 2/);
+  assert.throws(() => checkManifest({ format: "x" }), /not a flamesite graph manifest/);
+  assert.throws(() => checkManifest({ ...manifest, names: [manifest.names[1]] }), /do not cover the name ids/);
+  const entry = manifest.names[0];
+  const nm = files.get(entry.file);
+  assert.equal(checkNames(nm, entry), nm);
+  assert.throws(() => checkNames({ ...nm, self: [1] }, entry), /differ in length/);
+  assert.throws(() => checkNames(nm, { names: [0, 9] }, "n/0.json"), /n\/0\.json: has 2 names, the manifest says 9/);
+});
+
+test("name ids follow first use, so the root view's chunks need the first name file", () => {
+  const { manifest, names } = buildGraph(parseFolded(FOLDED), { rootWidth: 4, depthBlock: 1, namesPerFile: 3 });
+  assert.equal(names.names[0], "all");
+  const class0 = manifest.chunks.filter((c) => c.class === 0);
+  assert.ok(Math.max(...class0.map((c) => c.name_max)) < Math.max(...manifest.chunks.map((c) => c.name_max)));
+  const t = new NameTable(manifest.names);
+  assert.equal(t.count, names.names.length);
+  assert.equal(t.fileOf(0), 0);
+  assert.equal(t.fileOf(3), 1);
+  assert.equal(t.fileOf(t.count - 1), manifest.names.length - 1);
+  assert.equal(t.hasUpTo(0), false);
+});
+
+test("GraphSource fetches each file once, lists loaded chunks, and reports failures by file", async () => {
+  const g = buildGraph(parseFolded(FOLDED), { rootWidth: 4, depthBlock: 1, namesPerFile: 4 });
+  const base = "http://x/perf/p/a/g/samples/";
+  g.files.delete(g.manifest.chunks[1].file);
+  const corrupt = g.manifest.chunks[2];
+  g.files.set(corrupt.file, new ArrayBuffer(40));
+  const f = memoryFetch(g.files, base);
+  const src = new GraphSource(base, f);
+  const m = await src.manifest();
+  await src.manifest();
+  const nt = src.nameTable(m);
+  await src.namesUpTo(nt, 0);
+  assert.equal(nt.names[0], "all");
+  assert.equal(nt.hasUpTo(0), true);
+  assert.equal(nt.complete(), m.names.length === 1);
+  await src.allNames(nt);
+  assert.equal(nt.complete(), true);
+  assert.deepEqual(src.namesLoaded, m.names.map((n) => base + n.file));
+  const c0 = await src.chunk(m.chunks[0]);
+  const again = await src.chunk(m.chunks[0]);
+  assert.equal(c0, again);
+  assert.equal(src.ready(m.chunks[0]), c0);
+  assert.equal(f.calls.filter((u) => u.endsWith(m.chunks[0].file)).length, 1);
+  assert.deepEqual(src.loaded, [base + m.chunks[0].file]);
+  await assert.rejects(src.chunk(m.chunks[1]), new RegExp(`${m.chunks[1].file}: could not be fetched \\(HTTP 404 Not Found\\)`));
+  await assert.rejects(src.chunk(corrupt), /c\/0-2\.bin: not a FSCH file/);
+  assert.equal(src.failed(m.chunks[1]), true);
+  assert.equal(src.failed(m.chunks[0]), false);
+  assert.equal(src.errors.length, 2);
+  assert.equal(src.pending, 0);
+  const b = await src.bucket(m.search[0]);
+  assert.equal(b.nameLo, 0);
+  assert.deepEqual(src.bucketsLoaded, [base + m.search[0].file]);
+});
+
+test("GraphSource checks a chunk against its manifest entry", async () => {
+  const g = buildGraph(parseFolded(FOLDED));
+  const base = "http://x/g/";
+  const src = new GraphSource(base, memoryFetch(g.files, base));
+  const e = { ...g.manifest.chunks[0], frames: g.manifest.chunks[0].frames + 1 };
+  await assert.rejects(src.chunk(e), /does not match its manifest entry/);
+});

@@ -1,0 +1,87 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  defaultState, describeFrame, formatBytes, formatDuration, formatFragment, formatPercent, formatValue,
+  groupDigits, nameHash, parseFragment,
+} from "../../themes/default/static/format.js";
+
+test("values are formatted for people per unit", () => {
+  assert.equal(groupDigits(1234567), "1,234,567");
+  assert.equal(groupDigits(12), "12");
+  assert.equal(formatValue(1, "samples"), "1 sample");
+  assert.equal(formatValue(123456, "samples"), "123,456 samples");
+  assert.equal(formatValue(999, "nanoseconds"), "999 ns");
+  assert.equal(formatValue(1500, "nanoseconds"), "1.50 µs");
+  assert.equal(formatValue(12_340_000, "nanoseconds"), "12.3 ms");
+  assert.equal(formatValue(2_500_000_000, "nanoseconds"), "2.50 s");
+  assert.equal(formatValue(90e9, "nanoseconds"), "1.50 min");
+  assert.equal(formatValue(7200e9, "nanoseconds"), "2.00 h");
+  assert.equal(formatValue(250, "milliseconds"), "250 ms");
+  assert.equal(formatValue(3, "seconds"), "3.00 s");
+  assert.equal(formatValue(512, "bytes"), "512 B");
+  assert.equal(formatValue(1536, "bytes"), "1.50 KiB");
+  assert.equal(formatValue(5 * 1024 * 1024, "bytes"), "5.00 MiB");
+  assert.equal(formatBytes(3 * 1024 ** 3), "3.00 GiB");
+  assert.equal(formatDuration(100e6), "100 ms");
+  assert.equal(formatValue(42, "count"), "42");
+  assert.equal(formatValue(4200, "widgets"), "4,200 widgets");
+});
+
+test("percentages have two decimals and say when they are tiny", () => {
+  assert.equal(formatPercent(1, 3), "33.33%");
+  assert.equal(formatPercent(5, 5), "100.00%");
+  assert.equal(formatPercent(1, 1e6), "<0.01%");
+  assert.equal(formatPercent(0, 10), "0.00%");
+  assert.equal(formatPercent(3, 0), "0%");
+});
+
+test("nameHash is FNV-1a 32 over UTF-8, as FORMAT.md's colours use", () => {
+  assert.equal(nameHash(""), "811c9dc5");
+  assert.equal(nameHash("a"), "e40c292c");
+  assert.equal(nameHash("foobar"), "bf9cf968");
+  assert.equal(nameHash("é"), nameHash("\u00e9"));
+  assert.notEqual(nameHash("é"), nameHash("e\u0301"));
+});
+
+test("fragment state round-trips, defaults are left out", () => {
+  assert.equal(formatFragment(defaultState()), "");
+  assert.deepEqual(parseFragment(""), defaultState());
+  assert.deepEqual(parseFragment("#"), defaultState());
+  const st = {
+    graph: "alloc_space",
+    zoom: { depth: 12, offset: 345678, total: 999, hash: "0badcafe" },
+    query: `^std::vector<int>::push_back$|a&b=c #x%y+z "q' <script>`,
+    caseSensitive: true,
+    view: "both",
+    icicle: true,
+    sort: "name",
+  };
+  const frag = formatFragment(st);
+  assert.match(frag, /^#g=alloc_space&z=12\.345678\.999\.0badcafe&q=/);
+  assert.ok(!/[ <>"#&](?![a-z]=)/.test(frag.slice(1).replace(/&(?=[a-z]=)/g, "")), frag);
+  assert.deepEqual(parseFragment(frag), st);
+  const st2 = { ...defaultState(), query: "main" };
+  assert.equal(formatFragment(st2), "#q=main");
+  assert.deepEqual(parseFragment("#q=main"), st2);
+});
+
+test("a bad or hostile fragment is ignored key by key", () => {
+  const st = parseFragment("#z=1.2&v=evil&q=%E0%A4%A&s=nope&c=1&m=icicle&x=1&q2=3");
+  assert.equal(st.zoom, null);
+  assert.equal(st.view, "graph");
+  assert.equal(st.query, "");
+  assert.equal(st.sort, "self");
+  assert.equal(st.caseSensitive, true);
+  assert.equal(st.icicle, true);
+  assert.equal(parseFragment("#z=1.2.0.0badcafe").zoom, null, "a zero-width zoom is refused");
+  assert.equal(parseFragment("#q=a+b").query, "a b", "+ is a space, as in forms");
+});
+
+test("describeFrame gives the numbers of the info line", () => {
+  const f = { name: "main", depth: 1, offset: 0, total: 500, self: 25 };
+  const d = describeFrame(f, { total: 1000, unit: "samples", zoomTotal: 0 });
+  assert.equal(d.name, "main");
+  assert.deepEqual(d.facts, ["total 500 samples (50.00% of all)", "self 25 samples (2.50%)", "depth 1"]);
+  const z = describeFrame(f, { total: 1000, unit: "nanoseconds", zoomTotal: 800 });
+  assert.equal(z.facts[0], "total 500 ns (50.00% of all, 62.50% of zoom)");
+});

@@ -1,0 +1,274 @@
+// Test helpers: a small reference build in JS (folded stacks → frame table → chunk and search
+// bucket files, byte for byte as docs/FORMAT.md describes), so the page modules are tested on
+// buffers made independently of the Rust writer.
+
+const enc = new TextEncoder();
+
+/** Compare strings by their UTF-8 bytes, the order of FORMAT.md. */
+export function byteOrder(a, b) {
+  const x = enc.encode(a);
+  const y = enc.encode(b);
+  const n = Math.min(x.length, y.length);
+  for (let i = 0; i < n; i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+
+/** Parse folded text ("a;b;c 42" per line) into [[frames], count]. */
+export function parseFolded(text) {
+  const out = [];
+  for (const line of text.split("\n")) {
+    const m = /^(.*) (\d+)$/.exec(line.trim());
+    if (m) out.push([m[1].split(";"), Number(m[2])]);
+  }
+  return out;
+}
+
+/** Merge stacks into a frame table laid out as FORMAT.md says. */
+export function frameTable(stacks) {
+  const root = { name: "all", kids: new Map(), self: 0 };
+  for (const [frames, count] of stacks) {
+    let node = root;
+    for (const f of frames) {
+      if (!node.kids.has(f)) node.kids.set(f, { name: f, kids: new Map(), self: 0 });
+      node = node.kids.get(f);
+    }
+    node.self += count;
+  }
+  const nameSet = new Set();
+  (function collect(n) {
+    for (const k of n.kids.values()) {
+      nameSet.add(k.name);
+      collect(k);
+    }
+  })(root);
+  const names = ["all", ...[...nameSet].sort(byteOrder)];
+  const nameId = new Map(names.map((n, i) => [n, i]));
+  const t = { names, name: [], depth: [], parent: [], offset: [], total: [], self: [] };
+  const rowEnd = [];
+  function totalOf(n) {
+    if (n.total === undefined) n.total = n.self + [...n.kids.values()].reduce((s, k) => s + totalOf(k), 0);
+    return n.total;
+  }
+  totalOf(root);
+  (function lay(n, depth, parent, offset) {
+    const id = t.name.length;
+    t.name.push(depth === 0 ? 0 : nameId.get(n.name));
+    t.depth.push(depth);
+    t.parent.push(parent);
+    t.offset.push(offset);
+    t.total.push(n.total);
+    t.self.push(n.self);
+    let o = offset;
+    for (const k of [...n.kids.values()].sort((a, b) => byteOrder(a.name, b.name))) {
+      lay(k, depth + 1, id, o);
+      o += k.total;
+    }
+    rowEnd[depth] = Math.max(rowEnd[depth] || 0, offset + n.total);
+  })(root, 0, 0xffffffff, 0);
+  return t;
+}
+
+const pad8 = (x) => (x + 7) & ~7;
+
+/** Bytes of a chunk file holding frame ids `ids` (any order) of table `t`. */
+export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 1, magic = "FSCH" } = {}) {
+  const rows = [...ids].sort((a, b) => t.depth[a] - t.depth[b] || t.offset[a] - t.offset[b] || a - b);
+  const n = rows.length;
+  const m = depthHi - depthLo + 1;
+  const a = pad8(24 + 4 * m);
+  const fcols = diff ? 5 : 3;
+  const buf = new ArrayBuffer(a + 8 * fcols * n + 12 * n);
+  const dv = new DataView(buf);
+  for (let i = 0; i < 4; i++) dv.setUint8(i, magic.charCodeAt(i));
+  dv.setUint32(4, version, true);
+  dv.setUint32(8, diff ? 1 : 0, true);
+  dv.setUint32(12, n, true);
+  dv.setUint32(16, depthLo, true);
+  dv.setUint32(20, depthHi, true);
+  for (let i = 0; i < m; i++) {
+    const d = depthLo + i;
+    dv.setUint32(24 + 4 * i, rows.filter((r) => t.depth[r] < d).length, true);
+  }
+  const cols = [t.offset, t.total, t.self];
+  if (diff) cols.push(diff.beforeTotal, diff.beforeSelf);
+  let at = a;
+  for (const col of cols) {
+    for (const r of rows) {
+      dv.setFloat64(at, col[r], true);
+      at += 8;
+    }
+  }
+  for (const col of [rows, rows.map((r) => t.parent[r]), rows.map((r) => t.name[r])]) {
+    for (const v of col) {
+      dv.setUint32(at, v, true);
+      at += 4;
+    }
+  }
+  return buf;
+}
+
+/** Per name id, the union of the extents of its frames as sorted disjoint intervals. */
+export function nameIntervals(t) {
+  const per = t.names.map(() => []);
+  for (let i = 0; i < t.name.length; i++) if (t.total[i] > 0) per[t.name[i]].push([t.offset[i], t.offset[i] + t.total[i]]);
+  return per.map((list) => {
+    list.sort((a, b) => a[0] - b[0]);
+    const out = [];
+    for (const [s, e] of list) {
+      if (out.length && s <= out[out.length - 1][1]) out[out.length - 1][1] = Math.max(out[out.length - 1][1], e);
+      else out.push([s, e]);
+    }
+    return out;
+  });
+}
+
+/** Bytes of a search bucket for names [lo, hi) given per-name interval lists. */
+export function searchBytes(per, lo, hi) {
+  const m = hi - lo + 1;
+  const a = pad8(24 + 4 * m);
+  let k = 0;
+  for (let n = lo; n < hi; n++) k += per[n].length;
+  const buf = new ArrayBuffer(a + 16 * k);
+  const dv = new DataView(buf);
+  "FSSI".split("").forEach((c, i) => dv.setUint8(i, c.charCodeAt(0)));
+  dv.setUint32(4, 1, true);
+  dv.setUint32(8, lo, true);
+  dv.setUint32(12, hi, true);
+  dv.setUint32(16, k, true);
+  let j = 0;
+  let at = a;
+  for (let n = lo; n < hi; n++) {
+    dv.setUint32(24 + 4 * (n - lo), j, true);
+    for (const [s, e] of per[n]) {
+      dv.setFloat64(at, s, true);
+      dv.setFloat64(at + 8, e, true);
+      at += 16;
+      j += 1;
+    }
+  }
+  dv.setUint32(24 + 4 * (hi - lo), j, true);
+  return buf;
+}
+
+/**
+ * A whole graph folder in memory, split as FORMAT.md "Width classes" says, with `depthBlock`
+ * depths per chunk and fine chunks split into `offsetSplits` offset ranges; name ids renumbered
+ * in order of first use (chunks in manifest order, rows in order) and the name table split
+ * into files of `namesPerFile` ids. Returns { table, manifest, names, files: Map(file -> ArrayBuffer | object) }
+ * where `names` is the whole name table (all four arrays) for the tests' convenience.
+ */
+export function buildGraph(stacks, { rootWidth = 1000, classFactor = 8, depthBlock = 4, offsetSplits = 2, bucketNames = 3, namesPerFile = 1000 } = {}) {
+  const laid = frameTable(stacks);
+  const T = laid.total[0];
+  const W = rootWidth;
+  const F = classFactor;
+  let kmax = 1;
+  while (W * F ** kmax < T) kmax += 1;
+  const classOf = (tot) => {
+    if (tot === 0) return kmax;
+    if (tot * W >= T) return 0;
+    let k = 1;
+    while (tot * W * F ** k < T && k < kmax) k += 1;
+    return k;
+  };
+  const depth = Math.max(...laid.depth) + 1;
+  const groups = new Map();
+  for (let i = 0; i < laid.name.length; i++) {
+    const k = classOf(laid.total[i]);
+    const block = Math.floor(laid.depth[i] / depthBlock);
+    const part = k === 0 ? 0 : Math.min(offsetSplits - 1, Math.floor((laid.offset[i] / T) * offsetSplits));
+    const key = `${k}/${block}/${part}`;
+    if (!groups.has(key)) groups.set(key, { k, block, part, ids: [] });
+    groups.get(key).ids.push(i);
+  }
+  const sorted = [...groups.values()].sort((a, b) => a.k - b.k || a.block - b.block || a.part - b.part);
+  const rowOrder = (ids) => [...ids].sort((a, b) => laid.depth[a] - laid.depth[b] || laid.offset[a] - laid.offset[b] || a - b);
+  // Name ids by first use.
+  const newId = new Map();
+  for (const g of sorted) for (const r of rowOrder(g.ids)) if (!newId.has(laid.name[r])) newId.set(laid.name[r], newId.size);
+  const names = new Array(newId.size);
+  for (const [old, id] of newId) names[id] = laid.names[old];
+  const t = { ...laid, names, name: laid.name.map((n) => newId.get(n)) };
+  const files = new Map();
+  const chunks = [];
+  const counters = new Map();
+  for (const g of sorted) {
+    const nth = counters.get(g.k) || 0;
+    counters.set(g.k, nth + 1);
+    const file = `c/${g.k}-${nth}.bin`;
+    const lo = g.block * depthBlock;
+    const hi = Math.min(depth, lo + depthBlock);
+    const bytes = chunkBytes(t, g.ids, lo, hi);
+    files.set(file, bytes);
+    const offs = g.ids.map((i) => t.offset[i]);
+    const ends = g.ids.map((i) => t.offset[i] + t.total[i]);
+    chunks.push({
+      file, class: g.k, depth: [lo, hi], offset: g.k === 0 ? [0, T] : [Math.min(...offs), Math.max(...ends)],
+      frames: g.ids.length, max_total: Math.max(...g.ids.map((i) => t.total[i])),
+      name_max: Math.max(...g.ids.map((i) => t.name[i])), bytes: bytes.byteLength,
+    });
+  }
+  const per = nameIntervals(t);
+  const search = [];
+  for (let lo = 0, n = 0; lo < t.names.length; lo += bucketNames, n++) {
+    const hi = Math.min(t.names.length, lo + bucketNames);
+    const bytes = searchBytes(per, lo, hi);
+    const file = `s/${n}.bin`;
+    files.set(file, bytes);
+    search.push({ file, names: [lo, hi], intervals: per.slice(lo, hi).reduce((s, l) => s + l.length, 0), bytes: bytes.byteLength });
+  }
+  const selfBy = t.names.map(() => 0);
+  for (let i = 0; i < t.name.length; i++) selfBy[t.name[i]] += t.self[i];
+  const table = {
+    names: t.names,
+    colors: t.names.map((_, i) => (i * 2654435761) & 0xffffff),
+    self: selfBy,
+    total: per.map((l) => l.reduce((s, [a, b]) => s + b - a, 0)),
+  };
+  const nameFiles = [];
+  for (let lo = 0, k = 0; lo < t.names.length; lo += namesPerFile, k++) {
+    const hi = Math.min(t.names.length, lo + namesPerFile);
+    const file = `n/${k}.json`;
+    const part = Object.fromEntries(Object.entries(table).map(([key, arr]) => [key, arr.slice(lo, hi)]));
+    files.set(file, part);
+    nameFiles.push({ file, names: [lo, hi], bytes: JSON.stringify(part).length });
+  }
+  const manifest = {
+    format: "flamesite-graph", version: 1, graph: "samples", unit: "samples", differential: false,
+    total: T, total_before: null, frames: t.name.length, depth, palette: "hot", root_width: W, class_factor: F,
+    names: nameFiles, chunks, search,
+  };
+  files.set("manifest.json", manifest);
+  return { table: t, manifest, names: table, files };
+}
+
+/** A fetch over an in-memory graph folder at `base`, counting requests per URL. */
+export function memoryFetch(files, base) {
+  const calls = [];
+  const fn = async (url) => {
+    calls.push(url);
+    const file = url.slice(base.length);
+    if (!files.has(file)) return { ok: false, status: 404, statusText: "Not Found" };
+    const v = files.get(file);
+    return {
+      ok: true,
+      status: 200,
+      text: async () => (typeof v === "string" ? v : JSON.stringify(v)),
+      arrayBuffer: async () => (v instanceof ArrayBuffer ? v.slice(0) : new ArrayBuffer(0)),
+    };
+  };
+  fn.calls = calls;
+  return fn;
+}
+
+/** Deterministic pseudo-random numbers (mulberry32). */
+export function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

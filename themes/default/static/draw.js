@@ -1,0 +1,241 @@
+// Drawing: frames onto a canvas from typed-array chunk columns.
+//
+// Boxes are rasterised in JS into one Uint32Array of device pixels (paintFrames, pure, so
+// node tests check pixels) and put on the canvas in one putImageData: one native fill per
+// frame into a scanline per depth, then the scanline copied down its row. That costs about
+// one pass over the canvas whatever the profile, where a fillRect and a fillStyle per frame
+// cost tens of ms for the 10k+ frames of a large profile's root view. Frames narrower than
+// MIN_PX are skipped; sub-pixel frames get at least one device pixel. Labels are then drawn
+// as canvas text (never HTML), cut with an ellipsis to fit their box.
+
+import { MIN_PX, pixelValue, rowY, rowsInRange, visibleDepths, xOf } from "./layout.js";
+
+export const FONT_PX = 12;
+export const FONT = `${FONT_PX}px ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace`;
+export const MATCH_RGB = 0xe600e6;
+const ELLIPSIS = "\u2026";
+const LABEL_PAD = 3;
+const FADED_ALPHA = 0.4;
+const DIM_KEEP = 0.25; // how much of a frame's colour stays when a search dims it
+const DIM_GREY = 0xd8;
+
+/** Size a canvas for `cssW` × `cssH` CSS pixels at the device pixel ratio; returns its 2D context. */
+export function setupCanvas(canvas, cssW, cssH, dpr) {
+  const w = Math.max(1, Math.round(cssW * dpr));
+  const h = Math.max(1, Math.round(cssH * dpr));
+  if (canvas.width !== w) canvas.width = w;
+  if (canvas.height !== h) canvas.height = h;
+  canvas.style.width = `${cssW}px`;
+  canvas.style.height = `${cssH}px`;
+  const ctx = canvas.getContext("2d");
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return ctx;
+}
+
+/** `0xRRGGBB` as the pixel value of an RGBA8 buffer read as little-endian Uint32. */
+export function pixel(rgb) {
+  return (0xff000000 | ((rgb & 0xff) << 16) | (rgb & 0xff00) | ((rgb >> 16) & 0xff)) >>> 0;
+}
+
+/** Mix `0xRRGGBB` toward `toward` (also 0xRRGGBB), keeping `keep` of it. */
+export function mixRgb(rgb, toward, keep) {
+  const m = (s) => Math.round(((rgb >> s) & 255) * keep + ((toward >> s) & 255) * (1 - keep));
+  return (m(16) << 16) | (m(8) << 8) | m(0);
+}
+
+/** `#rgb` / `#rrggbb` as 0xRRGGBB; anything else is white. */
+export function parseHex(css) {
+  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec((css || "").trim());
+  if (!m) return 0xffffff;
+  const h = m[1].length === 3 ? m[1].replace(/./g, "$&$&") : m[1];
+  return parseInt(h, 16);
+}
+
+/**
+ * Per-graph drawing resources over a name table (fetch.js NameTable, or anything with
+ * `names` and `colors` arrays indexed by name id): pixel colours by mode, made on first use,
+ * and a lazily filled cache of label widths by name id.
+ */
+export class Palette {
+  constructor(names, bg = 0xffffff) {
+    this.names = names.names;
+    this.colors = names.colors;
+    this.bg = bg;
+    const n = this.names.length;
+    // Modes: 0 plain, 1 dimmed by a search, 2 faded ancestor, 3 dimmed and faded. 0 = not made yet.
+    this.cache = [0, 1, 2, 3].map(() => new Uint32Array(n));
+    this.widths = new Float32Array(n).fill(-1);
+    this.charW = 0;
+    this.setBackground(bg);
+  }
+
+  setBackground(bg) {
+    if (bg === this.bg && this.match) return;
+    this.bg = bg;
+    for (const c of this.cache) c.fill(0);
+    this.match = [pixel(MATCH_RGB), pixel(MATCH_RGB), pixel(mixRgb(MATCH_RGB, bg, FADED_ALPHA)), pixel(mixRgb(MATCH_RGB, bg, FADED_ALPHA))];
+    // Diverging scale for differential graphs: blue (shrank) .. white .. red (grew), 21 steps.
+    this.diff = [[], []];
+    for (let i = -10; i <= 10; i++) {
+      const far = Math.round(255 - 165 * (Math.abs(i) / 10));
+      const rgb = i < 0 ? (far << 16) | (far << 8) | 255 : (255 << 16) | (far << 8) | far;
+      this.diff[0].push(pixel(rgb));
+      this.diff[1].push(pixel(mixRgb(rgb, bg, FADED_ALPHA)));
+    }
+  }
+
+  /** Pixel colour of name `n` in `mode` (bit 0: dimmed, bit 1: faded). */
+  color(n, mode) {
+    const c = this.cache[mode];
+    let v = c[n];
+    if (v === 0) {
+      let rgb = this.colors[n];
+      if (mode & 1) rgb = mixRgb(rgb, (DIM_GREY << 16) | (DIM_GREY << 8) | DIM_GREY, DIM_KEEP);
+      if (mode & 2) rgb = mixRgb(rgb, this.bg, FADED_ALPHA);
+      v = pixel(rgb);
+      c[n] = v;
+    }
+    return v;
+  }
+
+  diffColor(after, before, scale, faded) {
+    const b = before * scale;
+    const m = Math.max(after, b);
+    const r = m > 0 ? (after - b) / m : 0;
+    return this.diff[faded ? 1 : 0][Math.round(r * 10) + 10];
+  }
+
+  /** Label text for name id `n` that fits `avail` CSS pixels, or "" when nothing useful fits. */
+  label(ctx, n, avail) {
+    if (this.charW === 0) this.charW = ctx.measureText("M").width || FONT_PX * 0.6;
+    let w = this.widths[n];
+    const name = this.names[n];
+    if (w < 0) {
+      w = ctx.measureText(name).width;
+      this.widths[n] = w;
+    }
+    if (w <= avail) return name;
+    let k = Math.floor((avail - this.charW) / this.charW);
+    if (k < 2) return "";
+    k = Math.min(k, name.length - 1);
+    const code = name.charCodeAt(k - 1);
+    if (code >= 0xd800 && code <= 0xdbff) k -= 1; // do not split a surrogate pair
+    return name.slice(0, k) + ELLIPSIS;
+  }
+}
+
+/**
+ * Rasterise the frames of a view into `pix`, a Uint32Array of `W` × `H` device pixels
+ * (`dpr` device pixels per CSS pixel). `scene`:
+ *   view      the layout view (see layout.js)
+ *   chunks    decoded chunks to draw from (each frame is in exactly one chunk)
+ *   palette   a Palette
+ *   zoomDepth depth of the zoomed frame (rows below it are its ancestors, drawn faded), 0 if none
+ *   match     Uint8Array flag per name id when a search is active, else null
+ *   diffScale total / total_before for a differential graph (colours by change), else 0
+ * Returns the frames wide enough for a label, as a flat array [x, y, w, nameId, dimmed, ...]
+ * in CSS pixels, and the number of frames painted: { labels, painted }.
+ */
+export function paintFrames(pix, W, H, dpr, scene) {
+  const { view, chunks, palette, zoomDepth, match, diffScale } = scene;
+  pix.fill(pixel(palette.bg));
+  const minValue = pixelValue(view) * MIN_PX;
+  const scale = (view.width / (view.x1 - view.x0)) * dpr;
+  const [dlo, dhi] = visibleDepths(view);
+  const scan = new Uint32Array(W);
+  const bgPix = pixel(palette.bg);
+  const gap = Math.max(1, Math.round(dpr)); // device pixels between boxes and between rows
+  const labels = [];
+  let painted = 0;
+  for (let d = dlo; d < dhi; d++) {
+    const faded = d < zoomDepth ? 2 : 0;
+    scan.fill(bgPix);
+    let any = false;
+    for (const c of chunks) {
+      if (d < c.depthLo || d >= c.depthHi) continue;
+      const [i, j] = rowsInRange(c, d, view.x0, view.x1);
+      const off = c.offset;
+      const tot = c.total;
+      const nm = c.name;
+      for (let r = i; r < j; r++) {
+        const t = tot[r];
+        if (t < minValue || t <= 0) continue;
+        const fx = (off[r] - view.x0) * scale;
+        let x0 = Math.round(fx);
+        let x1 = Math.round(fx + t * scale);
+        if (x1 - x0 >= 3 * gap) x1 -= gap;
+        else if (x1 <= x0) x1 = x0 + 1;
+        if (x0 < 0) x0 = 0;
+        if (x1 > W) x1 = W;
+        if (x1 <= x0) continue;
+        const n = nm[r];
+        let mode = faded;
+        let v;
+        if (match !== null && match[n] !== 0) v = palette.match[mode];
+        else {
+          if (match !== null) mode |= 1;
+          v = diffScale ? palette.diffColor(c.self[r], c.beforeSelf[r], diffScale, faded) : palette.color(n, mode);
+        }
+        scan.fill(v, x0, x1);
+        any = true;
+        painted += 1;
+        const w = (t * scale) / dpr;
+        if (w >= 3 * FONT_PX) {
+          const xs = xOf(view, off[r]);
+          const a = Math.max(0, xs);
+          const b = Math.min(view.width, xs + w);
+          if (b - a >= 3 * FONT_PX) labels.push(a, rowY(view, d), b - a, n, mode);
+        }
+      }
+    }
+    if (!any) continue;
+    const top = Math.round(rowY(view, d) * dpr);
+    const bottom = Math.round((rowY(view, d) + view.rowH) * dpr) - gap;
+    for (let y = Math.max(0, top); y < Math.min(H, bottom); y++) pix.set(scan, y * W);
+  }
+  return { labels, painted };
+}
+
+const images = new WeakMap(); // canvas -> ImageData reused between paints of one size
+
+/** Draw a view onto `ctx` (from setupCanvas): boxes via paintFrames, then labels. Returns frames painted. */
+export function drawGraph(ctx, scene) {
+  const canvas = ctx.canvas;
+  const W = canvas.width;
+  const H = canvas.height;
+  let img = images.get(canvas);
+  if (!img || img.width !== W || img.height !== H) {
+    img = ctx.createImageData(W, H);
+    images.set(canvas, img);
+  }
+  const pix = new Uint32Array(img.data.buffer);
+  const dpr = W / scene.view.width;
+  const { labels, painted } = paintFrames(pix, W, H, dpr, scene);
+  ctx.putImageData(img, 0, 0);
+  ctx.save();
+  ctx.font = FONT;
+  ctx.textBaseline = "middle";
+  const h = scene.view.rowH - 1;
+  let style = "";
+  for (let k = 0; k < labels.length; k += 5) {
+    const [x, y, w, n, mode] = [labels[k], labels[k + 1], labels[k + 2], labels[k + 3], labels[k + 4]];
+    const text = scene.palette.label(ctx, n, w - 2 * LABEL_PAD);
+    if (!text) continue;
+    const want = mode === 0 ? scene.fg : mode === 1 ? "#666" : mode === 2 ? "#777" : "#999";
+    if (want !== style) ctx.fillStyle = style = want;
+    ctx.fillText(text, x + LABEL_PAD, y + h / 2 + 0.5, w - 2 * LABEL_PAD);
+  }
+  ctx.restore();
+  return painted;
+}
+
+/** Outline one frame (the hovered one) on the overlay canvas; clears it first. */
+export function drawHover(ctx, view, rect) {
+  ctx.clearRect(0, 0, view.width, view.height);
+  if (!rect) return;
+  const x = Math.max(0, rect.x);
+  const w = Math.min(view.width, rect.x + rect.w) - x;
+  ctx.strokeStyle = "#111";
+  ctx.lineWidth = 1.5;
+  ctx.strokeRect(x + 0.75, rect.y + 0.75, Math.max(1, w - 1.5), rect.h - 2.5);
+}

@@ -1,0 +1,335 @@
+// Fetching and decoding a graph's files (docs/FORMAT.md): manifest.json, name files
+// `n/*.json`, frame chunks `c/*.bin` and search buckets `s/*.bin`. Binary files become typed-array views over
+// the fetched ArrayBuffer, never one object per frame. Every file is fetched at most once for
+// the life of the page; a failure is remembered too, with a message that says which file and why.
+
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** A file of the graph could not be fetched or is not what docs/FORMAT.md says. */
+export class GraphError extends Error {
+  constructor(file, why) {
+    super(`${file}: ${why}`);
+    this.name = "GraphError";
+    this.file = file;
+  }
+}
+
+/** The bytes as an ArrayBuffer whose start is 8-aligned, copying only when they are not. */
+function alignedBuffer(data) {
+  if (data instanceof ArrayBuffer) return data;
+  if (ArrayBuffer.isView(data)) {
+    if (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength) return data.buffer;
+    return data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
+  }
+  throw new TypeError("expected an ArrayBuffer or a typed array");
+}
+
+// Typed views read the platform's byte order; the files are little-endian. On a big-endian
+// machine (rare) copy each column through a DataView instead.
+function f64s(buf, at, n) {
+  if (LITTLE_ENDIAN) return new Float64Array(buf, at, n);
+  const dv = new DataView(buf);
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = dv.getFloat64(at + 8 * i, true);
+  return out;
+}
+function u32s(buf, at, n) {
+  if (LITTLE_ENDIAN) return new Uint32Array(buf, at, n);
+  const dv = new DataView(buf);
+  const out = new Uint32Array(n);
+  for (let i = 0; i < n; i++) out[i] = dv.getUint32(at + 4 * i, true);
+  return out;
+}
+
+const pad8 = (x) => (x + 7) & ~7;
+
+function header(buf, file, magic) {
+  if (buf.byteLength < 24) throw new GraphError(file, `too short (${buf.byteLength} bytes) to be a ${magic} file`);
+  const dv = new DataView(buf);
+  const got = String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3));
+  if (got !== magic) throw new GraphError(file, `not a ${magic} file (bad magic)`);
+  const version = dv.getUint32(4, true);
+  if (version !== 1) throw new GraphError(file, `version ${version} is not supported (this page reads version 1)`);
+  return [dv.getUint32(8, true), dv.getUint32(12, true), dv.getUint32(16, true), dv.getUint32(20, true)];
+}
+
+/**
+ * Decode a chunk file (`FSCH`). Returns typed-array columns:
+ * `{ n, depthLo, depthHi, rowStart, offset, total, self, beforeTotal, beforeSelf, id, parent, name, diff }`.
+ * Throws GraphError when the bytes do not follow the format exactly.
+ */
+export function decodeChunk(data, file = "chunk") {
+  const buf = alignedBuffer(data);
+  const [flags, n, depthLo, depthHi] = header(buf, file, "FSCH");
+  const diff = (flags & 1) !== 0;
+  if (depthHi < depthLo) throw new GraphError(file, `depth range ${depthLo}..${depthHi} is reversed`);
+  const rows = depthHi - depthLo + 1;
+  const a = pad8(24 + 4 * rows);
+  const fcols = diff ? 5 : 3;
+  const expected = a + 8 * fcols * n + 12 * n;
+  if (buf.byteLength !== expected) {
+    throw new GraphError(file, `is ${buf.byteLength} bytes, expected ${expected} for ${n} frames (truncated or corrupt)`);
+  }
+  const rowStart = u32s(buf, 24, rows);
+  if (rowStart[0] !== 0 || rowStart[rows - 1] !== n) throw new GraphError(file, "row index does not cover the frames");
+  for (let i = 1; i < rows; i++) {
+    if (rowStart[i] < rowStart[i - 1]) throw new GraphError(file, "row index is not sorted");
+  }
+  let at = a;
+  const col = () => {
+    const c = f64s(buf, at, n);
+    at += 8 * n;
+    return c;
+  };
+  const offset = col();
+  const total = col();
+  const self = col();
+  const beforeTotal = diff ? col() : null;
+  const beforeSelf = diff ? col() : null;
+  const id = u32s(buf, at, n);
+  const parent = u32s(buf, at + 4 * n, n);
+  const name = u32s(buf, at + 8 * n, n);
+  return { n, depthLo, depthHi, rowStart, offset, total, self, beforeTotal, beforeSelf, id, parent, name, diff };
+}
+
+/**
+ * Decode a search bucket (`FSSI`): `{ nameLo, nameHi, k, start, iv }` where the intervals of
+ * name `nameLo + i` are `iv[2j] .. iv[2j+1]` for `start[i] <= j < start[i+1]`.
+ */
+export function decodeSearch(data, file = "search bucket") {
+  const buf = alignedBuffer(data);
+  const [nameLo, nameHi, k] = header(buf, file, "FSSI");
+  if (nameHi < nameLo) throw new GraphError(file, `name range ${nameLo}..${nameHi} is reversed`);
+  const m = nameHi - nameLo + 1;
+  const a = pad8(24 + 4 * m);
+  const expected = a + 16 * k;
+  if (buf.byteLength !== expected) {
+    throw new GraphError(file, `is ${buf.byteLength} bytes, expected ${expected} for ${k} intervals (truncated or corrupt)`);
+  }
+  const start = u32s(buf, 24, m);
+  if (start[0] !== 0 || start[m - 1] !== k) throw new GraphError(file, "interval index does not cover the intervals");
+  return { nameLo, nameHi, k, start, iv: f64s(buf, a, 2 * k) };
+}
+
+/** The manifest's name files as `[{ file, names: [lo, hi], bytes }]`, in order, without gaps. */
+export function nameFiles(m) {
+  return Array.isArray(m.names) ? m.names : [];
+}
+
+/** Check a parsed manifest.json; returns it, or throws GraphError saying what is wrong. */
+export function checkManifest(m, file = "manifest.json") {
+  if (!m || m.format !== "flamesite-graph") throw new GraphError(file, "is not a flamesite graph manifest");
+  if (m.version !== 1) throw new GraphError(file, `version ${m.version} is not supported (this page reads version 1)`);
+  for (const key of ["total", "depth", "root_width"]) {
+    if (typeof m[key] !== "number") throw new GraphError(file, `has no number "${key}"`);
+  }
+  if (!Array.isArray(m.chunks) || !Array.isArray(m.search) || !Array.isArray(m.names)) {
+    throw new GraphError(file, "has no chunk, name file or search list");
+  }
+  let next = 0;
+  for (const n of m.names) {
+    if (!n || typeof n.file !== "string" || !Array.isArray(n.names) || n.names[0] !== next || !(n.names[1] > n.names[0])) {
+      throw new GraphError(file, "name files do not cover the name ids in order");
+    }
+    next = n.names[1];
+  }
+  return m;
+}
+
+/** Check one parsed name file against its manifest entry `{ names: [lo, hi] }`. */
+export function checkNames(nm, entry, file = "name file") {
+  const keys = ["names", "colors", "self", "total"];
+  if (!nm || !keys.every((k) => Array.isArray(nm[k]))) throw new GraphError(file, "lacks one of names, colors, self, total");
+  const len = nm.names.length;
+  if (!keys.every((k) => nm[k].length === len)) throw new GraphError(file, "arrays differ in length");
+  if (entry && len !== entry.names[1] - entry.names[0]) {
+    throw new GraphError(file, `has ${len} names, the manifest says ${entry.names[1] - entry.names[0]}`);
+  }
+  return nm;
+}
+
+/**
+ * The name table of a graph, filled file by file as they arrive: `names`, `colors`, `self`,
+ * `total` indexed by name id (a name not yet fetched is `undefined` / 0). Name ids are in
+ * order of first use, so the root view needs only the first file or two.
+ */
+export class NameTable {
+  constructor(files) {
+    this.files = files;
+    this.count = files.length ? files[files.length - 1].names[1] : 0;
+    this.names = new Array(this.count);
+    this.colors = new Uint32Array(this.count);
+    this.self = new Float64Array(this.count);
+    this.total = new Float64Array(this.count);
+    this.have = new Uint8Array(files.length);
+    this.missing = files.length;
+  }
+
+  /** Index of the file holding name id `n`. */
+  fileOf(n) {
+    let lo = 0;
+    let hi = this.files.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.files[mid].names[0] <= n) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  fill(i, nm) {
+    if (this.have[i]) return;
+    const lo = this.files[i].names[0];
+    for (let j = 0; j < nm.names.length; j++) {
+      this.names[lo + j] = String(nm.names[j]);
+      this.colors[lo + j] = nm.colors[j];
+      this.self[lo + j] = nm.self[j];
+      this.total[lo + j] = nm.total[j];
+    }
+    this.have[i] = 1;
+    this.missing -= 1;
+  }
+
+  /** True when every name id up to `n` (inclusive) has arrived. */
+  hasUpTo(n) {
+    if (this.count === 0) return true;
+    const last = this.fileOf(Math.min(n, this.count - 1));
+    for (let i = 0; i <= last; i++) if (!this.have[i]) return false;
+    return true;
+  }
+
+  complete() {
+    return this.missing === 0;
+  }
+}
+
+/**
+ * One graph folder on the server. `base` is the folder's absolute URL ending in "/".
+ * Files are fetched once; `loaded` lists the URLs of the chunks fetched so far, in order,
+ * `bucketsLoaded` those of the search buckets; `errors` the failures, as GraphErrors.
+ */
+export class GraphSource {
+  constructor(base, fetchFn = (u) => fetch(u)) {
+    this.base = base;
+    this.fetchFn = fetchFn;
+    this.cache = new Map(); // url -> Promise
+    this.done = new Map(); // url -> decoded value, once it arrived
+    this.loaded = []; // chunk URLs, in the order they arrived
+    this.bucketsLoaded = []; // search bucket URLs
+    this.namesLoaded = []; // name file URLs
+    this.errors = [];
+    this.pending = 0;
+  }
+
+  url(file) {
+    return new URL(file, this.base).href;
+  }
+
+  get(file, kind, decode) {
+    const url = this.url(file);
+    let p = this.cache.get(url);
+    if (p) return p;
+    this.pending += 1;
+    p = (async () => {
+      let res;
+      try {
+        res = await this.fetchFn(url);
+      } catch (e) {
+        throw new GraphError(file, `could not be fetched (${e && e.message ? e.message : e})`);
+      }
+      if (!res.ok) throw new GraphError(file, `could not be fetched (HTTP ${res.status}${res.statusText ? " " + res.statusText : ""})`);
+      if (kind === "json" || kind === "names") {
+        const text = await res.text();
+        try {
+          return decode(JSON.parse(text));
+        } catch (e) {
+          if (e instanceof GraphError) throw e;
+          throw new GraphError(file, `is not valid JSON (${e.message})`);
+        }
+      }
+      return decode(await res.arrayBuffer());
+    })().then(
+      (v) => {
+        this.pending -= 1;
+        this.done.set(url, v);
+        if (kind === "chunk") this.loaded.push(url);
+        if (kind === "bucket") this.bucketsLoaded.push(url);
+        if (kind === "names") this.namesLoaded.push(url);
+        return v;
+      },
+      (e) => {
+        this.pending -= 1;
+        const err = e instanceof GraphError ? e : new GraphError(file, String(e && e.message ? e.message : e));
+        this.errors.push(err);
+        throw err;
+      },
+    );
+    this.cache.set(url, p);
+    return p;
+  }
+
+  manifest() {
+    return this.get("manifest.json", "json", (m) => checkManifest(m));
+  }
+
+  /** An empty name table for the manifest; fill it with `namesUpTo` or `allNames`. */
+  nameTable(manifest) {
+    return new NameTable(nameFiles(manifest));
+  }
+
+  /** Fetch name file `i` of `table` into it. */
+  nameFile(table, i) {
+    const entry = table.files[i];
+    return this.get(entry.file, "names", (nm) => {
+      table.fill(i, checkNames(nm, entry, entry.file));
+      return true;
+    });
+  }
+
+  /** Fetch the name files holding ids 0 ..= `n` (what a chunk with `name_max` n needs). */
+  namesUpTo(table, n) {
+    if (table.count === 0) return Promise.resolve([]);
+    const last = table.fileOf(Math.min(n, table.count - 1));
+    const all = [];
+    for (let i = 0; i <= last; i++) all.push(this.nameFile(table, i));
+    return Promise.all(all);
+  }
+
+  /** Fetch every name file (for a search over all names, or the table of functions). */
+  allNames(table) {
+    return this.namesUpTo(table, table.count - 1);
+  }
+
+  /** The decoded chunk for a manifest entry; checks it against the entry. */
+  chunk(entry) {
+    return this.get(entry.file, "chunk", (buf) => {
+      const c = decodeChunk(buf, entry.file);
+      if (c.depthLo !== entry.depth[0] || c.depthHi !== entry.depth[1] || c.n !== entry.frames) {
+        throw new GraphError(entry.file, "does not match its manifest entry (depths or frame count differ)");
+      }
+      c.entry = entry;
+      return c;
+    });
+  }
+
+  /** The decoded chunk if it has arrived, else undefined (for drawing without waiting). */
+  ready(entry) {
+    return this.done.get(this.url(entry.file));
+  }
+
+  /** True when the entry was fetched and failed. */
+  failed(entry) {
+    const url = this.url(entry.file);
+    return this.cache.has(url) && !this.done.has(url) && this.errors.some((e) => e.file === entry.file);
+  }
+
+  bucket(entry) {
+    return this.get(entry.file, "bucket", (buf) => {
+      const b = decodeSearch(buf, entry.file);
+      if (b.nameLo !== entry.names[0] || b.nameHi !== entry.names[1]) {
+        throw new GraphError(entry.file, "does not match its manifest entry (name range differs)");
+      }
+      return b;
+    });
+  }
+}

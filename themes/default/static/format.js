@@ -1,0 +1,152 @@
+// Turning values into text for people, and the page state into a URL fragment and back.
+// Pure functions only: no DOM, so node's test runner imports this file as it is.
+
+const GROUP = /\B(?=(\d{3})+(?!\d))/g;
+
+/** An integer with thousands separators, independent of the browser's locale. */
+export function groupDigits(v) {
+  const s = Math.round(v).toString();
+  return s.replace(GROUP, ",");
+}
+
+/** Three significant digits, without a trailing ".0" tail turning into noise. */
+function sig3(v) {
+  if (v >= 100) return v.toFixed(0);
+  if (v >= 10) return v.toFixed(1);
+  return v.toFixed(2);
+}
+
+const TIME_NS = { nanoseconds: 1, ns: 1, microseconds: 1e3, us: 1e3, milliseconds: 1e6, ms: 1e6, seconds: 1e9, s: 1e9 };
+
+/** Nanoseconds as ns, µs, ms, s, min or h, whichever reads best. */
+export function formatDuration(ns) {
+  const a = Math.abs(ns);
+  if (a < 1e3) return `${groupDigits(ns)} ns`;
+  if (a < 1e6) return `${sig3(ns / 1e3)} µs`;
+  if (a < 1e9) return `${sig3(ns / 1e6)} ms`;
+  if (a < 60e9) return `${sig3(ns / 1e9)} s`;
+  if (a < 3600e9) return `${sig3(ns / 60e9)} min`;
+  return `${sig3(ns / 3600e9)} h`;
+}
+
+/** Bytes with binary prefixes: B, KiB, MiB, GiB, TiB. */
+export function formatBytes(b) {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+  let v = b;
+  let i = 0;
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i += 1;
+  }
+  return i === 0 ? `${groupDigits(v)} B` : `${sig3(v)} ${units[i]}`;
+}
+
+/** A value in the graph's unit, formatted for people ("1,234 samples", "1.50 ms", "2.00 MiB"). */
+export function formatValue(v, unit) {
+  const u = (unit || "").toLowerCase();
+  if (u in TIME_NS) return formatDuration(v * TIME_NS[u]);
+  if (u === "bytes" || u === "byte") return formatBytes(v);
+  if (u === "samples" || u === "sample") return `${groupDigits(v)} ${v === 1 ? "sample" : "samples"}`;
+  if (u === "" || u === "count") return groupDigits(v);
+  return `${groupDigits(v)} ${unit}`;
+}
+
+/** `part` of `whole` as a percentage string with two decimals ("12.34%"). */
+export function formatPercent(part, whole) {
+  if (!(whole > 0)) return "0%";
+  const p = (100 * part) / whole;
+  if (p > 0 && p < 0.01) return "<0.01%";
+  return `${p.toFixed(2)}%`;
+}
+
+/** FNV-1a over the UTF-8 bytes of `s` (the hash of docs/FORMAT.md "Colours"), as 8 hex digits. */
+export function nameHash(s) {
+  const bytes = new TextEncoder().encode(s);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < bytes.length; i++) {
+    h ^= bytes[i];
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, "0");
+}
+
+// ---- URL fragment ---------------------------------------------------------------------------
+//
+// The fragment holds every piece of state a link must restore:
+//   g  graph name (absent: the first graph)
+//   z  zoomed frame as depth.offset.total.namehash (absent: the root). A rebuild of the same
+//      input gives the same frame table, so depth and offset find the frame again; total and
+//      the name's FNV-1a hash check that it is the same frame and not a changed input. Total
+//      also gives the zoomed range before any chunk arrives, so a link fetches no more than
+//      the view it shows.
+//   q  search regex, c=1 case sensitive
+//   v  view: graph | table | both (absent: graph)
+//   m  icicle when the root is at the top
+//   s  table sort: self | total | name (absent: self)
+
+export const VIEWS = ["graph", "table", "both"];
+export const SORTS = ["self", "total", "name"];
+
+/** The default state: what an empty fragment means. */
+export function defaultState() {
+  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self" };
+}
+
+/** Parse `#k=v&...` (with or without the `#`) into a state; unknown or bad keys are ignored. */
+export function parseFragment(hash) {
+  const st = defaultState();
+  const text = (hash || "").replace(/^#/, "");
+  if (!text) return st;
+  for (const part of text.split("&")) {
+    const eq = part.indexOf("=");
+    const key = eq < 0 ? part : part.slice(0, eq);
+    let val = "";
+    try {
+      val = eq < 0 ? "" : decodeURIComponent(part.slice(eq + 1).replace(/\+/g, "%20"));
+    } catch {
+      continue; // a malformed escape: ignore the key, keep the rest of the link working
+    }
+    if (key === "g" && val) st.graph = val;
+    else if (key === "q") st.query = val;
+    else if (key === "c") st.caseSensitive = val === "1";
+    else if (key === "v" && VIEWS.includes(val)) st.view = val;
+    else if (key === "m") st.icicle = val === "icicle";
+    else if (key === "s" && SORTS.includes(val)) st.sort = val;
+    else if (key === "z") {
+      const m = /^(\d+)\.(\d+)\.(\d+)\.([0-9a-f]{8})$/.exec(val);
+      if (m && Number(m[3]) > 0) st.zoom = { depth: Number(m[1]), offset: Number(m[2]), total: Number(m[3]), hash: m[4] };
+    }
+  }
+  return st;
+}
+
+/** The fragment for a state, keys in a fixed order, defaults left out ("" for the default state). */
+export function formatFragment(st) {
+  const parts = [];
+  const enc = (s) => encodeURIComponent(s).replace(/%2F/g, "/").replace(/%3A/g, ":");
+  if (st.graph) parts.push(`g=${enc(st.graph)}`);
+  if (st.zoom) parts.push(`z=${st.zoom.depth}.${st.zoom.offset}.${st.zoom.total}.${st.zoom.hash}`);
+  if (st.query) parts.push(`q=${enc(st.query)}`);
+  if (st.caseSensitive) parts.push("c=1");
+  if (st.view && st.view !== "graph") parts.push(`v=${st.view}`);
+  if (st.icicle) parts.push("m=icicle");
+  if (st.sort && st.sort !== "self") parts.push(`s=${st.sort}`);
+  return parts.length ? "#" + parts.join("&") : "";
+}
+
+/**
+ * What the info line and the tooltip say about a frame: its name and a list of facts.
+ * `g`: { total, unit, zoomTotal (0 when not zoomed), totalBefore (differential graphs) }.
+ */
+export function describeFrame(f, g) {
+  const facts = [
+    `total ${formatValue(f.total, g.unit)} (${formatPercent(f.total, g.total)} of all` +
+      (g.zoomTotal ? `, ${formatPercent(f.total, g.zoomTotal)} of zoom)` : ")"),
+    `self ${formatValue(f.self, g.unit)} (${formatPercent(f.self, g.total)})`,
+  ];
+  if (f.beforeTotal !== undefined) {
+    facts.push(`before: total ${formatValue(f.beforeTotal, g.unit)}, self ${formatValue(f.beforeSelf, g.unit)}`);
+  }
+  facts.push(`depth ${f.depth}`);
+  return { name: f.name, facts };
+}

@@ -1,0 +1,704 @@
+// Interaction: the page's state (graph, zoom, search, view) and its URL fragment, pointer and
+// keyboard handling, and the script API `window.flamesite` (see ../README.md). Drawing,
+// layout, fetching and search arithmetic live in their own modules; this one wires them.
+
+import { GraphSource } from "./fetch.js";
+import {
+  MIN_PX,
+  depthAtY,
+  frameAt,
+  frameInfo,
+  frameRect,
+  frameStartingAt,
+  neededChunks,
+  pixelValue,
+  scrollForDepth,
+  valueAtX,
+  visibleDepths,
+} from "./layout.js";
+import { Palette, drawGraph, drawHover, parseHex, setupCanvas } from "./draw.js";
+import { bucketsFor, compileQuery, exactQuery, matchNames, matchedValue } from "./search.js";
+import { describeFrame, formatFragment, formatPercent, formatValue, groupDigits, nameHash, parseFragment } from "./format.js";
+import { FunctionTable, Tooltip, copyText } from "./ui.js";
+
+const ROW_H = 18;
+const $ = (id) => document.getElementById(id);
+
+class Viewer {
+  constructor() {
+    this.app = $("fs-app");
+    this.scroll = $("fs-scroll");
+    this.canvas = $("fs-canvas");
+    this.overlay = $("fs-overlay");
+    this.spacer = $("fs-spacer");
+    this.input = $("fs-search");
+    this.select = $("fs-graph");
+    this.graphs = [...this.select.options].map((o) => ({
+      name: o.dataset.name,
+      unit: o.dataset.unit,
+      total: Number(o.dataset.total),
+      data: o.value,
+    }));
+    this.st = parseFragment(location.hash);
+    this.g = null; // the graph shown: { meta, source, manifest, names, palette, failed }
+    this.zoom = null; // { depth, offset, total, hash, info } — info once the frame is verified
+    this.search = this.emptySearch();
+    this.paints = 0;
+    this.view = null;
+    this.drawn = [];
+    this.hover = null;
+    this.notice = "";
+    this.pendingScroll = "root";
+    this.scheduled = false;
+    this.waiting = 0;
+    this.loadSeq = 0;
+    this.table = new FunctionTable($("fs-table"), $("fs-more"), {
+      onPick: (id) => this.searchExact(id),
+      onSort: (key) => this.setSort(key),
+    });
+    this.tooltip = new Tooltip($("fs-tooltip"));
+    this.bind();
+    this.applyControls();
+    this.loadGraph();
+  }
+
+  emptySearch() {
+    return { seq: 0, re: null, error: "", ids: null, flags: null, buckets: null, all: false, busy: false, value: 0, inZoom: 0, ms: 0 };
+  }
+
+  // ---- events --------------------------------------------------------------------------------
+
+  bind() {
+    this.scroll.addEventListener("scroll", () => this.requestRender(), { passive: true });
+    new ResizeObserver(() => this.requestRender()).observe(this.scroll);
+    this.canvas.addEventListener("mousemove", (e) => this.onMove(e));
+    this.canvas.addEventListener("mouseleave", () => this.setHover(null));
+    this.canvas.addEventListener("click", (e) => this.onClick(e));
+    this.input.addEventListener("input", () => {
+      this.st.query = this.input.value;
+      this.updateUrl();
+      this.applySearch();
+    });
+    $("fs-case").addEventListener("click", () => {
+      this.st.caseSensitive = !this.st.caseSensitive;
+      this.applyControls();
+      this.updateUrl();
+      this.applySearch();
+    });
+    $("fs-reset").addEventListener("click", () => this.resetZoom());
+    $("fs-icicle").addEventListener("click", () => {
+      this.st.icicle = !this.st.icicle;
+      this.pendingScroll = this.zoom ? this.zoom.depth : "root";
+      this.applyControls();
+      this.updateUrl();
+      this.requestRender();
+    });
+    for (const b of document.querySelectorAll("#fs-views button[data-view]")) {
+      b.addEventListener("click", () => {
+        this.st.view = b.dataset.view;
+        this.applyControls();
+        this.updateUrl();
+        this.showTable();
+        this.requestRender();
+      });
+    }
+    this.select.addEventListener("change", () => {
+      const meta = this.graphs[this.select.selectedIndex];
+      this.st.graph = meta === this.graphs[0] ? null : meta.name;
+      this.st.zoom = null;
+      this.updateUrl();
+      this.loadGraph();
+    });
+    $("fs-copy").addEventListener("click", async () => {
+      const ok = await copyText(location.href);
+      const s = $("fs-copied");
+      s.textContent = ok ? "Link copied" : "Copy failed: the link is in the address bar";
+      clearTimeout(this.copiedTimer);
+      this.copiedTimer = setTimeout(() => (s.textContent = ""), 2500);
+    });
+    document.addEventListener("keydown", (e) => this.onKey(e));
+    window.addEventListener("hashchange", () => this.onHashChange());
+  }
+
+  onKey(e) {
+    const t = e.target;
+    const typing = t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement;
+    if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "f") {
+      e.preventDefault();
+      this.input.focus();
+      this.input.select();
+    } else if (e.key === "/" && !typing && !e.ctrlKey && !e.metaKey) {
+      e.preventDefault();
+      this.input.focus();
+      this.input.select();
+    } else if (e.key === "Escape") {
+      // In the search box Escape clears the search (the browser does that); elsewhere it resets the zoom.
+      if (t === this.input) {
+        if (!this.input.value) this.input.blur();
+        return;
+      }
+      this.setHover(null);
+      this.resetZoom();
+    }
+  }
+
+  onHashChange() {
+    const next = parseFragment(location.hash);
+    const prev = this.st;
+    this.st = next;
+    if ((next.graph || null) !== (prev.graph || null)) {
+      this.applyControls();
+      this.loadGraph();
+      return;
+    }
+    const z = next.zoom;
+    const same = (a, b) => (!a && !b) || (a && b && a.depth === b.depth && a.offset === b.offset && a.total === b.total && a.hash === b.hash);
+    if (!same(z, prev.zoom)) this.setZoom(z ? { ...z, info: null } : null, false);
+    this.applyControls();
+    if (next.query !== prev.query || next.caseSensitive !== prev.caseSensitive) this.applySearch();
+    this.showTable();
+    this.requestRender();
+  }
+
+  /** Make the controls show `this.st`. */
+  applyControls() {
+    this.app.dataset.view = this.st.view;
+    for (const b of document.querySelectorAll("#fs-views button[data-view]")) {
+      b.setAttribute("aria-pressed", String(b.dataset.view === this.st.view));
+    }
+    $("fs-case").setAttribute("aria-pressed", String(this.st.caseSensitive));
+    $("fs-icicle").setAttribute("aria-pressed", String(this.st.icicle));
+    $("fs-reset").disabled = !this.zoom;
+    if (this.input.value !== this.st.query) this.input.value = this.st.query;
+  }
+
+  updateUrl() {
+    const frag = formatFragment(this.st);
+    history.replaceState(history.state, "", frag || location.pathname + location.search);
+  }
+
+  // ---- loading -------------------------------------------------------------------------------
+
+  async loadGraph() {
+    const seq = ++this.loadSeq;
+    const meta = this.graphs.find((m) => m.name === this.st.graph) || this.graphs[0];
+    if (!meta) return this.fail("this page lists no graph");
+    this.select.selectedIndex = this.graphs.indexOf(meta);
+    const source = new GraphSource(new URL(meta.data, document.baseURI).href);
+    this.g = { meta, source, manifest: null, names: null, palette: null, failed: "", requested: new Set() };
+    this.search = this.emptySearch();
+    this.drawn = [];
+    this.notice = "";
+    this.setHover(null);
+    this.zoom = this.st.zoom ? { ...this.st.zoom, info: null } : null;
+    this.pendingScroll = this.zoom ? this.zoom.depth : "root";
+    this.applyControls();
+    this.showStatus();
+    try {
+      const manifest = await source.manifest();
+      if (seq !== this.loadSeq) return;
+      this.g.manifest = manifest;
+      // An empty name table, filled as the name files the drawn chunks need arrive.
+      this.g.names = source.nameTable(manifest);
+      this.g.palette = new Palette(this.g.names);
+      this.render(); // asks for the first view's chunks and their name files
+      this.showTable();
+      this.applySearch();
+    } catch (e) {
+      if (seq !== this.loadSeq) return;
+      this.fail(e.message);
+    }
+  }
+
+  fail(message) {
+    if (this.g) this.g.failed = message;
+    this.showStatus();
+  }
+
+  /** The error banner, the loading note and the info line when nothing is hovered. */
+  showStatus() {
+    const box = $("fs-error");
+    const msgs = [];
+    if (this.g && this.g.failed) msgs.push(`Could not load this graph: ${this.g.failed}`);
+    else if (this.g && this.g.source.errors.length) {
+      const files = [...new Set(this.g.source.errors.map((e) => e.message))];
+      msgs.push(`Part of this graph could not be loaded, so some frames are missing: ${files.join("; ")}`);
+    }
+    if (this.notice) msgs.push(this.notice);
+    box.textContent = msgs.join(" — ");
+    box.hidden = msgs.length === 0;
+    const loading = !this.g || (!this.g.failed && (!this.g.manifest || this.waiting > 0));
+    $("fs-loading").hidden = !loading;
+    if (!this.hover) this.showInfo(null);
+  }
+
+  // ---- rendering -----------------------------------------------------------------------------
+
+  requestRender() {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    requestAnimationFrame(() => this.render());
+  }
+
+  /** The view for the current size, zoom and scroll; sizes the canvases and the spacer. */
+  computeView() {
+    const m = this.g.manifest;
+    const width = this.scroll.clientWidth;
+    const height = this.scroll.clientHeight;
+    if (width === 0 || height === 0) return null;
+    const z = this.zoom;
+    const view = {
+      x0: z ? z.offset : 0,
+      x1: z ? z.offset + z.total : m.total,
+      width,
+      height,
+      rowH: ROW_H,
+      depthCount: m.depth,
+      icicle: this.st.icicle,
+      scrollTop: 0,
+      minHeight: height,
+    };
+    const contentH = Math.max(m.depth * ROW_H, height);
+    if (this.spacer.style.height !== `${contentH}px`) this.spacer.style.height = `${contentH}px`;
+    if (this.pendingScroll !== null) {
+      this.scroll.scrollTop = scrollForDepth(view, this.pendingScroll === "root" ? 0 : this.pendingScroll);
+      this.pendingScroll = null;
+    }
+    view.scrollTop = this.scroll.scrollTop;
+    return view;
+  }
+
+  render() {
+    this.scheduled = false;
+    const g = this.g;
+    if (!g || !g.manifest) return;
+    const view = this.computeView();
+    this.hidden = !view;
+    if (!view) {
+      this.waiting = 0; // the graph is hidden (table view): nothing to wait for
+      return;
+    }
+    let waiting = 0;
+    const ready = [];
+    const again = () => {
+      if (this.g === g) {
+        this.showStatus();
+        this.requestRender();
+      }
+    };
+    // A chunk can be drawn once it and the name files up to its name_max have arrived.
+    const want = (entry) => {
+      const c = g.source.ready(entry);
+      const names = this.wantNames(entry.name_max === undefined ? g.names.count - 1 : entry.name_max, again);
+      if (c && names === "ready") return c;
+      if (g.source.failed(entry) || names === "failed") return null;
+      waiting += 1;
+      if (!c && !g.requested.has(entry.file)) {
+        g.requested.add(entry.file);
+        g.source.chunk(entry).then(again, again);
+      }
+      return null;
+    };
+    for (const entry of neededChunks(g.manifest, view)) {
+      const c = want(entry);
+      if (c) ready.push(c);
+    }
+    if (this.zoom && !this.zoom.info) {
+      if (this.verifyZoom(want) === false) return this.render();
+    }
+    this.view = view;
+    this.drawn = ready;
+    this.waiting = waiting;
+    const dpr = window.devicePixelRatio || 1;
+    const ctx = setupCanvas(this.canvas, view.width, view.height, dpr);
+    setupCanvas(this.overlay, view.width, view.height, dpr);
+    const css = getComputedStyle(this.app);
+    const t0 = performance.now();
+    g.palette.setBackground(parseHex(css.getPropertyValue("--fs-canvas-bg")));
+    drawGraph(ctx, {
+      view,
+      chunks: ready,
+      palette: g.palette,
+      zoomDepth: this.zoom ? this.zoom.depth : 0,
+      match: this.search.flags,
+      diffScale: g.manifest.differential && g.manifest.total_before ? g.manifest.total / g.manifest.total_before : 0,
+      fg: css.getPropertyValue("--fs-label").trim() || "#000",
+    });
+    this.drawHoverOutline();
+    this.paintMs = performance.now() - t0;
+    this.showStatus();
+    if (waiting === 0) {
+      this.paints += 1;
+      performance.mark("flamesite:painted");
+    }
+  }
+
+  /**
+   * Find the zoomed frame of a link in its chunks: the frame at the link's depth starting at
+   * its offset, with its total and name hash. Returns true when found, false when it is not
+   * there (the zoom is dropped with a notice), undefined while its chunks are on the way.
+   */
+  verifyZoom(want) {
+    const z = this.zoom;
+    const cands = this.g.manifest.chunks.filter(
+      (c) => c.depth[0] <= z.depth && z.depth < c.depth[1] && c.offset[0] <= z.offset && z.offset < c.offset[1] && c.max_total >= z.total,
+    );
+    const ready = [];
+    let pending = false;
+    for (const c of cands) {
+      const got = want(c);
+      if (got) ready.push(got);
+      else if (!this.g.source.failed(c)) pending = true;
+    }
+    const hit = frameStartingAt(ready, z.depth, z.offset);
+    if (hit && hit.chunk.total[hit.row] === z.total) {
+      const info = frameInfo(hit.chunk, hit.row, this.g.names);
+      if (nameHash(info.name) === z.hash) {
+        z.info = info;
+        this.afterZoom();
+        return true;
+      }
+    }
+    if (pending) return undefined;
+    this.notice = `The zoomed frame of this link (depth ${z.depth}, offset ${z.offset}) is not in this graph; showing the whole graph.`;
+    this.setZoom(null, true);
+    return false;
+  }
+
+  /**
+   * Make sure the name files holding ids 0 ..= n are on their way: "ready", "waiting" (then
+   * `then` runs when each arrives) or "failed".
+   */
+  wantNames(n, then) {
+    const g = this.g;
+    const t = g.names;
+    if (t.count === 0) return "ready";
+    const last = t.fileOf(Math.min(n, t.count - 1));
+    let status = "ready";
+    for (let i = 0; i <= last; i++) {
+      if (t.have[i]) continue;
+      const f = t.files[i];
+      if (g.source.failed(f)) return "failed";
+      status = "waiting";
+      if (!g.requested.has(f.file)) {
+        g.requested.add(f.file);
+        g.source.nameFile(t, i).then(then, then);
+      }
+    }
+    return status;
+  }
+
+  drawHoverOutline() {
+    const v = this.view;
+    if (!v) return;
+    const ctx = this.overlay.getContext("2d");
+    const f = this.hover;
+    drawHover(ctx, v, f ? frameRect(v, f.depth, f.offset, f.total) : null);
+  }
+
+  // ---- pointer -------------------------------------------------------------------------------
+
+  hitAt(e) {
+    const v = this.view;
+    if (!v || !this.g || !this.g.names) return null;
+    const r = this.canvas.getBoundingClientRect();
+    const d = depthAtY(v, e.clientY - r.top);
+    if (d < 0) return null;
+    const hit = frameAt(this.drawn, d, valueAtX(v, e.clientX - r.left), pixelValue(v) * MIN_PX);
+    return hit ? frameInfo(hit.chunk, hit.row, this.g.names) : null;
+  }
+
+  onMove(e) {
+    const f = this.hitAt(e);
+    this.setHover(f, e);
+  }
+
+  setHover(f, e) {
+    const prev = this.hover;
+    this.hover = f;
+    if (!f) {
+      this.tooltip.hide();
+      this.canvas.style.cursor = "";
+    } else {
+      const { name, facts } = describeFrame(f, this.graphFacts());
+      this.tooltip.show(e.clientX, e.clientY, name, facts);
+      this.canvas.style.cursor = "pointer";
+    }
+    if (prev !== f && (!prev || !f || prev.id !== f.id)) {
+      this.showInfo(f);
+      this.drawHoverOutline();
+    }
+  }
+
+  graphFacts() {
+    const m = this.g.manifest;
+    return { total: m.total, unit: m.unit, zoomTotal: this.zoom ? this.zoom.total : 0 };
+  }
+
+  /** The info line: the hovered frame, else the zoomed frame, else the whole graph. */
+  showInfo(f) {
+    const nameNode = $("fs-info-name");
+    const factNode = $("fs-info-facts");
+    const g = this.g;
+    if (!g || !g.manifest) {
+      nameNode.textContent = "";
+      factNode.textContent = "";
+      return;
+    }
+    const m = g.manifest;
+    const shown = f || (this.zoom && this.zoom.info);
+    if (shown) {
+      const { name, facts } = describeFrame(shown, this.graphFacts());
+      nameNode.textContent = (f ? "" : "Zoomed: ") + name;
+      factNode.textContent = facts.join(" · ");
+    } else {
+      nameNode.textContent = g.meta.name;
+      factNode.textContent = `total ${formatValue(m.total, m.unit)} · ${groupDigits(m.frames || 0)} frames · ${m.depth} levels · ${groupDigits(Math.max(0, g.names.count - 1))} functions`;
+    }
+  }
+
+  onClick(e) {
+    const f = this.hitAt(e);
+    if (!f) return;
+    if (f.depth === 0) this.resetZoom();
+    else this.zoomTo(f);
+  }
+
+  // ---- zoom ----------------------------------------------------------------------------------
+
+  zoomTo(info) {
+    this.setZoom({ depth: info.depth, offset: info.offset, total: info.total, hash: nameHash(info.name), info }, true);
+  }
+
+  resetZoom() {
+    if (this.zoom) this.setZoom(null, true);
+  }
+
+  /** Zoom to a frame (`null`: the whole graph). `fromUser`: write the URL and scroll to it. */
+  setZoom(z, fromUser) {
+    this.zoom = z;
+    this.st.zoom = z ? { depth: z.depth, offset: z.offset, total: z.total, hash: z.hash } : null;
+    this.pendingScroll = z ? z.depth : "root";
+    this.setHover(null);
+    if (fromUser) this.updateUrl();
+    this.applyControls();
+    if (z === null || z.info) this.afterZoom();
+    this.requestRender();
+  }
+
+  afterZoom() {
+    this.computeMatched();
+    this.showInfo(this.hover);
+    $("fs-reset").disabled = !this.zoom;
+  }
+
+  // ---- search --------------------------------------------------------------------------------
+
+  searchExact(id) {
+    this.st.query = exactQuery(this.g.names.names[id]);
+    this.st.caseSensitive = true;
+    this.applyControls();
+    this.updateUrl();
+    this.applySearch();
+    if (this.st.view === "table") {
+      this.st.view = "both";
+      this.applyControls();
+      this.updateUrl();
+      this.requestRender();
+    }
+  }
+
+  /** Run `st.query`: highlight at once, then the exact matched value from the search buckets. */
+  applySearch() {
+    const g = this.g;
+    if (!g || !g.names) return;
+    const t0 = performance.now();
+    const s = this.emptySearch();
+    s.seq = this.search.seq + 1;
+    this.search = s;
+    const { re, error } = compileQuery(this.st.query, this.st.caseSensitive);
+    if (re && !g.names.complete()) {
+      // A search reads every name: fetch the name files it lacks, then search.
+      s.re = re;
+      s.busy = true;
+      this.showMatched();
+      g.source.allNames(g.names).then(
+        () => this.search === s && this.applySearch(),
+        () => {
+          if (this.search !== s) return;
+          s.busy = false;
+          s.error = "the name table could not be loaded";
+          this.showMatched();
+          this.showStatus();
+        },
+      );
+      return;
+    }
+    s.error = error || "";
+    this.input.setCustomValidity(s.error ? `Not a regular expression: ${s.error}` : "");
+    this.input.title = s.error ? `Not a regular expression: ${s.error}` : "Regular expression (/ or Ctrl-F)";
+    if (re) {
+      const { ids, flags } = matchNames(g.names.names, re);
+      s.re = re;
+      s.ids = ids;
+      s.flags = flags;
+    }
+    this.table.mark(s.flags);
+    this.requestRender();
+    if (!s.ids || s.ids.length === 0) {
+      s.buckets = [];
+      this.showMatched();
+      return;
+    }
+    if (s.flags[0]) {
+      // The root's label matches: everything is matched, no bucket needed.
+      s.all = true;
+      this.computeMatched();
+      s.ms = performance.now() - t0;
+      return;
+    }
+    s.busy = true;
+    this.showMatched();
+    const entries = bucketsFor(g.manifest.search, s.ids);
+    Promise.all(entries.map((e) => g.source.bucket(e))).then(
+      (buckets) => {
+        if (this.search !== s) return;
+        s.buckets = buckets;
+        s.busy = false;
+        this.computeMatched();
+        s.ms = performance.now() - t0;
+      },
+      () => {
+        if (this.search !== s) return;
+        s.busy = false;
+        s.error = "the search data could not be loaded";
+        this.showMatched();
+        this.showStatus();
+      },
+    );
+  }
+
+  computeMatched() {
+    const s = this.search;
+    const z = this.zoom;
+    if (s.all && this.g && this.g.manifest) {
+      s.value = this.g.manifest.total;
+      s.inZoom = z ? z.total : s.value;
+      return this.showMatched();
+    }
+    if (!s.buckets || !s.ids || !this.g || !this.g.manifest) return this.showMatched();
+    const r = matchedValue(s.buckets, s.ids, z ? z.offset : -Infinity, z ? z.offset + z.total : Infinity);
+    s.value = r.value;
+    s.inZoom = r.inRange;
+    this.showMatched();
+  }
+
+  showMatched() {
+    const s = this.search;
+    const node = $("fs-matched");
+    const m = this.g && this.g.manifest;
+    node.classList.toggle("fs-bad", !!s.error);
+    if (s.error) node.textContent = `Not a regular expression: ${s.error}`;
+    else if (!s.re || !m) node.textContent = "";
+    else if (s.busy) node.textContent = "Matching…";
+    else {
+      const k = s.ids.length;
+      let text = `Matched ${formatValue(s.value, m.unit)} (${formatPercent(s.value, m.total)})`;
+      if (this.zoom) text += `, ${formatPercent(s.inZoom, this.zoom.total)} of zoom`;
+      node.textContent = `${text} in ${groupDigits(k)} ${k === 1 ? "function" : "functions"}`;
+    }
+  }
+
+  // ---- table ---------------------------------------------------------------------------------
+
+  /** Fill the table, only once it is on screen: the graph view does not pay for it. */
+  showTable() {
+    const g = this.g;
+    if (!g || !g.names || this.st.view === "graph") return;
+    if (this.tableFor === g && this.tableSort === this.st.sort) return;
+    if (!g.names.complete()) {
+      // The table lists every function: fetch the name files first.
+      this.tableWaiting = true;
+      const done = () => {
+        this.tableWaiting = false;
+        if (this.g === g) {
+          this.showStatus();
+          if (g.names.complete()) this.showTable();
+        }
+      };
+      g.source.allNames(g.names).then(done, done);
+      return;
+    }
+    this.tableFor = g;
+    this.tableSort = this.st.sort;
+    this.table.show(g.names, this.st.sort, g.manifest.unit, g.manifest.total);
+    this.table.mark(this.search.flags);
+  }
+
+  setSort(key) {
+    this.st.sort = key;
+    this.updateUrl();
+    this.showTable();
+  }
+
+  // ---- script API ----------------------------------------------------------------------------
+
+  busy() {
+    const g = this.g;
+    if (!g) return true;
+    if (g.failed) return false;
+    return !g.manifest || g.source.pending > 0 || this.scheduled || this.search.busy || this.tableWaiting || (this.zoom && !this.zoom.info && !this.hidden) || this.waiting > 0;
+  }
+
+  state() {
+    const g = this.g;
+    const m = g && g.manifest;
+    const z = this.zoom && this.zoom.info;
+    const s = this.search;
+    const v = this.view;
+    return {
+      graph: g ? g.meta.name : null,
+      total: m ? m.total : null,
+      unit: m ? m.unit : null,
+      zoom: z ? { name: z.name, depth: z.depth, offset: z.offset, total: z.total, self: z.self } : null,
+      query: this.st.query,
+      caseSensitive: this.st.caseSensitive,
+      queryError: s.error || null,
+      matched: {
+        value: s.value,
+        percent: m && m.total > 0 ? (100 * s.value) / m.total : 0,
+        functions: s.ids ? s.ids.length : 0,
+        inZoom: s.inZoom,
+      },
+      view: this.st.view,
+      icicle: this.st.icicle,
+      chunksLoaded: g ? [...g.source.loaded] : [],
+      searchLoaded: g ? [...g.source.bucketsLoaded] : [],
+      namesLoaded: g ? [...g.source.namesLoaded] : [],
+      errors: g ? [g.failed, ...g.source.errors.map((e) => e.message), this.notice].filter(Boolean) : [],
+      paints: this.paints,
+      paintMs: this.paintMs || 0,
+      viewport: v
+        ? { width: v.width, height: v.height, rowHeight: v.rowH, scrollTop: v.scrollTop, x0: v.x0, x1: v.x1, depths: visibleDepths(v) }
+        : null,
+      busy: this.busy(),
+      searchMs: s.ms,
+      link: location.href,
+    };
+  }
+
+  /** A promise of the state once nothing is loading, drawing or searching. */
+  idle() {
+    return new Promise((resolve) => {
+      const check = () => (this.busy() ? setTimeout(check, 10) : resolve(this.state()));
+      check();
+    });
+  }
+}
+
+const viewer = new Viewer();
+window.flamesite = Object.freeze({
+  version: 1,
+  state: () => viewer.state(),
+  idle: () => viewer.idle(),
+});

@@ -1,0 +1,163 @@
+// DOM pieces of the page other than the canvas: the top table of functions, the tooltip and
+// the clipboard. Text from the profile only ever goes into textContent.
+
+import { formatPercent, formatValue } from "./format.js";
+
+const PAGE_ROWS = 200;
+
+/** Create an element with a class and text content. */
+export function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+/**
+ * Name ids (without the root, id 0) ordered for the table: by self or total descending, or
+ * by name (UTF-16 order, which is byte order except for characters beyond U+FFFF).
+ */
+export function sortedIds(names, key) {
+  const n = names.names.length;
+  const ids = new Uint32Array(Math.max(0, n - 1));
+  for (let i = 1; i < n; i++) ids[i - 1] = i;
+  if (key === "name") {
+    const nm = names.names;
+    return ids.sort((a, b) => (nm[a] < nm[b] ? -1 : nm[a] > nm[b] ? 1 : a - b));
+  }
+  const v = key === "total" ? names.total : names.self;
+  // Ties by name id, so the order is the same on every load.
+  return ids.sort((a, b) => v[b] - v[a] || a - b);
+}
+
+/**
+ * The top table. `onPick(nameId)` runs when a row is clicked (or Enter is pressed on it),
+ * `onSort(key)` when a column header is.
+ */
+export class FunctionTable {
+  constructor(table, moreButton, { onPick, onSort }) {
+    this.table = table;
+    this.body = table.tBodies[0];
+    this.more = moreButton;
+    this.names = null;
+    this.order = null;
+    this.shown = 0;
+    this.match = null;
+    this.key = "self";
+    this.body.addEventListener("click", (e) => {
+      const tr = e.target.closest("tr[data-id]");
+      if (tr) onPick(Number(tr.dataset.id));
+    });
+    this.body.addEventListener("keydown", (e) => {
+      const tr = e.target.closest("tr[data-id]");
+      if (tr && (e.key === "Enter" || e.key === " ")) {
+        e.preventDefault();
+        onPick(Number(tr.dataset.id));
+      }
+    });
+    for (const b of table.querySelectorAll("button[data-sort]")) b.addEventListener("click", () => onSort(b.dataset.sort));
+    moreButton.addEventListener("click", () => this.grow());
+  }
+
+  /** Show the names of a graph (names.json) sorted by `key`, in `unit`, of grand total `total`. */
+  show(names, key, unit, total) {
+    this.names = names;
+    this.unit = unit;
+    this.total = total;
+    this.key = key;
+    this.order = sortedIds(names, key);
+    for (const b of this.table.tHead.querySelectorAll("button[data-sort]")) {
+      const sorted = b.dataset.sort === key;
+      b.closest("th").setAttribute("aria-sort", sorted ? (key === "name" ? "ascending" : "descending") : "none");
+      b.classList.toggle("fs-on", sorted);
+    }
+    this.body.replaceChildren();
+    this.shown = 0;
+    this.grow();
+  }
+
+  grow() {
+    if (!this.names) return;
+    const frag = document.createDocumentFragment();
+    const end = Math.min(this.order.length, this.shown + PAGE_ROWS);
+    const nm = this.names;
+    for (let i = this.shown; i < end; i++) {
+      const id = this.order[i];
+      const tr = el("tr");
+      tr.dataset.id = String(id);
+      tr.tabIndex = 0;
+      const name = el("td", "fs-name", nm.names[id]);
+      name.title = nm.names[id];
+      tr.append(
+        name,
+        el("td", "fs-num", formatValue(nm.self[id], this.unit)),
+        el("td", "fs-num", formatPercent(nm.self[id], this.total)),
+        el("td", "fs-num", formatValue(nm.total[id], this.unit)),
+        el("td", "fs-num", formatPercent(nm.total[id], this.total)),
+      );
+      if (this.match && this.match[id]) tr.classList.add("fs-match");
+      frag.append(tr);
+    }
+    this.body.append(frag);
+    this.shown = end;
+    const left = this.order.length - end;
+    this.more.hidden = left <= 0;
+    this.more.textContent = `Show ${Math.min(PAGE_ROWS, left)} more of ${left}`;
+  }
+
+  /** Mark the rows of matched names (flags per name id, or null). */
+  mark(match) {
+    this.match = match;
+    for (const tr of this.body.rows) tr.classList.toggle("fs-match", !!(match && match[Number(tr.dataset.id)]));
+  }
+}
+
+/** The hover tooltip: a name line and fact lines, positioned beside the pointer. */
+export class Tooltip {
+  constructor(node) {
+    this.node = node;
+  }
+
+  show(clientX, clientY, name, facts) {
+    const n = this.node;
+    n.replaceChildren(el("div", "fs-tip-name", name), ...facts.map((f) => el("div", "", f)));
+    n.hidden = false;
+    const pad = 14;
+    const w = n.offsetWidth;
+    const h = n.offsetHeight;
+    let x = clientX + pad;
+    let y = clientY + pad;
+    if (x + w > window.innerWidth - 4) x = Math.max(4, clientX - pad - w);
+    if (y + h > window.innerHeight - 4) y = Math.max(4, clientY - pad - h);
+    n.style.left = `${x}px`;
+    n.style.top = `${y}px`;
+  }
+
+  hide() {
+    this.node.hidden = true;
+  }
+}
+
+/** Put text on the clipboard; falls back to a selected text field where the API is refused. */
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const t = el("textarea");
+    t.value = text;
+    t.setAttribute("readonly", "");
+    t.style.position = "fixed";
+    t.style.opacity = "0";
+    document.body.append(t);
+    t.select();
+    let ok = false;
+    try {
+      ok = document.execCommand("copy");
+    } catch {
+      ok = false;
+    }
+    t.remove();
+    return ok;
+  }
+}
