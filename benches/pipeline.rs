@@ -69,11 +69,11 @@ fn merge_only(b: divan::Bencher) {
     });
 }
 
-/// Frame table to chunk files, name files and search buckets, in memory.
+/// Frame table to chunk files, name files and search buckets (made, not written).
 #[divan::bench(sample_count = 20)]
 fn chunking(b: divan::Bencher) {
     let t = table();
     let config = ChunkConfig::default();
     b.counter(divan::counter::ItemsCount::new(t.len()))
-        .bench(|| chunk::encode("samples", "samples", divan::black_box(&t), &config, Palette::Hot));
+        .bench(|| chunk::encode("samples", "samples", divan::black_box(&t), &config, Palette::Hot, &|_, _| Ok(())));
 }

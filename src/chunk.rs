@@ -8,6 +8,7 @@
 
 use std::path::Path;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::color::{color_of, Palette};
@@ -115,16 +116,20 @@ pub struct Names {
     pub total: Vec<u64>,
 }
 
-/// The files of one graph, ready to write: paths relative to the graph folder.
-pub struct GraphFiles {
-    /// The manifest, also among `files` as `manifest.json`.
-    pub manifest: Manifest,
-    /// `(relative path, bytes)`, in a fixed order.
-    pub files: Vec<(String, Vec<u8>)>,
-}
+/// Where the files of a graph go: a path relative to the graph folder and its bytes. Called
+/// from several threads at once, each file once; `manifest.json` comes last.
+pub type Sink<'a> = &'a (dyn Fn(&str, &[u8]) -> Result<(), String> + Sync);
 
-/// Splits `table` into the files of one graph.
-pub fn encode(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig, palette: Palette) -> GraphFiles {
+/// Splits `table` into the files of one graph, handing each to `sink` as soon as it is made
+/// (so they are never all in memory at once), and returns the manifest.
+pub fn encode(
+    graph: &str,
+    unit: &str,
+    table: &FrameTable,
+    config: &ChunkConfig,
+    palette: Palette,
+    sink: Sink,
+) -> Result<Manifest, String> {
     let n = table.len();
     let grand = table.grand_total();
     let width = config.root_width as u128;
@@ -208,33 +213,40 @@ pub fn encode(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig,
         }
     }
 
-    let mut files = Vec::new();
-    let mut chunks = Vec::new();
     let mut seq = vec![0u32; k_max as usize + 1];
-    for (class, tile) in &tiles {
-        let file = format!("c/{class}-{}.bin", seq[*class as usize]);
-        seq[*class as usize] += 1;
-        let bytes = encode_chunk(table, tile, &new_id);
-        let r = |i: usize| tile[i] as usize;
-        chunks.push(ChunkRef {
-            file: file.clone(),
-            class: *class,
-            depth: [table.depth[r(0)], table.depth[r(tile.len() - 1)] + 1],
-            offset: [
-                tile.iter().map(|&x| table.offset[x as usize]).min().unwrap_or(0),
-                tile.iter().map(|&x| table.offset[x as usize] + table.total[x as usize]).max().unwrap_or(0),
-            ],
-            frames: tile.len() as u32,
-            max_total: tile.iter().map(|&x| table.total[x as usize]).max().unwrap_or(0),
-            name_max: tile.iter().map(|&x| new_id[table.name[x as usize] as usize]).max().unwrap_or(0),
-            bytes: bytes.len() as u64,
-        });
-        files.push((file, bytes));
-    }
+    let chunk_files: Vec<String> = tiles
+        .iter()
+        .map(|(class, _)| {
+            seq[*class as usize] += 1;
+            format!("c/{class}-{}.bin", seq[*class as usize] - 1)
+        })
+        .collect();
+    let chunks = tiles
+        .par_iter()
+        .zip(chunk_files)
+        .map(|((class, tile), file)| {
+            let bytes = encode_chunk(table, tile, &new_id);
+            sink(&file, &bytes)?;
+            let r = |i: usize| tile[i] as usize;
+            Ok(ChunkRef {
+                class: *class,
+                depth: [table.depth[r(0)], table.depth[r(tile.len() - 1)] + 1],
+                offset: [
+                    tile.iter().map(|&x| table.offset[x as usize]).min().unwrap_or(0),
+                    tile.iter().map(|&x| table.offset[x as usize] + table.total[x as usize]).max().unwrap_or(0),
+                ],
+                frames: tile.len() as u32,
+                max_total: tile.iter().map(|&x| table.total[x as usize]).max().unwrap_or(0),
+                name_max: tile.iter().map(|&x| new_id[table.name[x as usize] as usize]).max().unwrap_or(0),
+                bytes: bytes.len() as u64,
+                file,
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
 
     let by_old = name_intervals(table);
     let intervals: Vec<&Vec<(u64, u64)>> = old_id.iter().map(|&o| &by_old[o]).collect();
-    let mut search = Vec::new();
+    let mut buckets = Vec::new();
     let mut lo = 0usize;
     while lo < intervals.len() {
         let mut hi = lo;
@@ -243,32 +255,42 @@ pub fn encode(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig,
             count += intervals[hi].len();
             hi += 1;
         }
-        let bytes = encode_search(lo as u32, &intervals[lo..hi]);
-        let file = format!("s/{}.bin", search.len());
-        search.push(SearchRef { file: file.clone(), names: [lo as u32, hi as u32], intervals: count as u64, bytes: bytes.len() as u64 });
-        files.push((file, bytes));
+        buckets.push((lo, hi, count));
         lo = hi;
     }
+    let search = buckets
+        .par_iter()
+        .enumerate()
+        .map(|(k, &(lo, hi, count))| {
+            let bytes = encode_search(lo as u32, &intervals[lo..hi]);
+            let file = format!("s/{k}.bin");
+            sink(&file, &bytes)?;
+            Ok(SearchRef { file, names: [lo as u32, hi as u32], intervals: count as u64, bytes: bytes.len() as u64 })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
 
     let mut self_by_old = vec![0u64; table.names.len()];
     for row in 0..n {
         self_by_old[table.name[row] as usize] += table.self_[row];
     }
-    let mut name_files = Vec::new();
     let per_file = config.names_per_file.max(1) as usize;
-    for (k, ids) in old_id.chunks(per_file).enumerate() {
-        let lo = k * per_file;
-        let bucket = Names {
-            names: ids.iter().map(|&o| table.names[o].clone()).collect(),
-            colors: ids.iter().map(|&o| color_of(&table.names[o], palette)).collect(),
-            self_: ids.iter().map(|&o| self_by_old[o]).collect(),
-            total: ids.iter().map(|&o| by_old[o].iter().map(|(a, b)| b - a).sum()).collect(),
-        };
-        let bytes = serde_json::to_vec(&bucket).expect("names serialise");
-        let file = format!("n/{k}.json");
-        name_files.push(NamesRef { file: file.clone(), names: [lo as u32, (lo + ids.len()) as u32], bytes: bytes.len() as u64 });
-        files.push((file, bytes));
-    }
+    let name_files = old_id
+        .par_chunks(per_file)
+        .enumerate()
+        .map(|(k, ids)| {
+            let lo = k * per_file;
+            let bucket = Names {
+                names: ids.iter().map(|&o| table.names[o].clone()).collect(),
+                colors: ids.iter().map(|&o| color_of(&table.names[o], palette)).collect(),
+                self_: ids.iter().map(|&o| self_by_old[o]).collect(),
+                total: ids.iter().map(|&o| by_old[o].iter().map(|(a, b)| b - a).sum()).collect(),
+            };
+            let bytes = serde_json::to_vec(&bucket).expect("names serialise");
+            let file = format!("n/{k}.json");
+            sink(&file, &bytes)?;
+            Ok(NamesRef { file, names: [lo as u32, (lo + ids.len()) as u32], bytes: bytes.len() as u64 })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
     let manifest = Manifest {
         format: "flamesite-graph".into(),
         version: VERSION,
@@ -288,9 +310,8 @@ pub fn encode(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig,
     };
     let mut manifest_bytes = serde_json::to_vec_pretty(&manifest).expect("manifest serialises");
     manifest_bytes.push(b'\n');
-    let mut all = vec![("manifest.json".to_string(), manifest_bytes)];
-    all.extend(files);
-    GraphFiles { manifest, files: all }
+    sink("manifest.json", &manifest_bytes)?;
+    Ok(manifest)
 }
 
 /// Consecutive depths grouped until a group holds `target` frames or spans
@@ -324,7 +345,7 @@ fn name_intervals(table: &FrameTable) -> Vec<Vec<(u64, u64)>> {
             per_name[table.name[row] as usize].push((table.offset[row], table.offset[row] + table.total[row]));
         }
     }
-    for list in &mut per_name {
+    per_name.par_iter_mut().for_each(|list| {
         list.sort_unstable();
         let mut merged: Vec<(u64, u64)> = Vec::with_capacity(list.len());
         for &(a, b) in list.iter() {
@@ -334,7 +355,7 @@ fn name_intervals(table: &FrameTable) -> Vec<Vec<(u64, u64)>> {
             }
         }
         *list = merged;
-    }
+    });
     per_name
 }
 
@@ -541,24 +562,24 @@ mod tests {
     fn narrow_frames_go_to_fine_classes() {
         let t = table(&[("main;big", 1000), ("main;tiny", 1), ("main;mid", 20)]);
         let config = ChunkConfig { root_width: 100, class_factor: 4, target_frames: 4096, search_intervals: 100, names_per_file: 2 };
-        let g = encode("samples", "samples", &t, &config, Palette::Hot);
-        let classes: Vec<(u32, u32)> = g.manifest.chunks.iter().map(|c| (c.class, c.frames)).collect();
+        let m = encode("samples", "samples", &t, &config, Palette::Hot, &|_, _| Ok(())).unwrap();
+        let classes: Vec<(u32, u32)> = m.chunks.iter().map(|c| (c.class, c.frames)).collect();
         // 1021 total on 100 px: mid (20) is >= 10.21 -> class 0; tiny (1): 1*100*4^2 >= 1021 -> class 2.
         assert_eq!(classes, vec![(0, 4), (2, 1)]);
-        assert_eq!(g.manifest.chunks[1].max_total, 1);
+        assert_eq!(m.chunks[1].max_total, 1);
     }
 
     #[test]
     fn chunks_round_trip_and_name_totals_do_not_double_count_recursion() {
         let t = table(&[("f;f;f", 3), ("f;g", 2), ("h", 5)]);
         let config = ChunkConfig { root_width: 2, class_factor: 2, target_frames: 1, search_intervals: 1, names_per_file: 1000 };
-        let g = encode("samples", "samples", &t, &config, Palette::Hot);
         let dir = tempfile::tempdir().unwrap();
-        for (rel, bytes) in &g.files {
+        let write = |rel: &str, bytes: &[u8]| {
             let p = dir.path().join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, bytes).unwrap();
-        }
+            std::fs::write(p, bytes).map_err(|e| e.to_string())
+        };
+        encode("samples", "samples", &t, &config, Palette::Hot, &write).unwrap();
         let (m, back) = read_graph(dir.path()).unwrap();
         assert_eq!(back, t);
         assert_eq!(m.frames, t.len() as u64);

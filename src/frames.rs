@@ -88,83 +88,104 @@ impl std::fmt::Display for MergeError {
     }
 }
 
-/// Merges stacks into a prefix tree, reusing the path of the previous stack for the frames
-/// it shares with it, so sorted input (the usual case) costs one byte comparison per shared
-/// frame rather than one hash lookup.
-pub struct StackMerger {
+/// Stacks turned into name ids by a [`Tokenizer`], for a [`Tree`] to merge, possibly on
+/// another thread. One record per stack, in a flat buffer of words: source line (2 words),
+/// count (2), before-count (2), frames shared with the previous stack (1), number of new
+/// frames `n` (1), then the `n` name ids.
+#[derive(Clone, Debug, Default)]
+pub struct StackBatch {
+    /// Whether the stacks carry a before-count.
+    pub differential: bool,
+    words: Vec<u32>,
+}
+
+impl StackBatch {
+    /// An empty batch of plain or two-count stacks.
+    pub fn new(differential: bool) -> Self {
+        StackBatch { differential, words: Vec::new() }
+    }
+
+    /// Number of words buffered; a producer sends the batch when this grows large.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// True when no stack is buffered.
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    fn push_u64(&mut self, v: u64) {
+        self.words.push(v as u32);
+        self.words.push((v >> 32) as u32);
+    }
+}
+
+/// The first stage of merging: interns frame names and finds how many leading frames a stack
+/// shares, byte for byte, with the previous one, so that sorted or clustered input (the usual
+/// case) costs one byte comparison per shared frame rather than one hash lookup.
+pub struct Tokenizer {
     interned: FxHashMap<Box<str>, u32>,
     names: Vec<Box<str>>,
-    /// `(parent << 32) | name` to node.
-    children: FxHashMap<u64, u32>,
-    parent: Vec<u32>,
-    name: Vec<u32>,
-    depth: Vec<u32>,
-    self_: Vec<u64>,
-    before_self: Option<Vec<u64>>,
     prev: Vec<u8>,
     prev_ends: Vec<usize>,
-    prev_nodes: Vec<u32>,
     max_depth: u32,
     /// Stacks whose bytes were not UTF-8 and were read with U+FFFD replacements.
     pub invalid_utf8: u64,
-    /// Stacks merged.
+    /// Stacks tokenized.
     pub stacks: u64,
 }
 
-impl StackMerger {
-    /// A merger for plain (`differential == false`) or two-count stacks.
-    pub fn new(differential: bool, max_depth: u32) -> Self {
-        StackMerger {
+impl Tokenizer {
+    /// A tokenizer that refuses stacks deeper than `max_depth` frames.
+    pub fn new(max_depth: u32) -> Self {
+        Tokenizer {
             interned: FxHashMap::default(),
             names: Vec::new(),
-            children: FxHashMap::default(),
-            parent: vec![NO_PARENT],
-            name: vec![u32::MAX],
-            depth: vec![0],
-            self_: vec![0],
-            before_self: differential.then(|| vec![0]),
             prev: Vec::new(),
             prev_ends: Vec::new(),
-            prev_nodes: Vec::new(),
             max_depth,
             invalid_utf8: 0,
             stacks: 0,
         }
     }
 
-    /// True for a merger of two-count stacks.
-    pub fn is_differential(&self) -> bool {
-        self.before_self.is_some()
-    }
-
-    /// Adds one stack, frames separated by `;`, root first. `before` is ignored unless the
-    /// merger is differential.
-    pub fn add(&mut self, stack: &[u8], count: u64, before: u64) -> Result<(), MergeError> {
+    /// Appends one stack (frames separated by `;`, root first) to `batch`.
+    pub fn push(&mut self, stack: &[u8], count: u64, before: u64, line: u64, batch: &mut StackBatch) -> Result<(), MergeError> {
         let shared = self.shared_frames(stack);
         self.prev_ends.truncate(shared);
-        self.prev_nodes.truncate(shared);
+        batch.push_u64(line);
+        batch.push_u64(count);
+        batch.push_u64(before);
+        batch.words.push(shared as u32);
+        let n_at = batch.words.len();
+        batch.words.push(0);
         let start = if shared == 0 { 0 } else { self.prev_ends[shared - 1] + 1 };
         // `start` is past the end when the whole stack is shared with the previous one.
         if start <= stack.len() {
             let rest = &stack[start..];
             match std::str::from_utf8(rest) {
-                Ok(text) => self.push_frames(text, start)?,
+                Ok(text) => self.push_frames(text, rest, start, batch),
                 Err(_) => {
                     self.invalid_utf8 += 1;
                     let text = String::from_utf8_lossy(rest).into_owned();
-                    self.push_frames_lossy(&text, rest, start)?;
+                    self.push_frames(&text, rest, start, batch);
                 }
             }
         }
-        let leaf = self.prev_nodes.last().copied().unwrap_or(0) as usize;
-        self.self_[leaf] = self.self_[leaf].checked_add(count).ok_or(MergeError::Overflow)?;
-        if let Some(b) = &mut self.before_self {
-            b[leaf] = b[leaf].checked_add(before).ok_or(MergeError::Overflow)?;
-        }
+        batch.words[n_at] = (self.prev_ends.len() - shared) as u32;
         self.prev.clear();
         self.prev.extend_from_slice(stack);
         self.stacks += 1;
+        if self.prev_ends.len() > self.max_depth as usize {
+            return Err(MergeError::TooDeep(self.max_depth));
+        }
         Ok(())
+    }
+
+    /// The interned names, indexed by the ids in the batches.
+    pub fn into_names(self) -> Vec<Box<str>> {
+        self.names
     }
 
     /// How many leading frames `stack` shares, byte for byte, with the previous stack.
@@ -183,73 +204,107 @@ impl StackMerger {
         k
     }
 
-    fn push_frames(&mut self, text: &str, start: usize) -> Result<(), MergeError> {
-        let mut pos = start;
-        for frame in text.split(';') {
-            pos += frame.len();
-            self.push_frame(frame, pos)?;
-            pos += 1;
-        }
-        Ok(())
-    }
-
-    /// Like `push_frames`, for text that was repaired from invalid UTF-8: the positions
-    /// recorded for prefix sharing are those of the raw bytes, the names are the repaired ones.
-    fn push_frames_lossy(&mut self, text: &str, raw: &[u8], start: usize) -> Result<(), MergeError> {
+    /// Interns the frames of `text`, the (possibly repaired) text of the raw bytes `raw`
+    /// that start at `start` in the stack; positions recorded for prefix sharing are those of
+    /// the raw bytes.
+    fn push_frames(&mut self, text: &str, raw: &[u8], start: usize, batch: &mut StackBatch) {
         let mut pos = start;
         for (frame, raw_frame) in text.split(';').zip(raw.split(|&b| b == b';')) {
             pos += raw_frame.len();
-            self.push_frame(frame, pos)?;
+            let id = match self.interned.get(frame) {
+                Some(&id) => id,
+                None => {
+                    let id = self.names.len() as u32;
+                    self.names.push(frame.into());
+                    self.interned.insert(frame.into(), id);
+                    id
+                }
+            };
+            batch.words.push(id);
+            self.prev_ends.push(pos);
             pos += 1;
         }
-        Ok(())
+    }
+}
+
+/// The second stage of merging: the prefix tree of name ids, with each node's own counts.
+pub struct Tree {
+    /// `(parent << 32) | name` to node.
+    children: FxHashMap<u64, u32>,
+    parent: Vec<u32>,
+    name: Vec<u32>,
+    depth: Vec<u32>,
+    self_: Vec<u64>,
+    before_self: Option<Vec<u64>>,
+    path: Vec<u32>,
+}
+
+impl Tree {
+    /// An empty tree (just the root) for plain or two-count stacks.
+    pub fn new(differential: bool) -> Self {
+        Tree {
+            children: FxHashMap::default(),
+            parent: vec![NO_PARENT],
+            name: vec![u32::MAX],
+            depth: vec![0],
+            self_: vec![0],
+            before_self: differential.then(|| vec![0]),
+            path: Vec::new(),
+        }
     }
 
-    fn push_frame(&mut self, frame: &str, end: usize) -> Result<(), MergeError> {
-        let parent = self.prev_nodes.last().copied().unwrap_or(0);
-        let depth = self.prev_nodes.len() as u32 + 1;
-        if depth > self.max_depth {
-            return Err(MergeError::TooDeep(self.max_depth));
-        }
-        let name = match self.interned.get(frame) {
-            Some(&id) => id,
-            None => {
-                let id = self.names.len() as u32;
-                self.names.push(frame.into());
-                self.interned.insert(frame.into(), id);
-                id
+    /// Merges a batch of stacks. An error comes with the line of the stack that caused it.
+    pub fn apply(&mut self, batch: &StackBatch) -> Result<(), (MergeError, u64)> {
+        let w = &batch.words;
+        let word64 = |i: usize| w[i] as u64 | (w[i + 1] as u64) << 32;
+        let mut i = 0;
+        while i < w.len() {
+            let (line, count, before) = (word64(i), word64(i + 2), word64(i + 4));
+            let shared = w[i + 6] as usize;
+            let n = w[i + 7] as usize;
+            self.path.truncate(shared);
+            for &name in &w[i + 8..i + 8 + n] {
+                let parent = self.path.last().copied().unwrap_or(0);
+                let key = ((parent as u64) << 32) | name as u64;
+                let next = self.parent.len() as u32;
+                let node = *self.children.entry(key).or_insert(next);
+                if node == next {
+                    self.parent.push(parent);
+                    self.name.push(name);
+                    self.depth.push(self.path.len() as u32 + 1);
+                    self.self_.push(0);
+                    if let Some(b) = &mut self.before_self {
+                        b.push(0);
+                    }
+                }
+                self.path.push(node);
             }
-        };
-        let key = ((parent as u64) << 32) | name as u64;
-        let next = self.parent.len() as u32;
-        let node = *self.children.entry(key).or_insert(next);
-        if node == next {
-            self.parent.push(parent);
-            self.name.push(name);
-            self.depth.push(depth);
-            self.self_.push(0);
+            i += 8 + n;
+            let leaf = self.path.last().copied().unwrap_or(0) as usize;
+            self.self_[leaf] = self.self_[leaf].checked_add(count).ok_or((MergeError::Overflow, line))?;
             if let Some(b) = &mut self.before_self {
-                b.push(0);
+                b[leaf] = b[leaf].checked_add(before).ok_or((MergeError::Overflow, line))?;
             }
         }
-        self.prev_nodes.push(node);
-        self.prev_ends.push(end);
         Ok(())
     }
-
-    /// Lays the merged tree out as a frame table.
-    pub fn finish(self) -> Result<FrameTable, MergeError> {
+    /// Lays the merged tree out as a frame table; `names` are the tokenizer's.
+    pub fn finish(self, names: Vec<Box<str>>) -> Result<FrameTable, MergeError> {
         let n = self.parent.len();
         // Name ids in byte order, so that sorting siblings by name is sorting integers.
-        let mut order: Vec<u32> = (0..self.names.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| self.names[a as usize].cmp(&self.names[b as usize]));
-        let mut rank = vec![0u32; self.names.len()];
+        let mut order: Vec<u32> = (0..names.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| names[a as usize].cmp(&names[b as usize]));
+        let mut rank = vec![0u32; names.len()];
         for (r, &old) in order.iter().enumerate() {
             rank[old as usize] = r as u32 + 1;
         }
-        let mut names = Vec::with_capacity(order.len() + 1);
-        names.push(ROOT_NAME.to_string());
-        names.extend(order.iter().map(|&old| self.names[old as usize].to_string()));
+        let names = {
+            let mut by_id: Vec<Option<Box<str>>> = names.into_iter().map(Some).collect();
+            let mut sorted = Vec::with_capacity(order.len() + 1);
+            sorted.push(ROOT_NAME.to_string());
+            sorted.extend(order.iter().map(|&old| by_id[old as usize].take().unwrap_or_default().into_string()));
+            sorted
+        };
         let sorted_name = |node: usize| if node == 0 { 0 } else { rank[self.name[node] as usize] };
 
         let total = subtree_sums(&self.self_, &self.parent)?;
@@ -328,6 +383,42 @@ impl StackMerger {
             todo.extend(group.iter().rev());
         }
         Ok(table)
+    }
+}
+
+/// Both stages in one thread: the simple way to merge stacks that come one at a time.
+pub struct StackMerger {
+    tokens: Tokenizer,
+    tree: Tree,
+    batch: StackBatch,
+}
+
+impl StackMerger {
+    /// A merger for plain (`differential == false`) or two-count stacks.
+    pub fn new(differential: bool, max_depth: u32) -> Self {
+        StackMerger {
+            tokens: Tokenizer::new(max_depth),
+            tree: Tree::new(differential),
+            batch: StackBatch::new(differential),
+        }
+    }
+
+    /// Adds one stack, frames separated by `;`, root first. `before` is ignored unless the
+    /// merger is differential.
+    pub fn add(&mut self, stack: &[u8], count: u64, before: u64) -> Result<(), MergeError> {
+        self.batch.words.clear();
+        self.tokens.push(stack, count, before, 0, &mut self.batch)?;
+        self.tree.apply(&self.batch).map_err(|(e, _)| e)
+    }
+
+    /// Stacks whose bytes were not UTF-8.
+    pub fn invalid_utf8(&self) -> u64 {
+        self.tokens.invalid_utf8
+    }
+
+    /// Lays the merged tree out as a frame table.
+    pub fn finish(self) -> Result<FrameTable, MergeError> {
+        self.tree.finish(self.tokens.into_names())
     }
 }
 
@@ -440,7 +531,7 @@ mod tests {
         let mut m = StackMerger::new(false, 10);
         m.add(b"a;b\xffc", 1, 0).unwrap();
         m.add(b"a;b\xffc;d", 1, 0).unwrap();
-        assert_eq!(m.invalid_utf8, 1, "the second line shares the repaired frame");
+        assert_eq!(m.invalid_utf8(), 1, "the second line shares the repaired frame");
         let t = m.finish().unwrap();
         assert!(t.names.contains(&"b\u{fffd}c".to_string()));
         assert_eq!(t.len(), 4);

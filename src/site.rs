@@ -157,17 +157,16 @@ fn build_profile(
     for graph in &decoded.graphs {
         let folder = scan::slug(&graph.name).replace('/', "_");
         let data = format!("{url}g/{folder}/");
-        let files = chunk::encode(&graph.name, &graph.unit, &graph.table, &config.chunks, config.palette);
-        if let Some(staging) = staging {
-            for (rel, bytes) in &files.files {
-                staging.write(&format!("{data}{rel}"), bytes)?;
-            }
-        }
+        let sink = |rel: &str, bytes: &[u8]| match staging {
+            Some(staging) => staging.write(&format!("{data}{rel}"), bytes),
+            None => Ok(()),
+        };
+        let manifest = chunk::encode(&graph.name, &graph.unit, &graph.table, &config.chunks, config.palette, &sink)?;
         graphs.push(GraphEntry {
             name: graph.name.clone(),
             unit: graph.unit.clone(),
-            total: files.manifest.total,
-            frames: files.manifest.frames,
+            total: manifest.total,
+            frames: manifest.frames,
             data,
         });
     }

@@ -6,10 +6,11 @@
 //! number and skipped, as flamegraph.pl does.
 
 use std::io::{self, BufRead, Read};
+use std::sync::mpsc;
 
-use super::{merger, Compression, Decoded, Graph};
+use super::{Compression, Decoded, Graph};
 use crate::config::Limits;
-use crate::frames::MergeError;
+use crate::frames::{MergeError, StackBatch, Tokenizer, Tree};
 
 /// Why a folded file could not be read.
 #[derive(Debug)]
@@ -27,6 +28,7 @@ impl std::fmt::Display for Error {
         match self {
             Error::Read(e) => write!(f, "{e}"),
             Error::Parse(m) => write!(f, "{m}"),
+            Error::Merge(e, 0) => write!(f, "{e}"),
             Error::Merge(e, line) => write!(f, "line {line}: {e}"),
         }
     }
@@ -50,12 +52,48 @@ pub fn is_applicable(sniff: &[u8]) -> bool {
     !trim_line(rest).is_empty() && (rest.len() >= 4096 || split_count(trim_line(rest)).is_some())
 }
 
-/// Streams folded stacks from `reader` into a frame table.
+/// Words of tokenized stacks sent to the merging thread at a time.
+const BATCH_WORDS: usize = 1 << 16;
+
+/// Streams folded stacks from `reader` into a frame table. Parsing and tokenizing run on
+/// this thread, merging into the tree on another, so a large profile keeps both cores busy.
 pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, Error> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::sync_channel::<StackBatch>(4);
+        let merging = scope.spawn(move || {
+            let mut tree = None;
+            for batch in rx {
+                tree.get_or_insert_with(|| Tree::new(batch.differential)).apply(&batch)?;
+            }
+            Ok::<_, (MergeError, u64)>(tree)
+        });
+        let parsed = parse(reader, limits, tx);
+        let tree = merging.join().expect("the merging thread does not panic");
+        // A merge error explains a parse that stopped early, so it comes first.
+        let tree = tree.map_err(|(e, line)| Error::Merge(e, line))?;
+        let (tokens, warnings) = parsed?;
+        let tree = tree.expect("a parse that found stacks sent them");
+        let table = tree.finish(tokens.into_names()).map_err(|e| Error::Merge(e, 0))?;
+        Ok(Decoded {
+            format: "folded",
+            compression: Compression::None,
+            graphs: vec![Graph { name: "samples".into(), unit: "samples".into(), table }],
+            warnings,
+        })
+    })
+}
+
+/// Reads lines, tokenizes their stacks and sends them to `tx` in batches.
+fn parse(
+    reader: &mut dyn BufRead,
+    limits: &Limits,
+    tx: mpsc::SyncSender<StackBatch>,
+) -> Result<(Tokenizer, Vec<String>), Error> {
     let max_line = limits.max_line_bytes;
     let mut line = Vec::with_capacity(4096);
     let mut number: u64 = 0;
-    let mut stacks = None;
+    let mut tokens = Tokenizer::new(limits.max_depth);
+    let mut batch: Option<StackBatch> = None;
     let mut malformed: u64 = 0;
     let mut examples = Vec::new();
     let mut blank_only = true;
@@ -76,12 +114,11 @@ pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, Erro
             continue;
         }
         blank_only = false;
-        let m = stacks.get_or_insert_with(|| {
-            let differential = split_count(text).is_some_and(|(stack, _)| split_count(stack).is_some());
-            merger(differential, limits)
+        let b = batch.get_or_insert_with(|| {
+            StackBatch::new(split_count(text).is_some_and(|(stack, _)| split_count(stack).is_some()))
         });
         let parsed = split_count(text).and_then(|(stack, after)| {
-            if m.is_differential() {
+            if b.differential {
                 split_count(stack).map(|(stack, before)| (stack, before, after))
             } else {
                 Some((stack, 0, after))
@@ -89,7 +126,14 @@ pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, Erro
         });
         match parsed {
             Some((stack, before, count)) if !stack.is_empty() => {
-                m.add(stack, count, before).map_err(|e| Error::Merge(e, number))?
+                tokens.push(stack, count, before, number, b).map_err(|e| Error::Merge(e, number))?;
+                if b.len() >= BATCH_WORDS {
+                    let empty = StackBatch::new(b.differential);
+                    if tx.send(std::mem::replace(b, empty)).is_err() {
+                        // The merging thread stopped on an error, which it reports.
+                        return Err(Error::Parse("merging stopped".into()));
+                    }
+                }
             }
             _ => {
                 malformed += 1;
@@ -99,16 +143,21 @@ pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, Erro
             }
         }
     }
-    let merger = match stacks {
-        Some(m) if m.stacks > 0 => m,
-        _ if blank_only => return Err(Error::Parse("no stacks: the file is empty or blank".into())),
-        _ => {
-            return Err(Error::Parse(format!(
+    if let Some(b) = batch {
+        if !b.is_empty() {
+            let _ = tx.send(b);
+        }
+    }
+    if tokens.stacks == 0 {
+        return Err(Error::Parse(if blank_only {
+            "no stacks: the file is empty or blank".into()
+        } else {
+            format!(
                 "no stacks: none of the {malformed} non-blank lines reads `frame;frame;… count` (line {} first)",
                 examples.first().copied().unwrap_or(1)
-            )))
-        }
-    };
+            )
+        }));
+    }
     let mut warnings = Vec::new();
     if malformed > 0 {
         let lines: Vec<String> = examples.iter().map(|n| n.to_string()).collect();
@@ -119,20 +168,14 @@ pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, Erro
             if malformed > examples.len() as u64 { ", …" } else { "" }
         ));
     }
-    if merger.invalid_utf8 > 0 {
+    if tokens.invalid_utf8 > 0 {
         warnings.push(format!(
             "{} stack{} had bytes that are not UTF-8, shown as U+FFFD",
-            merger.invalid_utf8,
-            if merger.invalid_utf8 == 1 { "" } else { "s" }
+            tokens.invalid_utf8,
+            if tokens.invalid_utf8 == 1 { "" } else { "s" }
         ));
     }
-    let table = merger.finish().map_err(|e| Error::Merge(e, number))?;
-    Ok(Decoded {
-        format: "folded",
-        compression: Compression::None,
-        graphs: vec![Graph { name: "samples".into(), unit: "samples".into(), table }],
-        warnings,
-    })
+    Ok((tokens, warnings))
 }
 
 fn trim_line(line: &[u8]) -> &[u8] {

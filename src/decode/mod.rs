@@ -16,7 +16,7 @@ use std::rc::Rc;
 use std::sync::mpsc;
 
 use crate::config::Limits;
-use crate::frames::{FrameTable, StackMerger};
+use crate::frames::FrameTable;
 
 /// How a file is compressed, from its first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -303,9 +303,4 @@ impl BufRead for ChannelReader {
     fn consume(&mut self, amt: usize) {
         self.pos += amt;
     }
-}
-
-/// A fresh merger for a decoder, with the configured depth limit.
-pub(crate) fn merger(differential: bool, limits: &Limits) -> StackMerger {
-    StackMerger::new(differential, limits.max_depth)
 }
