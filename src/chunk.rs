@@ -178,6 +178,7 @@ pub fn encode(
     for &row in &by_depth {
         classes[class_of(table.total[row as usize]) as usize].push(row);
     }
+    drop(by_depth);
 
     let target = config.target_frames as usize;
     // (class, rows) per chunk file, in manifest order.
@@ -199,6 +200,8 @@ pub fn encode(
             }
         }
     }
+
+    drop(classes);
 
     // Names are numbered in order of first use, so the root view needs the first few.
     let mut new_id = vec![u32::MAX; table.names.len()];

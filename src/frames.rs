@@ -233,7 +233,6 @@ pub struct Tree {
     children: FxHashMap<u64, u32>,
     parent: Vec<u32>,
     name: Vec<u32>,
-    depth: Vec<u32>,
     self_: Vec<u64>,
     before_self: Option<Vec<u64>>,
     path: Vec<u32>,
@@ -246,7 +245,6 @@ impl Tree {
             children: FxHashMap::default(),
             parent: vec![NO_PARENT],
             name: vec![u32::MAX],
-            depth: vec![0],
             self_: vec![0],
             before_self: differential.then(|| vec![0]),
             path: Vec::new(),
@@ -271,7 +269,6 @@ impl Tree {
                 if node == next {
                     self.parent.push(parent);
                     self.name.push(name);
-                    self.depth.push(self.path.len() as u32 + 1);
                     self.self_.push(0);
                     if let Some(b) = &mut self.before_self {
                         b.push(0);
@@ -289,7 +286,9 @@ impl Tree {
         Ok(())
     }
     /// Lays the merged tree out as a frame table; `names` are the tokenizer's.
-    pub fn finish(self, names: Vec<Box<str>>) -> Result<FrameTable, MergeError> {
+    pub fn finish(mut self, names: Vec<Box<str>>) -> Result<FrameTable, MergeError> {
+        // The lookup table is the largest part of the tree and is not needed any more.
+        drop(std::mem::take(&mut self.children));
         let n = self.parent.len();
         // Name ids in byte order, so that sorting siblings by name is sorting integers.
         let mut order: Vec<u32> = (0..names.len() as u32).collect();
@@ -357,17 +356,19 @@ impl Tree {
                 self_: Vec::with_capacity(n),
             }),
         };
-        let mut row_of = vec![0u32; n];
-        let mut offset_of = vec![0u64; n];
-        let mut todo: Vec<u32> = vec![0];
-        while let Some(node) = todo.pop() {
+        // Pending frames as (node, depth, offset); `rows_on_path[d]` is the row of the last
+        // frame laid out at depth d, which is the parent of the next frame at depth d + 1.
+        let mut rows_on_path: Vec<u32> = Vec::new();
+        let mut todo: Vec<(u32, u32, u64)> = vec![(0, 0, 0)];
+        while let Some((node, depth, offset)) = todo.pop() {
             let node = node as usize;
             let row = table.name.len() as u32;
-            row_of[node] = row;
+            rows_on_path.truncate(depth as usize);
             table.name.push(sorted_name(node));
-            table.depth.push(self.depth[node]);
-            table.parent.push(if node == 0 { NO_PARENT } else { row_of[self.parent[node] as usize] });
-            table.offset.push(offset_of[node]);
+            table.depth.push(depth);
+            table.parent.push(rows_on_path.last().copied().unwrap_or(NO_PARENT));
+            rows_on_path.push(row);
+            table.offset.push(offset);
             table.total.push(total[node]);
             table.self_.push(self.self_[node]);
             if let (Some(b), Some(bt), Some(bs)) = (&mut table.before, &before_total, &self.before_self) {
@@ -375,12 +376,12 @@ impl Tree {
                 b.self_.push(bs[node]);
             }
             let group = &kids[first[node] as usize..first[node + 1] as usize];
-            let mut running = offset_of[node];
-            for &c in group {
-                offset_of[c as usize] = running;
-                running += total[c as usize];
+            // Children's offsets, right to left, so that the leftmost is popped first.
+            let mut end = offset + total[node] - self.self_[node];
+            for &c in group.iter().rev() {
+                end -= total[c as usize];
+                todo.push((c, depth + 1, end));
             }
-            todo.extend(group.iter().rev());
         }
         Ok(table)
     }
