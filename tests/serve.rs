@@ -1,0 +1,88 @@
+//! `flamesite serve` as a user runs it: the site is built, served on 127.0.0.1, and rebuilt
+//! when a profile changes.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A plain HTTP/1.0 GET: (status, body).
+fn get(port: u16, path: &str) -> Option<(u16, Vec<u8>)> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(s, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).ok()?;
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&raw[..split]);
+    let status = head.split_whitespace().nth(1)?.parse().ok()?;
+    Some((status, raw[split + 4..].to_vec()))
+}
+
+fn wait_for(what: &str, mut ok: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !ok() {
+        assert!(start.elapsed() < Duration::from_secs(30), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn serve_builds_serves_and_rebuilds_on_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("profiles");
+    write(&input.join("api/run1.folded"), b"main;a 3\nmain;b 4\n");
+    write(&dir.path().join("site.toml"), b"title = \"served\"\n");
+    let port = free_port();
+    let server = Server(
+        Command::new(bin())
+            .args(["serve", "--port", &port.to_string()])
+            .current_dir(dir.path())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_for("the server", || get(port, "/").is_some());
+
+    let (status, body) = get(port, "/").unwrap();
+    assert_eq!(status, 200);
+    assert!(String::from_utf8_lossy(&body).contains("served"));
+    let (status, manifest) = get(port, "/p/api/run1/g/samples/manifest.json").unwrap();
+    assert_eq!(status, 200);
+    let manifest: serde_json::Value = serde_json::from_slice(&manifest).unwrap();
+    assert_eq!(manifest["total"], 7);
+    let chunk = manifest["chunks"][0]["file"].as_str().unwrap();
+    let (status, bytes) = get(port, &format!("/p/api/run1/g/samples/{chunk}")).unwrap();
+    assert_eq!((status, &bytes[..4]), (200, &b"FSCH"[..]));
+    // A page folder without its slash is redirected, so that its relative links work.
+    assert_eq!(get(port, "/p/api/run1").unwrap().0, 301);
+    assert_eq!(get(port, "/p/api/run1/").unwrap().0, 200);
+    assert_eq!(get(port, "/nothing-here").unwrap().0, 404);
+    assert_eq!(get(port, "/../site.toml").unwrap().0, 400);
+    assert_eq!(get(port, "/%2e%2e/site.toml").unwrap().0, 400);
+
+    // A new profile appears after the rebuild.
+    write(&input.join("api/run2.folded"), b"main;c 5\n");
+    wait_for("the rebuild", || get(port, "/p/api/run2/").is_some_and(|(s, _)| s == 200));
+    let (_, index) = get(port, "/index.json").unwrap();
+    let index: serde_json::Value = serde_json::from_slice(&index).unwrap();
+    assert_eq!(index["profiles"].as_array().unwrap().len(), 2);
+    drop(server);
+}
