@@ -24,8 +24,8 @@ pub struct Config {
     pub palette: Palette,
     /// Publish and exit 0 even when some profiles were skipped.
     pub keep_going: bool,
-    /// Folder with a theme that overrides the built-in one file by file (`templates/`,
-    /// `static/`); relative to `site.toml`.
+    /// Folder whose `templates/` and `static/` override the built-in theme file by file;
+    /// by default the folder of `site.toml` itself.
     pub theme_dir: Option<PathBuf>,
     /// How graphs are split into chunk files.
     pub chunks: ChunkConfig,
@@ -107,7 +107,11 @@ impl Config {
         let dir = path.parent().unwrap_or(Path::new(""));
         config.input = dir.join(&config.input);
         config.output = dir.join(&config.output);
-        config.theme_dir = config.theme_dir.map(|t| dir.join(t));
+        config.theme_dir = Some(match config.theme_dir {
+            Some(t) => dir.join(t),
+            None if dir.as_os_str().is_empty() => PathBuf::from("."),
+            None => dir.to_path_buf(),
+        });
         Ok(config)
     }
 

@@ -1,8 +1,8 @@
 //! Rendering: HTML pages from tera templates and the theme's static files.
 //!
-//! The default theme (`themes/default/`) is compiled into the binary; a site's `theme_dir`
-//! overrides it file by file (`templates/NAME.html`, `static/…`), so a user changes one
-//! template without copying the theme. Templates get small contexts (never a frame table):
+//! The default theme (`themes/default/`) is compiled into the binary; the `templates/` and
+//! `static/` folders beside `site.toml` (or in `theme_dir`) override it file by file, so a
+//! user changes one template without copying the theme. Templates get small contexts (never a frame table):
 //! the page script fetches graph data itself. Tera escapes every value in `.html` templates.
 
 use std::path::Path;
@@ -25,15 +25,22 @@ impl Theme {
             THEME.iter().map(|(p, b)| (p.to_string(), b.to_vec())).collect();
         if let Some(dir) = overrides {
             if !dir.is_dir() {
-                return Err(format!("theme_dir {} is not a folder", dir.display()));
+                return Err(format!("theme folder {} is not a folder", dir.display()));
             }
-            for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
-                let entry = entry.map_err(|e| format!("theme_dir: {e}"))?;
-                if entry.file_type().is_file() {
-                    let rel = entry.path().strip_prefix(dir).unwrap();
-                    let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-                    let bytes = std::fs::read(entry.path()).map_err(|e| format!("{}: {e}", entry.path().display()))?;
-                    files.insert(rel, bytes);
+            for part in ["templates", "static"] {
+                let sub = dir.join(part);
+                if !sub.is_dir() {
+                    continue;
+                }
+                for entry in walkdir::WalkDir::new(&sub).sort_by_file_name() {
+                    let entry = entry.map_err(|e| format!("theme: {e}"))?;
+                    if entry.file_type().is_file() {
+                        let rel = entry.path().strip_prefix(dir).unwrap();
+                        let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+                        let bytes =
+                            std::fs::read(entry.path()).map_err(|e| format!("{}: {e}", entry.path().display()))?;
+                        files.insert(rel, bytes);
+                    }
                 }
             }
         }

@@ -247,3 +247,25 @@ fn init_writes_a_site_that_builds_and_config_errors_name_the_key() {
     let o = run(dir.path(), &["build"]);
     assert!(stderr(&o).contains("no site.toml"), "{}", stderr(&o));
 }
+
+#[test]
+fn templates_and_static_files_beside_site_toml_override_the_theme_file_by_file() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("site.toml"), b"title = \"Ours\"\n");
+    write(&dir.path().join("profiles/a.folded"), b"main 1\n");
+    write(
+        &dir.path().join("templates/index.html"),
+        b"<!doctype html><title>{{ site_title }}</title><p>custom {{ profiles | length }}</p>",
+    );
+    write(&dir.path().join("static/extra.css"), b"p { color: red }");
+    let o = run(dir.path(), &["build"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("public");
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(index.contains("<p>custom 1</p>"), "{index}");
+    assert_eq!(std::fs::read(out.join("static/extra.css")).unwrap(), b"p { color: red }");
+    // The templates not overridden still come from the built-in theme.
+    let page = std::fs::read_to_string(out.join("p/a/index.html")).unwrap();
+    assert!(page.contains("fs-canvas"), "{page}");
+    assert!(out.join("static/main.js").is_file());
+}
