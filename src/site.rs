@@ -3,7 +3,7 @@
 //! output folder in. A profile that cannot be read is reported and skipped; the others are
 //! built; the output is the same bytes whatever the thread count.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -51,6 +51,9 @@ pub struct ProfileEntry {
     pub url: String,
     /// Format it was read as.
     pub format: String,
+    /// What the profile says about itself (time, duration, labels, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, String>,
     /// Its graphs, the default one first.
     pub graphs: Vec<GraphEntry>,
 }
@@ -170,7 +173,14 @@ fn build_profile(
             data,
         });
     }
-    let entry = ProfileEntry { source: source.rel.clone(), slug: slug.to_string(), url, format: decoded.format.into(), graphs };
+    let entry = ProfileEntry {
+        source: source.rel.clone(),
+        slug: slug.to_string(),
+        url,
+        format: decoded.format.into(),
+        metadata: decoded.metadata,
+        graphs,
+    };
     Ok((entry, decoded.warnings))
 }
 
@@ -205,7 +215,7 @@ fn write_pages(config: &Config, theme: &Theme, built: &[ProfileEntry], staging: 
             "profile",
             &serde_json::json!({
                 "slug": p.slug, "url": p.url, "source": p.source, "format": p.format,
-                "title": p.slug, "graphs": graphs,
+                "title": p.slug, "metadata": p.metadata, "graphs": graphs,
             }),
         );
         staging.write(&format!("{}index.html", p.url), theme.render("profile.html", &ctx)?.as_bytes())

@@ -79,6 +79,7 @@ pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, Erro
             compression: Compression::None,
             graphs: vec![Graph { name: "samples".into(), unit: "samples".into(), table }],
             warnings,
+            metadata: Default::default(),
         })
     })
 }

@@ -9,6 +9,7 @@
 pub mod folded;
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
@@ -72,6 +73,9 @@ pub struct Decoded {
     pub graphs: Vec<Graph>,
     /// Problems that did not stop the decoding (malformed lines, invalid UTF-8).
     pub warnings: Vec<String>,
+    /// What the profile says about itself (time, duration, period, comments, labels), shown
+    /// on its page and listed in `index.json`.
+    pub metadata: BTreeMap<String, String>,
 }
 
 /// Reads the profile at `path`. The error is a message without the path (the caller adds it).
@@ -108,27 +112,38 @@ fn decode_stream(reader: &mut dyn BufRead, compression: Compression, limits: &Li
         match reader.fill_buf() {
             Ok(b) => break b,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(read_error(e, compression)),
+            Err(e) => return Err(e.to_string()),
         }
     };
     if head.is_empty() {
         return Err(format!("empty {}file: no samples", compression.label()));
     }
     let sniff = &head[..head.len().min(4096)];
-    if folded::is_applicable(sniff) {
-        let mut decoded = folded::decode(reader, limits).map_err(|e| match e {
-            folded::Error::Read(e) => read_error(e, compression),
-            other => other.to_string(),
-        })?;
-        decoded.compression = compression;
-        Ok(decoded)
-    } else {
-        Err(format!(
-            "unknown profile format (tried: folded stacks `frame;frame;… count`){}",
-            describe(sniff)
-        ))
-    }
+    let Some(format) = FORMATS.iter().find(|f| (f.is_applicable)(sniff)) else {
+        let tried: Vec<&str> = FORMATS.iter().map(|f| f.description).collect();
+        return Err(format!("unknown profile format (tried: {}){}", tried.join("; "), describe(sniff)));
+    };
+    let mut decoded = (format.decode)(reader, limits)?;
+    decoded.compression = compression;
+    Ok(decoded)
 }
+
+/// An input format: how to recognise it from the start of the decompressed content, and
+/// how to read it. Errors are messages without the path; read errors of the stream are
+/// already described by [`inflate`].
+struct Format {
+    description: &'static str,
+    is_applicable: fn(&[u8]) -> bool,
+    decode: fn(&mut dyn BufRead, &Limits) -> Result<Decoded, String>,
+}
+
+/// The formats, tried in this order: the most specific first, folded stacks (which accept
+/// almost any text with a number at the end of its first line) last.
+const FORMATS: &[Format] = &[Format {
+    description: "folded stacks `frame;frame;… count`",
+    is_applicable: folded::is_applicable,
+    decode: |r, limits| folded::decode(r, limits).map_err(|e| e.to_string()),
+}];
 
 fn describe(sniff: &[u8]) -> String {
     if sniff.contains(&0) {
@@ -140,10 +155,6 @@ fn describe(sniff: &[u8]) -> String {
     }
 }
 
-/// Read errors of compressed streams are already described by [`inflate`].
-fn read_error(e: io::Error, _compression: Compression) -> String {
-    e.to_string()
-}
 
 fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
