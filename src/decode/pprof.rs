@@ -222,16 +222,21 @@ pub struct Function {
 }
 
 /// Whether `sniff`, the start of the decompressed content, looks like a `profile.proto`:
-/// binary (a control byte below tab, or not UTF-8), and read as protobuf it is a sequence of
-/// fields of `Profile` (numbers 1 to 15, each with its schema's wire type) as far as it goes.
+/// binary (a control byte below tab, or not UTF-8), and read as protobuf it starts with
+/// fields of `Profile` (numbers 1 to 15, each with its schema's wire type). Only the first
+/// few fields are judged, so that a profile damaged further on is read as pprof and gets an
+/// error that says what is wrong rather than "unknown format".
 pub fn is_applicable(sniff: &[u8]) -> bool {
     let binary = sniff.iter().any(|&b| b < 0x09) || std::str::from_utf8(sniff).is_err();
     binary && fields_look_like_profile(sniff)
 }
 
+/// How many leading fields [`is_applicable`] judges.
+const SNIFF_FIELDS: usize = 3;
+
 fn fields_look_like_profile(mut rest: &[u8]) -> bool {
     let mut fields = 0;
-    while !rest.is_empty() {
+    while !rest.is_empty() && fields < SNIFF_FIELDS {
         let Some((tag, n)) = varint(rest) else {
             // The sniff may end inside a varint.
             return fields > 0 && rest.len() < 10;
