@@ -733,7 +733,7 @@ mod tests {
     }
 
     #[test]
-    fn truncated_protobuf_is_an_error_at_every_length() {
+    fn truncated_protobuf_never_panics_and_a_cut_field_is_an_error() {
         let bytes = sample_profile().bytes();
         for n in 1..bytes.len() {
             // Some prefixes are whole messages that lack what follows: any result but a panic
