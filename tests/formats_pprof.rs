@@ -168,3 +168,25 @@ fn malformed_profiles_are_named_and_skipped_and_the_good_ones_build() {
     let o = run(dir.path(), &["fold", out.join("p/good").to_str().unwrap()]);
     assert_eq!(stdout(&o), "main;work 5\n");
 }
+
+#[test]
+fn a_sample_type_whose_values_are_all_zero_is_an_empty_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let mut p = profile();
+    p.string_table.extend([b"inuse".to_vec(), b"bytes".to_vec()]);
+    p.sample_type.push(ValueType { r#type: 5, unit: 6 });
+    p.sample[0].value.push(0);
+    p.default_sample_type = 1;
+    write(&input.join("zero.pb"), &p.encode_to_vec());
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(dir.path(), &["fold", out.join("p/zero/g/inuse").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    let o = run(dir.path(), &["fold", out.join("p/zero/g/samples").to_str().unwrap()]);
+    assert_eq!(stdout(&o), "main;work 5\n");
+    let index = std::fs::read_to_string(out.join("index.json")).unwrap();
+    assert!(index.find("\"samples\"").unwrap() < index.find("\"inuse\"").unwrap(), "the default first: {index}");
+}
