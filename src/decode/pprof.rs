@@ -21,7 +21,9 @@
 //! profile's metadata. Per-sample labels are not kept.
 //!
 //! A protobuf has to be read whole, so the profile is held in memory: the reader stops at
-//! `limits.max_profile_bytes`. Malformed input (truncated or corrupt protobuf, wrong field
+//! `limits.max_profile_bytes`. Samples that expand to more than 32 frames per byte of the
+//! profile over all sample types (at least 16 million) are refused: a few kilobytes of deeply
+//! inlined locations counted in many sample types could otherwise fill the memory. Malformed input (truncated or corrupt protobuf, wrong field
 //! types, string or id references to nothing) is an error naming what is wrong.
 
 use std::borrow::Cow;
@@ -291,9 +293,21 @@ pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, Stri
     reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
     let profile = Profile::decode(bytes.as_slice())
         .map_err(|e| format!("pprof: malformed protobuf (truncated or corrupt): {e}"))?;
+    let budget = frame_budget(bytes.len());
     drop(bytes);
-    convert(&profile, limits)
+    convert(&profile, limits, budget)
 }
+
+/// How many frames, over all samples and sample types, a profile of `bytes` bytes may expand
+/// to. A location with many inlined lines, referenced by many samples, each counted in many
+/// sample types, multiplies: a few kilobytes can describe billions of frames. Real profiles
+/// come to a few frames per byte.
+fn frame_budget(bytes: usize) -> u64 {
+    (bytes as u64).saturating_mul(FRAMES_PER_BYTE).max(MIN_FRAME_BUDGET)
+}
+
+const FRAMES_PER_BYTE: u64 = 32;
+const MIN_FRAME_BUDGET: u64 = 16 << 20;
 
 /// The string table, with checked lookups.
 struct Strings<'a> {
@@ -325,7 +339,7 @@ impl<'a> Strings<'a> {
     }
 }
 
-fn convert(p: &Profile, limits: &Limits) -> Result<Decoded, String> {
+fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String> {
     let strings = Strings::new(&p.string_table);
     let mut warnings = Vec::new();
 
@@ -397,6 +411,7 @@ fn convert(p: &Profile, limits: &Limits) -> Result<Decoded, String> {
     // The samples, into one merger per sample type.
     let mut mergers: Vec<StackMerger> = types.iter().map(|_| StackMerger::new(false, limits.max_depth)).collect();
     let mut negative: u64 = 0;
+    let mut frames_added: u64 = 0;
     let mut stack: Vec<&str> = Vec::new();
     for (k, sample) in p.sample.iter().enumerate() {
         let number = k + 1;
@@ -424,6 +439,13 @@ fn convert(p: &Profile, limits: &Limits) -> Result<Decoded, String> {
             }
             if value == 0 {
                 continue;
+            }
+            frames_added += stack.len() as u64;
+            if frames_added > budget {
+                return Err(format!(
+                    "pprof: the samples expand to more than {budget} frames over all sample types \
+                     ({FRAMES_PER_BYTE} per byte of the profile, at least {MIN_FRAME_BUDGET}): refused as a likely bomb"
+                ));
             }
             merger.add_names(&stack, value as u64, 0).map_err(|e| format!("pprof: sample {number}: {e}"))?;
         }
@@ -794,6 +816,27 @@ mod tests {
         let limits = Limits { max_depth: 2, ..Limits::default() };
         let e = decode(&mut &b.bytes()[..], &limits).unwrap_err();
         assert!(e.starts_with("pprof: sample 1:") && e.contains("deeper"), "{e}");
+    }
+
+    #[test]
+    fn a_small_profile_that_expands_to_billions_of_frames_is_refused() {
+        // 1000 sample types, one location with 1000 inlined lines, a sample that refers to it
+        // 50 times: 50 million frames per sample type from a few kilobytes.
+        let types: Vec<(String, String)> = (0..1000).map(|i| (format!("t{i}"), "count".to_string())).collect();
+        let types: Vec<(&str, &str)> = types.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let mut b = Builder::new(&types);
+        b.function(1, "f");
+        b.location(1, &[1; 1000]);
+        b.sample(&[1; 50], &[1; 1000]);
+        let bytes = b.bytes();
+        assert!(bytes.len() < 20_000, "{}", bytes.len());
+        assert_eq!(frame_budget(bytes.len()), MIN_FRAME_BUDGET);
+        // The same check with a smaller budget, to keep the test quick.
+        let e = convert(&b.p, &Limits::default(), 1_000_000).unwrap_err();
+        assert!(e.contains("more than 1000000 frames") && e.contains("refused as a likely bomb"), "{e}");
+        // A real profile is far below its budget.
+        let p = sample_profile().bytes();
+        assert!(decode_bytes(&p).is_ok() && frame_budget(p.len()) >= MIN_FRAME_BUDGET);
     }
 
     #[test]
