@@ -22,9 +22,10 @@
 //!
 //! A protobuf has to be read whole, so the profile is held in memory: the reader stops at
 //! `limits.max_profile_bytes`. Samples that expand to more than 32 frames per byte of the
-//! profile over all sample types (at least 16 million) are refused: a few kilobytes of deeply
-//! inlined locations counted in many sample types could otherwise fill the memory. Malformed input (truncated or corrupt protobuf, wrong field
-//! types, string or id references to nothing) is an error naming what is wrong.
+//! profile over all sample types (at least 4 million) are refused: a few kilobytes of deeply
+//! inlined locations counted in many sample types could otherwise fill the memory. Malformed
+//! input (truncated or corrupt protobuf, wrong field types, string or id references to
+//! nothing) is an error naming what is wrong.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
@@ -307,7 +308,7 @@ fn frame_budget(bytes: usize) -> u64 {
 }
 
 const FRAMES_PER_BYTE: u64 = 32;
-const MIN_FRAME_BUDGET: u64 = 16 << 20;
+const MIN_FRAME_BUDGET: u64 = 4 << 20;
 
 /// The string table, with checked lookups.
 struct Strings<'a> {
