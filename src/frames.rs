@@ -129,6 +129,8 @@ pub struct Tokenizer {
     names: Vec<Box<str>>,
     prev: Vec<u8>,
     prev_ends: Vec<usize>,
+    /// Name ids of the previous stack when it came as a slice of names ([`Tokenizer::push_names`]).
+    prev_ids: Vec<u32>,
     max_depth: u32,
     /// Stacks whose bytes were not UTF-8 and were read with U+FFFD replacements.
     pub invalid_utf8: u64,
@@ -144,6 +146,7 @@ impl Tokenizer {
             names: Vec::new(),
             prev: Vec::new(),
             prev_ends: Vec::new(),
+            prev_ids: Vec::new(),
             max_depth,
             invalid_utf8: 0,
             stacks: 0,
@@ -152,6 +155,8 @@ impl Tokenizer {
 
     /// Appends one stack (frames separated by `;`, root first) to `batch`.
     pub fn push(&mut self, stack: &[u8], count: u64, before: u64, line: u64, batch: &mut StackBatch) -> Result<(), MergeError> {
+        // A stack given as names leaves nothing for byte comparison to share.
+        self.prev_ids.clear();
         let shared = self.shared_frames(stack);
         self.prev_ends.truncate(shared);
         batch.push_u64(line);
@@ -183,6 +188,50 @@ impl Tokenizer {
         Ok(())
     }
 
+    /// Appends one stack given as its frame names, root first, to `batch`. Unlike
+    /// [`Tokenizer::push`], a name may contain any character, `;` included: decoders of
+    /// structured formats (pprof) use this, so that a name is never split.
+    pub fn push_names(&mut self, frames: &[&str], count: u64, before: u64, line: u64, batch: &mut StackBatch) -> Result<(), MergeError> {
+        if frames.len() > self.max_depth as usize {
+            return Err(MergeError::TooDeep(self.max_depth));
+        }
+        // The byte form of the previous stack, if any, no longer describes it.
+        self.prev.clear();
+        self.prev_ends.clear();
+        let mut shared = 0;
+        while shared < frames.len()
+            && shared < self.prev_ids.len()
+            && self.names.get(self.prev_ids[shared] as usize).is_some_and(|n| **n == *frames[shared])
+        {
+            shared += 1;
+        }
+        self.prev_ids.truncate(shared);
+        batch.push_u64(line);
+        batch.push_u64(count);
+        batch.push_u64(before);
+        batch.words.push(shared as u32);
+        batch.words.push((frames.len() - shared) as u32);
+        for frame in &frames[shared..] {
+            let id = self.intern(frame);
+            batch.words.push(id);
+            self.prev_ids.push(id);
+        }
+        self.stacks += 1;
+        Ok(())
+    }
+
+    fn intern(&mut self, frame: &str) -> u32 {
+        match self.interned.get(frame) {
+            Some(&id) => id,
+            None => {
+                let id = self.names.len() as u32;
+                self.names.push(frame.into());
+                self.interned.insert(frame.into(), id);
+                id
+            }
+        }
+    }
+
     /// The interned names, indexed by the ids in the batches.
     pub fn into_names(self) -> Vec<Box<str>> {
         self.names
@@ -211,15 +260,7 @@ impl Tokenizer {
         let mut pos = start;
         for (frame, raw_frame) in text.split(';').zip(raw.split(|&b| b == b';')) {
             pos += raw_frame.len();
-            let id = match self.interned.get(frame) {
-                Some(&id) => id,
-                None => {
-                    let id = self.names.len() as u32;
-                    self.names.push(frame.into());
-                    self.interned.insert(frame.into(), id);
-                    id
-                }
-            };
+            let id = self.intern(frame);
             batch.words.push(id);
             self.prev_ends.push(pos);
             pos += 1;
@@ -412,6 +453,13 @@ impl StackMerger {
         self.tree.apply(&self.batch).map_err(|(e, _)| e)
     }
 
+    /// Adds one stack given as its frame names, root first; names may contain `;`.
+    pub fn add_names(&mut self, frames: &[&str], count: u64, before: u64) -> Result<(), MergeError> {
+        self.batch.words.clear();
+        self.tokens.push_names(frames, count, before, 0, &mut self.batch)?;
+        self.tree.apply(&self.batch).map_err(|(e, _)| e)
+    }
+
     /// Stacks whose bytes were not UTF-8.
     pub fn invalid_utf8(&self) -> u64 {
         self.tokens.invalid_utf8
@@ -550,6 +598,26 @@ mod tests {
         assert_eq!(b.self_, vec![0, 0, 2, 7]);
         // The vanished path keeps its place, with zero width, right of its siblings.
         assert_eq!(t.offset[3], 5);
+    }
+
+    #[test]
+    fn stacks_given_as_names_keep_semicolons_and_mix_with_byte_stacks() {
+        let mut m = StackMerger::new(false, 3);
+        m.add_names(&["main", "a;b", "c"], 1, 0).unwrap();
+        m.add_names(&["main", "a;b"], 2, 0).unwrap();
+        m.add(b"main;a;b", 4, 0).unwrap();
+        m.add_names(&["main", "a;b", "c"], 8, 0).unwrap();
+        m.add_names(&[], 16, 0).unwrap();
+        assert_eq!(m.add_names(&["a", "b", "c", "d"], 1, 0).unwrap_err(), MergeError::TooDeep(3));
+        let t = m.finish().unwrap();
+        let r = rows(&t);
+        assert_eq!(r[0], ("all".into(), 0, 0, 31, 16));
+        assert_eq!(r[1], ("main".into(), 1, 0, 15, 0));
+        assert_eq!(r[2], ("a".into(), 2, 0, 4, 0));
+        assert_eq!(r[3], ("b".into(), 3, 0, 4, 4));
+        assert_eq!(r[4], ("a;b".into(), 2, 4, 11, 2));
+        assert_eq!(r[5], ("c".into(), 3, 4, 9, 9));
+        assert_eq!(t.len(), 6);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! stacks into a [`StackMerger`].
 
 pub mod folded;
+pub mod pprof;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -139,11 +140,18 @@ struct Format {
 
 /// The formats, tried in this order: the most specific first, folded stacks (which accept
 /// almost any text with a number at the end of its first line) last.
-const FORMATS: &[Format] = &[Format {
-    description: "folded stacks `frame;frame;… count`",
-    is_applicable: folded::is_applicable,
-    decode: |r, limits| folded::decode(r, limits).map_err(|e| e.to_string()),
-}];
+const FORMATS: &[Format] = &[
+    Format {
+        description: "pprof profile.proto",
+        is_applicable: pprof::is_applicable,
+        decode: pprof::decode,
+    },
+    Format {
+        description: "folded stacks `frame;frame;… count`",
+        is_applicable: folded::is_applicable,
+        decode: |r, limits| folded::decode(r, limits).map_err(|e| e.to_string()),
+    },
+];
 
 fn describe(sniff: &[u8]) -> String {
     if sniff.contains(&0) {

@@ -1,0 +1,856 @@
+//! pprof's `profile.proto`, as written by Go's `runtime/pprof`, `go tool pprof`, and the
+//! many profilers that speak it (gzip-compressed or not; the caller undoes compression).
+//!
+//! Every sample type becomes a graph of its own, named by its type (`cpu`, `alloc_space`, …)
+//! with its unit (`nanoseconds`, `bytes`, …); pprof's default sample type
+//! (`default_sample_type`, else the last one) comes first. Frames:
+//! - A sample lists its locations leaf first; a location lists its lines innermost first
+//!   (the inlined callee, then the function it was inlined into, …). Each line is a frame of
+//!   its own, and the stack is turned around to be root first.
+//! - A frame is named by its function's `name`, or its `system_name` when the name is empty.
+//!   Names are passed to the merger as a slice, so a `;` inside a name is kept as it is.
+//! - A location without lines (unsymbolised) is named by its address, `0x4b10e6`, followed by
+//!   ` (file)` when its mapping has a file name. Lines whose `function_id` is 0 (no function)
+//!   are left out; a location left with no line and no address is an error.
+//! - A sample without locations is counted under one frame, `[unknown]`.
+//! - A value of 0 adds nothing to a graph and is left out of it; a negative value is skipped
+//!   with a warning.
+//!
+//! `time_nanos`, `duration_nanos`, `period` (with `period_type`), the comments, `doc_url`,
+//! and the `drop_frames`/`keep_frames` regular expressions (shown, not applied) become the
+//! profile's metadata. Per-sample labels are not kept.
+//!
+//! A protobuf has to be read whole, so the profile is held in memory: the reader stops at
+//! `limits.max_profile_bytes`. Samples that expand to more than 32 frames per byte of the
+//! profile over all sample types (at least 4 million) are refused: a few kilobytes of deeply
+//! inlined locations counted in many sample types could otherwise fill the memory. Malformed
+//! input (truncated or corrupt protobuf, wrong field types, string or id references to
+//! nothing) is an error naming what is wrong.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
+use std::io::BufRead;
+
+use prost::Message;
+use rustc_hash::FxHashMap;
+
+use super::{Compression, Decoded, Graph};
+use crate::config::Limits;
+use crate::frames::StackMerger;
+
+// The messages of `profile.proto` (github.com/google/pprof, proto/profile.proto), written
+// from the published schema with the field numbers it gives. The string table is read as
+// bytes (the wire format is the same) so that a name that is not UTF-8 is repaired and
+// counted rather than failing the whole profile.
+
+/// The whole profile.
+#[derive(Clone, PartialEq, Message)]
+pub struct Profile {
+    /// What each value of a sample measures.
+    #[prost(message, repeated, tag = "1")]
+    pub sample_type: Vec<ValueType>,
+    /// The samples.
+    #[prost(message, repeated, tag = "2")]
+    pub sample: Vec<Sample>,
+    /// The binaries the addresses belong to.
+    #[prost(message, repeated, tag = "3")]
+    pub mapping: Vec<Mapping>,
+    /// The locations the samples refer to.
+    #[prost(message, repeated, tag = "4")]
+    pub location: Vec<Location>,
+    /// The functions the lines refer to.
+    #[prost(message, repeated, tag = "5")]
+    pub function: Vec<Function>,
+    /// Every string of the profile; index 0 is the empty string.
+    #[prost(bytes = "vec", repeated, tag = "6")]
+    pub string_table: Vec<Vec<u8>>,
+    /// Regular expression of frames to drop (string index).
+    #[prost(int64, tag = "7")]
+    pub drop_frames: i64,
+    /// Regular expression of frames to keep (string index).
+    #[prost(int64, tag = "8")]
+    pub keep_frames: i64,
+    /// When the profile was taken, in nanoseconds since the Unix epoch.
+    #[prost(int64, tag = "9")]
+    pub time_nanos: i64,
+    /// How long it covers.
+    #[prost(int64, tag = "10")]
+    pub duration_nanos: i64,
+    /// What the period counts.
+    #[prost(message, optional, tag = "11")]
+    pub period_type: Option<ValueType>,
+    /// Sampling period, in `period_type` units.
+    #[prost(int64, tag = "12")]
+    pub period: i64,
+    /// Free-form comments (string indices).
+    #[prost(int64, repeated, tag = "13")]
+    pub comment: Vec<i64>,
+    /// Type of the sample type to show first (string index).
+    #[prost(int64, tag = "14")]
+    pub default_sample_type: i64,
+    /// Documentation link for the profile (string index).
+    #[prost(int64, tag = "15")]
+    pub doc_url: i64,
+}
+
+/// A type of value and its unit, both string indices.
+#[derive(Clone, PartialEq, Message)]
+pub struct ValueType {
+    /// `cpu`, `alloc_space`, …
+    #[prost(int64, tag = "1")]
+    pub r#type: i64,
+    /// `nanoseconds`, `bytes`, `count`, …
+    #[prost(int64, tag = "2")]
+    pub unit: i64,
+}
+
+/// One stack with one value per sample type.
+#[derive(Clone, PartialEq, Message)]
+pub struct Sample {
+    /// Location ids, leaf first.
+    #[prost(uint64, repeated, tag = "1")]
+    pub location_id: Vec<u64>,
+    /// One value per sample type.
+    #[prost(int64, repeated, tag = "2")]
+    pub value: Vec<i64>,
+    /// Labels of this sample.
+    #[prost(message, repeated, tag = "3")]
+    pub label: Vec<Label>,
+}
+
+/// A sample label: a string or a number.
+#[derive(Clone, PartialEq, Message)]
+pub struct Label {
+    /// Key (string index).
+    #[prost(int64, tag = "1")]
+    pub key: i64,
+    /// String value (string index).
+    #[prost(int64, tag = "2")]
+    pub str: i64,
+    /// Numeric value.
+    #[prost(int64, tag = "3")]
+    pub num: i64,
+    /// Unit of the numeric value (string index).
+    #[prost(int64, tag = "4")]
+    pub num_unit: i64,
+}
+
+/// A binary mapped into the address space.
+#[derive(Clone, PartialEq, Message)]
+pub struct Mapping {
+    /// Unique non-zero id.
+    #[prost(uint64, tag = "1")]
+    pub id: u64,
+    /// Start of the address range.
+    #[prost(uint64, tag = "2")]
+    pub memory_start: u64,
+    /// End of the address range.
+    #[prost(uint64, tag = "3")]
+    pub memory_limit: u64,
+    /// Offset in the file.
+    #[prost(uint64, tag = "4")]
+    pub file_offset: u64,
+    /// File name of the binary (string index).
+    #[prost(int64, tag = "5")]
+    pub filename: i64,
+    /// Build id (string index).
+    #[prost(int64, tag = "6")]
+    pub build_id: i64,
+    /// Whether symbols were resolved.
+    #[prost(bool, tag = "7")]
+    pub has_functions: bool,
+    /// Whether file names were resolved.
+    #[prost(bool, tag = "8")]
+    pub has_filenames: bool,
+    /// Whether line numbers were resolved.
+    #[prost(bool, tag = "9")]
+    pub has_line_numbers: bool,
+    /// Whether inlined frames were resolved.
+    #[prost(bool, tag = "10")]
+    pub has_inline_frames: bool,
+}
+
+/// A code address, with the source lines it stands for.
+#[derive(Clone, PartialEq, Message)]
+pub struct Location {
+    /// Unique non-zero id.
+    #[prost(uint64, tag = "1")]
+    pub id: u64,
+    /// Mapping the address belongs to (0: none).
+    #[prost(uint64, tag = "2")]
+    pub mapping_id: u64,
+    /// The instruction address.
+    #[prost(uint64, tag = "3")]
+    pub address: u64,
+    /// Lines, innermost (inlined callee) first.
+    #[prost(message, repeated, tag = "4")]
+    pub line: Vec<Line>,
+    /// Whether several locations were folded into this one.
+    #[prost(bool, tag = "5")]
+    pub is_folded: bool,
+}
+
+/// A source line within a function.
+#[derive(Clone, PartialEq, Message)]
+pub struct Line {
+    /// The function (0: unknown).
+    #[prost(uint64, tag = "1")]
+    pub function_id: u64,
+    /// Line number.
+    #[prost(int64, tag = "2")]
+    pub line: i64,
+    /// Column number.
+    #[prost(int64, tag = "3")]
+    pub column: i64,
+}
+
+/// A function.
+#[derive(Clone, PartialEq, Message)]
+pub struct Function {
+    /// Unique non-zero id.
+    #[prost(uint64, tag = "1")]
+    pub id: u64,
+    /// Human-readable name (string index).
+    #[prost(int64, tag = "2")]
+    pub name: i64,
+    /// Name as the system knows it, e.g. mangled (string index).
+    #[prost(int64, tag = "3")]
+    pub system_name: i64,
+    /// Source file (string index).
+    #[prost(int64, tag = "4")]
+    pub filename: i64,
+    /// First line of the function.
+    #[prost(int64, tag = "5")]
+    pub start_line: i64,
+}
+
+/// Whether `sniff`, the start of the decompressed content, looks like a `profile.proto`:
+/// binary (a control byte below tab, or not UTF-8), and read as protobuf it starts with
+/// fields of `Profile` (numbers 1 to 15, each with its schema's wire type). Only the first
+/// few fields are judged, so that a profile damaged further on is read as pprof and gets an
+/// error that says what is wrong rather than "unknown format".
+pub fn is_applicable(sniff: &[u8]) -> bool {
+    let binary = sniff.iter().any(|&b| b < 0x09) || std::str::from_utf8(sniff).is_err();
+    binary && fields_look_like_profile(sniff)
+}
+
+/// How many leading fields [`is_applicable`] judges.
+const SNIFF_FIELDS: usize = 3;
+
+fn fields_look_like_profile(mut rest: &[u8]) -> bool {
+    let mut fields = 0;
+    while !rest.is_empty() && fields < SNIFF_FIELDS {
+        let Some((tag, n)) = varint(rest) else {
+            // The sniff may end inside a varint.
+            return fields > 0 && rest.len() < 10;
+        };
+        rest = &rest[n..];
+        let (field, wire) = (tag >> 3, tag & 7);
+        let expected = match field {
+            1..=6 | 11 => 2,          // messages and strings
+            7..=10 | 12 | 14 | 15 => 0, // int64
+            13 => wire,               // comment: varint, or packed (2)
+            _ => return false,
+        };
+        if wire != expected || (field == 13 && wire != 0 && wire != 2) {
+            return false;
+        }
+        if wire == 2 {
+            let Some((len, n)) = varint(rest) else {
+                return rest.len() < 10;
+            };
+            rest = &rest[n..];
+            if len >= rest.len() as u64 {
+                // The field goes on past the sniff.
+                return true;
+            }
+            rest = &rest[len as usize..];
+        } else {
+            let Some((_, n)) = varint(rest) else {
+                return rest.len() < 10;
+            };
+            rest = &rest[n..];
+        }
+        fields += 1;
+    }
+    fields > 0
+}
+
+/// A protobuf varint at the start of `b`, with its length in bytes.
+fn varint(b: &[u8]) -> Option<(u64, usize)> {
+    let mut value: u64 = 0;
+    for (i, &byte) in b.iter().enumerate().take(10) {
+        value |= ((byte & 0x7f) as u64) << (7 * i);
+        if byte & 0x80 == 0 {
+            return Some((value, i + 1));
+        }
+    }
+    None
+}
+
+/// Reads a whole profile from `reader` and merges every sample type into a graph.
+pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, String> {
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    let profile = Profile::decode(bytes.as_slice())
+        .map_err(|e| format!("pprof: malformed protobuf (truncated or corrupt): {e}"))?;
+    let budget = frame_budget(bytes.len());
+    drop(bytes);
+    convert(&profile, limits, budget)
+}
+
+/// How many frames, over all samples and sample types, a profile of `bytes` bytes may expand
+/// to. A location with many inlined lines, referenced by many samples, each counted in many
+/// sample types, multiplies: a few kilobytes can describe billions of frames. Real profiles
+/// come to a few frames per byte.
+fn frame_budget(bytes: usize) -> u64 {
+    (bytes as u64).saturating_mul(FRAMES_PER_BYTE).max(MIN_FRAME_BUDGET)
+}
+
+const FRAMES_PER_BYTE: u64 = 32;
+const MIN_FRAME_BUDGET: u64 = 4 << 20;
+
+/// The string table, with checked lookups.
+struct Strings<'a> {
+    table: Vec<Cow<'a, str>>,
+    invalid_utf8: u64,
+}
+
+impl<'a> Strings<'a> {
+    fn new(raw: &'a [Vec<u8>]) -> Self {
+        let mut invalid_utf8 = 0;
+        let table = raw
+            .iter()
+            .map(|b| {
+                let s = String::from_utf8_lossy(b);
+                if matches!(s, Cow::Owned(_)) {
+                    invalid_utf8 += 1;
+                }
+                s
+            })
+            .collect();
+        Strings { table, invalid_utf8 }
+    }
+
+    /// The string at `index`; `what` says where the index was found, for the error.
+    fn get(&self, index: i64, what: &dyn Fn() -> String) -> Result<&str, String> {
+        usize::try_from(index).ok().and_then(|i| self.table.get(i)).map(|s| s.as_ref()).ok_or_else(|| {
+            format!("pprof: string index {index} of {} out of range (the table has {})", what(), self.table.len())
+        })
+    }
+}
+
+fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String> {
+    let strings = Strings::new(&p.string_table);
+    let mut warnings = Vec::new();
+
+    // Sample types, and the order of the graphs: the default first.
+    if p.sample_type.is_empty() {
+        return Err("pprof: the profile has no sample types".into());
+    }
+    let mut types = Vec::with_capacity(p.sample_type.len());
+    for (i, t) in p.sample_type.iter().enumerate() {
+        let name = strings.get(t.r#type, &|| format!("sample type {}", i + 1))?;
+        let unit = strings.get(t.unit, &|| format!("sample type {}", i + 1))?;
+        types.push((name, unit));
+    }
+    let default = if p.default_sample_type != 0 {
+        let wanted = strings.get(p.default_sample_type, &|| "default_sample_type".into())?;
+        types.iter().position(|(name, _)| *name == wanted).unwrap_or(types.len() - 1)
+    } else {
+        types.len() - 1
+    };
+    let mut order = vec![default];
+    order.extend((0..types.len()).filter(|&i| i != default));
+
+    // Functions and mappings by id.
+    let mut functions: FxHashMap<u64, &str> = FxHashMap::default();
+    for f in &p.function {
+        let what = || format!("function {}", f.id);
+        let name = strings.get(f.name, &what)?;
+        let name = if name.is_empty() { strings.get(f.system_name, &what)? } else { name };
+        functions.entry(f.id).or_insert(name);
+    }
+    let mut mappings: FxHashMap<u64, &str> = FxHashMap::default();
+    for m in &p.mapping {
+        let file = strings.get(m.filename, &|| format!("mapping {}", m.id))?;
+        mappings.entry(m.id).or_insert(file);
+    }
+
+    // Each location's frames, root first.
+    let mut locations: FxHashMap<u64, Vec<Cow<str>>> = FxHashMap::default();
+    for loc in &p.location {
+        let mut frames: Vec<Cow<str>> = Vec::with_capacity(loc.line.len().max(1));
+        for line in loc.line.iter().rev() {
+            if line.function_id == 0 {
+                continue;
+            }
+            let name = functions.get(&line.function_id).ok_or_else(|| {
+                format!("pprof: location {} refers to function {}, which does not exist", loc.id, line.function_id)
+            })?;
+            frames.push(Cow::Borrowed(name));
+        }
+        if frames.is_empty() {
+            if loc.address == 0 {
+                return Err(format!("pprof: location {} has no line and no address: nothing to show", loc.id));
+            }
+            let file = match loc.mapping_id {
+                0 => "",
+                id => mappings.get(&id).ok_or_else(|| {
+                    format!("pprof: location {} refers to mapping {id}, which does not exist", loc.id)
+                })?,
+            };
+            frames.push(Cow::Owned(if file.is_empty() {
+                format!("{:#x}", loc.address)
+            } else {
+                format!("{:#x} ({file})", loc.address)
+            }));
+        }
+        locations.entry(loc.id).or_insert(frames);
+    }
+
+    // The samples, into one merger per sample type.
+    let mut mergers: Vec<StackMerger> = types.iter().map(|_| StackMerger::new(false, limits.max_depth)).collect();
+    let mut negative: u64 = 0;
+    let mut frames_added: u64 = 0;
+    let mut stack: Vec<&str> = Vec::new();
+    for (k, sample) in p.sample.iter().enumerate() {
+        let number = k + 1;
+        if sample.value.len() != types.len() {
+            return Err(format!(
+                "pprof: sample {number} has {} values but the profile has {} sample types",
+                sample.value.len(),
+                types.len()
+            ));
+        }
+        stack.clear();
+        for id in sample.location_id.iter().rev() {
+            let frames = locations.get(id).ok_or_else(|| {
+                format!("pprof: location {id} referred to by sample {number} does not exist")
+            })?;
+            stack.extend(frames.iter().map(|f| f.as_ref()));
+        }
+        if stack.is_empty() {
+            stack.push("[unknown]");
+        }
+        for (merger, &value) in mergers.iter_mut().zip(&sample.value) {
+            if value < 0 {
+                negative += 1;
+                continue;
+            }
+            if value == 0 {
+                continue;
+            }
+            frames_added += stack.len() as u64;
+            if frames_added > budget {
+                return Err(format!(
+                    "pprof: the samples expand to more than {budget} frames over all sample types \
+                     ({FRAMES_PER_BYTE} per byte of the profile, at least {MIN_FRAME_BUDGET}): refused as a likely bomb"
+                ));
+            }
+            merger.add_names(&stack, value as u64, 0).map_err(|e| format!("pprof: sample {number}: {e}"))?;
+        }
+    }
+    if negative > 0 {
+        warnings.push(format!(
+            "pprof: skipped {negative} negative value{} (a value per sample and sample type)",
+            if negative == 1 { "" } else { "s" }
+        ));
+    }
+    if strings.invalid_utf8 > 0 {
+        warnings.push(format!(
+            "pprof: {} string{} of the string table had bytes that are not UTF-8, shown as U+FFFD",
+            strings.invalid_utf8,
+            if strings.invalid_utf8 == 1 { "" } else { "s" }
+        ));
+    }
+
+    // Graphs, with names unique as URL folders.
+    let mut tables: Vec<Option<crate::frames::FrameTable>> = Vec::with_capacity(types.len());
+    for merger in mergers {
+        tables.push(Some(merger.finish().map_err(|e| format!("pprof: {e}"))?));
+    }
+    let mut used = HashSet::new();
+    let mut graphs = Vec::with_capacity(types.len());
+    for &i in &order {
+        let (name, unit) = types[i];
+        let base = if name.is_empty() { "values" } else { name };
+        let mut name = base.to_string();
+        let mut n = 1;
+        while !used.insert(crate::scan::slug(&name).replace('/', "_")) {
+            n += 1;
+            name = format!("{base}-{n}");
+        }
+        let unit = if unit.is_empty() { "count" } else { unit };
+        let table = tables[i].take().expect("each sample type is taken once");
+        graphs.push(Graph { name, unit: unit.to_string(), table });
+    }
+
+    Ok(Decoded {
+        format: "pprof",
+        compression: Compression::None,
+        graphs,
+        warnings,
+        metadata: metadata(p, &strings)?,
+    })
+}
+
+/// What the profile says about itself.
+fn metadata(p: &Profile, strings: &Strings) -> Result<BTreeMap<String, String>, String> {
+    let mut m = BTreeMap::new();
+    if p.time_nanos != 0 {
+        m.insert("time".into(), rfc3339(p.time_nanos));
+    }
+    if p.duration_nanos > 0 {
+        m.insert("duration".into(), human_duration(p.duration_nanos));
+    }
+    if p.period != 0 {
+        let period = match &p.period_type {
+            Some(t) => {
+                let what = || "period_type".to_string();
+                let (ty, unit) = (strings.get(t.r#type, &what)?, strings.get(t.unit, &what)?);
+                if ty.is_empty() && unit.is_empty() {
+                    p.period.to_string()
+                } else {
+                    format!("{} {ty}/{unit}", p.period)
+                }
+            }
+            None => p.period.to_string(),
+        };
+        m.insert("period".into(), period);
+    }
+    let mut comments = Vec::new();
+    for (i, &c) in p.comment.iter().enumerate() {
+        comments.push(strings.get(c, &|| format!("comment {}", i + 1))?);
+    }
+    if !comments.is_empty() {
+        m.insert("comments".into(), comments.join("\n"));
+    }
+    for (key, index) in [("doc_url", p.doc_url), ("drop_frames", p.drop_frames), ("keep_frames", p.keep_frames)] {
+        let value = strings.get(index, &|| key.to_string())?;
+        if !value.is_empty() {
+            m.insert(key.into(), value.to_string());
+        }
+    }
+    Ok(m)
+}
+
+/// `2026-11-22T00:06:52Z` from nanoseconds since the Unix epoch (UTC, whole seconds).
+fn rfc3339(nanos: i64) -> String {
+    let secs = nanos.div_euclid(1_000_000_000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
+}
+
+/// `850 ns`, `1.50 ms`, `2.00 s`, `12.5 min`, `3.00 h`.
+fn human_duration(nanos: i64) -> String {
+    let n = nanos as f64;
+    if nanos < 1_000 {
+        format!("{nanos} ns")
+    } else if nanos < 1_000_000 {
+        format!("{:.2} µs", n / 1e3)
+    } else if nanos < 1_000_000_000 {
+        format!("{:.2} ms", n / 1e6)
+    } else if nanos < 120_000_000_000 {
+        format!("{:.2} s", n / 1e9)
+    } else if nanos < 7_200_000_000_000 {
+        format!("{:.1} min", n / 60e9)
+    } else {
+        format!("{:.2} h", n / 3600e9)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A profile with strings interned on the fly.
+    struct Builder {
+        p: Profile,
+    }
+
+    impl Builder {
+        fn new(types: &[(&str, &str)]) -> Self {
+            let mut b = Builder { p: Profile { string_table: vec![Vec::new()], ..Default::default() } };
+            for (t, u) in types {
+                let vt = ValueType { r#type: b.s(t), unit: b.s(u) };
+                b.p.sample_type.push(vt);
+            }
+            b
+        }
+
+        fn s(&mut self, s: &str) -> i64 {
+            if let Some(i) = self.p.string_table.iter().position(|x| x == s.as_bytes()) {
+                return i as i64;
+            }
+            self.p.string_table.push(s.as_bytes().to_vec());
+            self.p.string_table.len() as i64 - 1
+        }
+
+        fn function(&mut self, id: u64, name: &str) {
+            let name = self.s(name);
+            self.p.function.push(Function { id, name, ..Default::default() });
+        }
+
+        /// A location whose lines are the given functions, innermost first.
+        fn location(&mut self, id: u64, functions: &[u64]) {
+            let line = functions.iter().map(|&f| Line { function_id: f, line: 1, column: 0 }).collect();
+            self.p.location.push(Location { id, line, address: 0x1000 + id, ..Default::default() });
+        }
+
+        /// A sample, locations leaf first.
+        fn sample(&mut self, locations: &[u64], values: &[i64]) {
+            self.p.sample.push(Sample { location_id: locations.to_vec(), value: values.to_vec(), label: vec![] });
+        }
+
+        fn bytes(&self) -> Vec<u8> {
+            self.p.encode_to_vec()
+        }
+    }
+
+    fn decode_bytes(b: &[u8]) -> Result<Decoded, String> {
+        decode(&mut &b[..], &Limits::default())
+    }
+
+    fn folded(g: &Graph) -> Vec<String> {
+        crate::fold::folded_lines(&g.table)
+    }
+
+    /// main calls work, into which square was inlined; work calls leaf.
+    fn sample_profile() -> Builder {
+        let mut b = Builder::new(&[("samples", "count"), ("cpu", "nanoseconds")]);
+        b.function(1, "main");
+        b.function(2, "work");
+        b.function(3, "square");
+        b.function(4, "leaf;with;semicolons");
+        b.location(10, &[1]);
+        b.location(11, &[3, 2]); // square inlined into work
+        b.location(12, &[4]);
+        b.sample(&[11, 10], &[2, 20]);
+        b.sample(&[12, 11, 10], &[1, 10]);
+        b.sample(&[10], &[3, 0]);
+        b
+    }
+
+    #[test]
+    fn every_sample_type_is_a_graph_the_default_first_with_inlined_frames() {
+        let b = sample_profile();
+        assert!(is_applicable(&b.bytes()));
+        let d = decode_bytes(&b.bytes()).unwrap();
+        assert_eq!(d.format, "pprof");
+        let names: Vec<(&str, &str)> = d.graphs.iter().map(|g| (g.name.as_str(), g.unit.as_str())).collect();
+        assert_eq!(names, [("cpu", "nanoseconds"), ("samples", "count")]);
+        assert_eq!(folded(&d.graphs[0]), ["main;work;square 20\n", "main;work;square;leaf;with;semicolons 10\n"]);
+        assert_eq!(
+            folded(&d.graphs[1]),
+            ["main 3\n", "main;work;square 2\n", "main;work;square;leaf;with;semicolons 1\n"]
+        );
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+    }
+
+    #[test]
+    fn default_sample_type_and_duplicate_names() {
+        let mut b = Builder::new(&[("alloc_space", "bytes"), ("alloc_space", "bytes"), ("inuse", "bytes"), ("", "")]);
+        b.function(1, "main");
+        b.location(1, &[1]);
+        b.sample(&[1], &[1, 2, 3, 4]);
+        b.p.default_sample_type = b.s("alloc_space");
+        let d = decode_bytes(&b.bytes()).unwrap();
+        let names: Vec<(&str, &str)> = d.graphs.iter().map(|g| (g.name.as_str(), g.unit.as_str())).collect();
+        assert_eq!(names, [("alloc_space", "bytes"), ("alloc_space-2", "bytes"), ("inuse", "bytes"), ("values", "count")]);
+        assert_eq!(d.graphs[1].table.grand_total(), 2);
+        // An unknown default falls back to the last.
+        b.p.default_sample_type = b.s("nonesuch");
+        let d = decode_bytes(&b.bytes()).unwrap();
+        assert_eq!(d.graphs[0].name, "values");
+    }
+
+    #[test]
+    fn unsymbolised_locations_show_address_and_mapping_file() {
+        let mut b = Builder::new(&[("samples", "count")]);
+        b.function(1, "main");
+        b.location(1, &[1]);
+        let file = b.s("/usr/lib/libc.so.6");
+        b.p.mapping.push(Mapping { id: 7, filename: file, ..Default::default() });
+        b.p.location.push(Location { id: 2, mapping_id: 7, address: 0x7f3a2b1c, ..Default::default() });
+        b.p.location.push(Location { id: 3, address: 0xdead, ..Default::default() });
+        // A line without a function is left out, leaving the address.
+        b.p.location.push(Location { id: 4, address: 0xbeef, line: vec![Line::default()], ..Default::default() });
+        b.sample(&[2, 1], &[5]);
+        b.sample(&[3, 1], &[6]);
+        b.sample(&[4, 1], &[7]);
+        b.sample(&[], &[8]);
+        let d = decode_bytes(&b.bytes()).unwrap();
+        assert_eq!(
+            folded(&d.graphs[0]),
+            ["[unknown] 8\n", "main;0x7f3a2b1c (/usr/lib/libc.so.6) 5\n", "main;0xbeef 7\n", "main;0xdead 6\n"]
+        );
+    }
+
+    #[test]
+    fn negative_values_are_skipped_and_counted_and_bad_utf8_repaired() {
+        let mut b = sample_profile();
+        b.sample(&[10], &[-1, -5]);
+        b.function(5, "x");
+        b.p.string_table.last_mut().unwrap().push(0xff);
+        b.location(13, &[5]);
+        b.sample(&[13], &[1, 1]);
+        let d = decode_bytes(&b.bytes()).unwrap();
+        assert_eq!(d.graphs[0].table.grand_total(), 31);
+        assert_eq!(d.warnings.len(), 2, "{:?}", d.warnings);
+        assert!(d.warnings[0].contains("skipped 2 negative values"), "{}", d.warnings[0]);
+        assert!(d.warnings[1].contains("1 string"), "{}", d.warnings[1]);
+        assert!(d.graphs[0].table.names.iter().any(|n| n == "x\u{fffd}"));
+    }
+
+    #[test]
+    fn metadata_is_kept() {
+        let mut b = sample_profile();
+        b.p.time_nanos = 1_795_305_612_004_271_667; // 2026-11-22T00:00:12Z
+        b.p.duration_nanos = 2_000_000_000;
+        b.p.period = 10_000_000;
+        b.p.period_type = Some(ValueType { r#type: b.s("cpu"), unit: b.s("nanoseconds") });
+        let c1 = b.s("first comment");
+        let c2 = b.s("second");
+        b.p.comment = vec![c1, c2];
+        b.p.drop_frames = b.s("runtime\\..*");
+        let d = decode_bytes(&b.bytes()).unwrap();
+        let m = &d.metadata;
+        assert_eq!(m["time"], "2026-11-22T00:00:12Z");
+        assert_eq!(m["duration"], "2.00 s");
+        assert_eq!(m["period"], "10000000 cpu/nanoseconds");
+        assert_eq!(m["comments"], "first comment\nsecond");
+        assert_eq!(m["drop_frames"], "runtime\\..*");
+        assert!(!m.contains_key("keep_frames"));
+    }
+
+    #[test]
+    fn time_and_duration_formats() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400_000_000_000), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(-1), "1969-12-31T23:59:59Z");
+        assert_eq!(rfc3339(i64::MAX), "2262-04-11T23:47:16Z");
+        assert_eq!(rfc3339(i64::MIN), "1677-09-21T00:12:43Z");
+        assert_eq!(human_duration(850), "850 ns");
+        assert_eq!(human_duration(1_500_000), "1.50 ms");
+        assert_eq!(human_duration(750_000_000_000), "12.5 min");
+        assert_eq!(human_duration(i64::MAX), "2562047.79 h");
+    }
+
+    fn err(bytes: &[u8]) -> String {
+        match decode_bytes(bytes) {
+            Ok(_) => panic!("decoded a malformed profile"),
+            Err(e) => e,
+        }
+    }
+
+    #[test]
+    fn truncated_protobuf_never_panics_and_a_cut_field_is_an_error() {
+        let bytes = sample_profile().bytes();
+        for n in 1..bytes.len() {
+            // Some prefixes are whole messages that lack what follows: any result but a panic
+            // is right, and most must be errors.
+            let _ = decode_bytes(&bytes[..n]);
+        }
+        let e = err(&bytes[..bytes.len() - 3]);
+        assert!(e.starts_with("pprof: malformed protobuf"), "{e}");
+    }
+
+    #[test]
+    fn wrong_wire_type_is_an_error() {
+        let mut bytes = sample_profile().bytes();
+        // Field 9 (time_nanos) as a length-delimited field instead of a varint.
+        bytes.extend_from_slice(&[(9 << 3) | 2, 1, 0]);
+        let e = err(&bytes);
+        assert!(e.contains("malformed protobuf") && e.contains("wire type"), "{e}");
+    }
+
+    #[test]
+    fn string_index_out_of_range_is_an_error() {
+        let mut b = sample_profile();
+        b.p.function[1].name = 57;
+        let e = err(&b.bytes());
+        let n = b.p.string_table.len();
+        assert_eq!(e, format!("pprof: string index 57 of function 2 out of range (the table has {n})"));
+        let mut b = sample_profile();
+        b.p.sample_type[0].unit = -3;
+        assert!(err(&b.bytes()).contains("string index -3 of sample type 1"));
+    }
+
+    #[test]
+    fn references_to_nothing_are_errors() {
+        let mut b = sample_profile();
+        b.sample(&[10, 99], &[1, 1]);
+        assert_eq!(err(&b.bytes()), "pprof: location 99 referred to by sample 4 does not exist");
+        let mut b = sample_profile();
+        b.location(14, &[42]);
+        assert_eq!(err(&b.bytes()), "pprof: location 14 refers to function 42, which does not exist");
+        let mut b = sample_profile();
+        b.p.location.push(Location { id: 15, mapping_id: 3, address: 1, ..Default::default() });
+        assert_eq!(err(&b.bytes()), "pprof: location 15 refers to mapping 3, which does not exist");
+        let mut b = sample_profile();
+        b.p.location.push(Location { id: 16, ..Default::default() });
+        assert_eq!(err(&b.bytes()), "pprof: location 16 has no line and no address: nothing to show");
+        let mut b = sample_profile();
+        b.sample(&[10], &[1]);
+        assert_eq!(err(&b.bytes()), "pprof: sample 4 has 1 values but the profile has 2 sample types");
+        let b = Builder::new(&[]);
+        let mut bytes = b.bytes();
+        bytes.extend_from_slice(&[(9 << 3), 1]);
+        assert_eq!(err(&bytes), "pprof: the profile has no sample types");
+    }
+
+    #[test]
+    fn too_deep_stacks_are_errors() {
+        let b = sample_profile();
+        let limits = Limits { max_depth: 2, ..Limits::default() };
+        let e = decode(&mut &b.bytes()[..], &limits).unwrap_err();
+        assert!(e.starts_with("pprof: sample 1:") && e.contains("deeper"), "{e}");
+    }
+
+    #[test]
+    fn a_small_profile_that_expands_to_billions_of_frames_is_refused() {
+        // 1000 sample types, one location with 1000 inlined lines, a sample that refers to it
+        // 50 times: 50 million frames per sample type from a few kilobytes.
+        let types: Vec<(String, String)> = (0..1000).map(|i| (format!("t{i}"), "count".to_string())).collect();
+        let types: Vec<(&str, &str)> = types.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        let mut b = Builder::new(&types);
+        b.function(1, "f");
+        b.location(1, &[1; 1000]);
+        b.sample(&[1; 50], &[1; 1000]);
+        let bytes = b.bytes();
+        assert!(bytes.len() < 20_000, "{}", bytes.len());
+        assert_eq!(frame_budget(bytes.len()), MIN_FRAME_BUDGET);
+        // The same check with a smaller budget, to keep the test quick.
+        let e = convert(&b.p, &Limits::default(), 1_000_000).unwrap_err();
+        assert!(e.contains("more than 1000000 frames") && e.contains("refused as a likely bomb"), "{e}");
+        // A real profile is far below its budget.
+        let p = sample_profile().bytes();
+        assert!(decode_bytes(&p).is_ok() && frame_budget(p.len()) >= MIN_FRAME_BUDGET);
+    }
+
+    #[test]
+    fn sniffing_tells_profiles_from_text_and_other_binaries() {
+        assert!(is_applicable(&sample_profile().bytes()));
+        assert!(!is_applicable(b"main;f 1\n"));
+        assert!(!is_applicable(b"\n\nmain;f 1\n"));
+        assert!(!is_applicable(&[0x0a, 0x02, 0x08, 0x01, 0xfa, 0x01, 0x00]), "field 31 is not in Profile");
+        assert!(!is_applicable(&[0x0a, 0x02, 0x08, 0x01, 0x48, 0x01, 0x49]), "field 9 with a wire type 1");
+        assert!(!is_applicable(&[0x28, 0xb5, 0x2f, 0xfd, 0, 0]), "zstd magic");
+        assert!(!is_applicable(b"\x7fELF\x02\x01\x01\x00"));
+        // A sniff that ends inside a field still counts.
+        let bytes = sample_profile().bytes();
+        assert!(is_applicable(&bytes[..bytes.len() / 2]));
+    }
+}

@@ -1,0 +1,3 @@
+module flamesite.test/pprofgen
+
+go 1.19

@@ -1,0 +1,192 @@
+//! pprof input, end to end: profiles written by Go's runtime/pprof (tests/data/pprof, made by
+//! its make.sh) built by the real binary, and every graph read back with `flamesite fold`
+//! compared with the stacks that `go tool pprof -raw` reported for the same file.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+use flamesite::decode::pprof::{Function, Line, Location, Profile, Sample, ValueType};
+use prost::Message;
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pprof")
+}
+
+/// The sample types the Go tool listed: (name, unit, is default), in the profile's order.
+fn types(profile: &str) -> Vec<(String, String, bool)> {
+    let text = std::fs::read_to_string(data().join(format!("{profile}.types"))).unwrap();
+    text.lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (f[0].to_string(), f[1].to_string(), f.get(2) == Some(&"default"))
+        })
+        .collect()
+}
+
+fn copy_fixtures(input: &Path) {
+    for p in ["cpu", "heap"] {
+        let name = format!("{p}.pb.gz");
+        write(&input.join(&name), &std::fs::read(data().join(&name)).unwrap());
+    }
+}
+
+#[test]
+fn every_sample_type_folds_back_to_what_the_go_tool_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    copy_fixtures(&input);
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    for p in ["cpu", "heap"] {
+        let types = types(p);
+        assert!(types.len() >= 2, "{p}: {types:?}");
+        for (name, _, _) in &types {
+            let graph = out.join("p").join(p).join("g").join(name);
+            let o = run(dir.path(), &["fold", graph.to_str().unwrap()]);
+            assert!(o.status.success(), "{p} {name}: {}", stderr(&o));
+            let want = std::fs::read_to_string(data().join(format!("{p}.{name}.folded"))).unwrap();
+            assert!(!want.is_empty(), "{p} {name}: the fixture has stacks");
+            assert_eq!(stdout(&o), want, "{p} {name}");
+        }
+        // index.json lists the graphs with their units, pprof's default first, then the
+        // others in the profile's order.
+        let entry = index["profiles"].as_array().unwrap().iter().find(|e| e["slug"] == p).unwrap();
+        assert_eq!(entry["format"], "pprof");
+        let listed: Vec<(String, String)> = entry["graphs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| (g["name"].as_str().unwrap().to_string(), g["unit"].as_str().unwrap().to_string()))
+            .collect();
+        let mut want: Vec<(String, String)> =
+            types.iter().filter(|t| t.2).map(|t| (t.0.clone(), t.1.clone())).collect();
+        want.extend(types.iter().filter(|t| !t.2).map(|t| (t.0.clone(), t.1.clone())));
+        assert_eq!(listed, want, "{p}");
+        let meta = &entry["metadata"];
+        assert!(meta["time"].as_str().unwrap().ends_with('Z'), "{p}: {meta}");
+        assert!(meta["period"].as_str().is_some(), "{p}: {meta}");
+    }
+    // The CPU profile's own facts, as the Go tool printed them.
+    let raw = std::fs::read_to_string(data().join("cpu.raw.txt")).unwrap();
+    assert!(raw.contains("Period: 10000000"));
+    let cpu = index["profiles"].as_array().unwrap().iter().find(|e| e["slug"] == "cpu").unwrap();
+    assert_eq!(cpu["metadata"]["period"], "10000000 cpu/nanoseconds");
+    assert!(cpu["metadata"]["duration"].as_str().unwrap().ends_with(" ms"), "{}", cpu["metadata"]);
+}
+
+#[test]
+fn the_go_profiles_have_inlined_frames() {
+    // The fixture is only a good test if the Go compiler inlined square into spin (several
+    // lines per location), which the raw text shows as continuation lines.
+    let raw = std::fs::read_to_string(data().join("cpu.raw.txt")).unwrap();
+    assert!(raw.lines().any(|l| l.starts_with("             main.")), "no inlined line in cpu.raw.txt");
+    let folded = std::fs::read_to_string(data().join("cpu.cpu.folded")).unwrap();
+    assert!(folded.contains("main.spin"), "{folded}");
+}
+
+#[test]
+fn check_lists_the_format_and_each_sample_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    copy_fixtures(&input);
+    let out = dir.path().join("out");
+    let o = run(dir.path(), &["check", "--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for p in ["cpu", "heap"] {
+        let lines: Vec<&str> = text.lines().filter(|l| l.starts_with(&format!("{p}.pb.gz: pprof, "))).collect();
+        let types = types(p);
+        assert_eq!(lines.len(), types.len(), "{text}");
+        for (name, unit, default) in &types {
+            assert!(lines.iter().any(|l| l.contains(&format!(" {name} ")) && l.contains(&format!(" {unit},"))), "{p} {name}: {text}");
+            if *default {
+                assert!(lines[0].contains(&format!(" {name} ")), "{p}: the default first: {text}");
+            }
+        }
+    }
+    assert!(!out.exists(), "check writes nothing");
+}
+
+/// A small valid profile, and variants of it that are broken in one way each.
+fn profile() -> Profile {
+    let s = |v: &[&str]| v.iter().map(|x| x.as_bytes().to_vec()).collect::<Vec<_>>();
+    Profile {
+        string_table: s(&["", "samples", "count", "main", "work"]),
+        sample_type: vec![ValueType { r#type: 1, unit: 2 }],
+        function: vec![Function { id: 1, name: 3, ..Default::default() }, Function { id: 2, name: 4, ..Default::default() }],
+        location: vec![
+            Location { id: 1, line: vec![Line { function_id: 1, ..Default::default() }], ..Default::default() },
+            Location { id: 2, line: vec![Line { function_id: 2, ..Default::default() }], ..Default::default() },
+        ],
+        sample: vec![Sample { location_id: vec![2, 1], value: vec![5], label: vec![] }],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn malformed_profiles_are_named_and_skipped_and_the_good_ones_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("good.pb"), &profile().encode_to_vec());
+    let bytes = profile().encode_to_vec();
+    write(&input.join("bad/truncated.pb.gz"), &gzip(&bytes[..bytes.len() - 4]));
+    let mut p = profile();
+    p.function[1].name = 57;
+    write(&input.join("bad/string.pb"), &p.encode_to_vec());
+    let mut p = profile();
+    p.sample[0].location_id.push(9);
+    write(&input.join("bad/location.pb"), &p.encode_to_vec());
+    let mut p = profile();
+    p.location.push(Location { id: 3, ..Default::default() });
+    write(&input.join("bad/noline.pb"), &p.encode_to_vec());
+    let mut wire = profile().encode_to_vec();
+    wire.extend_from_slice(&[(9 << 3) | 2, 1, 0]); // time_nanos as a length-delimited field
+    write(&input.join("bad/wiretype.pb"), &wire);
+
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    for (bad, why) in [
+        ("truncated.pb.gz", "pprof: malformed protobuf"),
+        ("string.pb", "string index 57 of function 2 out of range (the table has 5)"),
+        ("location.pb", "location 9 referred to by sample 1 does not exist"),
+        ("noline.pb", "location 3 has no line and no address"),
+        ("wiretype.pb", "wire type"),
+    ] {
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("error:") && l.contains(&format!("bad/{bad}")))
+            .unwrap_or_else(|| panic!("{bad} not reported:\n{err}"));
+        assert!(line.contains(why), "{bad}: expected {why:?} in {line:?}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    let o = run(dir.path(), &["fold", out.join("p/good").to_str().unwrap()]);
+    assert_eq!(stdout(&o), "main;work 5\n");
+}
+
+#[test]
+fn a_sample_type_whose_values_are_all_zero_is_an_empty_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let mut p = profile();
+    p.string_table.extend([b"inuse".to_vec(), b"bytes".to_vec()]);
+    p.sample_type.push(ValueType { r#type: 5, unit: 6 });
+    p.sample[0].value.push(0);
+    p.default_sample_type = 1;
+    write(&input.join("zero.pb"), &p.encode_to_vec());
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(dir.path(), &["fold", out.join("p/zero/g/inuse").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "");
+    let o = run(dir.path(), &["fold", out.join("p/zero/g/samples").to_str().unwrap()]);
+    assert_eq!(stdout(&o), "main;work 5\n");
+    let index = std::fs::read_to_string(out.join("index.json")).unwrap();
+    assert!(index.find("\"samples\"").unwrap() < index.find("\"inuse\"").unwrap(), "the default first: {index}");
+}
