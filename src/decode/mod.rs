@@ -7,6 +7,7 @@
 //! stacks into a [`StackMerger`].
 
 pub mod collapse;
+pub mod cpuprofile;
 pub mod folded;
 
 use std::cell::Cell;
@@ -143,6 +144,11 @@ struct Format {
 /// The formats, tried in this order: the most specific first, folded stacks (which accept
 /// almost any text with a number at the end of its first line) last.
 const FORMATS: &[Format] = &[
+    Format {
+        description: "Chrome/V8 .cpuprofile (JSON with \"nodes\" and \"samples\")",
+        is_applicable: cpuprofile::is_applicable,
+        decode: cpuprofile::decode,
+    },
     Format { description: "perf script", is_applicable: collapse::is_perf, decode: collapse::decode_perf },
     Format { description: "DTrace stacks", is_applicable: collapse::is_dtrace, decode: collapse::decode_dtrace },
     Format { description: "macOS sample", is_applicable: collapse::is_sample, decode: collapse::decode_sample },
