@@ -9,6 +9,7 @@
 pub mod collapse;
 pub mod cpuprofile;
 pub mod folded;
+pub mod speedscope;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -148,6 +149,11 @@ const FORMATS: &[Format] = &[
         description: "Chrome/V8 .cpuprofile (JSON with \"nodes\" and \"samples\")",
         is_applicable: cpuprofile::is_applicable,
         decode: cpuprofile::decode,
+    },
+    Format {
+        description: "speedscope JSON",
+        is_applicable: speedscope::is_applicable,
+        decode: speedscope::decode,
     },
     Format { description: "perf script", is_applicable: collapse::is_perf, decode: collapse::decode_perf },
     Format { description: "DTrace stacks", is_applicable: collapse::is_dtrace, decode: collapse::decode_dtrace },
