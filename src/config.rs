@@ -44,7 +44,8 @@ pub struct PerfConfig {
     pub annotate_kernel: bool,
     /// Suffix JIT-compiled functions (from a `/tmp/perf-PID.map`) with `_[j]` (`--jit`).
     pub annotate_jit: bool,
-    /// Name the root frame of each process `comm-PID` rather than `comm` (`--pid`).
+    /// Name the root frame of each process `comm-PID` rather than `comm` (`--pid`); perf
+    /// script prints the pid only with `-F +pid`, otherwise it reads `?`.
     pub include_pid: bool,
     /// Name the root frame of each thread `comm-PID/TID` (`--tid`); implies `include_pid`.
     pub include_tid: bool,

@@ -156,7 +156,7 @@ fn malformed_inputs_name_the_file_and_the_problem() {
     write(&input.join("bad/header-only.perf"), format!("{first_event}\n").as_bytes());
     write(&input.join("bad/no-event.perf"), b"prog 123 456\n\tabc f (m)\n\n");
     // Cut in the middle of a sample: the complete samples before it are kept.
-    write(&input.join("cut.perf"), perf[..perf.len() / 2].as_bytes());
+    write(&input.join("cut.perf"), &perf.as_bytes()[..perf.len() / 2]);
 
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);

@@ -58,13 +58,13 @@ fn minus_one() -> i64 {
     -1
 }
 
-/// Whether `sniff` is a JSON object with `"nodes"` and `"samples"` (or `"startTime"`) keys.
+/// Whether `sniff` is a JSON object with a `"nodes"` key and a `"samples"`, `"startTime"` or
+/// `"callFrame"` key. (speedscope files, which name their schema, are tried first.)
 pub fn is_applicable(sniff: &[u8]) -> bool {
     let start = sniff.iter().position(|b| !b.is_ascii_whitespace());
     start.is_some_and(|s| sniff[s] == b'{')
         && contains(sniff, b"\"nodes\"")
         && (contains(sniff, b"\"samples\"") || contains(sniff, b"\"startTime\"") || contains(sniff, b"\"callFrame\""))
-        && !contains(sniff, b"speedscope")
 }
 
 pub(super) fn contains(hay: &[u8], needle: &[u8]) -> bool {
@@ -170,8 +170,8 @@ fn merge(p: &Profile, max_depth: u32) -> Result<(crate::frames::FrameTable, u64)
     let mut total: u64 = 0;
     let mut path: Vec<usize> = Vec::new();
     let mut stack: Vec<u8> = Vec::new();
-    for i in 0..p.nodes.len() {
-        if count[i] == 0 {
+    for (i, &n) in count.iter().enumerate() {
+        if n == 0 {
             continue;
         }
         path.clear();
@@ -195,8 +195,8 @@ fn merge(p: &Profile, max_depth: u32) -> Result<(crate::frames::FrameTable, u64)
             }
             stack.extend_from_slice(names[j].as_bytes());
         }
-        total = total.checked_add(count[i]).ok_or("cpuprofile: the sample counts overflow")?;
-        merger.add(&stack, count[i], 0).map_err(|e| format!("cpuprofile: {e}"))?;
+        total = total.checked_add(n).ok_or("cpuprofile: the sample counts overflow")?;
+        merger.add(&stack, n, 0).map_err(|e| format!("cpuprofile: {e}"))?;
     }
     if total == 0 {
         return Err("cpuprofile: no samples".into());

@@ -146,14 +146,14 @@ struct Format {
 /// almost any text with a number at the end of its first line) last.
 const FORMATS: &[Format] = &[
     Format {
-        description: "Chrome/V8 .cpuprofile (JSON with \"nodes\" and \"samples\")",
-        is_applicable: cpuprofile::is_applicable,
-        decode: cpuprofile::decode,
-    },
-    Format {
         description: "speedscope JSON",
         is_applicable: speedscope::is_applicable,
         decode: speedscope::decode,
+    },
+    Format {
+        description: "Chrome/V8 .cpuprofile (JSON with \"nodes\" and \"samples\")",
+        is_applicable: cpuprofile::is_applicable,
+        decode: cpuprofile::decode,
     },
     Format { description: "perf script", is_applicable: collapse::is_perf, decode: collapse::decode_perf },
     Format { description: "DTrace stacks", is_applicable: collapse::is_dtrace, decode: collapse::decode_dtrace },

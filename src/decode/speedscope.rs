@@ -27,6 +27,9 @@ use super::{Compression, Decoded, Graph};
 use crate::config::Config;
 use crate::frames::StackMerger;
 
+/// A stack of frame indexes, root first, and its weight in the profile's unit.
+type Weighted<'a> = (Cow<'a, [usize]>, f64);
+
 #[derive(Deserialize)]
 struct File {
     shared: Shared,
@@ -113,7 +116,7 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
                         weights.len()
                     ));
                 }
-                let stacks: Vec<(Cow<[usize]>, f64)> =
+                let stacks: Vec<Weighted> =
                     samples.iter().map(|s| Cow::Borrowed(s.as_slice())).zip(weights.iter().copied()).collect();
                 (name, unit, stacks)
             }
@@ -191,10 +194,10 @@ fn frame_name(f: &Frame) -> String {
 
 /// Stacks and their durations from open and close events: between two events, the open
 /// stack gets the time between them.
-fn evented(i: usize, events: &[Event]) -> Result<Vec<(Cow<'static, [usize]>, f64)>, String> {
+fn evented(i: usize, events: &[Event]) -> Result<Vec<Weighted<'static>>, String> {
     let context = |k: usize| format!("speedscope: profile {}, event {}", i + 1, k + 1);
     let mut open: Vec<usize> = Vec::new();
-    let mut spans: Vec<(Cow<'static, [usize]>, f64)> = Vec::new();
+    let mut spans: Vec<Weighted<'static>> = Vec::new();
     let mut last: Option<f64> = None;
     for (k, e) in events.iter().enumerate() {
         if !e.at.is_finite() {
@@ -297,7 +300,6 @@ mod tests {
                 "samples": [[2]], "weights": [3]}"#,
         );
         assert!(is_applicable(s.as_bytes()));
-        assert!(!crate::decode::cpuprofile::is_applicable(s.as_bytes()));
         let d = decode_str(&s).unwrap();
         assert_eq!(d.format, "speedscope");
         let names: Vec<(&str, &str)> = d.graphs.iter().map(|g| (g.name.as_str(), g.unit.as_str())).collect();
