@@ -16,7 +16,6 @@
 //! milliseconds); other units are rounded, with a warning. The unit `none` is shown as
 //! `samples`.
 
-use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
 
@@ -26,9 +25,6 @@ use super::cpuprofile::{clean, contains};
 use super::{Compression, Decoded, Graph};
 use crate::config::Config;
 use crate::frames::StackMerger;
-
-/// A stack of frame indexes, root first, and its weight in the profile's unit.
-type Weighted<'a> = (Cow<'a, [usize]>, f64);
 
 #[derive(Deserialize)]
 struct File {
@@ -106,7 +102,7 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
     let mut warnings = Vec::new();
     let mut taken = BTreeSet::new();
     for (i, profile) in file.profiles.iter().enumerate() {
-        let (name, unit, stacks) = match profile {
+        let (name, unit) = match profile {
             Profile::Sampled { name, unit, samples, weights } => {
                 if samples.len() != weights.len() {
                     return Err(format!(
@@ -116,35 +112,39 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
                         weights.len()
                     ));
                 }
-                let stacks: Vec<Weighted> =
-                    samples.iter().map(|s| Cow::Borrowed(s.as_slice())).zip(weights.iter().copied()).collect();
-                (name, unit, stacks)
+                (name, unit)
             }
-            Profile::Evented { name, unit, events, .. } => (name, unit, evented(i, events)?),
+            Profile::Evented { name, unit, .. } => (name, unit),
         };
         let context = format!("speedscope: profile {} ({:?})", i + 1, name);
-        for (stack, w) in &stacks {
+        // Two passes over the stacks, none of them copied: the first checks them and finds
+        // the unit that makes every weight whole, the second merges.
+        let mut weights = Vec::new();
+        visit(i, profile, &mut |stack, w| {
             if let Some(bad) = stack.iter().find(|&&f| f >= names.len()) {
                 return Err(format!("{context}: frame {bad} does not exist (the file has {} frames)", names.len()));
             }
-            if !w.is_finite() || *w < 0.0 {
+            if !w.is_finite() || w < 0.0 {
                 return Err(format!("{context}: weight {w} is not a finite number of at least 0"));
             }
-        }
-        let (unit, factor, rounded) = integer_unit(unit, stacks.iter().map(|s| s.1));
+            weights.push(w);
+            Ok(())
+        })?;
+        let (unit, factor, rounded) = integer_unit(unit, weights.iter().copied());
+        drop(weights);
         if rounded {
             warnings.push(format!("{context}: weights with fractions of a unit were rounded"));
         }
         let mut merger = StackMerger::new(false, config.limits.max_depth);
         let mut line = Vec::new();
         let mut any = false;
-        for (stack, w) in &stacks {
+        visit(i, profile, &mut |stack, w| {
             let value = (w * factor).round();
             if value >= crate::frames::MAX_EXACT as f64 {
                 return Err(format!("{context}: the weight {w} is too large"));
             }
             if value == 0.0 || stack.is_empty() {
-                continue;
+                return Ok(());
             }
             line.clear();
             for (k, &f) in stack.iter().enumerate() {
@@ -155,7 +155,8 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
             }
             merger.add(&line, value as u64, 0).map_err(|e| format!("{context}: {e}"))?;
             any = true;
-        }
+            Ok(())
+        })?;
         if !any {
             warnings.push(format!("{context}: no samples; the profile is left out"));
             continue;
@@ -192,12 +193,27 @@ fn frame_name(f: &Frame) -> String {
     clean(&name)
 }
 
+/// What [`visit`] calls with each stack (frame indexes, root first) and its weight.
+type Visitor<'a> = dyn FnMut(&[usize], f64) -> Result<(), String> + 'a;
+
+/// Calls `f` with each stack of the profile (frame indexes, root first) and its weight.
+fn visit(i: usize, profile: &Profile, f: &mut Visitor) -> Result<(), String> {
+    match profile {
+        Profile::Sampled { samples, weights, .. } => {
+            for (stack, &w) in samples.iter().zip(weights) {
+                f(stack, w)?;
+            }
+            Ok(())
+        }
+        Profile::Evented { events, .. } => evented(i, events, f),
+    }
+}
+
 /// Stacks and their durations from open and close events: between two events, the open
 /// stack gets the time between them.
-fn evented(i: usize, events: &[Event]) -> Result<Vec<Weighted<'static>>, String> {
+fn evented(i: usize, events: &[Event], f: &mut Visitor) -> Result<(), String> {
     let context = |k: usize| format!("speedscope: profile {}, event {}", i + 1, k + 1);
     let mut open: Vec<usize> = Vec::new();
-    let mut spans: Vec<Weighted<'static>> = Vec::new();
     let mut last: Option<f64> = None;
     for (k, e) in events.iter().enumerate() {
         if !e.at.is_finite() {
@@ -208,7 +224,7 @@ fn evented(i: usize, events: &[Event]) -> Result<Vec<Weighted<'static>>, String>
                 return Err(format!("{}: time {} is before the previous event's {prev}", context(k), e.at));
             }
             if e.at > prev && !open.is_empty() {
-                spans.push((Cow::Owned(open.clone()), e.at - prev));
+                f(&open, e.at - prev)?;
             }
         }
         last = Some(e.at);
@@ -235,7 +251,7 @@ fn evented(i: usize, events: &[Event]) -> Result<Vec<Weighted<'static>>, String>
             open[open.len() - 1]
         ));
     }
-    Ok(spans)
+    Ok(())
 }
 
 /// The unit the weights are stored in, the factor from speedscope's unit to it, and whether
