@@ -83,7 +83,7 @@ fn perf_options_in_site_toml_match_infernos_flags() {
 }
 
 #[test]
-fn cpuprofile_counts_samples_per_stack() {
+fn cpuprofile_counts_samples_and_time_per_stack() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     write_three(&input, "node", "cpuprofile", &data("cpuprofile/node.cpuprofile"));
@@ -91,11 +91,15 @@ fn cpuprofile_counts_samples_per_stack() {
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     let want = merged_sorted(&text("cpuprofile/expected.folded"));
+    let want_time = merged_sorted(&text("cpuprofile/expected-time.folded"));
     for slug in ["node", "node-gz", "node-zst"] {
         assert_eq!(fold(dir.path(), &out.join(format!("p/{slug}/g/samples"))), want, "{slug}");
+        assert_eq!(fold(dir.path(), &out.join(format!("p/{slug}/g/time"))), want_time, "{slug}");
     }
     let o = run(dir.path(), &["check", "--input", input.to_str().unwrap()]);
     assert!(stdout(&o).contains("node.cpuprofile: cpuprofile, samples "), "{}", stdout(&o));
+    assert!(stdout(&o).contains("node.cpuprofile: cpuprofile, time "), "{}", stdout(&o));
+    assert!(stdout(&o).contains(" microseconds, "), "{}", stdout(&o));
 }
 
 #[test]

@@ -2,8 +2,10 @@
 //! DevTools: a call tree of `nodes` (`id`, `callFrame`, `children` or `parent`) and the
 //! sampled node of each tick in `samples` (with `timeDeltas` in microseconds).
 //!
-//! One graph, `samples` (unit `samples`): each sample counts 1 on its node's stack. (Files
-//! without `samples` use each node's `hitCount`.) A frame is named `functionName url:line`
+//! Graph `samples` (unit `samples`): each sample counts 1 on its node's stack (files without
+//! `samples` use each node's `hitCount`). Graph `time` (unit `microseconds`), when the file
+//! has `timeDeltas`: each sample lasts until the next one in time, the last until `endTime`,
+//! as DevTools' timeline draws them. A frame is named `functionName url:line`
 //! (line 1-based, as DevTools shows it), `(anonymous)` for an empty function name, and
 //! without ` url:line` for frames that have no url (`(program)`, `(garbage collector)`,
 //! native functions). The `(root)` node is not a frame: the graph's root is `all`. A `;` in
@@ -16,7 +18,7 @@ use serde::Deserialize;
 
 use super::{Compression, Decoded, Graph};
 use crate::config::Config;
-use crate::frames::StackMerger;
+use crate::frames::{FrameTable, StackMerger};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -24,6 +26,8 @@ struct Profile {
     nodes: Vec<Node>,
     #[serde(default)]
     samples: Option<Vec<u64>>,
+    #[serde(default)]
+    time_deltas: Vec<f64>,
     #[serde(default)]
     start_time: Option<f64>,
     #[serde(default)]
@@ -101,7 +105,7 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
     reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
     let profile: Profile = serde_json::from_slice(&bytes).map_err(|e| format!("cpuprofile: {e}"))?;
     drop(bytes);
-    let (table, samples) = merge(&profile, config.limits.max_depth)?;
+    let (graphs, samples, warnings) = merge(&profile, config.limits.max_depth)?;
     let mut metadata = std::collections::BTreeMap::new();
     metadata.insert("samples".to_string(), samples.to_string());
     if let (Some(s), Some(e)) = (profile.start_time, profile.end_time) {
@@ -112,13 +116,13 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
     Ok(Decoded {
         format: "cpuprofile",
         compression: Compression::None,
-        graphs: vec![Graph { name: "samples".into(), unit: "samples".into(), table }],
-        warnings: Vec::new(),
+        graphs,
+        warnings,
         metadata,
     })
 }
 
-fn merge(p: &Profile, max_depth: u32) -> Result<(crate::frames::FrameTable, u64), String> {
+fn merge(p: &Profile, max_depth: u32) -> Result<(Vec<Graph>, u64, Vec<String>), String> {
     if p.nodes.is_empty() {
         return Err("cpuprofile: no nodes".into());
     }
@@ -166,11 +170,74 @@ fn merge(p: &Profile, max_depth: u32) -> Result<(crate::frames::FrameTable, u64)
             frame_name(&CallFrameRef { function_name: &f.function_name, url: &f.url, line_number: f.line_number })
         })
         .collect();
+    let samples = table(p, &parent, &names, &count, max_depth)?.ok_or("cpuprofile: no samples")?;
+    let mut graphs = vec![Graph { name: "samples".into(), unit: "samples".into(), table: samples.0 }];
+    let mut warnings = Vec::new();
+    match sample_times(p, &index) {
+        Ok(Some(time)) => {
+            if let Some((t, _)) = table(p, &parent, &names, &time, max_depth)? {
+                graphs.push(Graph { name: "time".into(), unit: "microseconds".into(), table: t });
+            }
+        }
+        Ok(None) => {}
+        Err(w) => warnings.push(w),
+    }
+    Ok((graphs, samples.1, warnings))
+}
+
+/// Microseconds per node: sample i lasts until the next sample in time (the last one until
+/// `endTime`), as DevTools' timeline shows it; samples out of time order are sorted first.
+/// `None` when the file has no times.
+fn sample_times(p: &Profile, index: &HashMap<u64, usize>) -> Result<Option<Vec<u64>>, String> {
+    let (Some(samples), Some(start), Some(end)) = (&p.samples, p.start_time, p.end_time) else {
+        return Ok(None);
+    };
+    if samples.is_empty() || p.time_deltas.is_empty() {
+        return Ok(None);
+    }
+    if p.time_deltas.len() != samples.len() {
+        return Err(format!(
+            "cpuprofile: {} samples but {} timeDeltas; the time graph is left out",
+            samples.len(),
+            p.time_deltas.len()
+        ));
+    }
+    let mut at = Vec::with_capacity(samples.len());
+    let mut t = start;
+    for d in &p.time_deltas {
+        t += d;
+        at.push(t);
+    }
+    if !at.iter().all(|t| t.is_finite()) || !end.is_finite() {
+        return Err("cpuprofile: timeDeltas are not finite numbers; the time graph is left out".into());
+    }
+    let mut order: Vec<usize> = (0..samples.len()).collect();
+    order.sort_by(|&a, &b| at[a].total_cmp(&at[b]));
+    let mut time = vec![0u64; p.nodes.len()];
+    for (k, &i) in order.iter().enumerate() {
+        let next = order.get(k + 1).map_or(end, |&j| at[j]);
+        let d = (next - at[i]).max(0.0).round();
+        if d >= crate::frames::MAX_EXACT as f64 {
+            return Err("cpuprofile: the sample times are absurd; the time graph is left out".into());
+        }
+        time[index[&samples[i]]] += d as u64;
+    }
+    Ok(Some(time))
+}
+
+/// The frame table of `values` per node, and their sum; `None` when all are 0.
+fn table(
+    p: &Profile,
+    parent: &[Option<usize>],
+    names: &[String],
+    values: &[u64],
+    max_depth: u32,
+) -> Result<Option<(FrameTable, u64)>, String> {
     let mut merger = StackMerger::new(false, max_depth);
     let mut total: u64 = 0;
     let mut path: Vec<usize> = Vec::new();
     let mut stack: Vec<u8> = Vec::new();
-    for (i, &n) in count.iter().enumerate() {
+    for (i, &n) in values.iter().enumerate() {
         if n == 0 {
             continue;
         }
@@ -195,13 +262,13 @@ fn merge(p: &Profile, max_depth: u32) -> Result<(crate::frames::FrameTable, u64)
             }
             stack.extend_from_slice(names[j].as_bytes());
         }
-        total = total.checked_add(n).ok_or("cpuprofile: the sample counts overflow")?;
+        total = total.checked_add(n).ok_or("cpuprofile: the values overflow")?;
         merger.add(&stack, n, 0).map_err(|e| format!("cpuprofile: {e}"))?;
     }
     if total == 0 {
-        return Err("cpuprofile: no samples".into());
+        return Ok(None);
     }
-    Ok((merger.finish().map_err(|e| format!("cpuprofile: {e}"))?, total))
+    Ok(Some((merger.finish().map_err(|e| format!("cpuprofile: {e}"))?, total)))
 }
 
 #[cfg(test)]
@@ -231,6 +298,24 @@ mod tests {
             "(anonymous) file:///a.js:1 1\n(anonymous) file:///a.js:1;f:g file:///a.js:10 2\n(program) 1\n"
         );
         assert_eq!(d.metadata["duration"], "300 µs");
+        // Each sample lasts until the next, the last until endTime.
+        assert_eq!((d.graphs[1].name.as_str(), d.graphs[1].unit.as_str()), ("time", "microseconds"));
+        assert_eq!(
+            crate::fold::folded_lines(&d.graphs[1].table).concat(),
+            "(anonymous) file:///a.js:1 296\n(anonymous) file:///a.js:1;f:g file:///a.js:10 2\n(program) 1\n"
+        );
+    }
+
+    #[test]
+    fn samples_out_of_time_order_are_sorted_and_bad_deltas_only_warn() {
+        let d = decode_str(&GOOD.replace("[1,1,1,1]", "[1,5,-3,1]")).unwrap();
+        assert_eq!(
+            crate::fold::folded_lines(&d.graphs[1].table).concat(),
+            "(anonymous) file:///a.js:1 2\n(anonymous) file:///a.js:1;f:g file:///a.js:10 295\n(program) 2\n"
+        );
+        let d = decode_str(&GOOD.replace("[1,1,1,1]", "[1,1]")).unwrap();
+        assert_eq!(d.graphs.len(), 1);
+        assert!(d.warnings[0].contains("4 samples but 2 timeDeltas"), "{:?}", d.warnings);
     }
 
     #[test]

@@ -9,4 +9,5 @@ node --cpu-prof --cpu-prof-dir="$tmp" --cpu-prof-interval 2000 prog.js >/dev/nul
 # The script's absolute path differs per checkout: keep only its name.
 sed "s|file://$(pwd)/||g" "$tmp"/*.cpuprofile > node.cpuprofile
 python3 fold.py node.cpuprofile > expected.folded
-wc -c node.cpuprofile expected.folded
+python3 fold.py --time node.cpuprofile > expected-time.folded
+wc -c node.cpuprofile expected*.folded
