@@ -4,8 +4,7 @@
 //!
 //! Graph `samples` (unit `samples`): each sample counts 1 on its node's stack (files without
 //! `samples` use each node's `hitCount`). Graph `time` (unit `microseconds`), when the file
-//! has `timeDeltas`: each sample lasts until the next one in time, the last until `endTime`,
-//! as DevTools' timeline draws them. A frame is named `functionName url:line`
+//! has `timeDeltas`: each sample lasts until the next one in time, the last until `endTime`. A frame is named `functionName url:line`
 //! (line 1-based, as DevTools shows it), `(anonymous)` for an empty function name, and
 //! without ` url:line` for frames that have no url (`(program)`, `(garbage collector)`,
 //! native functions). The `(root)` node is not a frame: the graph's root is `all`. A `;` in
@@ -186,7 +185,7 @@ fn merge(p: &Profile, max_depth: u32) -> Result<(Vec<Graph>, u64, Vec<String>), 
 }
 
 /// Microseconds per node: sample i lasts until the next sample in time (the last one until
-/// `endTime`), as DevTools' timeline shows it; samples out of time order are sorted first.
+/// `endTime`); samples out of time order are sorted first.
 /// `None` when the file has no times.
 fn sample_times(p: &Profile, index: &HashMap<u64, usize>) -> Result<Option<Vec<u64>>, String> {
     let (Some(samples), Some(start), Some(end)) = (&p.samples, p.start_time, p.end_time) else {
