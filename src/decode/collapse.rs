@@ -16,9 +16,10 @@ use inferno::collapse::{dtrace, perf, sample, vtune, Collapse};
 use super::{folded, Decoded};
 use crate::config::{Config, PerfConfig};
 
-/// Whether `sniff` is `perf script` text: its first event line is followed by a stack line.
+/// Whether `sniff` is `perf script` text: its first event line is followed by a stack line,
+/// or it starts with the header of `perf script --header`, which can be longer than the sniff.
 pub fn is_perf(sniff: &[u8]) -> bool {
-    applicable(&mut perf::Folder::default(), sniff)
+    sniff.starts_with(b"# ========\n# captured on") || applicable(&mut perf::Folder::default(), sniff)
 }
 
 /// Whether `sniff` is the output of a DTrace `ustack()`/`stack()` aggregation.
@@ -170,6 +171,19 @@ mod tests {
         assert_eq!(d.format, "perf");
         assert_eq!((d.graphs[0].name.as_str(), d.graphs[0].unit.as_str()), ("cycles", "cycles"));
         assert_eq!(folded_of(&d), "prog;main;leaf 100000\nprog;main;leaf;kvfree_call_rcu 250000\n");
+    }
+
+    #[test]
+    fn a_long_perf_header_is_recognised() {
+        let mut text = String::from("# ========\n# captured on    : Sun Nov 22 00:15:00 2026\n");
+        while text.len() < 5000 {
+            text.push_str("# sibling sockets : 0-63\n");
+        }
+        text.push_str("# ========\n#\n");
+        text.push_str(PERF);
+        assert!(is_perf(&text.as_bytes()[..4096]));
+        let d = decode_perf(&mut text.as_bytes(), &Config::default()).unwrap();
+        assert_eq!(d.graphs[0].table.grand_total(), 350000);
     }
 
     #[test]
