@@ -8,7 +8,8 @@
 //! it carries a period decides the unit (inferno weighs a sample by its period when there is
 //! one, as `perf report` does).
 
-use std::io::BufRead;
+use std::collections::BTreeMap;
+use std::io::{BufRead, Read};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use inferno::collapse::{dtrace, perf, sample, vtune, Collapse};
@@ -55,6 +56,11 @@ fn applicable(folder: &mut impl Collapse, sniff: &[u8]) -> bool {
 pub fn first_perf_event(text: &[u8]) -> Option<(String, bool)> {
     let text = String::from_utf8_lossy(text);
     let line = text.lines().find(|l| !l.trim().is_empty() && !l.starts_with('#'))?;
+    event_of_line(line)
+}
+
+/// The event of a sample's first line, and whether the line has a period.
+fn event_of_line(line: &str) -> Option<(String, bool)> {
     // The thread id is the first all-digit word (`tid` or `pid/tid`); comm may have spaces.
     let words: Vec<&str> = line.split(' ').collect();
     let is_id = |w: &str| !w.is_empty() && w.split('/').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
@@ -69,14 +75,118 @@ pub fn first_perf_event(text: &[u8]) -> Option<(String, bool)> {
     Some((event.to_string(), period))
 }
 
+/// Passes `perf script` text through to inferno and counts the samples of each event on the
+/// way, so that the samples inferno leaves out (those of other events) can be reported.
+struct EventCounter<'a> {
+    inner: &'a mut dyn BufRead,
+    events: EventCounts,
+}
+
+/// Samples per event, counted from the lines that go by.
+#[derive(Default)]
+struct EventCounts {
+    /// `+` and the start of the line being read (enough for its event), when it is a
+    /// sample's first line; empty otherwise.
+    line: Vec<u8>,
+    in_line: bool,
+    counts: BTreeMap<String, u64>,
+}
+
+impl<'a> EventCounter<'a> {
+    fn new(inner: &'a mut dyn BufRead) -> Self {
+        EventCounter { inner, events: EventCounts::default() }
+    }
+}
+
+impl EventCounts {
+    fn see(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let end = bytes.iter().position(|&b| b == b'\n');
+            let part = &bytes[..end.unwrap_or(bytes.len())];
+            if !self.in_line {
+                self.in_line = true;
+                // Stack lines start with whitespace, comments with '#'.
+                if part.first().is_some_and(|b| !b.is_ascii_whitespace() && *b != b'#') {
+                    self.line.push(b'+');
+                }
+            }
+            if !self.line.is_empty() && self.line.len() < 1024 {
+                let room = 1024 - self.line.len();
+                self.line.extend_from_slice(&part[..part.len().min(room)]);
+            }
+            match end {
+                Some(e) => {
+                    self.end_line();
+                    bytes = &bytes[e + 1..];
+                }
+                None => bytes = &[],
+            }
+        }
+    }
+
+    fn end_line(&mut self) {
+        if self.line.len() > 1 {
+            if let Some((event, _)) = event_of_line(&String::from_utf8_lossy(&self.line[1..])) {
+                *self.counts.entry(event).or_default() += 1;
+            }
+        }
+        self.line.clear();
+        self.in_line = false;
+    }
+}
+
+impl std::io::Read for EventCounter<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let avail = self.fill_buf()?;
+        let n = avail.len().min(out.len());
+        out[..n].copy_from_slice(&avail[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for EventCounter<'_> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amt: usize) {
+        // `fill_buf` returns what it returned before, without reading.
+        if let Ok(buf) = self.inner.fill_buf() {
+            self.events.see(&buf[..amt.min(buf.len())]);
+        }
+        self.inner.consume(amt);
+    }
+}
+
 /// Folds `perf script` text with the `[perf]` options of `site.toml`.
 pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, String> {
-    let head = reader.fill_buf().map_err(|e| e.to_string())?;
-    let (event, periods) = first_perf_event(head).ok_or(
+    // Lines up to the first sample's (after the header's comments), then put back in front.
+    let mut head = Vec::new();
+    loop {
+        let start = head.len();
+        let n = (&mut *reader).take(config.limits.max_line_bytes + 1).read_until(b'\n', &mut head).map_err(|e| e.to_string())?;
+        let line = &head[start..];
+        if n == 0 || line.first().is_some_and(|b| !b.is_ascii_whitespace() && *b != b'#') || head.len() > 1 << 20 {
+            break;
+        }
+    }
+    let (event, periods) = first_perf_event(&head).ok_or(
         "perf script: the first sample's line names no event (expected `comm pid time: [period] event:`)",
     )?;
     let mut folder = perf::Folder::from(perf_options(&config.perf, &event));
-    let mut decoded = fold(&mut folder, reader, config, "perf")?;
+    let mut chained = std::io::Cursor::new(head).chain(reader);
+    let mut counter = EventCounter::new(&mut chained);
+    let mut decoded = fold(&mut folder, &mut counter, config, "perf")?;
+    counter.events.end_line();
+    let others: Vec<String> =
+        counter.events.counts.iter().filter(|(e, _)| **e != event).map(|(e, n)| format!("{e} ({n} samples)")).collect();
+    if !others.is_empty() {
+        decoded.warnings.push(format!(
+            "perf: only the samples of the first sample's event, {event}, are shown; left out: {}",
+            others.join(", ")
+        ));
+    }
     // Without periods every sample counts 1; with them inferno sums the periods, in the
     // event's own unit (nanoseconds for the software clocks).
     let (name, unit) = if !periods {
@@ -184,6 +294,20 @@ mod tests {
         assert!(is_perf(&text.as_bytes()[..4096]));
         let d = decode_perf(&mut text.as_bytes(), &Config::default()).unwrap();
         assert_eq!(d.graphs[0].table.grand_total(), 350000);
+    }
+
+    #[test]
+    fn samples_of_other_events_are_left_out_with_a_warning() {
+        let text = format!("{PERF}prog 2124 4401.95: 7 instructions:u: \n\t1 f (/p)\n\nprog 2124 4401.96: 7 instructions:u: \n\t1 f (/p)\n");
+        let d = decode_perf(&mut text.as_bytes(), &Config::default()).unwrap();
+        assert_eq!(d.graphs[0].table.grand_total(), 350000);
+        assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
+        assert!(d.warnings[0].contains("cycles") && d.warnings[0].contains("instructions (2 samples)"), "{:?}", d.warnings);
+        // Read a byte at a time, lines are split across reads.
+        let mut slow = std::io::BufReader::with_capacity(1, text.as_bytes());
+        let d = decode_perf(&mut slow, &Config::default()).unwrap();
+        assert!(d.warnings[0].contains("instructions (2 samples)"), "{:?}", d.warnings);
+        assert!(decode_perf(&mut PERF.as_bytes(), &Config::default()).unwrap().warnings.is_empty());
     }
 
     #[test]
