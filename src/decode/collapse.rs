@@ -14,7 +14,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use inferno::collapse::{dtrace, perf, sample, vtune, Collapse};
 
-use super::{folded, Decoded};
+use super::{cpuprofile, folded, Decoded};
 use crate::config::{Config, PerfConfig};
 
 /// Whether `sniff` is `perf script` text: its first event line is followed by a stack line,
@@ -28,9 +28,12 @@ pub fn is_dtrace(sniff: &[u8]) -> bool {
     applicable(&mut dtrace::Folder::default(), sniff)
 }
 
-/// Whether `sniff` is the text report of macOS `sample`.
+/// Whether `sniff` is the text report of macOS `sample`: inferno looks for both the start
+/// and the end of the call graph, which a real report's call graph puts further apart than
+/// the sniff, so the report's first line and the start of its call graph also do.
 pub fn is_sample(sniff: &[u8]) -> bool {
-    applicable(&mut sample::Folder::default(), sniff)
+    (sniff.starts_with(b"Analysis of sampling ") && cpuprofile::contains(sniff, b"\nCall graph:"))
+        || applicable(&mut sample::Folder::default(), sniff)
 }
 
 /// Whether `sniff` is a VTune call-stack CSV export.
@@ -226,9 +229,13 @@ pub fn decode_sample(reader: &mut dyn BufRead, config: &Config) -> Result<Decode
     fold(&mut sample::Folder::default(), reader, config, "sample")
 }
 
-/// Folds a VTune CSV export.
+/// Folds a VTune CSV export. inferno turns its `CPU Time:Self` seconds into whole
+/// milliseconds, so the graph is `cpu time` in `milliseconds`.
 pub fn decode_vtune(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, String> {
-    fold(&mut vtune::Folder::default(), reader, config, "vtune")
+    let mut decoded = fold(&mut vtune::Folder::default(), reader, config, "vtune")?;
+    decoded.graphs[0].name = "cpu time".into();
+    decoded.graphs[0].unit = "milliseconds".into();
+    Ok(decoded)
 }
 
 /// Runs inferno's folder over the whole stream, then reads its folded output. A panic inside
@@ -346,11 +353,35 @@ mod tests {
     }
 
     #[test]
-    fn dtrace_and_sample_are_folded() {
+    fn dtrace_sample_and_vtune_fold_as_infernos_clis_do() {
         let dtrace = "CPU     ID                    FUNCTION:NAME\n  0  64091                        :tick-60s\n\n\n              libc.so.1`__write+0x15\n              prog`main+0x10\n                5\n\n              prog`main+0x10\n                2\n";
         assert!(is_dtrace(dtrace.as_bytes()));
         let d = decode_dtrace(&mut dtrace.as_bytes(), &Config::default()).unwrap();
         assert_eq!(d.format, "dtrace");
         assert_eq!(folded_of(&d), "prog`main 2\nprog`main;libc.so.1`__write 5\n");
+
+        // Expected: inferno-collapse-sample's output for the same text.
+        let mut sample = String::from("Analysis of sampling prog (pid 123) every 1 millisecond\nProcess:         prog [123]\n\nCall graph:\n    5 Thread_1   DispatchQueue_1: com.apple.main-thread  (serial)\n    + 5 start  (in libdyld.dylib) + 1  [0x7fff6f1c3cc9]\n    +   5 main  (in prog) + 10  [0x100000f4a]\n    +     3 foo  (in prog) + 5  [0x100000f10]\n    +     ! 3 leaf  (in prog) + 1  [0x100000f00]\n    +     2 bar  (in prog) + 5  [0x100000f20]\n");
+        sample.push_str("\nTotal number in stack (recursive counted multiple times):\n        5       main  (in prog) + 10  [0x100000f4a]\n");
+        assert!(is_sample(sample.as_bytes()));
+        let d = decode_sample(&mut sample.as_bytes(), &Config::default()).unwrap();
+        let thread = "Thread_1   DispatchQueue_1: com.apple.main-thread  (serial`Thread_1   DispatchQueue_1: com.apple.main-thread";
+        assert_eq!(
+            folded_of(&d),
+            format!("{thread};libdyld`start;prog`main;prog`bar 2\n{thread};libdyld`start;prog`main;prog`foo;prog`leaf 3\n")
+        );
+        // A call graph longer than the sniff is still recognised from the report's start.
+        let start = &sample[..sample.find("    + 5 start").unwrap()];
+        assert!(is_sample(start.as_bytes()));
+
+        // Expected: inferno-collapse-vtune's output (CPU time in milliseconds).
+        let vtune = "Function Stack,CPU Time:Self,Module\nTotal,0.0,[Unknown]\n main,0.015,prog\n  foo,0.005,prog\n  bar,0.0101,libbar.so\n";
+        assert!(is_vtune(vtune.as_bytes()));
+        let d = decode_vtune(&mut vtune.as_bytes(), &Config::default()).unwrap();
+        assert_eq!((d.graphs[0].name.as_str(), d.graphs[0].unit.as_str()), ("cpu time", "milliseconds"));
+        assert_eq!(
+            folded_of(&d),
+            "[Unknown]`Total;prog`main 15\n[Unknown]`Total;prog`main;libbar.so`bar 10\n[Unknown]`Total;prog`main;prog`foo 5\n"
+        );
     }
 }
