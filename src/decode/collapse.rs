@@ -23,9 +23,25 @@ pub fn is_perf(sniff: &[u8]) -> bool {
     sniff.starts_with(b"# ========\n# captured on") || applicable(&mut perf::Folder::default(), sniff)
 }
 
-/// Whether `sniff` is the output of a DTrace `ustack()`/`stack()` aggregation.
+/// Whether `sniff` is the output of a DTrace `ustack()`/`stack()` aggregation. inferno
+/// decides at the first stack's count; a first stack longer than the sniff is accepted when
+/// the sniff is full and, after a blank line, holds only `module`function` frames.
 pub fn is_dtrace(sniff: &[u8]) -> bool {
-    applicable(&mut dtrace::Folder::default(), sniff)
+    match judge(&mut dtrace::Folder::default(), sniff) {
+        Some(yes) => yes,
+        None => {
+            // Whole lines only: the sniff ends inside one.
+            let whole = &sniff[..sniff.iter().rposition(|&b| b == b'\n').unwrap_or(0)];
+            let text = String::from_utf8_lossy(whole);
+            sniff.len() >= 4096
+                && text.split_once("\n\n").is_some_and(|(_, stacks)| {
+                    let mut lines = stacks.lines().map(str::trim).filter(|l| !l.is_empty());
+                    // Frames, not folded lines of DTrace stacks (`a`f;b`g 5`).
+                    let frame = |l: &str| (l.contains('`') || l.starts_with("0x")) && !folded::is_applicable(l.as_bytes());
+                    lines.clone().next().is_some() && lines.all(frame)
+                })
+        }
+    }
 }
 
 /// Whether `sniff` is the text report of macOS `sample`: inferno looks for both the start
@@ -42,8 +58,13 @@ pub fn is_vtune(sniff: &[u8]) -> bool {
 }
 
 fn applicable(folder: &mut impl Collapse, sniff: &[u8]) -> bool {
+    judge(folder, sniff) == Some(true)
+}
+
+/// inferno's judgement of `sniff`: yes, no, or not sure yet.
+fn judge(folder: &mut impl Collapse, sniff: &[u8]) -> Option<bool> {
     if sniff.contains(&0) {
-        return false;
+        return Some(false);
     }
     // The sniff may end inside a line, or inside a character: judge whole lines only.
     let whole = match sniff.iter().rposition(|&b| b == b'\n') {
@@ -51,7 +72,7 @@ fn applicable(folder: &mut impl Collapse, sniff: &[u8]) -> bool {
         _ => sniff,
     };
     let text = String::from_utf8_lossy(whole);
-    catch_unwind(AssertUnwindSafe(|| folder.is_applicable(&text))).ok().flatten() == Some(true)
+    catch_unwind(AssertUnwindSafe(|| folder.is_applicable(&text))).unwrap_or(Some(false))
 }
 
 /// The event of the first sample of `perf script` text, and whether it carries a period:
@@ -359,6 +380,26 @@ mod tests {
         let d = decode_dtrace(&mut dtrace.as_bytes(), &Config::default()).unwrap();
         assert_eq!(d.format, "dtrace");
         assert_eq!(folded_of(&d), "prog`main 2\nprog`main;libc.so.1`__write 5\n");
+
+        // A first stack longer than the sniff.
+        let mut deep = String::from("CPU     ID                    FUNCTION:NAME\n  0  64091                        :tick-60s\n\n\n");
+        while deep.len() < 5000 {
+            deep.push_str("              prog`recurse+0x10\n");
+        }
+        for pad in 0..40 {
+            // The sniff ends at every position of a frame line.
+            let padded = format!("{}{deep}", " ".repeat(pad));
+            assert!(is_dtrace(&padded.as_bytes()[..4096]), "{pad}");
+        }
+        assert!(!is_dtrace(&deep.as_bytes()[..1000]), "not sure yet, and the whole file is this");
+        let mut text = "x".repeat(5000);
+        text.insert_str(100, "\n\n");
+        assert!(!is_dtrace(&text.as_bytes()[..4096]));
+        let mut folded_dtrace = String::from("\n\n");
+        while folded_dtrace.len() < 5000 {
+            folded_dtrace.push_str("libc.so.1`__write+0x15;prog`main+0x10 5\n");
+        }
+        assert!(!is_dtrace(&folded_dtrace.as_bytes()[..4096]), "folded stacks of DTrace frames are folded");
 
         // Expected: inferno-collapse-sample's output for the same text.
         let mut sample = String::from("Analysis of sampling prog (pid 123) every 1 millisecond\nProcess:         prog [123]\n\nCall graph:\n    5 Thread_1   DispatchQueue_1: com.apple.main-thread  (serial)\n    + 5 start  (in libdyld.dylib) + 1  [0x7fff6f1c3cc9]\n    +   5 main  (in prog) + 10  [0x100000f4a]\n    +     3 foo  (in prog) + 5  [0x100000f10]\n    +     ! 3 leaf  (in prog) + 1  [0x100000f00]\n    +     2 bar  (in prog) + 5  [0x100000f20]\n");
