@@ -31,6 +31,27 @@ pub struct Config {
     pub chunks: ChunkConfig,
     /// Limits that protect the build from hostile input.
     pub limits: Limits,
+    /// How `perf script` text is folded into stacks.
+    pub perf: PerfConfig,
+}
+
+/// How `perf script` text is folded into stacks: the options of inferno-collapse-perf (and
+/// of stackcollapse-perf.pl) that change frame names.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PerfConfig {
+    /// Suffix kernel functions with `_[k]` (`--kernel`).
+    pub annotate_kernel: bool,
+    /// Suffix JIT-compiled functions (from a `/tmp/perf-PID.map`) with `_[j]` (`--jit`).
+    pub annotate_jit: bool,
+    /// Name the root frame of each process `comm-PID` rather than `comm` (`--pid`); perf
+    /// script prints the pid only with `-F +pid`, otherwise it reads `?`.
+    pub include_pid: bool,
+    /// Name the root frame of each thread `comm-PID/TID` (`--tid`); implies `include_pid`.
+    pub include_tid: bool,
+    /// Keep raw addresses such as `[unknown <7f50a90f2ad7>]` where no symbol was found
+    /// (`--addrs`).
+    pub include_addrs: bool,
 }
 
 /// How a graph is split into chunk files (see `docs/FORMAT.md`).
@@ -74,6 +95,7 @@ impl Default for Config {
             theme_dir: None,
             chunks: ChunkConfig::default(),
             limits: Limits::default(),
+            perf: PerfConfig::default(),
         }
     }
 }
@@ -177,5 +199,18 @@ mod tests {
         assert_eq!(c.output, d.output);
         assert_eq!(c.chunks.root_width, d.chunks.root_width);
         assert_eq!(c.limits.max_depth, d.limits.max_depth);
+        let (p, q) = (&c.perf, &d.perf);
+        assert_eq!(
+            (p.annotate_kernel, p.annotate_jit, p.include_pid, p.include_tid, p.include_addrs),
+            (q.annotate_kernel, q.annotate_jit, q.include_pid, q.include_tid, q.include_addrs)
+        );
+    }
+
+    #[test]
+    fn perf_keys_parse_and_typos_are_named() {
+        let c = Config::parse("[perf]\nannotate_kernel = true\ninclude_tid = true\n", Path::new("s.toml")).unwrap();
+        assert!(c.perf.annotate_kernel && c.perf.include_tid && !c.perf.annotate_jit);
+        let err = Config::parse("[perf]\nannotate_kernels = true\n", Path::new("s.toml")).unwrap_err();
+        assert!(err.contains("annotate_kernels") && err.contains("line 2"), "{err}");
     }
 }

@@ -4,7 +4,8 @@
 //! The pipeline, one module per stage, in the order the data flows:
 //!
 //! ```text
-//! config ─► scan ─► decode (gzip/zstd; folded, pprof) ─► frames (merge into a FrameTable)
+//! config ─► scan ─► decode (gzip/zstd; folded, pprof, perf…, cpuprofile, speedscope)
+//!        ─► frames (merge into a FrameTable)
 //!        ─► color (name hash) ─► chunk (manifest, names, depth chunks, search buckets)
 //!        ─► render (tera, themes/) ─► write (staging folder, atomic swap)
 //! ```

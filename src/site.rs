@@ -154,7 +154,7 @@ fn build_profile(
     slug: &str,
     staging: Option<&Staging>,
 ) -> Result<(ProfileEntry, Vec<String>), String> {
-    let decoded = decode::decode_file(&source.path, &config.limits)?;
+    let decoded = decode::decode_file(&source.path, config)?;
     let url = format!("p/{slug}/");
     let mut graphs = Vec::new();
     for graph in &decoded.graphs {

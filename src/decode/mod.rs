@@ -6,8 +6,11 @@
 //! then detected from the decompressed content; each format has a module that streams its
 //! stacks into a [`StackMerger`].
 
+pub mod collapse;
+pub mod cpuprofile;
 pub mod folded;
 pub mod pprof;
+pub mod speedscope;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -17,7 +20,7 @@ use std::path::Path;
 use std::rc::Rc;
 use std::sync::mpsc;
 
-use crate::config::Limits;
+use crate::config::Config;
 use crate::frames::FrameTable;
 
 /// How a file is compressed, from its first bytes.
@@ -79,8 +82,10 @@ pub struct Decoded {
     pub metadata: BTreeMap<String, String>,
 }
 
-/// Reads the profile at `path`. The error is a message without the path (the caller adds it).
-pub fn decode_file(path: &Path, limits: &Limits) -> Result<Decoded, String> {
+/// Reads the profile at `path` with the limits and format options of `config`. The error is
+/// a message without the path (the caller adds it).
+pub fn decode_file(path: &Path, config: &Config) -> Result<Decoded, String> {
+    let limits = &config.limits;
     let mut file = File::open(path).map_err(|e| e.to_string())?;
     // Enough of the start for the format sniffing of plain files too.
     let mut head = vec![0u8; 64 << 10];
@@ -91,14 +96,14 @@ pub fn decode_file(path: &Path, limits: &Limits) -> Result<Decoded, String> {
     match compression {
         Compression::None => {
             let mut reader = BufReader::with_capacity(1 << 20, Limited::new(raw, limits.max_profile_bytes));
-            decode_stream(&mut reader, compression, limits)
+            decode_stream(&mut reader, compression, config)
         }
         Compression::Gzip | Compression::Zstd => std::thread::scope(|scope| {
             let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(4);
             let max = limits.max_profile_bytes;
             scope.spawn(move || inflate(raw, compression, max, tx));
             let mut reader = ChannelReader { rx, buf: Vec::new(), pos: 0, done: false };
-            let result = decode_stream(&mut reader, compression, limits);
+            let result = decode_stream(&mut reader, compression, config);
             // Dropping the reader closes the channel, which stops the inflating thread early
             // when the parser gave up.
             drop(reader);
@@ -108,7 +113,7 @@ pub fn decode_file(path: &Path, limits: &Limits) -> Result<Decoded, String> {
 }
 
 /// Decodes an already decompressed stream.
-fn decode_stream(reader: &mut dyn BufRead, compression: Compression, limits: &Limits) -> Result<Decoded, String> {
+fn decode_stream(reader: &mut dyn BufRead, compression: Compression, config: &Config) -> Result<Decoded, String> {
     let head = loop {
         match reader.fill_buf() {
             Ok(b) => break b,
@@ -124,18 +129,18 @@ fn decode_stream(reader: &mut dyn BufRead, compression: Compression, limits: &Li
         let tried: Vec<&str> = FORMATS.iter().map(|f| f.description).collect();
         return Err(format!("unknown profile format (tried: {}){}", tried.join("; "), describe(sniff)));
     };
-    let mut decoded = (format.decode)(reader, limits)?;
+    let mut decoded = (format.decode)(reader, config)?;
     decoded.compression = compression;
     Ok(decoded)
 }
 
 /// An input format: how to recognise it from the start of the decompressed content, and
-/// how to read it. Errors are messages without the path; read errors of the stream are
-/// already described by [`inflate`].
+/// how to read it with the limits and format options of `site.toml`. Errors are messages
+/// without the path; read errors of the stream are already described by [`inflate`].
 struct Format {
     description: &'static str,
     is_applicable: fn(&[u8]) -> bool,
-    decode: fn(&mut dyn BufRead, &Limits) -> Result<Decoded, String>,
+    decode: fn(&mut dyn BufRead, &Config) -> Result<Decoded, String>,
 }
 
 /// The formats, tried in this order: the most specific first, folded stacks (which accept
@@ -144,12 +149,26 @@ const FORMATS: &[Format] = &[
     Format {
         description: "pprof profile.proto",
         is_applicable: pprof::is_applicable,
-        decode: pprof::decode,
+        decode: |r, config| pprof::decode(r, &config.limits),
     },
+    Format {
+        description: "speedscope JSON",
+        is_applicable: speedscope::is_applicable,
+        decode: speedscope::decode,
+    },
+    Format {
+        description: "Chrome/V8 .cpuprofile (JSON with \"nodes\" and \"samples\")",
+        is_applicable: cpuprofile::is_applicable,
+        decode: cpuprofile::decode,
+    },
+    Format { description: "perf script", is_applicable: collapse::is_perf, decode: collapse::decode_perf },
+    Format { description: "DTrace stacks", is_applicable: collapse::is_dtrace, decode: collapse::decode_dtrace },
+    Format { description: "macOS sample", is_applicable: collapse::is_sample, decode: collapse::decode_sample },
+    Format { description: "VTune CSV", is_applicable: collapse::is_vtune, decode: collapse::decode_vtune },
     Format {
         description: "folded stacks `frame;frame;… count`",
         is_applicable: folded::is_applicable,
-        decode: |r, limits| folded::decode(r, limits).map_err(|e| e.to_string()),
+        decode: |r, config| folded::decode(r, &config.limits).map_err(|e| e.to_string()),
     },
 ];
 

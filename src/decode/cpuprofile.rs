@@ -1,0 +1,346 @@
+//! Chrome/V8 `.cpuprofile` JSON, as written by `node --cpu-prof` and saved from Chrome
+//! DevTools: a call tree of `nodes` (`id`, `callFrame`, `children` or `parent`) and the
+//! sampled node of each tick in `samples` (with `timeDeltas` in microseconds).
+//!
+//! Graph `samples` (unit `samples`): each sample counts 1 on its node's stack (files without
+//! `samples` use each node's `hitCount`). Graph `time` (unit `microseconds`), when the file
+//! has `timeDeltas`: each sample lasts until the next one in time, the last until `endTime`. A frame is named `functionName url:line`
+//! (line 1-based, as DevTools shows it), `(anonymous)` for an empty function name, and
+//! without ` url:line` for frames that have no url (`(program)`, `(garbage collector)`,
+//! native functions). The `(root)` node is not a frame: the graph's root is `all`. A `;` in
+//! a name is written `:`, since `;` separates frames.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+
+use serde::Deserialize;
+
+use super::{Compression, Decoded, Graph};
+use crate::config::Config;
+use crate::frames::{FrameTable, StackMerger};
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Profile {
+    nodes: Vec<Node>,
+    #[serde(default)]
+    samples: Option<Vec<u64>>,
+    #[serde(default)]
+    time_deltas: Vec<f64>,
+    #[serde(default)]
+    start_time: Option<f64>,
+    #[serde(default)]
+    end_time: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Node {
+    id: u64,
+    call_frame: CallFrame,
+    #[serde(default)]
+    children: Vec<u64>,
+    #[serde(default)]
+    parent: Option<u64>,
+    #[serde(default)]
+    hit_count: u64,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallFrame {
+    #[serde(default)]
+    function_name: String,
+    #[serde(default)]
+    url: String,
+    #[serde(default = "minus_one")]
+    line_number: i64,
+}
+
+fn minus_one() -> i64 {
+    -1
+}
+
+/// Whether `sniff` is a JSON object with a `"nodes"` key and a `"samples"`, `"startTime"` or
+/// `"callFrame"` key. (speedscope files, which name their schema, are tried first.)
+pub fn is_applicable(sniff: &[u8]) -> bool {
+    let start = sniff.iter().position(|b| !b.is_ascii_whitespace());
+    start.is_some_and(|s| sniff[s] == b'{')
+        && contains(sniff, b"\"nodes\"")
+        && (contains(sniff, b"\"samples\"") || contains(sniff, b"\"startTime\"") || contains(sniff, b"\"callFrame\""))
+}
+
+pub(super) fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Frame name of a call frame (see the module documentation).
+pub fn frame_name(f: &CallFrameRef) -> String {
+    let mut s = if f.function_name.is_empty() { "(anonymous)".to_string() } else { f.function_name.to_string() };
+    if !f.url.is_empty() {
+        s.push_str(&format!(" {}:{}", f.url, f.line_number + 1));
+    }
+    clean(&s)
+}
+
+/// The parts of a call frame that name it.
+pub struct CallFrameRef<'a> {
+    /// `callFrame.functionName`.
+    pub function_name: &'a str,
+    /// `callFrame.url`.
+    pub url: &'a str,
+    /// `callFrame.lineNumber`, 0-based.
+    pub line_number: i64,
+}
+
+/// A name fit for a folded stack: no `;` (the separator) and no line ends.
+pub(super) fn clean(s: &str) -> String {
+    s.replace(';', ":").replace(['\n', '\r'], " ")
+}
+
+/// Reads a whole `.cpuprofile`.
+pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, String> {
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    let profile: Profile = serde_json::from_slice(&bytes).map_err(|e| format!("cpuprofile: {e}"))?;
+    drop(bytes);
+    let (graphs, samples, warnings) = merge(&profile, config.limits.max_depth)?;
+    let mut metadata = std::collections::BTreeMap::new();
+    metadata.insert("samples".to_string(), samples.to_string());
+    if let (Some(s), Some(e)) = (profile.start_time, profile.end_time) {
+        if e >= s {
+            metadata.insert("duration".to_string(), format!("{} µs", (e - s).round()));
+        }
+    }
+    Ok(Decoded {
+        format: "cpuprofile",
+        compression: Compression::None,
+        graphs,
+        warnings,
+        metadata,
+    })
+}
+
+fn merge(p: &Profile, max_depth: u32) -> Result<(Vec<Graph>, u64, Vec<String>), String> {
+    if p.nodes.is_empty() {
+        return Err("cpuprofile: no nodes".into());
+    }
+    let mut index: HashMap<u64, usize> = HashMap::with_capacity(p.nodes.len());
+    for (i, n) in p.nodes.iter().enumerate() {
+        if index.insert(n.id, i).is_some() {
+            return Err(format!("cpuprofile: node id {} appears twice", n.id));
+        }
+    }
+    // Parents, from `children` lists or `parent` fields.
+    let mut parent: Vec<Option<usize>> = vec![None; p.nodes.len()];
+    for (i, n) in p.nodes.iter().enumerate() {
+        for c in &n.children {
+            let &ci = index.get(c).ok_or_else(|| format!("cpuprofile: node {} has child {c} that does not exist", n.id))?;
+            if parent[ci].is_some_and(|q| q != i) {
+                return Err(format!("cpuprofile: node {c} is the child of two nodes"));
+            }
+            parent[ci] = Some(i);
+        }
+        if let Some(q) = n.parent {
+            let &qi = index.get(&q).ok_or_else(|| format!("cpuprofile: node {} has parent {q} that does not exist", n.id))?;
+            parent[i].get_or_insert(qi);
+        }
+    }
+    // Sample counts per node.
+    let mut count = vec![0u64; p.nodes.len()];
+    match &p.samples {
+        Some(samples) if !samples.is_empty() => {
+            for s in samples {
+                let &i = index.get(s).ok_or_else(|| format!("cpuprofile: a sample refers to node {s} that does not exist"))?;
+                count[i] += 1;
+            }
+        }
+        _ => {
+            for (i, n) in p.nodes.iter().enumerate() {
+                count[i] = n.hit_count;
+            }
+        }
+    }
+    let names: Vec<String> = p
+        .nodes
+        .iter()
+        .map(|n| {
+            let f = &n.call_frame;
+            frame_name(&CallFrameRef { function_name: &f.function_name, url: &f.url, line_number: f.line_number })
+        })
+        .collect();
+    let samples = table(p, &parent, &names, &count, max_depth)?.ok_or("cpuprofile: no samples")?;
+    let mut graphs = vec![Graph { name: "samples".into(), unit: "samples".into(), table: samples.0 }];
+    let mut warnings = Vec::new();
+    match sample_times(p, &index) {
+        Ok(Some(time)) => {
+            if let Some((t, _)) = table(p, &parent, &names, &time, max_depth)? {
+                graphs.push(Graph { name: "time".into(), unit: "microseconds".into(), table: t });
+            }
+        }
+        Ok(None) => {}
+        Err(w) => warnings.push(w),
+    }
+    Ok((graphs, samples.1, warnings))
+}
+
+/// Microseconds per node: sample i lasts until the next sample in time (the last one until
+/// `endTime`); samples out of time order are sorted first.
+/// `None` when the file has no times.
+fn sample_times(p: &Profile, index: &HashMap<u64, usize>) -> Result<Option<Vec<u64>>, String> {
+    let (Some(samples), Some(start), Some(end)) = (&p.samples, p.start_time, p.end_time) else {
+        return Ok(None);
+    };
+    if samples.is_empty() || p.time_deltas.is_empty() {
+        return Ok(None);
+    }
+    if p.time_deltas.len() != samples.len() {
+        return Err(format!(
+            "cpuprofile: {} samples but {} timeDeltas; the time graph is left out",
+            samples.len(),
+            p.time_deltas.len()
+        ));
+    }
+    let mut at = Vec::with_capacity(samples.len());
+    let mut t = start;
+    for d in &p.time_deltas {
+        t += d;
+        at.push(t);
+    }
+    if !at.iter().all(|t| t.is_finite()) || !end.is_finite() {
+        return Err("cpuprofile: timeDeltas are not finite numbers; the time graph is left out".into());
+    }
+    let mut order: Vec<usize> = (0..samples.len()).collect();
+    order.sort_by(|&a, &b| at[a].total_cmp(&at[b]));
+    let mut time = vec![0u64; p.nodes.len()];
+    for (k, &i) in order.iter().enumerate() {
+        let next = order.get(k + 1).map_or(end, |&j| at[j]);
+        let d = (next - at[i]).max(0.0).round();
+        if d >= crate::frames::MAX_EXACT as f64 {
+            return Err("cpuprofile: the sample times are absurd; the time graph is left out".into());
+        }
+        time[index[&samples[i]]] += d as u64;
+    }
+    Ok(Some(time))
+}
+
+/// The frame table of `values` per node, and their sum; `None` when all are 0.
+fn table(
+    p: &Profile,
+    parent: &[Option<usize>],
+    names: &[String],
+    values: &[u64],
+    max_depth: u32,
+) -> Result<Option<(FrameTable, u64)>, String> {
+    let mut merger = StackMerger::new(false, max_depth);
+    let mut total: u64 = 0;
+    let mut path: Vec<usize> = Vec::new();
+    let mut stack: Vec<u8> = Vec::new();
+    for (i, &n) in values.iter().enumerate() {
+        if n == 0 {
+            continue;
+        }
+        path.clear();
+        let mut at = Some(i);
+        while let Some(j) = at {
+            if path.len() > p.nodes.len() {
+                return Err(format!("cpuprofile: the parents of node {} form a cycle", p.nodes[i].id));
+            }
+            path.push(j);
+            at = parent[j];
+        }
+        // The root of the call tree, `(root)`, is the graph's `all` (a sample on the root
+        // itself keeps it as a frame).
+        if path.len() > 1 && path.last().is_some_and(|&top| names[top] == "(root)") {
+            path.pop();
+        }
+        stack.clear();
+        for (k, &j) in path.iter().rev().enumerate() {
+            if k > 0 {
+                stack.push(b';');
+            }
+            stack.extend_from_slice(names[j].as_bytes());
+        }
+        total = total.checked_add(n).ok_or("cpuprofile: the values overflow")?;
+        merger.add(&stack, n, 0).map_err(|e| format!("cpuprofile: {e}"))?;
+    }
+    if total == 0 {
+        return Ok(None);
+    }
+    Ok(Some((merger.finish().map_err(|e| format!("cpuprofile: {e}"))?, total)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_str(s: &str) -> Result<Decoded, String> {
+        decode(&mut s.as_bytes(), &Config::default())
+    }
+
+    const GOOD: &str = r#"{"nodes":[
+        {"id":1,"callFrame":{"functionName":"(root)","url":"","lineNumber":-1},"children":[2,3]},
+        {"id":2,"callFrame":{"functionName":"(program)","url":"","lineNumber":-1}},
+        {"id":3,"callFrame":{"functionName":"","url":"file:///a.js","lineNumber":0},"children":[4]},
+        {"id":4,"callFrame":{"functionName":"f;g","url":"file:///a.js","lineNumber":9}}],
+        "startTime":100,"endTime":400,"samples":[2,4,4,3],"timeDeltas":[1,1,1,1]}"#;
+
+    #[test]
+    fn samples_count_on_named_stacks_without_the_root() {
+        assert!(is_applicable(GOOD.as_bytes()));
+        assert!(!is_applicable(b"a;b 1\n"));
+        let d = decode_str(GOOD).unwrap();
+        assert_eq!(d.format, "cpuprofile");
+        let folded = crate::fold::folded_lines(&d.graphs[0].table).concat();
+        assert_eq!(
+            folded,
+            "(anonymous) file:///a.js:1 1\n(anonymous) file:///a.js:1;f:g file:///a.js:10 2\n(program) 1\n"
+        );
+        assert_eq!(d.metadata["duration"], "300 µs");
+        // Each sample lasts until the next, the last until endTime.
+        assert_eq!((d.graphs[1].name.as_str(), d.graphs[1].unit.as_str()), ("time", "microseconds"));
+        assert_eq!(
+            crate::fold::folded_lines(&d.graphs[1].table).concat(),
+            "(anonymous) file:///a.js:1 296\n(anonymous) file:///a.js:1;f:g file:///a.js:10 2\n(program) 1\n"
+        );
+    }
+
+    #[test]
+    fn samples_out_of_time_order_are_sorted_and_bad_deltas_only_warn() {
+        let d = decode_str(&GOOD.replace("[1,1,1,1]", "[1,5,-3,1]")).unwrap();
+        assert_eq!(
+            crate::fold::folded_lines(&d.graphs[1].table).concat(),
+            "(anonymous) file:///a.js:1 2\n(anonymous) file:///a.js:1;f:g file:///a.js:10 295\n(program) 2\n"
+        );
+        let d = decode_str(&GOOD.replace("[1,1,1,1]", "[1,1]")).unwrap();
+        assert_eq!(d.graphs.len(), 1);
+        assert!(d.warnings[0].contains("4 samples but 2 timeDeltas"), "{:?}", d.warnings);
+    }
+
+    #[test]
+    fn parent_fields_and_hit_counts_are_read_too() {
+        let s = r#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},
+            {"id":2,"parent":1,"callFrame":{"functionName":"main"},"hitCount":3}]}"#;
+        let d = decode_str(s).unwrap();
+        assert_eq!(crate::fold::folded_lines(&d.graphs[0].table).concat(), "main 3\n");
+    }
+
+    #[test]
+    fn wrong_shapes_are_clear_errors() {
+        let cases = [
+            (r#"{"nodes":[{"id":1,"callFrame":{"functionName":"x"},"children":[99]}],"samples":[1]}"#, "node 1 has child 99 that does not exist"),
+            (r#"{"nodes":[{"id":1,"callFrame":{"functionName":"x"}}],"samples":[7]}"#, "node 7 that does not exist"),
+            (r#"{"nodes":[{"id":1,"callFrame":{}}, {"id":1,"callFrame":{}}],"samples":[1]}"#, "appears twice"),
+            (r#"{"nodes":[{"id":1,"callFrame":{},"children":[2]},{"id":2,"callFrame":{},"children":[1]}],"samples":[1]}"#, "cycle"),
+            (r#"{"nodes":"many","samples":[]}"#, "invalid type"),
+            (r#"{"nodes":[{"id":1}],"samples":[1]}"#, "missing field `callFrame`"),
+            (r#"{"nodes":[{"id":1,"callFrame":{}}],"samples":[]}"#, "no samples"),
+            (r#"{"nodes":[],"samples":[]}"#, "no nodes"),
+            (r#"{"nodes":[{"id":1,"callFrame":{}}],"samp"#, "EOF"),
+        ];
+        for (input, want) in cases {
+            let e = decode_str(input).unwrap_err();
+            assert!(e.starts_with("cpuprofile: ") && e.contains(want), "{input}: {e}");
+        }
+    }
+}

@@ -1,0 +1,351 @@
+//! speedscope's JSON file format (`$schema`
+//! `https://www.speedscope.app/file-format-schema.json`), as written by py-spy
+//! (`-f speedscope`), rbspy, speedscope's own export and others: a table of frames shared by
+//! every profile, and one or more profiles, each `sampled` (stacks of frame indexes with
+//! their weights) or `evented` (open and close events at times).
+//!
+//! Each profile becomes one graph, named after the profile (`profile N` when it has no name,
+//! ` (2)`, ` (3)`… added to repeated names). An evented profile is turned into weighted
+//! stacks: between two events, the stack that is open gets the time between them.
+//! A frame is named `name file:line` (`name file` without a line, `name` alone without a
+//! file), like the frames of a `.cpuprofile`.
+//!
+//! Values are exact integers in flamesite, speedscope's are numbers: a time unit whose
+//! weights have fractions is converted to the largest of milliseconds, microseconds and
+//! nanoseconds in which every weight is whole (py-spy's 0.01 s samples become 10
+//! milliseconds); other units are rounded, with a warning. The unit `none` is shown as
+//! `samples`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::BufRead;
+
+use serde::Deserialize;
+
+use super::cpuprofile::{clean, contains};
+use super::{Compression, Decoded, Graph};
+use crate::config::Config;
+use crate::frames::StackMerger;
+
+#[derive(Deserialize)]
+struct File {
+    shared: Shared,
+    profiles: Vec<Profile>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    exporter: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Shared {
+    frames: Vec<Frame>,
+}
+
+#[derive(Deserialize)]
+struct Frame {
+    name: String,
+    #[serde(default)]
+    file: Option<String>,
+    #[serde(default)]
+    line: Option<u64>,
+}
+
+#[derive(Deserialize)]
+#[serde(tag = "type")]
+enum Profile {
+    #[serde(rename = "sampled")]
+    Sampled {
+        #[serde(default)]
+        name: String,
+        unit: String,
+        samples: Vec<Vec<usize>>,
+        weights: Vec<f64>,
+    },
+    #[serde(rename = "evented", rename_all = "camelCase")]
+    Evented {
+        #[serde(default)]
+        name: String,
+        unit: String,
+        #[allow(dead_code)]
+        start_value: f64,
+        #[allow(dead_code)]
+        end_value: f64,
+        events: Vec<Event>,
+    },
+}
+
+#[derive(Deserialize)]
+struct Event {
+    #[serde(rename = "type")]
+    kind: String,
+    at: f64,
+    frame: usize,
+}
+
+/// Whether `sniff` is JSON that names speedscope's schema.
+pub fn is_applicable(sniff: &[u8]) -> bool {
+    let start = sniff.iter().position(|b| !b.is_ascii_whitespace());
+    start.is_some_and(|s| sniff[s] == b'{') && contains(sniff, b"speedscope.app/file-format-schema")
+}
+
+/// Reads a whole speedscope file: one graph per profile.
+pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, String> {
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    let file: File = serde_json::from_slice(&bytes).map_err(|e| format!("speedscope: {e}"))?;
+    drop(bytes);
+    if file.profiles.is_empty() {
+        return Err("speedscope: the file has no profiles".into());
+    }
+    let names: Vec<String> = file.shared.frames.iter().map(frame_name).collect();
+    let mut graphs = Vec::new();
+    let mut warnings = Vec::new();
+    let mut taken = BTreeSet::new();
+    for (i, profile) in file.profiles.iter().enumerate() {
+        let (name, unit) = match profile {
+            Profile::Sampled { name, unit, samples, weights } => {
+                if samples.len() != weights.len() {
+                    return Err(format!(
+                        "speedscope: profile {} has {} samples but {} weights",
+                        i + 1,
+                        samples.len(),
+                        weights.len()
+                    ));
+                }
+                (name, unit)
+            }
+            Profile::Evented { name, unit, .. } => (name, unit),
+        };
+        let context = format!("speedscope: profile {} ({:?})", i + 1, name);
+        // Two passes over the stacks, none of them copied: the first checks them and finds
+        // the unit that makes every weight whole, the second merges.
+        let mut weights = Vec::new();
+        visit(i, profile, &mut |stack, w| {
+            if let Some(bad) = stack.iter().find(|&&f| f >= names.len()) {
+                return Err(format!("{context}: frame {bad} does not exist (the file has {} frames)", names.len()));
+            }
+            if !w.is_finite() || w < 0.0 {
+                return Err(format!("{context}: weight {w} is not a finite number of at least 0"));
+            }
+            weights.push(w);
+            Ok(())
+        })?;
+        let (unit, factor, rounded) = integer_unit(unit, weights.iter().copied());
+        drop(weights);
+        if rounded {
+            warnings.push(format!("{context}: weights with fractions of a unit were rounded"));
+        }
+        let mut merger = StackMerger::new(false, config.limits.max_depth);
+        let mut line = Vec::new();
+        let mut any = false;
+        visit(i, profile, &mut |stack, w| {
+            let value = (w * factor).round();
+            if value >= crate::frames::MAX_EXACT as f64 {
+                return Err(format!("{context}: the weight {w} is too large"));
+            }
+            if value == 0.0 || stack.is_empty() {
+                return Ok(());
+            }
+            line.clear();
+            for (k, &f) in stack.iter().enumerate() {
+                if k > 0 {
+                    line.push(b';');
+                }
+                line.extend_from_slice(names[f].as_bytes());
+            }
+            merger.add(&line, value as u64, 0).map_err(|e| format!("{context}: {e}"))?;
+            any = true;
+            Ok(())
+        })?;
+        if !any {
+            warnings.push(format!("{context}: no samples; the profile is left out"));
+            continue;
+        }
+        let table = merger.finish().map_err(|e| format!("{context}: {e}"))?;
+        let mut graph_name = if name.trim().is_empty() { format!("profile {}", i + 1) } else { name.clone() };
+        let base = graph_name.clone();
+        let mut n = 2;
+        while !taken.insert(graph_name.clone()) {
+            graph_name = format!("{base} ({n})");
+            n += 1;
+        }
+        graphs.push(Graph { name: graph_name, unit, table });
+    }
+    if graphs.is_empty() {
+        return Err("speedscope: no profile has samples".into());
+    }
+    let mut metadata = BTreeMap::new();
+    if let Some(n) = file.name.filter(|n| !n.is_empty()) {
+        metadata.insert("name".to_string(), n);
+    }
+    if let Some(e) = file.exporter.filter(|e| !e.is_empty()) {
+        metadata.insert("exporter".to_string(), e);
+    }
+    Ok(Decoded { format: "speedscope", compression: Compression::None, graphs, warnings, metadata })
+}
+
+fn frame_name(f: &Frame) -> String {
+    let name = match (&f.file, f.line) {
+        (Some(file), Some(line)) if !file.is_empty() => format!("{} {file}:{line}", f.name),
+        (Some(file), None) if !file.is_empty() => format!("{} {file}", f.name),
+        _ => f.name.clone(),
+    };
+    clean(&name)
+}
+
+/// What [`visit`] calls with each stack (frame indexes, root first) and its weight.
+type Visitor<'a> = dyn FnMut(&[usize], f64) -> Result<(), String> + 'a;
+
+/// Calls `f` with each stack of the profile (frame indexes, root first) and its weight.
+fn visit(i: usize, profile: &Profile, f: &mut Visitor) -> Result<(), String> {
+    match profile {
+        Profile::Sampled { samples, weights, .. } => {
+            for (stack, &w) in samples.iter().zip(weights) {
+                f(stack, w)?;
+            }
+            Ok(())
+        }
+        Profile::Evented { events, .. } => evented(i, events, f),
+    }
+}
+
+/// Stacks and their durations from open and close events: between two events, the open
+/// stack gets the time between them.
+fn evented(i: usize, events: &[Event], f: &mut Visitor) -> Result<(), String> {
+    let context = |k: usize| format!("speedscope: profile {}, event {}", i + 1, k + 1);
+    let mut open: Vec<usize> = Vec::new();
+    let mut last: Option<f64> = None;
+    for (k, e) in events.iter().enumerate() {
+        if !e.at.is_finite() {
+            return Err(format!("{}: time {} is not a number", context(k), e.at));
+        }
+        if let Some(prev) = last {
+            if e.at < prev {
+                return Err(format!("{}: time {} is before the previous event's {prev}", context(k), e.at));
+            }
+            if e.at > prev && !open.is_empty() {
+                f(&open, e.at - prev)?;
+            }
+        }
+        last = Some(e.at);
+        match e.kind.as_str() {
+            "O" => open.push(e.frame),
+            "C" => match open.last() {
+                Some(&top) if top == e.frame => {
+                    open.pop();
+                }
+                Some(&top) => {
+                    return Err(format!("{}: closes frame {} but frame {top} is the one open", context(k), e.frame));
+                }
+                None => return Err(format!("{}: closes frame {} but no frame is open", context(k), e.frame)),
+            },
+            other => return Err(format!("{}: type {other:?} is neither \"O\" (open) nor \"C\" (close)", context(k))),
+        }
+    }
+    if !open.is_empty() {
+        return Err(format!(
+            "speedscope: profile {}: {} frame{} still open after the last event (frame {} last)",
+            i + 1,
+            open.len(),
+            if open.len() == 1 { " is" } else { "s are" },
+            open[open.len() - 1]
+        ));
+    }
+    Ok(())
+}
+
+/// The unit the weights are stored in, the factor from speedscope's unit to it, and whether
+/// some weights had to be rounded.
+fn integer_unit(unit: &str, weights: impl Iterator<Item = f64> + Clone) -> (String, f64, bool) {
+    let whole = |factor: f64| {
+        weights.clone().all(|w| {
+            let x = w * factor;
+            (x - x.round()).abs() <= 1e-6 * x.abs().max(1.0)
+        })
+    };
+    let time: &[(&str, f64)] = match unit {
+        "seconds" => &[("seconds", 1.0), ("milliseconds", 1e3), ("microseconds", 1e6), ("nanoseconds", 1e9)],
+        "milliseconds" => &[("milliseconds", 1.0), ("microseconds", 1e3), ("nanoseconds", 1e6)],
+        "microseconds" => &[("microseconds", 1.0), ("nanoseconds", 1e3)],
+        _ => &[],
+    };
+    for &(name, factor) in time {
+        if whole(factor) {
+            return (name.to_string(), factor, false);
+        }
+    }
+    if let Some(&(name, factor)) = time.last() {
+        return (name.to_string(), factor, false);
+    }
+    let name = match unit {
+        "none" | "" => "samples",
+        other => other,
+    };
+    (name.to_string(), 1.0, !whole(1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_str(s: &str) -> Result<Decoded, String> {
+        decode(&mut s.as_bytes(), &Config::default())
+    }
+
+    fn file(profiles: &str) -> String {
+        format!(
+            r#"{{"$schema": "https://www.speedscope.app/file-format-schema.json",
+            "shared": {{"frames": [{{"name": "main", "file": "m.py", "line": 3}}, {{"name": "f;g"}}, {{"name": "h", "file": "h.c"}}]}},
+            "profiles": [{profiles}]}}"#
+        )
+    }
+
+    fn folded(d: &Decoded, i: usize) -> String {
+        crate::fold::folded_lines(&d.graphs[i].table).concat()
+    }
+
+    #[test]
+    fn sampled_and_evented_profiles_become_graphs() {
+        let s = file(
+            r#"{"type": "sampled", "name": "t", "unit": "seconds", "startValue": 0, "endValue": 1,
+                "samples": [[0, 1], [0], [0, 1]], "weights": [0.01, 0.02, 0.0005]},
+               {"type": "evented", "name": "t", "unit": "microseconds", "startValue": 0, "endValue": 10,
+                "events": [{"type": "O", "at": 0, "frame": 0}, {"type": "O", "at": 2, "frame": 2},
+                           {"type": "C", "at": 5, "frame": 2}, {"type": "C", "at": 10, "frame": 0}]},
+               {"type": "sampled", "unit": "none", "startValue": 0, "endValue": 1,
+                "samples": [[2]], "weights": [3]}"#,
+        );
+        assert!(is_applicable(s.as_bytes()));
+        let d = decode_str(&s).unwrap();
+        assert_eq!(d.format, "speedscope");
+        let names: Vec<(&str, &str)> = d.graphs.iter().map(|g| (g.name.as_str(), g.unit.as_str())).collect();
+        assert_eq!(names, [("t", "microseconds"), ("t (2)", "microseconds"), ("profile 3", "samples")]);
+        assert_eq!(folded(&d, 0), "main m.py:3 20000\nmain m.py:3;f:g 10500\n");
+        assert_eq!(folded(&d, 1), "main m.py:3 7\nmain m.py:3;h h.c 3\n");
+        assert_eq!(folded(&d, 2), "h h.c 3\n");
+    }
+
+    #[test]
+    fn wrong_shapes_and_events_are_clear_errors() {
+        let cases = [
+            (file(r#"{"type": "sampled", "name": "x", "unit": "none", "samples": [[0]], "weights": []}"#), "1 samples but 0 weights"),
+            (file(r#"{"type": "sampled", "name": "x", "unit": "none", "samples": [[7]], "weights": [1]}"#), "frame 7 does not exist"),
+            (file(r#"{"type": "sampled", "name": "x", "unit": "none", "samples": [[0]], "weights": [-1]}"#), "weight -1"),
+            (file(r#"{"type": "flat", "name": "x"}"#), "unknown variant `flat`"),
+            (file(""), "no profiles"),
+            (file(r#"{"type": "evented", "name": "x", "unit": "none", "startValue": 0, "endValue": 1,
+                      "events": [{"type": "C", "at": 0, "frame": 0}]}"#), "closes frame 0 but no frame is open"),
+            (file(r#"{"type": "evented", "name": "x", "unit": "none", "startValue": 0, "endValue": 1,
+                      "events": [{"type": "O", "at": 0, "frame": 0}]}"#), "1 frame is still open"),
+            (file(r#"{"type": "evented", "name": "x", "unit": "none", "startValue": 0, "endValue": 1,
+                      "events": [{"type": "O", "at": 5, "frame": 0}, {"type": "C", "at": 1, "frame": 0}]}"#), "before the previous"),
+            (file(r#"{"type": "evented", "name": "x", "unit": "none", "startValue": 0, "endValue": 1,
+                      "events": [{"type": "X", "at": 0, "frame": 0}]}"#), "neither"),
+            (r#"{"$schema": "https://www.speedscope.app/file-format-schema.json", "profiles": []}"#.to_string(), "missing field `shared`"),
+        ];
+        for (input, want) in cases {
+            let e = decode_str(&input).unwrap_err();
+            assert!(e.starts_with("speedscope: ") && e.contains(want), "{want}: {e}");
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Profiles made by the real tools (perf script, node --cpu-prof, py-spy's speedscope), kept
+//! small in tests/data/<format>/ with the scripts that made them and their expected folded
+//! stacks (inferno-collapse-perf's for perf, an independent Python reading for the JSON
+//! formats). Each is built plain, gzipped and zstd-compressed, and `flamesite fold` of the
+//! built graph must equal the expected stacks.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+fn data(rel: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn text(rel: &str) -> String {
+    String::from_utf8(data(rel)).unwrap()
+}
+
+/// Writes `bytes` as `name`, `name`-gz.gz and `name`-zst.zst (slugs `stem`, `stem-gz`, `stem-zst`).
+fn write_three(input: &Path, stem: &str, ext: &str, bytes: &[u8]) {
+    write(&input.join(format!("{stem}.{ext}")), bytes);
+    write(&input.join(format!("{stem}-gz.{ext}.gz")), &gzip(bytes));
+    write(&input.join(format!("{stem}-zst.{ext}.zst")), &zstd(bytes));
+}
+
+fn fold(dir: &Path, graph: &Path) -> String {
+    let o = run(dir, &["fold", graph.to_str().unwrap()]);
+    assert!(o.status.success(), "fold {}: {}", graph.display(), stderr(&o));
+    stdout(&o)
+}
+
+fn graphs_of(out: &Path, slug: &str) -> Vec<PathBuf> {
+    let mut g: Vec<PathBuf> =
+        std::fs::read_dir(out.join("p").join(slug).join("g")).unwrap().map(|e| e.unwrap().path()).collect();
+    g.sort();
+    g
+}
+
+#[test]
+fn perf_script_folds_as_inferno_collapse_perf_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write_three(&input, "perf", "txt", &data("perf/perf.txt"));
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want = merged_sorted(&text("perf/expected.folded"));
+    for slug in ["perf", "perf-gz", "perf-zst"] {
+        // perf script prints each sample's period: the graph is the event's, in cycles.
+        assert_eq!(fold(dir.path(), &out.join(format!("p/{slug}/g/cycles"))), want, "{slug}");
+    }
+    let o = run(dir.path(), &["check", "--input", input.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let total: u64 = want.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap()).sum();
+    for source in ["perf.txt", "perf-gz.txt.gz", "perf-zst.txt.zst"] {
+        let line = format!("{source}: perf, cycles {total} cycles, ");
+        assert!(stdout(&o).contains(&line), "{line:?} in {}", stdout(&o));
+    }
+}
+
+#[test]
+fn perf_options_in_site_toml_match_infernos_flags() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("perf.txt"), &data("perf/perf.txt"));
+    for (toml, expected) in [
+        (
+            "[perf]\nannotate_kernel = true\nannotate_jit = true\ninclude_pid = true\n",
+            "perf/expected-kernel-jit-pid.folded",
+        ),
+        ("[perf]\ninclude_tid = true\ninclude_addrs = true\n", "perf/expected-tid-addrs.folded"),
+    ] {
+        let config = dir.path().join("site.toml");
+        write(&config, toml.as_bytes());
+        let out = dir.path().join("out");
+        let o = build(&input, &out, &["--config", config.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(fold(dir.path(), &out.join("p/perf/g/cycles")), merged_sorted(&text(expected)), "{toml}");
+    }
+}
+
+#[test]
+fn cpuprofile_counts_samples_and_time_per_stack() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write_three(&input, "node", "cpuprofile", &data("cpuprofile/node.cpuprofile"));
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want = merged_sorted(&text("cpuprofile/expected.folded"));
+    let want_time = merged_sorted(&text("cpuprofile/expected-time.folded"));
+    for slug in ["node", "node-gz", "node-zst"] {
+        assert_eq!(fold(dir.path(), &out.join(format!("p/{slug}/g/samples"))), want, "{slug}");
+        assert_eq!(fold(dir.path(), &out.join(format!("p/{slug}/g/time"))), want_time, "{slug}");
+    }
+    let o = run(dir.path(), &["check", "--input", input.to_str().unwrap()]);
+    assert!(stdout(&o).contains("node.cpuprofile: cpuprofile, samples "), "{}", stdout(&o));
+    assert!(stdout(&o).contains("node.cpuprofile: cpuprofile, time "), "{}", stdout(&o));
+    assert!(stdout(&o).contains(" microseconds, "), "{}", stdout(&o));
+}
+
+#[test]
+fn speedscope_from_py_spy_gives_one_graph_per_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write_three(&input, "py", "json", &data("speedscope/py-spy.speedscope.json"));
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // expected.folded: "# name unit" then that profile's stacks; py-spy writes one profile.
+    let expected = text("speedscope/expected.folded");
+    let (header, stacks) = expected.split_once('\n').unwrap();
+    let unit = header.rsplit_once(' ').unwrap().1;
+    assert_eq!(unit, "milliseconds", "py-spy's 0.02 s weights are whole milliseconds");
+    for slug in ["py", "py-gz", "py-zst"] {
+        let graphs = graphs_of(&out, slug);
+        assert_eq!(graphs.len(), 1, "{graphs:?}");
+        assert_eq!(fold(dir.path(), &graphs[0]), merged_sorted(stacks), "{slug}");
+    }
+    let o = run(dir.path(), &["check", "--input", input.to_str().unwrap()]);
+    assert!(stdout(&o).contains("py.json: speedscope, Thread \"\" "), "{}", stdout(&o));
+    assert!(stdout(&o).contains(" milliseconds, "), "{}", stdout(&o));
+}
+
+#[test]
+fn malformed_inputs_name_the_file_and_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let cpu = data("cpuprofile/node.cpuprofile");
+    let ss = data("speedscope/py-spy.speedscope.json");
+    let perf = text("perf/perf.txt");
+    write(&input.join("good.cpuprofile"), &cpu);
+    write(&input.join("bad/truncated.cpuprofile"), &cpu[..cpu.len() / 2]);
+    write(&input.join("bad/shape.cpuprofile"), br#"{"nodes": {"id": 1}, "samples": [1]}"#);
+    write(
+        &input.join("bad/child.cpuprofile"),
+        br#"{"nodes": [{"id": 1, "callFrame": {"functionName": "(root)"}, "children": [99]}], "samples": [1]}"#,
+    );
+    write(&input.join("bad/truncated.speedscope.json.gz"), &gzip(&ss[..ss.len() / 2]));
+    write(
+        &input.join("bad/events.speedscope.json"),
+        br#"{"$schema": "https://www.speedscope.app/file-format-schema.json",
+            "shared": {"frames": [{"name": "a"}, {"name": "b"}]},
+            "profiles": [{"type": "evented", "name": "x", "unit": "none", "startValue": 0, "endValue": 4,
+              "events": [{"type": "O", "at": 0, "frame": 0}, {"type": "O", "at": 1, "frame": 1},
+                         {"type": "C", "at": 2, "frame": 0}]}]}"#,
+    );
+    write(
+        &input.join("bad/frame.speedscope.json"),
+        br#"{"$schema": "https://www.speedscope.app/file-format-schema.json",
+            "shared": {"frames": [{"name": "a"}]},
+            "profiles": [{"type": "sampled", "name": "x", "unit": "none", "startValue": 0, "endValue": 4,
+              "samples": [[0, 5]], "weights": [1]}]}"#,
+    );
+    // Cut inside the first sample's header: no stack is complete.
+    let first_event = perf.lines().next().unwrap();
+    write(&input.join("bad/header-only.perf"), format!("{first_event}\n").as_bytes());
+    write(&input.join("bad/no-event.perf"), b"prog 123 456\n\tabc f (m)\n\n");
+    // Cut in the middle of a sample: the complete samples before it are kept.
+    write(&input.join("cut.perf"), &perf.as_bytes()[..perf.len() / 2]);
+
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    for (bad, why) in [
+        ("truncated.cpuprofile", "cpuprofile: EOF while parsing"),
+        ("shape.cpuprofile", "cpuprofile: invalid type: map, expected a sequence"),
+        ("child.cpuprofile", "cpuprofile: node 1 has child 99 that does not exist"),
+        ("truncated.speedscope.json.gz", "speedscope: EOF while parsing"),
+        ("events.speedscope.json", "closes frame 0 but frame 1 is the one open"),
+        ("frame.speedscope.json", "frame 5 does not exist"),
+        ("header-only.perf", "unknown profile format"),
+        ("no-event.perf", "names no event"),
+    ] {
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("error:") && l.contains(bad))
+            .unwrap_or_else(|| panic!("{bad} not reported:\n{err}"));
+        assert!(line.contains(why), "{bad}: expected {why:?} in {line:?}");
+        assert!(line.contains(&format!("bad/{bad}")), "the message names the path: {line}");
+    }
+    assert!(err.contains("built 2 profiles"), "{err}");
+    let o = run(dir.path(), &["fold", out.join("p/cut/g/cycles").to_str().unwrap()]);
+    assert!(o.status.success() && !stdout(&o).is_empty(), "{}", stderr(&o));
+}
