@@ -71,6 +71,11 @@ class Viewer {
   bind() {
     this.scroll.addEventListener("scroll", () => this.requestRender(), { passive: true });
     new ResizeObserver(() => this.requestRender()).observe(this.scroll);
+    // A canvas whose backing store was dropped (context lost) is drawn again in full.
+    this.canvas.addEventListener("contextrestored", () => {
+      this.painted = null;
+      this.requestRender();
+    });
     this.canvas.addEventListener("mousemove", (e) => this.onMove(e));
     this.canvas.addEventListener("mouseleave", () => this.setHover(null));
     this.canvas.addEventListener("click", (e) => this.onClick(e));
@@ -201,6 +206,8 @@ class Viewer {
       // An empty name table, filled as the name files the drawn chunks need arrive.
       this.g.names = source.nameTable(manifest);
       this.g.palette = new Palette(this.g.names);
+      // The info line first: its text settles the layout, so the first view's size is final.
+      this.showInfo(null);
       this.render(); // asks for the first view's chunks and their name files
       this.showTable();
       this.applySearch();
@@ -243,9 +250,15 @@ class Viewer {
   /** The view for the current size, zoom and scroll; sizes the canvases and the spacer. */
   computeView() {
     const m = this.g.manifest;
-    const width = this.scroll.clientWidth;
     const height = this.scroll.clientHeight;
-    if (width === 0 || height === 0) return null;
+    if (height === 0) return null;
+    // Size the spacer before reading the width: with classic scrollbars a graph taller than
+    // the box gets its scrollbar now, so the canvas is sized once, not twice (a 1920×1080
+    // canvas reallocated and painted again on the resize).
+    const contentH = Math.max(m.depth * ROW_H, height);
+    if (this.spacer.style.height !== `${contentH}px`) this.spacer.style.height = `${contentH}px`;
+    const width = this.scroll.clientWidth;
+    if (width === 0) return null;
     const z = this.zoom;
     const view = {
       x0: z ? z.offset : 0,
@@ -258,8 +271,6 @@ class Viewer {
       scrollTop: 0,
       minHeight: height,
     };
-    const contentH = Math.max(m.depth * ROW_H, height);
-    if (this.spacer.style.height !== `${contentH}px`) this.spacer.style.height = `${contentH}px`;
     if (this.pendingScroll !== null) {
       this.scroll.scrollTop = scrollForDepth(view, this.pendingScroll === "root" ? 0 : this.pendingScroll);
       this.pendingScroll = null;
@@ -280,6 +291,10 @@ class Viewer {
     }
     let waiting = 0;
     const ready = [];
+    const fetches = []; // files to ask for, started below
+    const startFetches = () => {
+      for (const f of fetches.splice(0)) f();
+    };
     const again = () => {
       if (this.g === g) {
         this.showStatus();
@@ -289,13 +304,13 @@ class Viewer {
     // A chunk can be drawn once it and the name files up to its name_max have arrived.
     const want = (entry) => {
       const c = g.source.ready(entry);
-      const names = this.wantNames(entry.name_max === undefined ? g.names.count - 1 : entry.name_max, again);
+      const names = this.wantNames(entry.name_max === undefined ? g.names.count - 1 : entry.name_max, again, fetches);
       if (c && names === "ready") return c;
       if (g.source.failed(entry) || names === "failed") return null;
       waiting += 1;
       if (!c && !g.requested.has(entry.file)) {
         g.requested.add(entry.file);
-        g.source.chunk(entry).then(again, again);
+        fetches.push(() => g.source.chunk(entry).then(again, again));
       }
       return null;
     };
@@ -304,33 +319,58 @@ class Viewer {
       if (c) ready.push(c);
     }
     if (this.zoom && !this.zoom.info) {
-      if (this.verifyZoom(want) === false) return this.render();
+      if (this.verifyZoom(want) === false) {
+        startFetches();
+        return this.render();
+      }
     }
     this.view = view;
     this.drawn = ready;
     this.waiting = waiting;
     const dpr = window.devicePixelRatio || 1;
-    const ctx = setupCanvas(this.canvas, view.width, view.height, dpr);
-    setupCanvas(this.overlay, view.width, view.height, dpr);
     const css = getComputedStyle(this.app);
-    const t0 = performance.now();
-    g.palette.setBackground(parseHex(css.getPropertyValue("--fs-canvas-bg")));
-    drawGraph(ctx, {
-      view,
-      chunks: ready,
-      palette: g.palette,
-      zoomDepth: this.zoom ? this.zoom.depth : 0,
-      match: this.search.flags,
-      diffScale: g.manifest.differential && g.manifest.total_before ? g.manifest.total / g.manifest.total_before : 0,
-      fg: css.getPropertyValue("--fs-label").trim() || "#000",
-    });
-    this.drawHoverOutline();
-    this.paintMs = performance.now() - t0;
+    const bg = css.getPropertyValue("--fs-canvas-bg");
+    const fg = css.getPropertyValue("--fs-label").trim() || "#000";
+    const zoomDepth = this.zoom ? this.zoom.depth : 0;
+    // Redraw only when something drawn changed: a chunk or name file that arrives while the
+    // view still waits for others, a resize or a scroll event that moves nothing, would
+    // otherwise repaint the same picture (a full canvas, and a compositor upload, each time).
+    const key = [g.meta.name, view.x0, view.x1, view.width, view.height, view.scrollTop, view.icicle, dpr, zoomDepth, bg, fg].join("|");
+    const p = this.painted;
+    const same =
+      p && p.g === g && p.key === key && p.match === this.search.flags && p.chunks.length === ready.length && p.chunks.every((c, i) => c === ready[i]);
+    if (!same) {
+      const ctx = setupCanvas(this.canvas, view.width, view.height, dpr);
+      const t0 = performance.now();
+      g.palette.setBackground(parseHex(bg));
+      drawGraph(ctx, {
+        view,
+        chunks: ready,
+        palette: g.palette,
+        zoomDepth,
+        match: this.search.flags,
+        diffScale: g.manifest.differential && g.manifest.total_before ? g.manifest.total / g.manifest.total_before : 0,
+        fg,
+      });
+      this.drawHoverOutline();
+      this.paintMs = performance.now() - t0;
+    }
+    // Ask for the missing files after this frame when it shows something new, else at once:
+    // a fetch() costs the main thread about a millisecond (1.2 ms on the 2-core machine of
+    // benches/page.mjs) and a zoom can ask for forty files, which held the zoomed picture of
+    // the chunks at hand back by 50 ms there.
+    if (fetches.length) {
+      if (!same && ready.length > 0) setTimeout(startFetches, 0);
+      else startFetches();
+    }
     this.showStatus();
-    if (waiting === 0) {
+    // A complete paint is marked once; the same picture, now complete because the chunks it
+    // still waited for failed, counts as complete then.
+    if (waiting === 0 && !(same && p.complete)) {
       this.paints += 1;
       performance.mark("flamesite:painted");
     }
+    this.painted = { g, key, match: this.search.flags, chunks: ready, complete: waiting === 0 };
   }
 
   /**
@@ -367,9 +407,9 @@ class Viewer {
 
   /**
    * Make sure the name files holding ids 0 ..= n are on their way: "ready", "waiting" (then
-   * `then` runs when each arrives) or "failed".
+   * `then` runs when each arrives) or "failed". A fetch to start is pushed onto `fetches`.
    */
-  wantNames(n, then) {
+  wantNames(n, then, fetches) {
     const g = this.g;
     const t = g.names;
     if (t.count === 0) return "ready";
@@ -382,18 +422,25 @@ class Viewer {
       status = "waiting";
       if (!g.requested.has(f.file)) {
         g.requested.add(f.file);
-        g.source.nameFile(t, i).then(then, then);
+        fetches.push(() => g.source.nameFile(t, i).then(then, then));
       }
     }
     return status;
   }
 
+  /**
+   * The hovered frame's outline on the overlay canvas. The overlay is sized and cleared only
+   * when it shows or showed an outline: an untouched one is transparent, and a full-size
+   * canvas cleared on every paint is a 1920×1080 buffer to fill and upload for nothing.
+   */
   drawHoverOutline() {
     const v = this.view;
     if (!v) return;
-    const ctx = this.overlay.getContext("2d");
     const f = this.hover;
+    if (!f && !this.outlined) return;
+    const ctx = setupCanvas(this.overlay, v.width, v.height, window.devicePixelRatio || 1);
     drawHover(ctx, v, f ? frameRect(v, f.depth, f.offset, f.total) : null);
+    this.outlined = !!f;
   }
 
   // ---- pointer -------------------------------------------------------------------------------
