@@ -555,11 +555,14 @@ class Viewer {
     }
   }
 
-  /** Run `st.query`: highlight at once, then the exact matched value from the search buckets. */
-  applySearch() {
+  /**
+   * Run `st.query`: highlight at once, then the exact matched value from the search buckets.
+   * `t0` is when the search began: a search run again once the name files arrived keeps it,
+   * so `searchMs` counts the time they took.
+   */
+  applySearch(t0 = performance.now()) {
     const g = this.g;
     if (!g || !g.names) return;
-    const t0 = performance.now();
     const s = this.emptySearch();
     s.seq = this.search.seq + 1;
     this.search = s;
@@ -570,7 +573,7 @@ class Viewer {
       s.busy = true;
       this.showMatched();
       g.source.allNames(g.names).then(
-        () => this.search === s && this.applySearch(),
+        () => this.search === s && this.applySearch(t0),
         () => {
           if (this.search !== s) return;
           s.busy = false;
