@@ -19,7 +19,9 @@
 // and for inferno-flamegraph's SVG of the same folded stacks (default options, i.e. pruned
 // below 0.1%, and, within a time limit, unpruned with `--minwidth 0`): navigation start → the
 // load event (loadEventEnd: inferno's own onload script has run), and first-contentful-paint.
-// Targets (DESIGN.md §3): first paint ≤ 200 ms fetching ≤ 1.5 MB; repaints < 16 ms; search < 100 ms.
+// For scale, the same loads of a floor page: the site's stylesheet and one inline module script
+// that puts one canvas-sized ImageData: what this machine and browser take before any viewer
+// code. Targets (DESIGN.md §3): first paint ≤ 200 ms fetching ≤ 1.5 MB; repaints < 16 ms; search < 100 ms.
 //
 // Run from the repository root, with the machine otherwise idle (it prints how idle the CPU
 // was in the 3 s before it started, and warns below 90%; the load average during and after
@@ -428,10 +430,43 @@ function which(cmd) {
 
 // ---- run --------------------------------------------------------------------------------------
 
+// The floor page: the stylesheet, one module script that marks when it runs and when it has put
+// a full canvas of pixels (what any canvas viewer does before anything shows).
+fs.mkdirSync(path.join(outDir, "floor"));
+fs.writeFileSync(
+  path.join(outDir, "floor/index.html"),
+  `<!doctype html><html><head><meta charset="utf-8"><link rel="stylesheet" href="../static/flamesite.css">
+<script type="module">
+performance.mark("floor:script");
+const c = document.createElement("canvas");
+c.width = innerWidth;
+c.height = innerHeight - 100;
+document.body.append(c);
+const ctx = c.getContext("2d");
+const img = ctx.createImageData(c.width, c.height);
+new Uint32Array(img.data.buffer).fill(0xffe0e0e0);
+ctx.putImageData(img, 0, 0);
+performance.mark("floor:canvas");
+</script></head><body></body></html>
+`,
+);
+
+async function floorRun(browser, url) {
+  const { ctx, page } = await newPage(browser);
+  await page.goto(url, { waitUntil: "load" });
+  const r = await page.evaluate(() => ({
+    script: performance.getEntriesByName("floor:script")[0].startTime,
+    canvas: performance.getEntriesByName("floor:canvas")[0].startTime,
+  }));
+  await ctx.close();
+  return r;
+}
+
 const site = await serve(outDir, "/perf/");
 const pageUrl = `${site.url}p/large/`;
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 const runs = [];
+const floor = [];
 try {
   // One warm-up load (not counted): the OS file cache and Chromium's own start-up.
   log("warm-up load");
@@ -439,6 +474,7 @@ try {
   for (let i = 0; i < RUNS; i++) {
     log(`flamesite page, run ${i + 1}/${RUNS}`);
     runs.push(await flamesiteRun(browser, pageUrl));
+    floor.push(await floorRun(browser, `${site.url}floor/`));
   }
 } catch (e) {
   await browser.close();
@@ -527,6 +563,10 @@ table([
   ["Chromium first-contentful-paint", fmt(median(col((r) => r.first.fcp)), "ms"), ""],
   ["load event end", fmt(median(col((r) => r.first.load)), "ms"), ""],
 ]);
+console.log(
+  `floor page (stylesheet + one inline module): script runs at ${stat(floor.map((r) => r.script), "ms")}, ` +
+    `full canvas put at ${stat(floor.map((r) => r.canvas), "ms")}`,
+);
 console.log(`first paint fetched ${fb.files} graph files: ${fb.names.join(", ")}`);
 console.log(`zoom fetched ${z0.bytes.files} files (${JSON.stringify(z0.bytes.byKind)}), ${fmt(median(col((r) => r.zoom.bytes.transfer)), "B")} (${z0.marks} complete paint(s) after the click), zoomed to "${z0.name}"`);
 runs[0].search.forEach((s, i) =>
