@@ -24,8 +24,9 @@
 // code. Targets (DESIGN.md §3): first paint ≤ 200 ms fetching ≤ 1.5 MB; repaints < 16 ms; search < 100 ms.
 //
 // Run from the repository root, with the machine otherwise idle (it prints how idle the CPU
-// was in the 3 s before it started, and warns below 90%; the load average during and after
-// the run counts the run's own Chromium threads):
+// was in the 3 s before it started, warning below 90%, and the share of CPU that processes
+// other than itself and its Chromium used during the page loads; BENCH_DEBUG_CPU=1 prints the
+// raw CPU seconds):
 //   node benches/page.mjs [runs]        (runs: fresh page loads, default 5)
 // Requirements: node ≥ 20; the flamesite binary (FLAMESITE_BIN, default
 // target/release/flamesite: `cargo build --release`); Chromium (CHROMIUM_BIN, default
@@ -115,6 +116,53 @@ async function cpuIdle(ms) {
   await new Promise((r) => setTimeout(r, ms));
   const b = read();
   return a && b && b.total > a.total ? (100 * (b.idle - a.idle)) / (b.total - a.total) : NaN;
+}
+
+/**
+ * CPU seconds used so far by the whole machine (busy, from /proc/stat) and by this process and
+ * its descendants (alive ones from /proc/PID/stat, exited ones through their parents' cutime),
+ * to tell how much else ran during a measurement. Null where /proc is missing.
+ */
+const HZ = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" })) || 100;
+  } catch {
+    return 100;
+  }
+})();
+function cpuSeconds() {
+  try {
+    const f = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    const busy = f.reduce((a, b) => a + b, 0) - f[3] - f[4];
+    const procs = new Map();
+    for (const d of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(d)) continue;
+      try {
+        const st = fs.readFileSync(`/proc/${d}/stat`, "utf8");
+        const x = st.slice(st.lastIndexOf(")") + 2).split(" ");
+        procs.set(Number(d), { ppid: Number(x[1]), ticks: Number(x[11]) + Number(x[12]) + Number(x[13]) + Number(x[14]) });
+      } catch {}
+    }
+    let ours = 0;
+    for (const [pid, p] of procs) {
+      for (let q = pid; q > 1 && procs.has(q); q = procs.get(q).ppid) {
+        if (q === process.pid) {
+          ours += p.ticks;
+          break;
+        }
+      }
+    }
+    return { machine: busy / HZ, ours: ours / HZ, at: performance.now() };
+  } catch {
+    return null;
+  }
+}
+/** Share of the machine's CPU (all cores) that other processes used between two samples, %. */
+function othersShare(a, b) {
+  if (!a || !b) return NaN;
+  const wall = (b.at - a.at) / 1000;
+  if (process.env.BENCH_DEBUG_CPU) log(`cpu: machine ${(b.machine - a.machine).toFixed(2)} s, ours ${(b.ours - a.ours).toFixed(2)} s, wall ${wall.toFixed(2)} s`);
+  return (100 * Math.max(0, b.machine - a.machine - (b.ours - a.ours))) / (wall * os.cpus().length);
 }
 
 // ---- the site ---------------------------------------------------------------------------------
@@ -467,6 +515,8 @@ const pageUrl = `${site.url}p/large/`;
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 const runs = [];
 const floor = [];
+const cpu0 = cpuSeconds();
+let cpu1;
 try {
   // One warm-up load (not counted): the OS file cache and Chromium's own start-up.
   log("warm-up load");
@@ -476,6 +526,7 @@ try {
     runs.push(await flamesiteRun(browser, pageUrl));
     floor.push(await floorRun(browser, `${site.url}floor/`));
   }
+  cpu1 = cpuSeconds();
 } catch (e) {
   await browser.close();
   await site.close();
@@ -525,6 +576,11 @@ console.log(
   `machine: ${os.cpus()[0].model}, ${os.cpus().length} cores (nproc), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB; ` +
     `CPU ${Number.isFinite(idle0) ? idle0.toFixed(0) + "%" : "?"} idle in the 3 s before; load average ${load0.map((x) => x.toFixed(2)).join(" ")} before, ` +
     `${load1.map((x) => x.toFixed(2)).join(" ")} after (the run's own)`,
+);
+const others = othersShare(cpu0, cpu1);
+console.log(
+  `other processes used ${Number.isFinite(others) ? others.toFixed(1) + "%" : "?"} of the machine's CPU during the page runs` +
+    (others > 5 ? " (not idle: expect slower figures)" : ""),
 );
 console.log(`Chromium ${chromiumVersion} headless at ${WIDTH}×${HEIGHT}, dpr 1; node ${process.version}; ${flamesiteVersion}; theme ${path.relative(ROOT, THEME) || "."}`);
 console.log(
