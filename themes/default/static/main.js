@@ -324,6 +324,7 @@ class Viewer {
         return this.render();
       }
     }
+    if (ready.length === 0) startFetches(); // nothing to show: ask for it first (see below)
     this.view = view;
     this.drawn = ready;
     this.waiting = waiting;
@@ -339,6 +340,13 @@ class Viewer {
     const p = this.painted;
     const same =
       p && p.g === g && p.key === key && p.match === this.search.flags && p.chunks.length === ready.length && p.chunks.every((c, i) => c === ready[i]);
+    // Ask for the missing files after this frame when it shows something new, else now,
+    // before drawing: a fetch() costs the main thread about a millisecond (1.2 ms on the
+    // 2-core machine of benches/page.mjs) and a zoom can ask for forty files, which held the
+    // zoomed picture of the chunks at hand back by 50 ms there; the first view, with nothing
+    // to show yet, must not make its chunks wait for a paint of the empty canvas.
+    const showsNew = !same && ready.length > 0;
+    if (!showsNew) startFetches();
     if (!same) {
       const ctx = setupCanvas(this.canvas, view.width, view.height, dpr);
       const t0 = performance.now();
@@ -355,14 +363,7 @@ class Viewer {
       this.drawHoverOutline();
       this.paintMs = performance.now() - t0;
     }
-    // Ask for the missing files after this frame when it shows something new, else at once:
-    // a fetch() costs the main thread about a millisecond (1.2 ms on the 2-core machine of
-    // benches/page.mjs) and a zoom can ask for forty files, which held the zoomed picture of
-    // the chunks at hand back by 50 ms there.
-    if (fetches.length) {
-      if (!same && ready.length > 0) setTimeout(startFetches, 0);
-      else startFetches();
-    }
+    if (showsNew && fetches.length) setTimeout(startFetches, 0);
     this.showStatus();
     // A complete paint is marked once; the same picture, now complete because the chunks it
     // still waited for failed, counts as complete then.
