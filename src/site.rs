@@ -4,7 +4,6 @@
 //! built; the output is the same bytes whatever the thread count.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -234,9 +233,4 @@ fn progress_bar(show: bool, len: usize) -> indicatif::ProgressBar {
             .progress_chars("=> "),
     );
     bar
-}
-
-/// Checks that `dir` is a folder where a site can be read from; used by `serve`.
-pub fn output_exists(dir: &Path) -> bool {
-    dir.join("index.html").is_file()
 }

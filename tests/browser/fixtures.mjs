@@ -2,20 +2,11 @@
 // stacks, and the reference arithmetic the tests check the page against, computed from the
 // folded text alone, independently of the build and of the page's modules.
 
+import { rng } from "../js/helpers.mjs";
+
 export const HOSTILE = `<script>alert(1)</script>&"q'`;
 export const TEMPLATE_FN = "std::vector<std::pair<int, std::string>>::emplace_back<int&, char const (&)[6]>(int&, char const (&)[6])";
 export const DEEP = 72; // frames in the deepest stack (plus the root: 73 rows)
-
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * A profile with a spine DEEP frames deep, recursion, a hostile name, C++ template names, a
