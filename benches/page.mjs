@@ -10,8 +10,9 @@
 //   - hover: mousemove event (its timeStamp) → the page's handler done (tooltip, info line and
 //     outline drawn), over 15 frames of the root view;
 //   - zoom: click event → the first canvas update (the coarse chunks it has, stretched), →
-//     the next `flamesite:painted` mark (fine chunks fetched and drawn), and the page's own
-//     `paintMs` of that paint (canvas drawing alone);
+//     the frame with it presented (Event Timing's duration of the click: 8 ms steps, and no
+//     entry under 16 ms), → the next `flamesite:painted` mark (fine chunks fetched and
+//     drawn), and the page's own `paintMs` of that paint (canvas drawing alone);
 //   - search: `input` event of a regex in #fs-search → "Matched …%" shown in #fs-matched, the
 //     page's `searchMs`, input → the highlighted canvas update and its `paintMs`; a first
 //     search (the name files are fetched then) and a second one (names already there).
