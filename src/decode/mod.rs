@@ -89,7 +89,8 @@ pub fn decode_file(path: &Path, config: &Config) -> Result<Decoded, String> {
     let mut file = File::open(path).map_err(|e| e.to_string())?;
     // Enough of the start for the format sniffing of plain files too.
     let mut head = vec![0u8; 64 << 10];
-    let got = read_up_to(&mut file, &mut head).map_err(|e| e.to_string())?;
+    let (got, result) = read_up_to(&mut file, &mut head);
+    result.map_err(|e| e.to_string())?;
     head.truncate(got);
     let compression = Compression::detect(&head);
     let raw = io::Cursor::new(head).chain(file);
@@ -183,17 +184,19 @@ fn describe(sniff: &[u8]) -> String {
 }
 
 
-fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+/// Reads until `buf` is full or the stream ends; returns how much was read and, if the
+/// stream failed, why (what was read before the failure is still in `buf`).
+fn read_up_to(r: &mut (impl Read + ?Sized), buf: &mut [u8]) -> (usize, io::Result<()>) {
     let mut n = 0;
     while n < buf.len() {
         match r.read(&mut buf[n..]) {
             Ok(0) => break,
             Ok(k) => n += k,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
+            Err(e) => return (n, Err(e)),
         }
     }
-    Ok(n)
+    (n, Ok(()))
 }
 
 /// Decompresses `raw` in blocks and sends them; stops when the receiver hangs up.
@@ -224,20 +227,7 @@ fn inflate(raw: impl Read, compression: Compression, max: u64, tx: mpsc::SyncSen
     let mut produced: u64 = 0;
     loop {
         let mut block = vec![0u8; 1 << 20];
-        let mut filled = 0;
-        let result = loop {
-            match stream.read(&mut block[filled..]) {
-                Ok(0) => break Ok(()),
-                Ok(k) => {
-                    filled += k;
-                    if filled == block.len() {
-                        break Ok(());
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => break Err(e),
-            }
-        };
+        let (filled, result) = read_up_to(&mut *stream, &mut block);
         produced += filled as u64;
         if produced > max {
             let _ = tx.send(Err(too_big(max)));
