@@ -2,7 +2,7 @@
 # The page's tests: node unit tests of the viewer modules (tests/js), then the browser tests
 # in headless Chromium (tests/browser) against a site built by $FLAMESITE_BIN.
 # Fails loudly on anything missing; never skips.
-# `run.sh --prepare` only finds (or installs) Chromium and the npm packages, so that the
+# `run.sh --prepare` only finds (or installs) Chromium, nginx and the npm packages, so that the
 # top-level test command can stop early, before compiling, when something is missing.
 set -euo pipefail
 prepare_only=false
@@ -28,6 +28,43 @@ if [[ ! -x "$chromium" ]]; then
   fi
 fi
 export CHROMIUM_BIN="$chromium"
+
+# nginx serves the archive test's site under a sub-path, as a real static host would.
+# Debian 12 has the package `nginx`; older releases split it into nginx-light/-core/-full,
+# so the first of those with an install candidate is taken.
+nginx="${NGINX_BIN:-/usr/sbin/nginx}"
+if [[ ! -x "$nginx" ]]; then
+  if [[ "$nginx" == /usr/sbin/nginx && "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get update
+    pkg=""
+    for p in nginx nginx-light; do
+      if [[ "$(apt-cache policy "$p" 2>/dev/null)" == *"Candidate: "[0-9]* ]]; then pkg=$p; break; fi
+    done
+    if [[ -z "$pkg" ]]; then
+      echo "run.sh: /usr/sbin/nginx is missing and apt has neither the package nginx nor nginx-light; install one of them or set NGINX_BIN" >&2
+      exit 1
+    fi
+    echo "run.sh: /usr/sbin/nginx is missing; installing Debian's $pkg package" >&2
+    # The package's install script starts nginx as a system service (port 80) unless
+    # policy-rc.d forbids it; the tests start their own, so forbid it for this install.
+    policy=/usr/sbin/policy-rc.d
+    made_policy=false
+    if [[ ! -e "$policy" ]]; then
+      printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 755 "$policy" && made_policy=true
+    fi
+    status=0
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$pkg" || status=$?
+    $made_policy && rm -f "$policy"
+    if [[ $status != 0 || ! -x /usr/sbin/nginx ]]; then
+      echo "run.sh: installing Debian's $pkg package did not give /usr/sbin/nginx" >&2
+      exit 1
+    fi
+  else
+    echo "run.sh: $nginx is missing; install the Debian package nginx (apt-get install nginx; nginx-light on older releases) or set NGINX_BIN" >&2
+    exit 1
+  fi
+fi
+export NGINX_BIN="$nginx"
 
 if [[ ! -d "$here/node_modules/playwright-core" ]]; then
   command -v npm >/dev/null 2>&1 || { echo "run.sh: npm is not installed (Debian package: npm)" >&2; exit 1; }
