@@ -1,0 +1,383 @@
+// The archive (home → series → run, and back) in real headless Chromium, served by a real
+// static server: nginx from Debian's package (nginx.mjs), on 127.0.0.1 under the sub-path
+// /perf/. The site is built by $FLAMESITE_BIN from fixture series generated here, with the
+// sidecar files (`NAME.toml` metadata, `NAME.md` notes) that date and describe each run.
+// Expected numbers come from the folded text (fixtures.mjs), never from the page's modules.
+//
+// Needs FLAMESITE_BIN, Chromium (CHROMIUM_BIN, default /usr/bin/chromium) and nginx
+// (NGINX_BIN, default /usr/sbin/nginx); run through run.sh, whose --prepare installs them.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import zlib from "node:zlib";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { chromium } from "playwright-core";
+import { startNginx } from "./nginx.mjs";
+import { matchedByStacks, parseFolded, pathOffset, pathTotal, total } from "./fixtures.mjs";
+import { rng } from "../js/helpers.mjs";
+
+const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium"; // Debian's chromium package
+const ARGS = [
+  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+];
+const PREFIX = "/perf/";
+
+const BIN = process.env.FLAMESITE_BIN;
+if (!BIN) throw new Error("FLAMESITE_BIN is not set: point it at the flamesite binary (e.g. target/release/flamesite)");
+if (!fs.existsSync(BIN)) throw new Error(`FLAMESITE_BIN=${BIN} does not exist: build it first (cargo build --release)`);
+if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (run.sh does) or set CHROMIUM_BIN`);
+
+/** A run of a service: the same shape every time, other counts per seed, and a frame of its own. */
+function runProfile(seed, marker) {
+  const r = rng(seed);
+  const lines = [[["main", "server::run", "server::handle_request", "router::dispatch"], 200 + seed]];
+  const handlers = ["get_user", "list_orders", "post_payment", "search_items"];
+  const work = ["parse_json", "serialize_json", "db::query", "db::connect", "cache::get", "cache::put", "malloc", "memcpy"];
+  for (let i = 0; i < 150; i++) {
+    const stack = ["main", "server::run", "server::handle_request", `handlers::${handlers[Math.floor(r() * handlers.length)]}`];
+    const depth = 1 + Math.floor(r() * 4);
+    for (let d = 0; d < depth; d++) stack.push(work[Math.floor(r() * work.length)]);
+    lines.push([stack, 10 + Math.floor(r() * 90)]);
+  }
+  for (let i = 0; i < 40; i++) lines.push([["main", "background::gc", `gc::sweep_${i % 7}`], 5 + Math.floor(r() * 40)]);
+  lines.push([["main", `marker::${marker}`], 7 + seed]);
+  return lines.map(([s, c]) => `${s.join(";")} ${c}`).join("\n") + "\n";
+}
+
+// The runs, with dates out of the order of their file names, so that only the dates can put
+// them in order. `file` is the profile; its sidecars are `name`.toml and `name`.md.
+const RUNS = [
+  { series: "api", name: "run-1", file: "run-1.folded.gz", date: "2026-11-02T09:30:00Z", seed: 1, notes: "Deployed the connection pool change; p99 went down." },
+  { series: "api", name: "run-2", file: "run-2.folded", date: "2026-10-01", seed: 2 },
+  { series: "api", name: "run-3", file: "run-3.folded", date: "2026-11-20T08:00:00Z", seed: 3 },
+  { series: "api", name: "run-4", file: "run-4.folded", date: "2026-10-15", seed: 4 },
+  { series: "worker", name: "run-1", file: "run-1.folded", date: "2026-10-03", seed: 11 },
+  { series: "worker", name: "run-2", file: "run-2.folded", date: "2026-11-05T12:00:00Z", seed: 12 },
+  { series: "worker", name: "run-3", file: "run-3.folded", date: "2026-11-18", seed: 13 },
+];
+// Added before the rebuild: a new series and a new (newest) run of an existing one.
+const MORE = [
+  { series: "batch", name: "nightly-1", file: "nightly-1.folded", date: "2026-11-21", seed: 21 },
+  { series: "api", name: "run-5", file: "run-5.folded", date: "2026-11-25T10:00:00Z", seed: 5 },
+];
+for (const r of [...RUNS, ...MORE]) {
+  r.text = runProfile(r.seed, `${r.series}_${r.name.replace("-", "_")}`);
+  r.stacks = parseFolded(r.text);
+  r.total = total(r.stacks);
+  r.slug = `${r.series}/${r.name}`;
+  r.title = `${r.series} ${r.name}`;
+}
+const run = (series, name) => RUNS.find((r) => r.series === series && r.name === name);
+const SERIES = ["api", "worker"];
+
+function writeRun(dir, r) {
+  const folder = path.join(dir, r.series);
+  fs.mkdirSync(folder, { recursive: true });
+  fs.writeFileSync(path.join(folder, r.file), r.file.endsWith(".gz") ? zlib.gzipSync(r.text) : r.text);
+  // A TOML date-time or a TOML local date, both unquoted.
+  const toml = [`series = ${JSON.stringify(r.series)}`, `date = ${r.date}`, `title = ${JSON.stringify(r.title)}`, `labels = { host = "ci-${r.seed % 3}", branch = "main" }`];
+  fs.writeFileSync(path.join(folder, `${r.name}.toml`), toml.join("\n") + "\n");
+  if (r.notes) fs.writeFileSync(path.join(folder, `${r.name}.md`), `# Notes\n\n${r.notes}\n`);
+}
+
+/** `$FLAMESITE_BIN build --input IN --output OUT`; on failure throw with its stderr. */
+function build(input, output) {
+  try {
+    execFileSync(BIN, ["build", "--input", input, "--output", output], { cwd: path.dirname(output), stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+  } catch (e) {
+    throw new Error(`${BIN} build --input ${input} --output ${output} failed (exit ${e.status}):\n${e.stderr}`);
+  }
+}
+
+let tmp;
+let input;
+let output;
+let site; // nginx serving `output` under /perf/
+let browser;
+
+before(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "flamesite-archive-"));
+  input = path.join(tmp, "in");
+  output = path.join(tmp, "out");
+  for (const r of RUNS) writeRun(input, r);
+  build(input, output);
+  site = await startNginx(output, PREFIX);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (site) await site.close();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/**
+ * A fresh page that records what a person would see go wrong: console errors, page errors,
+ * dialogs, requests that failed or got a 4xx/5xx, and every page (main frame) it showed.
+ */
+async function openPage(url) {
+  const ctx = await browser.newContext({ viewport: { width: 1600, height: 1000 }, deviceScaleFactor: 1 });
+  ctx.setDefaultTimeout(10000); // a link that is not there fails in seconds, not half a minute
+  const page = await ctx.newPage();
+  const problems = [];
+  const pages = [];
+  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("dialog", async (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    await d.dismiss();
+  });
+  page.on("requestfailed", (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+  page.on("response", (r) => r.status() >= 400 && problems.push(`HTTP ${r.status()}: ${r.url()}`));
+  page.on("framenavigated", (f) => f === page.mainFrame() && pages.push(f.url()));
+  await page.goto(url);
+  const done = async () => {
+    assert.deepEqual(problems, [], "no console error, page error, dialog or failed request");
+    for (const u of pages) assert.ok(new URL(u).pathname.startsWith(PREFIX), `${u} is under ${PREFIX}`);
+    await ctx.close();
+  };
+  return { page, problems, pages, done };
+}
+
+/** Wait for the flame graph page's script and for it to settle; its state. */
+async function graphIdle(page) {
+  await page.waitForFunction(() => !!window.flamesite);
+  return page.evaluate(() => window.flamesite.idle());
+}
+const state = (page) => page.evaluate(() => window.flamesite.state());
+
+/** Path of the current page relative to the site root ("s/api/", "p/api/run-1/"). */
+const where = (page) => {
+  const p = new URL(page.url()).pathname;
+  assert.ok(p.startsWith(PREFIX), `${page.url()} is under ${PREFIX}`);
+  return p.slice(PREFIX.length);
+};
+
+/** Where a link goes, relative to the site root of `base` (no fragment). */
+async function target(locator, base = site.url) {
+  assert.equal(await locator.count(), 1, `one ${locator} on ${locator.page().url()}`);
+  const href = await locator.evaluate((a) => a.href);
+  const u = new URL(href);
+  assert.equal(u.origin + u.pathname.slice(0, PREFIX.length), base, `${href} stays under ${base}`);
+  return u.pathname.slice(PREFIX.length);
+}
+
+/** Click and wait for the next page of the same tab to load. */
+async function follow(page, locator) {
+  const from = page.url();
+  await locator.click();
+  await page.waitForURL((u) => u.href !== from);
+  await page.waitForLoadState("load");
+}
+
+/** nginx saw no 4xx or 5xx and nothing outside the sub-path (from entry `since` of its log on). */
+function assertLogClean(since) {
+  const log = site.requests().slice(since);
+  assert.ok(log.length > 0, "nginx logged the requests");
+  const bad = log.filter((e) => e.status >= 400 || !e.path.startsWith(PREFIX));
+  assert.deepEqual(bad, [], "nginx's access log: no 4xx/5xx, every request under /perf/");
+}
+
+/** Page coordinates of the middle of the frame at `p` (a stack prefix) of `r`'s graph. */
+async function frameCenter(page, r, p, st, depthRows) {
+  const box = await page.locator("#fs-canvas").boundingBox();
+  const vp = st.viewport;
+  const off = pathOffset(r.stacks, p);
+  const tot = pathTotal(r.stacks, p);
+  const mid = Math.max(off, vp.x0) + (Math.min(off + tot, vp.x1) - Math.max(off, vp.x0)) / 2;
+  const x = box.x + ((mid - vp.x0) / (vp.x1 - vp.x0)) * vp.width;
+  const rowH = vp.rowHeight;
+  const content = Math.max(depthRows * rowH, vp.height);
+  const y = box.y + (st.icicle ? p.length * rowH : content - (p.length + 1) * rowH) - vp.scrollTop + rowH / 2;
+  return { x, y };
+}
+
+describe("nginx serves the built site under /perf/", () => {
+  test("home, a run page and its graph load through nginx with the right types; nothing outside the sub-path", async () => {
+    // An nginx of its own, so that this test's deliberate 404 stays out of the archive's log.
+    const own = await startNginx(output, PREFIX);
+    try {
+      const { page, done } = await openPage(own.url);
+      // The home page links to the run pages at p/<series>/<run>/.
+      const links = await page.locator("main a").evaluateAll((as) => as.map((a) => a.href));
+      const r = run("api", "run-1");
+      const want = `${own.url}p/${r.slug}/`;
+      assert.ok(links.includes(want), `the home page links to ${want}: ${JSON.stringify(links)}`);
+      await follow(page, page.locator(`main a[href$="p/${r.slug}/"]`).first());
+      assert.equal(page.url(), want);
+      const st = await graphIdle(page);
+      assert.equal(st.total, r.total, "the graph of api/run-1.folded.gz is drawn");
+      assert.ok(st.paints >= 1 && st.chunksLoaded.length > 0);
+      assert.ok(st.chunksLoaded.every((u) => u.startsWith(`${want}g/`)), "chunks come from under the run's page");
+      await done();
+      const log = own.requests();
+      assert.deepEqual(log.filter((e) => e.status >= 400), [], "no 4xx/5xx in nginx's access log");
+      for (const p of ["", `p/${r.slug}/`, "static/main.js", `p/${r.slug}/g/samples/manifest.json`]) {
+        assert.ok(log.some((e) => e.path === `${PREFIX}${p}` && e.status === 200), `nginx served ${PREFIX}${p}: ${JSON.stringify(log)}`);
+      }
+      // What a static host has to get right: the types, the folder redirects, the sub-path.
+      const get = (p) => fetch(new URL(p, own.url), { redirect: "manual" });
+      const type = async (p) => (await get(p)).headers.get("content-type");
+      assert.match(await type(`${PREFIX}p/${r.slug}/`), /^text\/html/);
+      assert.match(await type(`${PREFIX}static/main.js`), /^(text|application)\/javascript/, "module scripts need a JavaScript type");
+      assert.match(await type(`${PREFIX}static/flamesite.css`), /^text\/css/);
+      assert.match(await type(`${PREFIX}p/${r.slug}/g/samples/manifest.json`), /^application\/json/);
+      const folder = await get(`${PREFIX}p/${r.slug}`);
+      assert.equal(folder.status, 301);
+      assert.equal(folder.headers.get("location"), `${PREFIX}p/${r.slug}/`);
+      assert.equal((await get("/index.html")).status, 404, "nothing is served outside /perf/");
+      assert.deepEqual(own.requests().slice(-2).map((e) => [e.status, e.path]), [[301, `${PREFIX}p/${r.slug}`], [404, "/index.html"]], "the access log has them too");
+    } finally {
+      await own.close();
+    }
+  });
+});
+
+describe("the archive under nginx", () => {
+  test("home → series → a run by its date → the previous run → back, without an error", async () => {
+    const logStart = site.requests().length;
+    const { page, done } = await openPage(site.url);
+    assert.equal(where(page), "");
+
+    // Home: one row per series, with its count, sparkline, and a link to its newest run.
+    const table = page.locator("table.fs-series");
+    assert.equal(await table.count(), 1, "the home page has table.fs-series");
+    const rows = table.locator("tr.fs-series-row");
+    assert.deepEqual((await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.series))).sort(), SERIES);
+    for (const s of SERIES) {
+      const row = table.locator(`tr.fs-series-row[data-series="${s}"]`);
+      const runs = RUNS.filter((r) => r.series === s);
+      assert.equal((await row.locator("td.fs-count").textContent()).trim(), String(runs.length), `${s}: number of runs`);
+      assert.equal(await row.locator("svg.fs-spark").count(), 1, `${s}: a sparkline`);
+      assert.equal(await target(row.locator("a.fs-series-link")), `s/${s}/`);
+      const newest = [...runs].sort((a, b) => (a.date < b.date ? 1 : -1))[0];
+      assert.equal(await target(row.locator("a.fs-newest")), `p/${newest.slug}/`, `${s}: the newest run is ${newest.slug}`);
+    }
+
+    // Series page: its runs, newest first, each with its date.
+    await follow(page, table.locator('tr.fs-series-row[data-series="api"] a.fs-series-link'));
+    assert.equal(where(page), "s/api/");
+    assert.match(await page.locator("h1.fs-title").textContent(), /\bapi\b/);
+    const api = RUNS.filter((r) => r.series === "api").sort((a, b) => (a.date < b.date ? 1 : -1));
+    const runLinks = page.locator("a.fs-run");
+    assert.equal(await runLinks.count(), api.length, "one a.fs-run per run of api");
+    const listed = await runLinks.evaluateAll((as) => as.map((a) => [a.href, a.querySelector("time")?.getAttribute("datetime")]));
+    assert.deepEqual(
+      listed.map(([h, d]) => [new URL(h).pathname.slice(PREFIX.length), d?.slice(0, 10)]),
+      api.map((r) => [`p/${r.slug}/`, r.date.slice(0, 10)]),
+      "the runs newest first, each with a <time datetime> of its date",
+    );
+    assert.ok((await page.locator("section.fs-group h2").count()) >= 1, "runs are grouped under headings");
+    const trend = await page.locator("svg.fs-trend a").evaluateAll((as) => as.map((a) => new URL(a.getAttribute("href") ?? a.getAttribute("xlink:href"), location.href).pathname));
+    assert.deepEqual([...trend].sort(), api.map((r) => `${PREFIX}p/${r.slug}/`).sort(), "the trend's points link to the runs");
+
+    // The run of 2 November: api/run-1 (a .folded.gz).
+    const r1 = run("api", "run-1");
+    await follow(page, page.locator("a.fs-run", { has: page.locator('time[datetime^="2026-11-02"]') }));
+    assert.equal(where(page), `p/${r1.slug}/`);
+    let st = await graphIdle(page);
+    assert.equal(st.total, r1.total, "api/run-1's graph is drawn");
+    assert.ok(st.paints >= 1 && st.chunksLoaded.length > 0, "the graph drew its frames");
+    const nav = page.locator("nav.fs-runnav");
+    assert.equal(await target(nav.locator("a.fs-series-link")), "s/api/");
+    assert.equal(await target(nav.locator("a[rel~=prev]")), `p/${run("api", "run-4").slug}/`, "prev: the older run, by date (15 October)");
+    assert.equal(await target(nav.locator("a[rel~=next]")), `p/${run("api", "run-3").slug}/`, "next: the newer run, by date (20 November)");
+    assert.equal(await nav.locator("a.fs-compare").count(), 1, "a link to compare with the previous run");
+    assert.match(await page.locator("div.fs-notes").textContent(), /connection pool change/, "the notes of NAME.md");
+    assert.match(await page.locator("dl.fs-runmeta").textContent(), /2026-11-02/, "the run's date in its metadata");
+    // A search puts the view in the URL fragment: going back must bring it back.
+    await page.fill("#fs-search", "db::query");
+    st = await graphIdle(page);
+    const matched = matchedByStacks(r1.stacks, /db::query/i);
+    assert.equal(st.matched.value, matched);
+    const here = page.url();
+    assert.match(new URL(here).hash, /q=db/);
+
+    // The previous (older) run, then back.
+    const r4 = run("api", "run-4");
+    await follow(page, nav.locator("a[rel~=prev]"));
+    assert.equal(where(page), `p/${r4.slug}/`);
+    st = await graphIdle(page);
+    assert.equal(st.total, r4.total, "api/run-4's graph is drawn");
+    assert.equal(st.query, "", "the other run opens without the search");
+    assert.ok(await page.locator("nav.fs-runnav a[rel~=next]").count(), "run-4 links to its newer run");
+    await page.goBack();
+    await page.waitForURL(here);
+    st = await graphIdle(page);
+    assert.equal(page.url(), here, "back lands on run-1 with its fragment");
+    assert.equal(st.total, r1.total);
+    assert.equal(st.query, "db::query");
+    assert.equal(st.matched.value, matched);
+    assert.equal(await page.locator("#fs-search").inputValue(), "db::query");
+
+    await done();
+    const walked = site.requests().slice(logStart);
+    assert.ok(walked.some((e) => e.path === `${PREFIX}s/api/`), "nginx served the series page");
+    assertLogClean(logStart);
+  });
+
+  test("the feeds are served: the whole archive's and each series'", async () => {
+    const logStart = site.requests().length;
+    for (const p of ["feed.xml", "s/api/feed.xml", "s/worker/feed.xml"]) {
+      const res = await fetch(site.url + p);
+      assert.equal(res.status, 200, `${p} is served`);
+      const text = await res.text();
+      assert.match(text, /^<\?xml|<feed|<rss/, `${p} is a feed`);
+    }
+    const all = await (await fetch(`${site.url}feed.xml`)).text();
+    for (const r of RUNS) assert.ok(all.includes(`p/${r.slug}/`), `feed.xml links to ${r.slug}`);
+    const api = await (await fetch(`${site.url}s/api/feed.xml`)).text();
+    assert.ok(!api.includes("p/worker/"), "a series' feed has only its runs");
+    assertLogClean(logStart);
+  });
+
+  test("a permalink (zoom, search) opens the same view after more profiles are added and the site is rebuilt", async () => {
+    const logStart = site.requests().length;
+    const r = run("api", "run-3");
+    const { page, done } = await openPage(`${site.url}p/${r.slug}/`);
+    let st = await graphIdle(page);
+    assert.equal(st.total, r.total);
+    const manifest = JSON.parse(fs.readFileSync(path.join(output, "p", r.slug, "g/samples/manifest.json"), "utf8"));
+    const frame = ["main", "server::run", "server::handle_request"];
+    const pt = await frameCenter(page, r, frame, st, manifest.depth);
+    await page.mouse.click(pt.x, pt.y);
+    st = await graphIdle(page);
+    assert.deepEqual(st.zoom, { name: "server::handle_request", depth: 3, offset: pathOffset(r.stacks, frame), total: pathTotal(r.stacks, frame), self: 0 });
+    const query = "cache::get|parse_json";
+    await page.fill("#fs-search", query);
+    st = await graphIdle(page);
+    const matched = matchedByStacks(r.stacks, new RegExp(query, "i"));
+    assert.equal(st.matched.value, matched);
+    assert.ok(Math.abs(st.matched.percent - (100 * matched) / r.total) < 1e-9);
+    await page.waitForFunction(() => /[#&]z=/.test(location.hash) && /[#&]q=/.test(location.hash));
+    const link = page.url();
+    assert.equal(link, st.link, "the address bar holds the permalink");
+    const matchedText = await page.locator("#fs-matched").textContent();
+    await done();
+
+    // More profiles: a new series, and a new run of api (the newest, so run-3 gets a newer one).
+    for (const m of MORE) writeRun(input, m);
+    build(input, output);
+    const again = await openPage(link);
+    const s2 = await graphIdle(again.page);
+    assert.equal(again.page.url(), link);
+    assert.equal(s2.total, r.total);
+    assert.deepEqual(s2.zoom, st.zoom, "the same frame is zoomed");
+    assert.equal(s2.query, query);
+    assert.equal(await again.page.locator("#fs-search").inputValue(), query);
+    assert.equal(s2.matched.value, st.matched.value);
+    assert.equal(s2.matched.percent, st.matched.percent);
+    assert.equal(s2.matched.inZoom, st.matched.inZoom);
+    assert.equal(await again.page.locator("#fs-matched").textContent(), matchedText, "the same matched share is shown");
+    // The rebuilt site has the new run as run-3's newer neighbour, and the new series at home.
+    assert.equal(await target(again.page.locator("nav.fs-runnav a[rel~=next]")), `p/${MORE[1].slug}/`);
+    await again.page.goto(site.url);
+    assert.equal(await again.page.locator('tr.fs-series-row[data-series="batch"]').count(), 1, "the new series is on the home page");
+    await again.done();
+    assertLogClean(logStart);
+  });
+});
