@@ -22,6 +22,7 @@ pub mod config;
 pub mod decode;
 pub mod fold;
 pub mod frames;
+pub mod notes;
 pub mod render;
 pub mod scan;
 pub mod serve;
