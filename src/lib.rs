@@ -20,6 +20,7 @@ pub mod cli;
 pub mod color;
 pub mod config;
 pub mod decode;
+pub mod feed;
 pub mod fold;
 pub mod frames;
 pub mod notes;
