@@ -1,0 +1,246 @@
+//! The link preview of a run page: a PNG of the flame graph for its Open Graph `og:image`.
+//!
+//! Chat tools and issue trackers unfurl a pasted link with its `og:image`, and none of them
+//! shows SVG, so the preview is a raster image made at build time by tiny-skia (pure Rust, no
+//! system library). It draws the graph's lowest rows as the page does: root at the bottom,
+//! the full width is the root's total, rows [`ROW_HEIGHT`] pixels apart with a one-pixel gap
+//! below each row and right of each box at least three pixels wide, each box in its name's
+//! colour ([`color_of`]) on the page's off-white. There is no text: the run's title is the
+//! page's `og:title`, and drawing text would need font files.
+//!
+//! Boxes are pixel-aligned rectangles without anti-aliasing, their edges rounded from the
+//! frame's offsets in integer arithmetic, so the same table gives the same pixels and, with
+//! the same encoder, the same PNG bytes on every machine. The table is read once, in order;
+//! rows deeper than the image shows or narrower than a pixel cost one comparison each.
+
+use tiny_skia::{Color, Paint, Pixmap, Rect, Transform};
+
+use crate::color::{color_of, Palette};
+use crate::frames::FrameTable;
+
+/// Width of the preview in pixels (the Open Graph recommended size).
+pub const WIDTH: u32 = 1200;
+/// Height of the preview in pixels (the Open Graph recommended size).
+pub const HEIGHT: u32 = 630;
+/// Distance between two rows, their gap included: the page's row height (`ROW_H` in
+/// `main.js`).
+pub const ROW_HEIGHT: u32 = 18;
+/// Empty border around the graph on every side.
+pub const MARGIN: u32 = 10;
+/// Number of depths drawn: as many whole rows as fit inside the margins.
+pub const ROWS: u32 = (HEIGHT - 2 * MARGIN) / ROW_HEIGHT;
+/// Background, `0xRRGGBB`: the page's off-white (`--fs-bg` in `flamesite.css`).
+pub const BACKGROUND: u32 = 0xFA_FA_F7;
+
+/// Background pixels between rows and between boxes, as `draw.js` leaves them at 1× zoom.
+const GAP: u32 = 1;
+/// Width of the graph itself: the root's total spans this many pixels.
+const GRAPH_WIDTH: u32 = WIDTH - 2 * MARGIN;
+
+/// The preview of `table` coloured with `palette`, as PNG bytes of [`WIDTH`] × [`HEIGHT`]
+/// opaque RGBA pixels. A table with nothing to draw (no frame, or a root of total 0) gives
+/// the bare background.
+pub fn png(table: &FrameTable, palette: Palette) -> Result<Vec<u8>, String> {
+    let (pixmap, _) = render(table, palette)?;
+    pixmap.encode_png().map_err(|e| format!("cannot encode the preview PNG: {e}"))
+}
+
+/// The preview's pixels and the number of boxes painted.
+fn render(table: &FrameTable, palette: Palette) -> Result<(Pixmap, usize), String> {
+    let mut pixmap = Pixmap::new(WIDTH, HEIGHT).ok_or("cannot allocate the preview image")?;
+    pixmap.fill(opaque(BACKGROUND));
+    let grand = table.grand_total();
+    if grand == 0 {
+        return Ok((pixmap, 0));
+    }
+    // Offsets are below 2^53 and GRAPH_WIDTH below 2^11: u128 holds every product exactly.
+    let grand_w = u128::from(grand);
+    let graph_w = u128::from(GRAPH_WIDTH);
+    // Pixel column of a value: value × width / total rounded half up (Math.round in draw.js),
+    // and never past the graph's right edge, even for a malformed table.
+    let x_of = |v: u64| -> u32 {
+        let v = u128::from(v.min(grand));
+        ((2 * v * graph_w + grand_w) / (2 * grand_w)) as u32
+    };
+    let mut paint = Paint {
+        anti_alias: false,
+        ..Paint::default()
+    };
+    let mut painted = 0;
+    let rows = table.depth.iter().zip(&table.offset).zip(&table.total).zip(&table.name);
+    for (((&depth, &offset), &total), &name) in rows {
+        // Narrower than one pixel: total / grand × width < 1.
+        if depth >= ROWS || u128::from(total) * graph_w < grand_w {
+            continue;
+        }
+        let x0 = x_of(offset);
+        let mut x1 = x_of(offset.saturating_add(total));
+        if x1 - x0 >= 3 * GAP {
+            x1 -= GAP;
+        }
+        // A box at least a pixel wide is at least a pixel wide once rounded; this only skips
+        // a frame that starts right of the root's end.
+        if x1 <= x0 {
+            continue;
+        }
+        let name = table
+            .names
+            .get(name as usize)
+            .ok_or_else(|| format!("frame name {name} is not in the name table ({} names)", table.names.len()))?;
+        let top = HEIGHT - MARGIN - (depth + 1) * ROW_HEIGHT;
+        let rect = Rect::from_xywh((MARGIN + x0) as f32, top as f32, (x1 - x0) as f32, (ROW_HEIGHT - GAP) as f32)
+            .ok_or("preview box out of range")?;
+        paint.set_color(opaque(color_of(name, palette)));
+        pixmap.fill_rect(rect, &paint, Transform::identity(), None);
+        painted += 1;
+    }
+    Ok((pixmap, painted))
+}
+
+/// `0xRRGGBB` as an opaque colour.
+fn opaque(rgb: u32) -> Color {
+    Color::from_rgba8((rgb >> 16) as u8, (rgb >> 8) as u8, rgb as u8, 255)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frames::{StackMerger, NO_PARENT, ROOT_NAME};
+
+    fn table(stacks: &[(&str, u64)]) -> FrameTable {
+        let mut m = StackMerger::new(false, 100_000);
+        for (stack, count) in stacks {
+            m.add(stack.as_bytes(), *count, 0).unwrap();
+        }
+        m.finish().unwrap()
+    }
+
+    fn decode(bytes: &[u8]) -> Pixmap {
+        Pixmap::decode_png(bytes).unwrap()
+    }
+
+    /// `0xRRGGBB` of a pixel of an opaque image.
+    fn rgb_at(p: &Pixmap, x: u32, y: u32) -> u32 {
+        let c = p.pixel(x, y).unwrap();
+        assert_eq!(c.alpha(), 255, "pixel ({x}, {y}) is opaque");
+        (u32::from(c.red()) << 16) | (u32::from(c.green()) << 8) | u32::from(c.blue())
+    }
+
+    /// A y inside the band of row `depth`, halfway down its painted part.
+    fn band_y(depth: u32) -> u32 {
+        HEIGHT - MARGIN - (depth + 1) * ROW_HEIGHT + (ROW_HEIGHT - GAP) / 2
+    }
+
+    fn two_halves() -> FrameTable {
+        table(&[("a;x", 50), ("b;y", 50)])
+    }
+
+    #[test]
+    fn decodes_to_the_open_graph_size_with_the_root_at_the_bottom() {
+        let bytes = png(&two_halves(), Palette::Hot).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        let p = decode(&bytes);
+        assert_eq!((p.width(), p.height()), (1200, 630));
+        assert_eq!(rgb_at(&p, WIDTH / 2, band_y(0)), color_of(ROOT_NAME, Palette::Hot));
+        // A 3-row graph leaves the top of the image empty, and the margins too.
+        assert_eq!(rgb_at(&p, WIDTH / 2, 0), BACKGROUND);
+        assert_eq!(rgb_at(&p, WIDTH / 2, band_y(3)), BACKGROUND);
+        assert_eq!(rgb_at(&p, WIDTH / 2, HEIGHT - 1), BACKGROUND);
+        assert_eq!(rgb_at(&p, 0, band_y(0)), BACKGROUND);
+        assert_eq!(rgb_at(&p, WIDTH - 1, band_y(0)), BACKGROUND);
+    }
+
+    #[test]
+    fn children_split_the_width_by_their_totals() {
+        let t = two_halves();
+        for palette in [Palette::Hot, Palette::Blue] {
+            let p = decode(&png(&t, palette).unwrap());
+            let (a, b) = (color_of("a", palette), color_of("b", palette));
+            assert_ne!(a, b);
+            assert_eq!(rgb_at(&p, 300, band_y(1)), a);
+            assert_eq!(rgb_at(&p, 900, band_y(1)), b);
+            assert_eq!(rgb_at(&p, 300, band_y(2)), color_of("x", palette));
+            assert_eq!(rgb_at(&p, 900, band_y(2)), color_of("y", palette));
+            // The one-pixel gaps: right of `a` (which ends at the middle) and below each row.
+            assert_eq!(rgb_at(&p, MARGIN + GRAPH_WIDTH / 2 - 1, band_y(1)), BACKGROUND);
+            assert_eq!(rgb_at(&p, MARGIN + GRAPH_WIDTH / 2, band_y(1)), b);
+            assert_eq!(rgb_at(&p, 300, HEIGHT - MARGIN - ROW_HEIGHT - 1), BACKGROUND);
+        }
+    }
+
+    #[test]
+    fn the_same_table_gives_the_same_bytes() {
+        let t = table(&[("main;parse;lex", 7), ("main;parse", 3), ("main;eval;alloc", 11), ("gc", 2)]);
+        let first = png(&t, Palette::Hot).unwrap();
+        assert_eq!(first, png(&t, Palette::Hot).unwrap());
+        assert_eq!(first, png(&t.clone(), Palette::Hot).unwrap());
+        assert_ne!(first, png(&t, Palette::Blue).unwrap());
+    }
+
+    #[test]
+    fn an_empty_graph_is_the_bare_background() {
+        let root_only = FrameTable {
+            names: vec![ROOT_NAME.to_string()],
+            name: vec![0],
+            depth: vec![0],
+            parent: vec![NO_PARENT],
+            offset: vec![0],
+            total: vec![0],
+            self_: vec![0],
+            before: None,
+        };
+        for t in [root_only, FrameTable::default()] {
+            let (pixmap, painted) = render(&t, Palette::Hot).unwrap();
+            assert_eq!(painted, 0);
+            let p = decode(&png(&t, Palette::Hot).unwrap());
+            assert_eq!(p, pixmap);
+            assert!(p.pixels().iter().all(|c| c.alpha() == 255));
+            assert_eq!(rgb_at(&p, WIDTH / 2, band_y(0)), BACKGROUND);
+        }
+    }
+
+    #[test]
+    fn a_deep_graph_stops_at_the_top_row() {
+        let stack = (0..10_000).map(|i| format!("f{i}")).collect::<Vec<_>>().join(";");
+        let t = table(&[(&stack, 1)]);
+        assert_eq!(t.depth_count(), 10_001);
+        let (p, painted) = render(&t, Palette::Hot).unwrap();
+        assert_eq!(painted, ROWS as usize);
+        let top = ROWS - 1;
+        assert_eq!(rgb_at(&p, WIDTH / 2, band_y(top)), color_of(&format!("f{}", top - 1), Palette::Hot));
+        let first_painted = HEIGHT - MARGIN - ROWS * ROW_HEIGHT;
+        assert!(first_painted >= MARGIN);
+        for y in 0..first_painted {
+            for x in 0..WIDTH {
+                assert_eq!(rgb_at(&p, x, y), BACKGROUND, "pixel ({x}, {y}) above the top row");
+            }
+        }
+    }
+
+    #[test]
+    fn a_frame_narrower_than_a_pixel_is_skipped() {
+        // `b` is 1/100001 of the width: about 0.01 px.
+        let t = table(&[("a", 50_000), ("b", 1), ("c", 50_000)]);
+        let b = color_of("b", Palette::Hot);
+        assert_ne!(b, color_of("a", Palette::Hot));
+        assert_ne!(b, color_of("c", Palette::Hot));
+        let (p, painted) = render(&t, Palette::Hot).unwrap();
+        assert_eq!(painted, 3, "root, a and c");
+        let y = band_y(1);
+        assert!((0..WIDTH).all(|x| rgb_at(&p, x, y) != b));
+        assert_eq!(rgb_at(&p, 300, y), color_of("a", Palette::Hot));
+        assert_eq!(rgb_at(&p, 900, y), color_of("c", Palette::Hot));
+        // One pixel wide is enough: `b` at 1/1180 of the total is drawn, a single column.
+        let t = table(&[("a", 589), ("b", 1), ("c", 590)]);
+        let (p, painted) = render(&t, Palette::Hot).unwrap();
+        assert_eq!(painted, 4);
+        assert_eq!((0..WIDTH).filter(|&x| rgb_at(&p, x, y) == b).count(), 1);
+    }
+
+    #[test]
+    fn a_malformed_name_index_is_an_error_not_a_panic() {
+        let mut t = two_halves();
+        t.name[1] = 1_000;
+        assert!(png(&t, Palette::Hot).unwrap_err().contains("1000"));
+    }
+}
