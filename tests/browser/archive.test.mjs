@@ -84,12 +84,17 @@ function writeRun(dir, r) {
   if (r.notes) fs.writeFileSync(path.join(folder, `${r.name}.md`), `# Notes\n\n${r.notes}\n`);
 }
 
-/** `$FLAMESITE_BIN build --input IN --output OUT`; on failure throw with its stderr. */
-function build(input, output) {
+/**
+ * `$FLAMESITE_BIN build --config SITE.toml` of `input` into `output`, with `base_url` the
+ * address nginx serves it at (the absolute URLs of the feeds); on failure throw with stderr.
+ */
+function build(input, output, baseUrl) {
+  const cfg = path.join(path.dirname(output), "site.toml");
+  fs.writeFileSync(cfg, `title = "Perf archive"\ninput = ${JSON.stringify(input)}\noutput = ${JSON.stringify(output)}\nbase_url = ${JSON.stringify(baseUrl)}\n`);
   try {
-    execFileSync(BIN, ["build", "--input", input, "--output", output], { cwd: path.dirname(output), stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
+    execFileSync(BIN, ["build", "--config", cfg], { cwd: path.dirname(output), stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
   } catch (e) {
-    throw new Error(`${BIN} build --input ${input} --output ${output} failed (exit ${e.status}):\n${e.stderr}`);
+    throw new Error(`${BIN} build --config ${cfg} failed (exit ${e.status}):\n${e.stderr}`);
   }
 }
 
@@ -104,8 +109,9 @@ before(async () => {
   input = path.join(tmp, "in");
   output = path.join(tmp, "out");
   for (const r of RUNS) writeRun(input, r);
-  build(input, output);
+  // nginx first: its address is the site's base_url. Until the build, it serves a 404.
   site = await startNginx(output, PREFIX);
+  build(input, output, site.url);
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 });
 
@@ -328,10 +334,21 @@ describe("the archive under nginx", () => {
       const text = await res.text();
       assert.match(text, /^<\?xml|<feed|<rss/, `${p} is a feed`);
     }
-    const all = await (await fetch(`${site.url}feed.xml`)).text();
-    for (const r of RUNS) assert.ok(all.includes(`p/${r.slug}/`), `feed.xml links to ${r.slug}`);
-    const api = await (await fetch(`${site.url}s/api/feed.xml`)).text();
-    assert.ok(!api.includes("p/worker/"), "a series' feed has only its runs");
+    // Each entry links to its run's page, which nginx serves.
+    const entries = async (p) => {
+      const text = await (await fetch(site.url + p)).text();
+      return [...text.matchAll(/<entry>[\s\S]*?<\/entry>/g)].map(([e]) => {
+        const href = /<link rel="alternate"[^>]* href="([^"]*)"/.exec(e)?.[1];
+        assert.ok(href, `an entry of ${p} has a link: ${e}`);
+        return new URL(href.replaceAll("&amp;", "&"), site.url + p).href;
+      });
+    };
+    const pageOf = (r) => `${site.url}p/${r.slug}/`;
+    const all = await entries("feed.xml");
+    assert.deepEqual([...all].map((u) => u.replace(/index\.html$/, "")).sort(), RUNS.map(pageOf).sort(), "feed.xml has one entry per run");
+    for (const u of all) assert.equal((await fetch(u)).status, 200, `${u} is served`);
+    const api = await entries("s/api/feed.xml");
+    assert.deepEqual([...api].map((u) => u.replace(/index\.html$/, "")).sort(), RUNS.filter((r) => r.series === "api").map(pageOf).sort(), "a series' feed has its runs only");
     assertLogClean(logStart);
   });
 
@@ -361,7 +378,7 @@ describe("the archive under nginx", () => {
 
     // More profiles: a new series, and a new run of api (the newest, so run-3 gets a newer one).
     for (const m of MORE) writeRun(input, m);
-    build(input, output);
+    build(input, output, site.url);
     const again = await openPage(link);
     const s2 = await graphIdle(again.page);
     assert.equal(again.page.url(), link);
