@@ -106,6 +106,8 @@ struct RunLink {
     datetime: String,
     date_from: String,
     totals: Vec<String>,
+    /// Whether the title says more than the date (a run named by its date does not).
+    title_differs: bool,
     labels: BTreeMap<String, String>,
 }
 
@@ -116,7 +118,13 @@ fn run_link(run: &Run) -> RunLink {
         date: run.when.display(),
         datetime: run.entry.date.clone(),
         date_from: run.entry.date_from.clone(),
-        totals: run.entry.graphs.iter().map(|g| format!("{} {}", g.name, human(g.total, &g.unit))).collect(),
+        totals: run
+            .entry
+            .graphs
+            .iter()
+            .map(|g| if g.name == g.unit { human(g.total, &g.unit) } else { format!("{}: {}", g.name, human(g.total, &g.unit)) })
+            .collect(),
+        title_differs: run.entry.title != run.when.day() && run.entry.title != run.when.display(),
         labels: run.entry.labels.clone(),
     }
 }
@@ -400,7 +408,7 @@ fn sparkline(values: &[u64], label: &str) -> String {
 /// to its run.
 fn trend(runs: &[&Run], root: &str, series: &str) -> String {
     let (w, h) = (720.0, 180.0);
-    let (left, right, top, bottom) = (64.0, 12.0, 12.0, 28.0);
+    let (left, right, top, bottom) = (28.0, 12.0, 12.0, 28.0);
     let values: Vec<u64> = runs.iter().map(|r| headline(r).0).collect();
     let unit = runs.first().map_or("", |r| headline(r).1);
     let max = values.iter().copied().max().unwrap_or(0).max(1) as f64;
@@ -422,10 +430,11 @@ fn trend(runs: &[&Run], root: &str, series: &str) -> String {
     );
     let _ = write!(
         svg,
-        r#"<text class="fs-axis-label" x="{x}" y="{y}" text-anchor="end">{}</text><text class="fs-axis-label" x="{x}" y="{y0}" text-anchor="end">0</text>"#,
+        r#"<text class="fs-axis-label" x="{x}" y="{y}">{}</text><text class="fs-axis-label" x="{x0}" y="{y0}" text-anchor="end">0</text>"#,
         escape_html(&human(max as u64, unit)),
-        x = left - 6.0,
+        x = left + 6.0,
         y = top + 10.0,
+        x0 = left - 6.0,
         y0 = top + ph
     );
     if let (Some(first), Some(last)) = (runs.first(), runs.last()) {

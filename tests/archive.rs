@@ -154,10 +154,11 @@ fn series_runs_pages_and_links() {
 
     // The series page: newest first, the hotfix (14th, 18:30) above the 14th's midnight run.
     let api = read(&out.join("s/api/index.html"));
-    let order: Vec<usize> = ["Hotfix &lt;b&gt;4127&lt;/b&gt;", "2026-11-14", "2026-11-10"]
+    let order: Vec<usize> = ["hotfix", "2026-11-14", "2026-11-10"]
         .iter()
-        .filter_map(|t| api.find(&format!("fs-run-title\">{t}")))
+        .filter_map(|run| api.find(&format!("class=\"fs-run\" href=\"../../p/api/{run}/\"")))
         .collect();
+    assert!(api.contains("<span class=\"fs-run-title\">Hotfix &lt;b&gt;4127&lt;/b&gt;</span>"), "{api}");
     assert_eq!(order.len(), 3, "hotfix, 14th and 10th on the series page");
     assert!(order.windows(2).all(|w| w[0] < w[1]), "newest first: {order:?}");
     assert!(api.contains("<svg class=\"fs-trend\""));
