@@ -78,6 +78,9 @@ struct BuildArgs {
     /// Worker threads [default: one per core].
     #[arg(long, short = 'j')]
     threads: Option<usize>,
+    /// Decode every profile again instead of reusing unchanged ones from the build cache.
+    #[arg(long)]
+    no_cache: bool,
 }
 
 /// Runs the command line and returns the process's exit status.
@@ -97,13 +100,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     match command {
         Command::Build(args) => {
             let config = load_config(cli.config.as_deref(), &args)?;
-            let options = Options { threads: args.threads, progress: true, dry_run: false };
+            let options = Options { threads: args.threads, progress: true, dry_run: false, cache: !args.no_cache };
             let summary = site::build(&config, &options)?;
             Ok(report(&summary, &config, false))
         }
         Command::Check(args) => {
             let config = load_config(cli.config.as_deref(), &args)?;
-            let options = Options { threads: args.threads, progress: true, dry_run: true };
+            let options = Options { threads: args.threads, progress: true, dry_run: true, cache: false };
             let summary = site::build(&config, &options)?;
             let mut out = std::io::stdout().lock();
             for p in &summary.built {
@@ -115,21 +118,41 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Serve { build, port } => {
             let config = load_config(cli.config.as_deref(), &build)?;
-            let options = Options { threads: build.threads, progress: true, dry_run: false };
+            let options = Options { threads: build.threads, progress: true, dry_run: false, cache: !build.no_cache };
             let summary = site::build(&config, &options)?;
             report(&summary, &config, false);
             let mut watched = vec![config.input.clone()];
             if let Some(path) = config_path(cli.config.as_deref()) {
                 watched.push(path);
             }
-            let rebuild_config = config.clone();
+            if let Some(theme) = &config.theme_dir {
+                watched.extend(["templates", "static"].map(|d| theme.join(d)).into_iter().filter(|d| d.is_dir()));
+            }
+            let flag = cli.config.clone();
+            let output = config.output.clone();
             let rebuild = move || {
                 eprintln!("change detected, rebuilding");
-                match site::build(&rebuild_config, &Options { progress: false, ..options.clone() }) {
-                    Ok(summary) => {
-                        report(&summary, &rebuild_config, false);
+                // site.toml may be what changed; the output folder stays the one being served.
+                let config = match load_config(flag.as_deref(), &build) {
+                    Ok(c) if c.output == output => c,
+                    Ok(_) => {
+                        eprintln!("error: the output folder changed in site.toml; restart `flamesite serve` to serve the new one");
+                        return false;
                     }
-                    Err(e) => eprintln!("error: {e}"),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return false;
+                    }
+                };
+                match site::build(&config, &Options { progress: false, ..options.clone() }) {
+                    Ok(summary) => {
+                        report(&summary, &config, false);
+                        true
+                    }
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        false
+                    }
                 }
             };
             crate::serve::serve(&config.output, port, watched, rebuild)?;
@@ -195,12 +218,15 @@ fn report(summary: &Summary, config: &Config, check: bool) -> ExitCode {
     let verb = if check { "checked" } else { "built" };
     let _ = write!(
         err,
-        "{verb} {} profile{} ({graphs} graph{}) in {:.2} s",
+        "{verb} {} profile{} ({graphs} graph{}",
         summary.built.len(),
         if summary.built.len() == 1 { "" } else { "s" },
         if graphs == 1 { "" } else { "s" },
-        summary.elapsed.as_secs_f64()
     );
+    if summary.reused > 0 {
+        let _ = write!(err, "; {} unchanged, from the cache", summary.reused);
+    }
+    let _ = write!(err, ") in {:.2} s", summary.elapsed.as_secs_f64());
     if !summary.skipped.is_empty() {
         let _ = write!(err, "; skipped {} (see errors above)", summary.skipped.len());
     }

@@ -33,6 +33,42 @@ pub struct Config {
     pub limits: Limits,
     /// How `perf script` text is folded into stacks.
     pub perf: PerfConfig,
+    /// How profiles are grouped into series and runs, and how the archive pages list them.
+    pub archive: ArchiveConfig,
+    /// Folder of the incremental build cache; by default `.NAME.cache` beside the output
+    /// folder `NAME`.
+    pub cache_dir: Option<PathBuf>,
+}
+
+/// How profiles are grouped into series of dated runs, and how the pages list them.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ArchiveConfig {
+    /// A pattern matched against each profile's path (relative to the input folder, without
+    /// format and compression extensions), such as `"{series}/{date}/{name}"`; see README.
+    pub pattern: Option<String>,
+    /// Runs per page of a series.
+    pub per_page: u32,
+    /// Headings of a series page: `"day"` or `"month"`.
+    pub group_by: GroupBy,
+    /// Entries in each Atom feed (the newest runs).
+    pub feed_entries: u32,
+}
+
+/// How a series page groups its runs under headings.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum GroupBy {
+    /// One heading per day (UTC).
+    Day,
+    /// One heading per month (UTC).
+    Month,
+}
+
+impl Default for ArchiveConfig {
+    fn default() -> Self {
+        ArchiveConfig { pattern: None, per_page: 50, group_by: GroupBy::Day, feed_entries: 50 }
+    }
 }
 
 /// How `perf script` text is folded into stacks: the options of inferno-collapse-perf (and
@@ -96,6 +132,8 @@ impl Default for Config {
             chunks: ChunkConfig::default(),
             limits: Limits::default(),
             perf: PerfConfig::default(),
+            archive: ArchiveConfig::default(),
+            cache_dir: None,
         }
     }
 }
@@ -129,6 +167,7 @@ impl Config {
         let dir = path.parent().unwrap_or(Path::new(""));
         config.input = dir.join(&config.input);
         config.output = dir.join(&config.output);
+        config.cache_dir = config.cache_dir.map(|c| dir.join(c));
         config.theme_dir = Some(match config.theme_dir {
             Some(t) => dir.join(t),
             None if dir.as_os_str().is_empty() => PathBuf::from("."),
@@ -155,7 +194,23 @@ impl Config {
         if !self.base_url.is_empty() && !(self.base_url.starts_with("http://") || self.base_url.starts_with("https://")) {
             return Err(format!("base_url must be an absolute http(s) URL such as \"https://example.com/perf/\", not {:?}", self.base_url));
         }
+        if self.archive.per_page == 0 || self.archive.feed_entries == 0 {
+            return Err("archive.per_page and archive.feed_entries must be at least 1".into());
+        }
+        if let Some(p) = &self.archive.pattern {
+            crate::archive::Pattern::new(p).map_err(|e| format!("archive.pattern: {e}"))?;
+        }
         Ok(())
+    }
+
+    /// The folder of the incremental build cache.
+    pub fn cache_folder(&self) -> PathBuf {
+        if let Some(c) = &self.cache_dir {
+            return c.clone();
+        }
+        let name = self.output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "public".into());
+        let parent = self.output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        parent.join(format!(".{name}.cache"))
     }
 }
 

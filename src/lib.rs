@@ -7,6 +7,7 @@
 //! config ─► scan ─► decode (gzip/zstd; folded, pprof, perf…, cpuprofile, speedscope)
 //!        ─► frames (merge into a FrameTable)
 //!        ─► color (name hash) ─► chunk (manifest, names, depth chunks, search buckets)
+//!        ─► archive (series, dated runs) ─► pages (home, series, run pages, feeds)
 //!        ─► render (tera, themes/) ─► write (staging folder, atomic swap)
 //! ```
 //!
@@ -15,6 +16,8 @@
 //! whatever the thread count. [`fold`] reads a built graph back into folded stacks.
 #![deny(missing_docs)]
 
+pub mod archive;
+pub mod cache;
 pub mod chunk;
 pub mod cli;
 pub mod color;
@@ -23,8 +26,9 @@ pub mod decode;
 pub mod feed;
 pub mod fold;
 pub mod frames;
-pub mod preview;
 pub mod notes;
+pub mod pages;
+pub mod preview;
 pub mod render;
 pub mod scan;
 pub mod serve;

@@ -42,7 +42,24 @@ const GRAPH_WIDTH: u32 = WIDTH - 2 * MARGIN;
 /// the bare background.
 pub fn png(table: &FrameTable, palette: Palette) -> Result<Vec<u8>, String> {
     let (pixmap, _) = render(table, palette)?;
-    pixmap.encode_png().map_err(|e| format!("cannot encode the preview PNG: {e}"))
+    encode(&pixmap).map_err(|e| format!("cannot encode the preview PNG: {e}"))
+}
+
+/// PNG bytes of `pixmap` as 8-bit RGB (the image is opaque) with the png crate's fast
+/// compression: tiny-skia's own encoder writes RGBA at the default level, which took 10–20 ms
+/// per image, most of a small profile's build; this takes a few and the files stay small,
+/// the image being flat colours.
+fn encode(pixmap: &Pixmap) -> Result<Vec<u8>, png::EncodingError> {
+    let rgb: Vec<u8> = pixmap.data().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, WIDTH, HEIGHT);
+    encoder.set_color(png::ColorType::Rgb);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&rgb)?;
+    writer.finish()?;
+    Ok(out)
 }
 
 /// The preview's pixels and the number of boxes painted.

@@ -76,18 +76,30 @@ fn relative(root: &Path, path: &Path) -> String {
     rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 
-/// The URL slug of a profile: its relative path without compression and format extensions,
-/// characters outside `A-Za-z0-9._-/` replaced by `_` (see `docs/FORMAT.md`).
-pub fn slug(rel: &str) -> String {
+/// A profile's path without its compression extension and its format extensions
+/// (`api/run-1.pb.gz` → `api/run-1`, `py/prog.speedscope.json` → `py/prog`): the NAME of its
+/// sidecar files `NAME.toml` and `NAME.md`, and the base of its slug.
+pub fn stem(rel: &str) -> &str {
     let mut s = rel;
-    for exts in [COMPRESSION_EXTS, FORMAT_EXTS] {
+    let mut strip = |exts: &[&str]| {
         if let Some((stem, ext)) = s.rsplit_once('.') {
             if exts.contains(&ext.to_ascii_lowercase().as_str()) && !stem.ends_with('/') && !stem.is_empty() {
                 s = stem;
+                return true;
             }
         }
-    }
-    sanitize(s)
+        false
+    };
+    strip(COMPRESSION_EXTS);
+    // At most two format extensions: `.speedscope.json`, `.perf.txt`.
+    let _ = strip(FORMAT_EXTS) && strip(FORMAT_EXTS);
+    s
+}
+
+/// The URL slug of a profile: its [`stem`], characters outside `A-Za-z0-9._-/` replaced by
+/// `_` (see `docs/FORMAT.md`).
+pub fn slug(rel: &str) -> String {
+    sanitize(stem(rel))
 }
 
 /// The slug used when [`slug`] collides with an earlier profile's: the whole path.
@@ -95,7 +107,7 @@ pub fn long_slug(rel: &str) -> String {
     sanitize(&rel.replace('.', "-"))
 }
 
-fn sanitize(s: &str) -> String {
+pub(crate) fn sanitize(s: &str) -> String {
     s.split('/')
         .map(|part| {
             let clean: String =
@@ -120,6 +132,9 @@ mod tests {
         assert_eq!(slug("v1.2/run.zst"), "v1.2/run");
         assert_eq!(long_slug("api/cpu.folded.gz"), "api/cpu-folded-gz");
         assert_eq!(slug("../x.folded"), "__/x");
+        assert_eq!(slug("py/prog.speedscope.json.gz"), "py/prog");
+        assert_eq!(stem("api/run-1.2.pb.gz"), "api/run-1.2");
+        assert_eq!(stem(".folded"), ".folded");
     }
 
     #[test]

@@ -1,13 +1,39 @@
 //! `flamesite serve`: builds the site, serves the output folder on 127.0.0.1, and rebuilds
-//! when the input or `site.toml` changes. A plain static server, as a static host would be.
+//! when profiles, sidecars, templates or `site.toml` change. Files are served as they are,
+//! as a static host would, except that HTML pages get a small script that reloads them after
+//! a rebuild: it polls `/__flamesite/generation`, which counts the builds.
 
 use std::path::{Component, Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-/// Serves `root` on `127.0.0.1:port` forever. `rebuild` is called when `watched` changes.
-pub fn serve(root: &Path, port: u16, watched: Vec<PathBuf>, rebuild: impl Fn() + Send + 'static) -> Result<(), String> {
+/// Path of the build counter that open pages poll.
+const GENERATION: &str = "/__flamesite/generation";
+
+/// Added before `</body>` of every HTML page served: reloads the page when a rebuild has
+/// finished.
+const RELOAD_SCRIPT: &str = r#"<script>(() => {
+  let seen = null;
+  const poll = async () => {
+    try {
+      const r = await fetch("/__flamesite/generation", { cache: "no-store" });
+      const g = await r.text();
+      if (seen !== null && g !== seen) location.reload();
+      seen = g;
+    } catch (e) { /* the server is restarting */ }
+    setTimeout(poll, 1000);
+  };
+  poll();
+})();</script>"#;
+
+/// Serves `root` on `127.0.0.1:port` forever. `rebuild` is called when `watched` changes; when
+/// it returns true (the site was replaced), open pages reload.
+pub fn serve(root: &Path, port: u16, watched: Vec<PathBuf>, rebuild: impl Fn() -> bool + Send + 'static) -> Result<(), String> {
     let server = tiny_http::Server::http(("127.0.0.1", port)).map_err(|e| format!("127.0.0.1:{port}: {e}"))?;
     eprintln!("serving {} at http://127.0.0.1:{port}/ (Ctrl-C stops)", root.display());
+    let generation = Arc::new(AtomicU64::new(1));
+    let bumped = Arc::clone(&generation);
     std::thread::spawn(move || {
         let mut last = newest_mtime(&watched);
         loop {
@@ -15,15 +41,33 @@ pub fn serve(root: &Path, port: u16, watched: Vec<PathBuf>, rebuild: impl Fn() +
             let now = newest_mtime(&watched);
             if now != last {
                 last = now;
-                rebuild();
+                if rebuild() {
+                    bumped.fetch_add(1, Ordering::SeqCst);
+                }
             }
         }
     });
     for request in server.incoming_requests() {
-        let response = respond(root, request.url());
+        let response = if request.url() == GENERATION {
+            text(200, &generation.load(Ordering::SeqCst).to_string()).with_header(header("Cache-Control", "no-store"))
+        } else {
+            respond(root, request.url())
+        };
         let _ = request.respond(response);
     }
     Ok(())
+}
+
+/// `bytes` of an HTML page with [`RELOAD_SCRIPT`] before its `</body>`.
+fn with_reload(mut bytes: Vec<u8>) -> Vec<u8> {
+    let end = b"</body>";
+    match bytes.windows(end.len()).rposition(|w| w == end) {
+        Some(at) => {
+            bytes.splice(at..at, RELOAD_SCRIPT.bytes());
+        }
+        None => bytes.extend_from_slice(RELOAD_SCRIPT.as_bytes()),
+    }
+    bytes
 }
 
 fn respond(root: &Path, url: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
@@ -43,7 +87,13 @@ fn respond(root: &Path, url: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8
         file = file.join("index.html");
     }
     match std::fs::read(&file) {
-        Ok(bytes) => tiny_http::Response::from_data(bytes).with_header(header("Content-Type", content_type(&file))),
+        Ok(bytes) => {
+            let kind = content_type(&file);
+            let bytes = if kind.starts_with("text/html") { with_reload(bytes) } else { bytes };
+            tiny_http::Response::from_data(bytes)
+                .with_header(header("Content-Type", kind))
+                .with_header(header("Cache-Control", "no-cache"))
+        }
         Err(_) => text(404, "not found"),
     }
 }

@@ -1,6 +1,6 @@
 //! The build of a whole site, as a fixed sequence of steps:
-//! scan → decode, merge and chunk every profile (in parallel) → render pages → swap the
-//! output folder in. A profile that cannot be read is reported and skipped; the others are
+//! scan → read sidecars, decode, merge and chunk every profile (in parallel; unchanged ones
+//! come from the cache) → work out series and runs → render pages → swap the output folder in. A profile that cannot be read is reported and skipped; the others are
 //! built; the output is the same bytes whatever the thread count.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -8,12 +8,14 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-use tera::Context;
 
+use crate::archive::{self, Pattern, Sidecar, When};
+use crate::cache::{self, Cache, Product};
 use crate::chunk;
 use crate::config::Config;
 use crate::decode;
-use crate::render::{path_to_root, Theme};
+use crate::pages;
+use crate::render::Theme;
 use crate::scan::{self, Source};
 use crate::write::Staging;
 
@@ -26,20 +28,39 @@ pub struct Options {
     pub progress: bool,
     /// Decode and check everything but write nothing (`flamesite check`).
     pub dry_run: bool,
+    /// Reuse the graphs of unchanged profiles from the incremental build cache.
+    pub cache: bool,
 }
 
-/// `index.json`: the listing of the site for machines.
+/// `index.json`: the listing of the site for machines (see `docs/FORMAT.md`).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Index {
     /// Always `flamesite-index`.
     pub format: String,
     /// Version of this listing's format.
     pub version: u32,
+    /// Every series, sorted by name.
+    pub series: Vec<SeriesEntry>,
     /// Every built profile, sorted by source path.
     pub profiles: Vec<ProfileEntry>,
 }
 
-/// One profile in `index.json` and in the templates.
+/// One series in `index.json`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SeriesEntry {
+    /// Its name.
+    pub name: String,
+    /// Its page, relative to the site root.
+    pub url: String,
+    /// Its Atom feed, relative to the site root.
+    pub feed: String,
+    /// Number of runs.
+    pub runs: usize,
+    /// Page of its newest run.
+    pub newest: String,
+}
+
+/// One profile (a run) in `index.json` and in the templates.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct ProfileEntry {
     /// Path of the profile file relative to the input folder.
@@ -50,9 +71,25 @@ pub struct ProfileEntry {
     pub url: String,
     /// Format it was read as.
     pub format: String,
-    /// What the profile says about itself (time, duration, labels, …).
+    /// Its series.
+    pub series: String,
+    /// Its series' page, relative to the site root.
+    pub series_url: String,
+    /// When it was taken, RFC 3339 in UTC.
+    pub date: String,
+    /// Where the date came from: `sidecar`, `profile`, `pattern`, `file name` or `file time`.
+    pub date_from: String,
+    /// Its title.
+    pub title: String,
+    /// Labels from its sidecar.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// What the profile says about itself (time, duration, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metadata: BTreeMap<String, String>,
+    /// Its link-preview image, relative to the site root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
     /// Its graphs, the default one first.
     pub graphs: Vec<GraphEntry>,
 }
@@ -72,11 +109,24 @@ pub struct GraphEntry {
     pub data: String,
 }
 
+/// A built run: its listing entry and what its pages need besides.
+#[derive(Clone, Debug)]
+pub struct Run {
+    /// What `index.json` says of it.
+    pub entry: ProfileEntry,
+    /// Its date.
+    pub when: When,
+    /// Its notes (sidecar `NAME.md`), rendered and sanitised.
+    pub notes: Option<String>,
+}
+
 /// What a build did.
 #[derive(Debug, Default)]
 pub struct Summary {
     /// Profiles built.
     pub built: Vec<ProfileEntry>,
+    /// How many of them came from the cache, unchanged.
+    pub reused: usize,
     /// Paths skipped, with the reason.
     pub skipped: Vec<(String, String)>,
     /// Paths built with warnings.
@@ -89,22 +139,32 @@ pub struct Summary {
 pub fn build(config: &Config, options: &Options) -> Result<Summary, String> {
     let start = Instant::now();
     let theme = Theme::load(config.theme_dir.as_deref())?;
+    let pattern = config.archive.pattern.as_deref().map(Pattern::new).transpose()?;
     let scanned = scan::scan(&config.input)?;
     let slugs = assign_slugs(&scanned.sources);
     let staging = if options.dry_run { None } else { Some(Staging::new(&config.output)?) };
+    let cache = match (&staging, options.cache) {
+        (Some(_), true) => {
+            let dir = config.cache_folder();
+            std::fs::create_dir_all(&dir).map_err(|e| format!("cache {}: {e}", dir.display()))?;
+            Some(Cache::new(&dir, config))
+        }
+        _ => None,
+    };
+    let ctx = ProfileCtx { config, pattern: pattern.as_ref(), staging: staging.as_ref(), cache: cache.as_ref() };
 
     let bar = progress_bar(options.progress, scanned.sources.len());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(options.threads.unwrap_or(0))
         .build()
         .map_err(|e| e.to_string())?;
-    let outcomes: Vec<Result<(ProfileEntry, Vec<String>), String>> = pool.install(|| {
+    let outcomes: Vec<Result<Built, String>> = pool.install(|| {
         scanned
             .sources
             .par_iter()
             .zip(slugs.par_iter())
             .map(|(source, slug)| {
-                let r = build_profile(config, source, slug, staging.as_ref());
+                let r = build_profile(&ctx, source, slug);
                 bar.inc(1);
                 r
             })
@@ -113,11 +173,16 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, String> {
     bar.finish_and_clear();
 
     let mut summary = Summary { skipped: scanned.problems, ..Summary::default() };
+    let mut runs = Vec::new();
+    let mut used_keys = BTreeSet::new();
     for (source, outcome) in scanned.sources.iter().zip(outcomes) {
         match outcome {
-            Ok((entry, warnings)) => {
-                summary.warnings.extend(warnings.into_iter().map(|w| (source.rel.clone(), w)));
-                summary.built.push(entry);
+            Ok(built) => {
+                summary.warnings.extend(built.warnings.into_iter().map(|w| (source.rel.clone(), w)));
+                summary.reused += usize::from(built.reused);
+                used_keys.extend(built.key);
+                summary.built.push(built.run.entry.clone());
+                runs.push(built.run);
             }
             Err(reason) => summary.skipped.push((source.rel.clone(), reason)),
         }
@@ -125,8 +190,11 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, String> {
     summary.skipped.sort();
 
     if let Some(staging) = staging {
-        write_pages(config, &theme, &summary.built, &staging)?;
+        pool.install(|| pages::write(config, &theme, &runs, &staging))?;
         staging.commit()?;
+        if let Some(cache) = &cache {
+            cache.retain(&used_keys);
+        }
     }
     summary.elapsed = start.elapsed();
     Ok(summary)
@@ -146,79 +214,116 @@ fn assign_slugs(sources: &[Source]) -> Vec<String> {
         .collect()
 }
 
-/// Decodes one profile and writes its graphs. Returns its entry and its warnings.
-fn build_profile(
-    config: &Config,
-    source: &Source,
-    slug: &str,
-    staging: Option<&Staging>,
-) -> Result<(ProfileEntry, Vec<String>), String> {
-    let decoded = decode::decode_file(&source.path, config)?;
+/// What every profile's build shares.
+struct ProfileCtx<'a> {
+    config: &'a Config,
+    pattern: Option<&'a Pattern>,
+    staging: Option<&'a Staging>,
+    cache: Option<&'a Cache>,
+}
+
+/// One profile, built.
+struct Built {
+    run: Run,
+    warnings: Vec<String>,
+    /// Its cache key, when the cache is in use.
+    key: Option<String>,
+    /// Whether its graphs came from the cache.
+    reused: bool,
+}
+
+/// Reads one profile's sidecars, decodes it (or takes its graphs from the cache) and writes
+/// its graphs.
+fn build_profile(ctx: &ProfileCtx, source: &Source, slug: &str) -> Result<Built, String> {
+    let config = ctx.config;
+    let stem = scan::stem(&source.rel);
+    let sidecar = Sidecar::load(&config.input, stem)?;
+    let unit = sidecar.as_ref().and_then(|s| s.unit.clone());
     let url = format!("p/{slug}/");
+
+    let key = ctx.cache.map(|c| c.key(&source.path, unit.as_deref())).transpose()?;
+    let mut reused = false;
+    let mut product = None;
+    if let (Some(cache), Some(key), Some(staging)) = (ctx.cache, &key, ctx.staging) {
+        if let Some(p) = cache.get(key) {
+            let dest = staging.path(&url);
+            if cache.restore(key, &p, &dest).is_ok() {
+                product = Some(p);
+                reused = true;
+            } else {
+                let _ = std::fs::remove_dir_all(&dest);
+            }
+        }
+    }
+    let product = match product {
+        Some(p) => p,
+        None => {
+            let p = produce(config, source, unit.as_deref(), &url, ctx.staging)?;
+            if let (Some(cache), Some(key), Some(staging)) = (ctx.cache, &key, ctx.staging) {
+                cache.put(key, &p, &staging.path(&url));
+            }
+            p
+        }
+    };
+
+    let (info, run_warnings) =
+        archive::describe(&config.input, &source.rel, sidecar.as_ref(), &product.metadata, ctx.pattern)?;
+    let notes = archive::read_sidecar_text(&config.input, stem, "md")?.map(|md| crate::notes::render(&md));
+    let series_url = format!("s/{}/", archive::series_slug(&info.series));
+    let entry = ProfileEntry {
+        source: source.rel.clone(),
+        slug: slug.to_string(),
+        url: url.clone(),
+        format: product.format.clone(),
+        series: info.series,
+        series_url,
+        date: info.date.rfc3339(),
+        date_from: info.date_from.to_string(),
+        title: info.title,
+        labels: info.labels,
+        metadata: product.metadata.clone(),
+        preview: product.files.iter().any(|f| f == PREVIEW).then(|| format!("{url}{PREVIEW}")),
+        graphs: product.graphs.iter().map(|g| GraphEntry { data: format!("{url}{}", g.data), ..g.clone() }).collect(),
+    };
+    let mut warnings = product.warnings;
+    warnings.extend(run_warnings);
+    Ok(Built { run: Run { entry, when: info.date, notes }, warnings, key, reused })
+}
+
+/// File name of a run's link-preview image, in its folder.
+pub const PREVIEW: &str = "preview.png";
+
+/// Decodes one profile and writes its graphs and preview image under `url` in the staging
+/// folder (nowhere for a dry run).
+fn produce(config: &Config, source: &Source, unit: Option<&str>, url: &str, staging: Option<&Staging>) -> Result<Product, String> {
+    let decoded = decode::decode_file(&source.path, config)?;
     let mut graphs = Vec::new();
     for graph in &decoded.graphs {
         let folder = scan::slug(&graph.name).replace('/', "_");
-        let data = format!("{url}g/{folder}/");
+        let data = format!("g/{folder}/");
         let sink = |rel: &str, bytes: &[u8]| match staging {
-            Some(staging) => staging.write(&format!("{data}{rel}"), bytes),
+            Some(staging) => staging.write(&format!("{url}{data}{rel}"), bytes),
             None => Ok(()),
         };
-        let manifest = chunk::encode(&graph.name, &graph.unit, &graph.table, &config.chunks, config.palette, &sink)?;
+        let unit = unit.unwrap_or(&graph.unit);
+        let manifest = chunk::encode(&graph.name, unit, &graph.table, &config.chunks, config.palette, &sink)?;
         graphs.push(GraphEntry {
             name: graph.name.clone(),
-            unit: graph.unit.clone(),
+            unit: unit.to_string(),
             total: manifest.total,
             frames: manifest.frames,
             data,
         });
     }
-    let entry = ProfileEntry {
-        source: source.rel.clone(),
-        slug: slug.to_string(),
-        url,
-        format: decoded.format.into(),
-        metadata: decoded.metadata,
-        graphs,
-    };
-    Ok((entry, decoded.warnings))
-}
-
-fn write_pages(config: &Config, theme: &Theme, built: &[ProfileEntry], staging: &Staging) -> Result<(), String> {
-    for (name, bytes) in &theme.statics {
-        staging.write(&format!("static/{name}"), bytes)?;
+    let mut files = Vec::new();
+    if let Some(staging) = staging {
+        if let Some(first) = decoded.graphs.first() {
+            let png = crate::preview::png(&first.table, config.palette)?;
+            staging.write(&format!("{url}{PREVIEW}"), &png)?;
+        }
+        files = cache::list_files(&staging.path(url))?;
     }
-    let index = Index { format: "flamesite-index".into(), version: 1, profiles: built.to_vec() };
-    let mut json = serde_json::to_vec_pretty(&index).map_err(|e| e.to_string())?;
-    json.push(b'\n');
-    staging.write("index.json", &json)?;
-
-    let mut ctx = Context::new();
-    ctx.insert("site_title", &config.title);
-    ctx.insert("base_url", &config.base_url);
-    ctx.insert("root", "");
-    ctx.insert("profiles", built);
-    staging.write("index.html", theme.render("index.html", &ctx)?.as_bytes())?;
-
-    built.par_iter().try_for_each(|p| {
-        let mut ctx = Context::new();
-        ctx.insert("site_title", &config.title);
-        ctx.insert("base_url", &config.base_url);
-        // p/<slug>/ is 1 + (folders in the slug) levels below the root.
-        ctx.insert("root", &path_to_root(2 + p.slug.matches('/').count()));
-        let graphs: Vec<GraphEntry> = p
-            .graphs
-            .iter()
-            .map(|g| GraphEntry { data: g.data.strip_prefix(&p.url).unwrap_or(&g.data).to_string(), ..g.clone() })
-            .collect();
-        ctx.insert(
-            "profile",
-            &serde_json::json!({
-                "slug": p.slug, "url": p.url, "source": p.source, "format": p.format,
-                "title": p.slug, "metadata": p.metadata, "graphs": graphs,
-            }),
-        );
-        staging.write(&format!("{}index.html", p.url), theme.render("profile.html", &ctx)?.as_bytes())
-    })
+    Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, warnings: decoded.warnings, files })
 }
 
 fn progress_bar(show: bool, len: usize) -> indicatif::ProgressBar {

@@ -50,6 +50,11 @@ impl Staging {
         Ok(Staging { dir, target: target.to_path_buf(), committed: false })
     }
 
+    /// Where `rel` (a `/`-separated path) is inside the staging folder.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.join(rel)
+    }
+
     /// Writes `bytes` at `rel` (a `/`-separated path) inside the staging folder.
     pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), String> {
         let path = self.dir.join(rel);

@@ -255,14 +255,14 @@ fn templates_and_static_files_beside_site_toml_override_the_theme_file_by_file()
     write(&dir.path().join("profiles/a.folded"), b"main 1\n");
     write(
         &dir.path().join("templates/index.html"),
-        b"<!doctype html><title>{{ site_title }}</title><p>custom {{ profiles | length }}</p>",
+        b"<!doctype html><title>{{ site_title }}</title><p>custom {{ series | length }} {{ runs }}</p>",
     );
     write(&dir.path().join("static/extra.css"), b"p { color: red }");
     let o = run(dir.path(), &["build"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = dir.path().join("public");
     let index = std::fs::read_to_string(out.join("index.html")).unwrap();
-    assert!(index.contains("<p>custom 1</p>"), "{index}");
+    assert!(index.contains("<p>custom 1 1</p>"), "{index}");
     assert_eq!(std::fs::read(out.join("static/extra.css")).unwrap(), b"p { color: red }");
     // The templates not overridden still come from the built-in theme.
     let page = std::fs::read_to_string(out.join("p/a/index.html")).unwrap();

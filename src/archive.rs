@@ -1,0 +1,509 @@
+//! The archive model: every profile is a *run*, dated, in one *series* (a service, a
+//! benchmark, a host); its graphs are its sample types.
+//!
+//! What a run is comes from these sources, the first that says wins:
+//! 1. its sidecar `NAME.toml` (NAME is the profile's path without format and compression
+//!    extensions: `api/2026-11-20.pb.gz` has `api/2026-11-20.toml`), keys `series`, `date`,
+//!    `title`, `labels`, `unit`;
+//! 2. the profile itself (pprof's `time_nanos`);
+//! 3. the `archive.pattern` of `site.toml`, such as `{series}/{date}/{name}`;
+//! 4. the parent folder (series) and a date in the file name, and only then the file's
+//!    modification time, with a warning, since copying files changes it.
+//!
+//! Where two explicit sources disagree, the first wins and the build warns, naming the file.
+//! Dates are kept as UTC instants; a date without a time of day is midnight UTC.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::LazyLock;
+
+use jiff::civil::DateTime;
+use jiff::tz::{Offset, TimeZone};
+use jiff::Timestamp;
+use regex::Regex;
+use serde::Deserialize;
+
+/// When a run was taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct When {
+    /// The instant (midnight UTC for a bare date).
+    pub ts: Timestamp,
+    /// Whether a time of day was given.
+    pub has_time: bool,
+}
+
+impl When {
+    /// `2026-11-20T14:03:00Z`.
+    pub fn rfc3339(&self) -> String {
+        self.ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+    }
+
+    /// `2026-11-20` (UTC).
+    pub fn day(&self) -> String {
+        self.ts.strftime("%Y-%m-%d").to_string()
+    }
+
+    /// `2026-11` (UTC).
+    pub fn month(&self) -> String {
+        self.ts.strftime("%Y-%m").to_string()
+    }
+
+    /// `2026-11-20 14:03 UTC`, or `2026-11-20` for a bare date.
+    pub fn display(&self) -> String {
+        if self.has_time {
+            self.ts.strftime("%Y-%m-%d %H:%M UTC").to_string()
+        } else {
+            self.day()
+        }
+    }
+}
+
+/// The regular expression of the date forms accepted in paths: `2026-11-20`, `20261120`,
+/// optionally followed by a time `T14:03:00`, `_140300`, `-14-03-00` (seconds, fraction and a
+/// `Z` or `±HH:MM` offset optional).
+const DATE_RE: &str = r"\d{4}-?\d{2}-?\d{2}(?:[T_ \-]\d{2}[:\-]?\d{2}(?:[:\-]?\d{2}(?:\.\d{1,9})?)?(?:Z|[+\-]\d{2}:?\d{2})?)?";
+
+static DATE_PARTS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"^(?<y>\d{4})-?(?<m>\d{2})-?(?<d>\d{2})(?:[T_ \-](?<H>\d{2})[:\-]?(?<M>\d{2})(?:[:\-]?(?<S>\d{2})(?:\.(?<f>\d{1,9}))?)?(?<z>Z|[+\-]\d{2}:?\d{2})?)?$",
+    )
+    .expect("valid regex")
+});
+
+static DATE_IN_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&format!(r"(?:^|[^0-9])(?<date>{DATE_RE})(?:[^0-9]|$)")).expect("valid regex"));
+
+/// Parses a date in one of the forms of [`DATE_RE`], or RFC 3339.
+pub fn parse_date(s: &str) -> Result<When, String> {
+    let bad = |why: String| format!("unparseable date {s:?}: {why}");
+    let c = DATE_PARTS.captures(s.trim()).ok_or_else(|| {
+        bad("expected a form such as 2026-11-20, 2026-11-20T14:03:00Z, 20261120 or 20261120T140300".into())
+    })?;
+    let num = |k: &str| c.name(k).map_or(0, |m| m.as_str().parse::<i64>().unwrap_or(0));
+    let nanos = c.name("f").map_or(0, |f| {
+        let digits = f.as_str();
+        digits.parse::<i64>().unwrap_or(0) * 10_i64.pow(9 - digits.len() as u32)
+    });
+    let dt = DateTime::new(
+        num("y") as i16,
+        num("m") as i8,
+        num("d") as i8,
+        num("H") as i8,
+        num("M") as i8,
+        num("S") as i8,
+        nanos as i32,
+    )
+    .map_err(|e| bad(e.to_string()))?;
+    let offset = match c.name("z").map(|z| z.as_str()) {
+        None | Some("Z") => Offset::UTC,
+        Some(z) => {
+            let sign = if z.starts_with('-') { -1 } else { 1 };
+            let digits: String = z[1..].chars().filter(char::is_ascii_digit).collect();
+            let (h, m) = (digits[..2].parse::<i32>().unwrap_or(0), digits[2..].parse::<i32>().unwrap_or(0));
+            Offset::from_seconds(sign * (h * 3600 + m * 60)).map_err(|e| bad(e.to_string()))?
+        }
+    };
+    let ts = dt.to_zoned(TimeZone::fixed(offset)).map_err(|e| bad(e.to_string()))?.timestamp();
+    Ok(When { ts, has_time: c.name("H").is_some() })
+}
+
+/// A TOML date-time (`2026-11-20`, `2026-11-20T14:03:00Z`, `2026-11-20 14:03:00`) as a [`When`].
+fn from_toml(d: &toml::value::Datetime) -> Result<When, String> {
+    let date = d.date.ok_or_else(|| format!("date {d} has no day; write it as 2026-11-20 or 2026-11-20T14:03:00Z"))?;
+    let (h, mi, s, n) = d.time.map_or((0, 0, 0, 0), |t| (t.hour, t.minute, t.second, t.nanosecond));
+    let dt = DateTime::new(date.year as i16, date.month as i8, date.day as i8, h as i8, mi as i8, s as i8, n as i32)
+        .map_err(|e| format!("date {d}: {e}"))?;
+    let offset = match d.offset {
+        None | Some(toml::value::Offset::Z) => Offset::UTC,
+        Some(toml::value::Offset::Custom { minutes }) => {
+            Offset::from_seconds(i32::from(minutes) * 60).map_err(|e| format!("date {d}: {e}"))?
+        }
+    };
+    let ts = dt.to_zoned(TimeZone::fixed(offset)).map_err(|e| format!("date {d}: {e}"))?.timestamp();
+    Ok(When { ts, has_time: d.time.is_some() })
+}
+
+/// `archive.pattern`, compiled: a path pattern with `{series}`, `{date}`, `{name}` and `{*}`.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    re: Regex,
+}
+
+/// What a [`Pattern`] found in a path.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PathFields {
+    /// `{series}`.
+    pub series: Option<String>,
+    /// `{date}`, as written.
+    pub date: Option<String>,
+    /// `{name}`.
+    pub name: Option<String>,
+}
+
+impl Pattern {
+    /// Compiles `pattern`; a placeholder that is unknown or given twice is an error.
+    pub fn new(pattern: &str) -> Result<Pattern, String> {
+        let mut re = String::from("^");
+        let mut rest = pattern.trim_matches('/');
+        let mut seen = Vec::new();
+        while let Some(open) = rest.find('{') {
+            re.push_str(&regex::escape(&rest[..open]));
+            let close = rest[open..].find('}').ok_or_else(|| format!("{pattern:?}: a {{ is not closed"))? + open;
+            let key = &rest[open + 1..close];
+            re.push_str(match key {
+                "series" => r"(?<series>[^/]+?)",
+                "name" => r"(?<name>[^/]+?)",
+                "date" => "",
+                "*" => r"[^/]*?",
+                _ => return Err(format!("{pattern:?}: unknown placeholder {{{key}}}; use {{series}}, {{date}}, {{name}} or {{*}}")),
+            });
+            if key == "date" {
+                re.push_str(&format!("(?<date>{DATE_RE})"));
+            }
+            if key != "*" {
+                if seen.contains(&key) {
+                    return Err(format!("{pattern:?}: {{{key}}} appears twice"));
+                }
+                seen.push(key);
+            }
+            rest = &rest[close + 1..];
+        }
+        if rest.contains('}') {
+            return Err(format!("{pattern:?}: a }} has no {{"));
+        }
+        re.push_str(&regex::escape(rest));
+        re.push('$');
+        Ok(Pattern { re: Regex::new(&re).map_err(|e| format!("{pattern:?}: {e}"))? })
+    }
+
+    /// Matches `stem` (a profile's path without extensions, see [`crate::scan::stem`]).
+    pub fn matches(&self, stem: &str) -> Option<PathFields> {
+        let c = self.re.captures(stem)?;
+        let get = |k: &str| c.name(k).map(|m| m.as_str().to_string());
+        Some(PathFields { series: get("series"), date: get("date"), name: get("name") })
+    }
+}
+
+/// A sidecar `NAME.toml`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sidecar {
+    /// The run's series.
+    pub series: Option<String>,
+    /// When it was taken.
+    pub date: Option<toml::value::Datetime>,
+    /// Its title on pages and in feeds.
+    pub title: Option<String>,
+    /// Free-form labels (host, commit, build, …), shown on its page.
+    #[serde(default)]
+    pub labels: BTreeMap<String, toml::Value>,
+    /// The unit of its values, replacing the unit of every graph of the profile (for formats
+    /// that do not say, such as folded stacks).
+    pub unit: Option<String>,
+}
+
+/// Largest sidecar (`.toml` or `.md`) read, in bytes.
+const MAX_SIDECAR: u64 = 1 << 20;
+
+/// Reads `input/STEM.ext`, if it exists.
+pub fn read_sidecar_text(input: &Path, stem: &str, ext: &str) -> Result<Option<String>, String> {
+    let rel = format!("{stem}.{ext}");
+    let path = input.join(&rel);
+    let meta = match std::fs::metadata(&path) {
+        Ok(m) if m.is_file() => m,
+        _ => return Ok(None),
+    };
+    if meta.len() > MAX_SIDECAR {
+        return Err(format!("{rel}: larger than {MAX_SIDECAR} bytes"));
+    }
+    let bytes = std::fs::read(&path).map_err(|e| format!("{rel}: {e}"))?;
+    String::from_utf8(bytes).map(Some).map_err(|e| format!("{rel}: not UTF-8 (byte {})", e.utf8_error().valid_up_to()))
+}
+
+impl Sidecar {
+    /// Reads and parses `input/STEM.toml`; a file that does not parse is an error that names it.
+    pub fn load(input: &Path, stem: &str) -> Result<Option<Sidecar>, String> {
+        let Some(text) = read_sidecar_text(input, stem, "toml")? else { return Ok(None) };
+        let sidecar: Sidecar =
+            toml::from_str(&text).map_err(|e| format!("{stem}.toml: {}", e.to_string().trim_end()))?;
+        if let Some(d) = &sidecar.date {
+            from_toml(d).map_err(|e| format!("{stem}.toml: {e}"))?;
+        }
+        Ok(Some(sidecar))
+    }
+}
+
+/// What the archive knows of one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunInfo {
+    /// Its series.
+    pub series: String,
+    /// When it was taken.
+    pub date: When,
+    /// Where the date came from: `sidecar`, `profile`, `pattern`, `file name` or `file time`.
+    pub date_from: &'static str,
+    /// Its name: `{name}` of the pattern, else the file name without extensions.
+    pub name: String,
+    /// Its title: the sidecar's, else its name.
+    pub title: String,
+    /// Its labels, from the sidecar.
+    pub labels: BTreeMap<String, String>,
+}
+
+/// Works out the run of the profile at `rel` (relative to `input`), from its sidecar, what
+/// the profile said about itself (`metadata`), the pattern and the file. Returns the run and
+/// the warnings to report.
+pub fn describe(
+    input: &Path,
+    rel: &str,
+    sidecar: Option<&Sidecar>,
+    metadata: &BTreeMap<String, String>,
+    pattern: Option<&Pattern>,
+) -> Result<(RunInfo, Vec<String>), String> {
+    let stem = crate::scan::stem(rel);
+    let (folder, file) = match stem.rsplit_once('/') {
+        Some((f, n)) => (Some(f), n),
+        None => (None, stem),
+    };
+    let mut warnings = Vec::new();
+    let fields = match pattern {
+        Some(p) => {
+            let f = p.matches(stem);
+            if f.is_none() {
+                warnings.push(format!("path {stem:?} does not match archive.pattern; series and date come from its folder and name"));
+            }
+            f.unwrap_or_default()
+        }
+        None => PathFields::default(),
+    };
+    let sidecar_name = format!("{stem}.toml");
+
+    // Dates, best source first.
+    let mut dates: Vec<(When, &'static str, String)> = Vec::new();
+    if let Some(d) = sidecar.and_then(|s| s.date.as_ref()) {
+        dates.push((from_toml(d).map_err(|e| format!("{sidecar_name}: {e}"))?, "sidecar", sidecar_name.clone()));
+    }
+    if let Some(t) = metadata.get("time") {
+        match parse_date(t) {
+            Ok(w) => dates.push((w, "profile", "the profile".into())),
+            Err(e) => warnings.push(format!("the profile's time: {e}")),
+        }
+    }
+    if let Some(d) = &fields.date {
+        match parse_date(d) {
+            Ok(w) => dates.push((w, "pattern", "its path".into())),
+            Err(e) => warnings.push(format!("{stem:?}: {e}")),
+        }
+    }
+    if dates.is_empty() {
+        if let Some(c) = DATE_IN_NAME.captures(file) {
+            if let Ok(w) = parse_date(&c["date"]) {
+                dates.push((w, "file name", "its file name".into()));
+            }
+        }
+    }
+    let (date, date_from) = match dates.first() {
+        Some((w, from, _)) => {
+            for (other, _, said) in &dates[1..] {
+                if !same_when(w, other) {
+                    warnings.push(format!(
+                        "date {} from {} differs from {} from {said}; using the first",
+                        w.display(),
+                        dates[0].2,
+                        other.display()
+                    ));
+                }
+            }
+            (*w, *from)
+        }
+        None => {
+            let mtime = std::fs::metadata(input.join(rel))
+                .and_then(|m| m.modified())
+                .map_err(|e| format!("{rel}: no date, and its file time cannot be read: {e}"))?;
+            let ts = Timestamp::try_from(mtime).map_err(|e| format!("{rel}: file time: {e}"))?;
+            warnings.push(format!(
+                "no date in a sidecar {sidecar_name}, the profile or its path: dated by its file time, which changes when files are copied"
+            ));
+            // Whole seconds, as file systems differ in sub-second precision.
+            let ts = Timestamp::from_second(ts.as_second()).map_err(|e| e.to_string())?;
+            (When { ts, has_time: true }, "file time")
+        }
+    };
+
+    // Series, best source first.
+    let mut series: Vec<(String, String)> = Vec::new();
+    if let Some(s) = sidecar.and_then(|s| s.series.clone()) {
+        series.push((s, sidecar_name.clone()));
+    }
+    if let Some(s) = fields.series.clone() {
+        series.push((s, "archive.pattern".into()));
+    }
+    for (other, said) in series.iter().skip(1) {
+        if *other != series[0].0 {
+            warnings.push(format!("series {:?} from {} differs from {other:?} from {said}; using the first", series[0].0, series[0].1));
+        }
+    }
+    let series = match series.into_iter().next() {
+        Some((s, _)) => s,
+        None => match folder {
+            Some(f) => f.to_string(),
+            // A file at the top: its own series, named without the date.
+            None => {
+                let without = DATE_IN_NAME.replace(file, "");
+                let trimmed = without.trim_matches(|c: char| "-_. ".contains(c));
+                if trimmed.is_empty() { "profiles".to_string() } else { trimmed.to_string() }
+            }
+        },
+    };
+    let series = series.trim().to_string();
+    if series.is_empty() {
+        return Err(format!("{sidecar_name}: series is empty"));
+    }
+    let name = fields.name.unwrap_or_else(|| file.to_string());
+    let title = sidecar.and_then(|s| s.title.clone()).filter(|t| !t.trim().is_empty()).unwrap_or_else(|| name.clone());
+    let labels = sidecar
+        .map(|s| {
+            s.labels
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_str().map_or_else(|| v.to_string(), str::to_string)))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok((RunInfo { series, date, date_from, name, title, labels }, warnings))
+}
+
+/// Two dates agree when they are the same instant, or the same day where one has no time.
+fn same_when(a: &When, b: &When) -> bool {
+    if a.has_time && b.has_time { a.ts == b.ts } else { a.day() == b.day() }
+}
+
+/// The URL slug of a series: its name when that is already URL-safe (`A-Za-z0-9._-`), else
+/// the safe characters with a short hash of the name appended, so that two names never share
+/// a slug and a slug never depends on other series.
+pub fn series_slug(name: &str) -> String {
+    let clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    let reserved = clean.chars().all(|c| c == '.');
+    if clean == name && !reserved {
+        clean
+    } else {
+        format!("{}-{:08x}", clean.trim_matches('.'), crate::color::fnv1a32(name.as_bytes()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> String {
+        parse_date(s).unwrap().rfc3339()
+    }
+
+    #[test]
+    fn date_forms() {
+        assert_eq!(w("2026-11-20"), "2026-11-20T00:00:00Z");
+        assert_eq!(w("20261120"), "2026-11-20T00:00:00Z");
+        assert_eq!(w("2026-11-20T14:03:09Z"), "2026-11-20T14:03:09Z");
+        assert_eq!(w("2026-11-20T14:03:09.5+02:00"), "2026-11-20T12:03:09Z");
+        assert_eq!(w("20261120T140309"), "2026-11-20T14:03:09Z");
+        assert_eq!(w("2026-11-20_14-03"), "2026-11-20T14:03:00Z");
+        assert_eq!(w("2026-11-20-14-03-09"), "2026-11-20T14:03:09Z");
+        assert!(!parse_date("2026-11-20").unwrap().has_time);
+        let e = parse_date("2026-13-40").unwrap_err();
+        assert!(e.contains("2026-13-40"), "{e}");
+        assert!(parse_date("yesterday").unwrap_err().contains("expected a form"));
+    }
+
+    #[test]
+    fn patterns() {
+        let p = Pattern::new("{series}/{date}/{name}").unwrap();
+        let f = p.matches("api/2026-11-20/cpu").unwrap();
+        assert_eq!(f.series.as_deref(), Some("api"));
+        assert_eq!(f.date.as_deref(), Some("2026-11-20"));
+        assert_eq!(f.name.as_deref(), Some("cpu"));
+        assert!(p.matches("api/cpu").is_none());
+        let p = Pattern::new("{*}/{series}-{date}").unwrap();
+        let f = p.matches("hosts/api-eu-20261120T0100").unwrap();
+        assert_eq!(f.series.as_deref(), Some("api-eu"));
+        assert_eq!(f.date.as_deref(), Some("20261120T0100"));
+        assert!(Pattern::new("{service}/{date}").unwrap_err().contains("unknown placeholder {service}"));
+        assert!(Pattern::new("{series}/{series}").unwrap_err().contains("twice"));
+        assert!(Pattern::new("{series").unwrap_err().contains("not closed"));
+    }
+
+    fn run(dir: &Path, rel: &str, sidecar: Option<&str>, meta: &[(&str, &str)], pattern: Option<&str>) -> (RunInfo, Vec<String>) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "a 1\n").unwrap();
+        let stem = crate::scan::stem(rel);
+        if let Some(s) = sidecar {
+            std::fs::write(dir.join(format!("{stem}.toml")), s).unwrap();
+        }
+        let sc = Sidecar::load(dir, stem).unwrap();
+        let meta: BTreeMap<_, _> = meta.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let pattern = pattern.map(|p| Pattern::new(p).unwrap());
+        describe(dir, rel, sc.as_ref(), &meta, pattern.as_ref()).unwrap()
+    }
+
+    #[test]
+    fn sources_in_order() {
+        let d = tempfile::tempdir().unwrap();
+        let (r, warn) = run(
+            d.path(),
+            "x/api-2026-11-19.folded.gz",
+            Some("series = \"api\"\ndate = 2026-11-20T10:00:00Z\ntitle = \"Deploy 42\"\nlabels = { host = \"h1\", build = 42 }\n"),
+            &[("time", "2026-11-20T10:00:00Z")],
+            None,
+        );
+        assert_eq!((r.series.as_str(), r.date_from, r.title.as_str()), ("api", "sidecar", "Deploy 42"));
+        assert_eq!(r.date.rfc3339(), "2026-11-20T10:00:00Z");
+        assert_eq!(r.labels["build"], "42");
+        assert!(warn.is_empty(), "{warn:?}");
+
+        let (r, warn) = run(d.path(), "svc/cpu.pb.gz", None, &[("time", "2026-11-18T01:02:03Z")], None);
+        assert_eq!((r.series.as_str(), r.date_from, r.name.as_str()), ("svc", "profile", "cpu"));
+        assert!(warn.is_empty());
+
+        let (r, _) = run(d.path(), "a/2026-11-17/b.folded", None, &[], Some("{series}/{date}/{name}"));
+        assert_eq!((r.series.as_str(), r.date.day().as_str(), r.name.as_str(), r.date_from), ("a", "2026-11-17", "b", "pattern"));
+
+        let (r, _) = run(d.path(), "web/run-20261116.folded", None, &[], None);
+        assert_eq!((r.series.as_str(), r.date.day().as_str(), r.date_from), ("web", "2026-11-16", "file name"));
+
+        let (r, warn) = run(d.path(), "web/nodate.folded", None, &[], None);
+        assert_eq!(r.date_from, "file time");
+        assert!(warn[0].contains("file time") && warn[0].contains("web/nodate.toml"), "{warn:?}");
+
+        let (r, _) = run(d.path(), "db-2026-11-15.folded", None, &[], None);
+        assert_eq!((r.series.as_str(), r.date.day().as_str()), ("db", "2026-11-15"));
+    }
+
+    #[test]
+    fn conflicts_and_bad_sidecars_name_the_file() {
+        let d = tempfile::tempdir().unwrap();
+        let (r, warn) = run(d.path(), "a/2026-11-17/b.folded", Some("series = \"z\"\ndate = 2026-11-01\n"), &[], Some("{series}/{date}/{name}"));
+        assert_eq!(r.series, "z");
+        assert_eq!(r.date.day(), "2026-11-01");
+        assert_eq!(warn.len(), 2, "{warn:?}");
+        assert!(warn.iter().any(|w| w.contains("a/2026-11-17/b.toml") && w.contains("2026-11-17")), "{warn:?}");
+
+        std::fs::write(d.path().join("bad.toml"), "date = \"last tuesday\"\n").unwrap();
+        let e = Sidecar::load(d.path(), "bad").unwrap_err();
+        assert!(e.starts_with("bad.toml") && e.contains("line 1"), "{e}");
+        std::fs::write(d.path().join("bad.toml"), "serie = \"x\"\n").unwrap();
+        let e = Sidecar::load(d.path(), "bad").unwrap_err();
+        assert!(e.contains("serie"), "{e}");
+        std::fs::write(d.path().join("bad.toml"), "date = 14:00:00\n").unwrap();
+        let e = Sidecar::load(d.path(), "bad").unwrap_err();
+        assert!(e.contains("bad.toml") && e.contains("no day"), "{e}");
+    }
+
+    #[test]
+    fn series_slugs_are_safe_and_distinct() {
+        assert_eq!(series_slug("api"), "api");
+        assert_eq!(series_slug("api-eu.v2"), "api-eu.v2");
+        let (a, b) = (series_slug("a b"), series_slug("a/b"));
+        assert!(a.starts_with("a_b-") && b.starts_with("a_b-") && a != b, "{a} {b}");
+        assert!(!series_slug("..").starts_with('.'));
+        assert!(series_slug("<script>").chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)));
+    }
+}

@@ -1,0 +1,145 @@
+//! The incremental build cache: the graph files of every profile built, keyed by what they
+//! were built from, so that a rebuild decodes only new or changed profiles.
+//!
+//! The key is a BLAKE3 hash of the flamesite version, every configuration value that changes
+//! a graph (chunking, limits, perf options, palette, the sidecar's unit) and the profile's
+//! bytes, so the cache never serves a graph built from other content: a file edited in place,
+//! with its size and time kept, has another key. An entry is a folder `KEY/` holding
+//! `entry.json` (what the build learnt: format, metadata, graphs, warnings) and `files/`,
+//! the profile's files as they are in the output (graph folders and the preview image).
+//! Files are hard-linked between the cache and the staging folder (copied where links are
+//! not possible), so the cache costs no second copy on disk. An entry appears whole or not
+//! at all (written aside, then renamed); entries not used by a build are removed after it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::Config;
+use crate::site::GraphEntry;
+
+/// What the cache keeps of one profile besides its files.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Product {
+    /// Format it was read as.
+    pub format: String,
+    /// What the profile says about itself.
+    pub metadata: BTreeMap<String, String>,
+    /// Its graphs; `data` is relative to the profile's folder.
+    pub graphs: Vec<GraphEntry>,
+    /// Warnings of decoding.
+    pub warnings: Vec<String>,
+    /// Files of the profile's folder, relative to it, sorted.
+    pub files: Vec<String>,
+}
+
+/// The cache folder.
+pub struct Cache {
+    dir: PathBuf,
+    fingerprint: String,
+}
+
+impl Cache {
+    /// The cache at `dir`, for builds with `config`.
+    pub fn new(dir: &Path, config: &Config) -> Cache {
+        let fingerprint = format!(
+            "flamesite {} cache 1\n{:?}\n{:?}\n{:?}\n{}",
+            env!("CARGO_PKG_VERSION"),
+            config.chunks,
+            config.limits,
+            config.perf,
+            config.palette.as_str()
+        );
+        Cache { dir: dir.to_path_buf(), fingerprint }
+    }
+
+    /// The key of the profile at `path` built with `unit` (the sidecar's, if any).
+    pub fn key(&self, path: &Path, unit: Option<&str>) -> Result<String, String> {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(self.fingerprint.as_bytes());
+        hasher.update(format!("\nunit {unit:?}\n").as_bytes());
+        let mut file = fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            let n = file.read(&mut buf).map_err(|e| format!("{}: {e}", path.display()))?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+        }
+        Ok(hasher.finalize().to_hex().to_string())
+    }
+
+    /// The entry of `key`, if the cache has it whole.
+    pub fn get(&self, key: &str) -> Option<Product> {
+        let text = fs::read(self.dir.join(key).join("entry.json")).ok()?;
+        serde_json::from_slice(&text).ok()
+    }
+
+    /// Places the files of entry `key` at `dest` (a profile folder in the staging folder).
+    pub fn restore(&self, key: &str, product: &Product, dest: &Path) -> Result<(), String> {
+        let files = self.dir.join(key).join("files");
+        for rel in &product.files {
+            link_or_copy(&files.join(rel), &dest.join(rel))?;
+        }
+        Ok(())
+    }
+
+    /// Stores `product`, whose files are in `src` (a profile folder in the staging folder),
+    /// as entry `key`. A failure here only costs the next build some time, so it is ignored.
+    pub fn put(&self, key: &str, product: &Product, src: &Path) {
+        let tmp = self.dir.join(format!(".{key}.{}.{:?}", std::process::id(), std::thread::current().id()));
+        let attempt = || -> Result<(), String> {
+            let _ = fs::remove_dir_all(&tmp);
+            for rel in &product.files {
+                link_or_copy(&src.join(rel), &tmp.join("files").join(rel))?;
+            }
+            let json = serde_json::to_vec(product).map_err(|e| e.to_string())?;
+            fs::write(tmp.join("entry.json"), json).map_err(|e| e.to_string())?;
+            fs::rename(&tmp, self.dir.join(key)).map_err(|e| e.to_string())
+        };
+        if attempt().is_err() {
+            let _ = fs::remove_dir_all(&tmp);
+        }
+    }
+
+    /// Removes every entry not in `used`, and leftovers of interrupted writes.
+    pub fn retain(&self, used: &BTreeSet<String>) {
+        let Ok(entries) = fs::read_dir(&self.dir) else { return };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !used.contains(&name) {
+                let _ = fs::remove_dir_all(e.path());
+            }
+        }
+    }
+}
+
+/// The files under `dir`, relative to it, sorted.
+pub fn list_files(dir: &Path) -> Result<Vec<String>, String> {
+    let mut files = Vec::new();
+    if !dir.exists() {
+        return Ok(files);
+    }
+    for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let e = e.map_err(|e| e.to_string())?;
+        if e.file_type().is_file() {
+            let rel = e.path().strip_prefix(dir).unwrap();
+            files.push(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"));
+        }
+    }
+    Ok(files)
+}
+
+fn link_or_copy(from: &Path, to: &Path) -> Result<(), String> {
+    if let Some(p) = to.parent() {
+        fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    if fs::hard_link(from, to).is_ok() {
+        return Ok(());
+    }
+    fs::copy(from, to).map(|_| ()).map_err(|e| format!("{} → {}: {e}", from.display(), to.display()))
+}

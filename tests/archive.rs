@@ -1,0 +1,364 @@
+//! The archive as a user browses it: fixture archives (several series, runs dated by each
+//! metadata source, notes with hostile Markdown) built by the real binary, then the pages,
+//! links, pagination, feeds (parsed as XML), `index.json` and the incremental cache checked.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use common::*;
+use serde_json::Value;
+
+/// A small folded profile whose total is `total`.
+fn folded(total: u64) -> String {
+    format!("main;serve;parse {}\nmain;serve;render {}\nmain;idle 1\n", total / 2, total - total / 2 - 1)
+}
+
+fn index(out: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
+}
+
+fn profile<'a>(index: &'a Value, source: &str) -> &'a Value {
+    index["profiles"].as_array().unwrap().iter().find(|p| p["source"] == source).unwrap_or_else(|| panic!("{source} in index.json"))
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Every file of `dir`, relative, with its bytes.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+        .collect()
+}
+
+const ATOM: &str = "http://www.w3.org/2005/Atom";
+
+/// The Atom child `name` of `n`.
+fn child<'a, 'i>(n: roxmltree::Node<'a, 'i>, name: &str) -> roxmltree::Node<'a, 'i> {
+    n.children().find(|c| c.has_tag_name((ATOM, name))).unwrap_or_else(|| panic!("<{name}> in <{}>", n.tag_name().name()))
+}
+
+/// The targets of `href` and `src` attributes in `html`.
+fn links(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for attr in ["href=\"", "src=\""] {
+        let mut rest = html;
+        while let Some(at) = rest.find(attr) {
+            rest = &rest[at + attr.len()..];
+            let end = rest.find('"').unwrap();
+            out.push(rest[..end].replace("&amp;", "&"));
+            rest = &rest[end..];
+        }
+    }
+    out
+}
+
+/// Follows every relative link of every page reachable from the home page; returns the pages
+/// visited. Panics on a link to a file that does not exist, or on a root-absolute link.
+fn crawl(out: &Path) -> BTreeSet<PathBuf> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![PathBuf::from("index.html")];
+    while let Some(page) = todo.pop() {
+        if !seen.insert(page.clone()) {
+            continue;
+        }
+        let html = read(&out.join(&page));
+        for link in links(&html) {
+            if link.starts_with("http://") || link.starts_with("https://") || link.starts_with("data:") {
+                continue;
+            }
+            assert!(!link.starts_with('/'), "{}: root-absolute link {link} breaks under a sub-path", page.display());
+            let link = link.split(['#', '?']).next().unwrap();
+            let mut target = page.parent().unwrap().to_path_buf();
+            for part in link.split('/') {
+                match part {
+                    "" | "." => {}
+                    ".." => assert!(target.pop() || target.as_os_str().is_empty(), "{}: {link} leaves the site", page.display()),
+                    p => target.push(p),
+                }
+            }
+            let mut file = out.join(&target);
+            if link.is_empty() || link.ends_with('/') {
+                file = file.join("index.html");
+                target = target.join("index.html");
+            }
+            assert!(file.is_file(), "{}: broken link {link} ({})", page.display(), file.display());
+            if target.extension().is_some_and(|e| e == "html") {
+                todo.push(target);
+            }
+        }
+    }
+    seen
+}
+
+/// An archive with three series dated by sidecar, pprof-like metadata is not available for
+/// folded stacks, so: sidecar, file name, path pattern and file time.
+fn fixture(root: &Path) -> PathBuf {
+    let input = root.join("profiles");
+    for (i, day) in (10..=14).enumerate() {
+        write(&input.join(format!("api/2026-11-{day}.folded")), folded(100 + 10 * i as u64).as_bytes());
+    }
+    // A sidecar overrides the file name's date and names the run.
+    write(&input.join("api/hotfix.folded.gz"), &gzip(folded(500).as_bytes()));
+    write(
+        &input.join("api/hotfix.toml"),
+        b"date = 2026-11-14T18:30:00Z\ntitle = \"Hotfix <b>4127</b>\"\nunit = \"nanoseconds\"\n[labels]\nhost = \"api-7\"\ncommit = \"abc123\"\n",
+    );
+    write(
+        &input.join("api/hotfix.md"),
+        b"# Incident\n\nSee [INC-42](https://tracker.example.com/INC-42) and [x](javascript:alert(1)).\n\n<script>alert('notes')</script>\n<img src=x onerror=alert(2)>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```\ncode <here>\n```\n",
+    );
+    // Series and date from a sidecar only.
+    write(&input.join("misc/thing.folded"), folded(40).as_bytes());
+    write(&input.join("misc/thing.toml"), b"series = \"db <primary>\"\ndate = 2026-11-12\n");
+    write(&input.join("worker/run-20261111T0600.folded"), folded(70).as_bytes());
+    write(&input.join("worker/run-20261113T0600.folded"), folded(90).as_bytes());
+    input
+}
+
+#[test]
+fn series_runs_pages_and_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixture(dir.path());
+    let out = dir.path().join("public");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let idx = index(&out);
+    assert_eq!(idx["version"], 2);
+    let series: Vec<(&str, u64)> =
+        idx["series"].as_array().unwrap().iter().map(|s| (s["name"].as_str().unwrap(), s["runs"].as_u64().unwrap())).collect();
+    assert_eq!(series, [("api", 6), ("db <primary>", 1), ("worker", 2)]);
+
+    let hot = profile(&idx, "api/hotfix.folded.gz");
+    assert_eq!(hot["date"], "2026-11-14T18:30:00Z");
+    assert_eq!(hot["date_from"], "sidecar");
+    assert_eq!(hot["title"], "Hotfix <b>4127</b>");
+    assert_eq!(hot["labels"]["host"], "api-7");
+    assert_eq!(hot["graphs"][0]["unit"], "nanoseconds");
+    let by_name = profile(&idx, "api/2026-11-12.folded");
+    assert_eq!((by_name["date"].as_str(), by_name["date_from"].as_str()), (Some("2026-11-12T00:00:00Z"), Some("file name")));
+    let w = profile(&idx, "worker/run-20261111T0600.folded");
+    assert_eq!(w["date"], "2026-11-11T06:00:00Z");
+    let db = profile(&idx, "misc/thing.folded");
+    assert_eq!(db["series"], "db <primary>");
+    let db_url = db["series_url"].as_str().unwrap();
+    assert!(db_url.starts_with("s/db__primary_-") && !db_url.contains('<'), "{db_url}");
+
+    // The series page: newest first, the hotfix (14th, 18:30) above the 14th's midnight run.
+    let api = read(&out.join("s/api/index.html"));
+    let order: Vec<usize> = ["hotfix", "2026-11-14", "2026-11-10"]
+        .iter()
+        .filter_map(|run| api.find(&format!("class=\"fs-run\" href=\"../../p/api/{run}/\"")))
+        .collect();
+    assert!(api.contains("<span class=\"fs-run-title\">Hotfix &lt;b&gt;4127&lt;/b&gt;</span>"), "{api}");
+    assert_eq!(order.len(), 3, "hotfix, 14th and 10th on the series page");
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "newest first: {order:?}");
+    assert!(api.contains("<svg class=\"fs-trend\""));
+    assert_eq!(api.matches("<a href=\"../../p/api/").count(), 6, "each trend point links to its run");
+
+    // A run page: previous and next run, compare, notes sanitised, metadata.
+    let page = read(&out.join("p/api/hotfix/index.html"));
+    assert!(page.contains("rel=\"prev\" href=\"../../../p/api/2026-11-14/\""), "{page}");
+    assert!(!page.contains("rel=\"next\""), "the newest run has no next run");
+    assert!(page.contains("class=\"fs-compare\" href=\"../../../p/api/hotfix/compare/\""));
+    assert!(page.contains("href=\"https://tracker.example.com/INC-42\""), "incident link kept");
+    assert!(page.contains("<table>") && page.contains("<pre><code>code &lt;here&gt;"), "tables and code kept");
+    let notes = &page[page.find("fs-notes").unwrap()..];
+    let notes = &notes[..notes.find("</details>").unwrap()];
+    assert!(!notes.contains("<script") && !notes.contains("javascript:") && !notes.contains("onerror"), "{notes}");
+    assert!(page.contains("Hotfix &lt;b&gt;4127&lt;/b&gt;") && !page.contains("<b>4127"), "titles are escaped");
+    assert!(page.contains("api-7") && page.contains("abc123"));
+    let first = read(&out.join("p/api/2026-11-10/index.html"));
+    assert!(first.contains("rel=\"next\" href=\"../../../p/api/2026-11-11/\"") && !first.contains("rel=\"prev\""));
+    assert!(!out.join("p/api/2026-11-10/compare").exists(), "the first run has nothing to compare with");
+    let cmp = read(&out.join("p/api/2026-11-11/compare/index.html"));
+    assert!(cmp.contains("+10 samples") && cmp.contains("+10.0%"), "{cmp}");
+
+    // Home: every series, its newest run, run count and sparkline.
+    let home = read(&out.join("index.html"));
+    assert!(home.contains("<a class=\"fs-series-link\" href=\"s/api/\">api</a>"));
+    assert!(home.contains("href=\"p/api/hotfix/\""));
+    assert!(home.contains("<td class=\"fs-count fs-num\">6</td>"));
+    assert_eq!(home.matches("<svg class=\"fs-spark\"").count(), 3);
+    assert!(home.contains("db &lt;primary&gt;") && !home.contains("db <primary>"));
+
+    // Every page is reachable from home and no link is broken.
+    let pages = crawl(&out);
+    for p in ["s/api/index.html", "p/api/2026-11-10/index.html", "p/misc/thing/index.html", "p/api/hotfix/compare/index.html"] {
+        assert!(pages.contains(Path::new(p)), "{p} reachable from home: {pages:?}");
+    }
+}
+
+#[test]
+fn dates_from_a_path_pattern_and_file_times_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("hosts/api/20261120-0100/cpu.folded"), folded(10).as_bytes());
+    write(&input.join("hosts/api/20261121-0100/cpu.folded"), folded(20).as_bytes());
+    write(&input.join("hosts/api/not-a-date/cpu.folded"), folded(30).as_bytes());
+    write(&input.join("loose/undated.folded"), folded(30).as_bytes());
+    write(&input.join("bad/x.folded"), folded(30).as_bytes());
+    write(&input.join("bad/x.toml"), b"date = 2026-02-30\n");
+    let toml = dir.path().join("site.toml");
+    write(&toml, b"input = \"in\"\noutput = \"out\"\n[archive]\npattern = \"hosts/{series}/{date}/{name}\"\n");
+    let o = run(dir.path(), &["build", "--config", toml.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "a bad sidecar skips its profile: {err}");
+    assert!(err.contains("bad/x.toml") && err.contains("2026-02-30"), "{err}");
+    assert!(err.contains("loose/undated.folded") && err.contains("file time"), "{err}");
+    assert!(err.contains("not-a-date") && err.contains("archive.pattern"), "{err}");
+    let idx = index(&dir.path().join("out"));
+    let p = profile(&idx, "hosts/api/20261121-0100/cpu.folded");
+    assert_eq!((p["series"].as_str(), p["date"].as_str(), p["date_from"].as_str()), (Some("api"), Some("2026-11-21T01:00:00Z"), Some("pattern")));
+    assert_eq!(profile(&idx, "loose/undated.folded")["date_from"], "file time");
+    assert_eq!(idx["profiles"].as_array().unwrap().len(), 4, "every other profile still builds");
+}
+
+#[test]
+fn series_pages_are_paginated() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    for i in 0..23u64 {
+        write(&input.join(format!("svc/r{i:03}.folded")), folded(50 + i).as_bytes());
+        write(&input.join(format!("svc/r{i:03}.toml")), format!("date = 2026-10-{:02}T{:02}:00:00Z\n", 1 + i / 2, 8 * (i % 2)).as_bytes());
+    }
+    let toml = dir.path().join("site.toml");
+    write(&toml, b"input = \"in\"\noutput = \"out\"\n[archive]\nper_page = 10\ngroup_by = \"month\"\n");
+    let o = run(dir.path(), &["build", "--config", toml.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("out");
+    let pages = ["s/svc/index.html", "s/svc/page/2/index.html", "s/svc/page/3/index.html"];
+    let counts: Vec<usize> = pages.iter().map(|p| read(&out.join(p)).matches("class=\"fs-run\"").count()).collect();
+    assert_eq!(counts, [10, 10, 3]);
+    assert!(!out.join("s/svc/page/4").exists());
+    let p1 = read(&out.join(pages[0]));
+    assert!(p1.contains("r022") && !p1.contains("r012/"), "page 1 holds the newest runs");
+    assert!(p1.contains("rel=\"next\" href=\"../../s/svc/page/2/\"") && !p1.contains("rel=\"prev\""));
+    let p2 = read(&out.join(pages[1]));
+    assert!(p2.contains("rel=\"prev\" href=\"../../../../s/svc/\"") && p2.contains("rel=\"next\" href=\"../../../../s/svc/page/3/\""));
+    assert_eq!(p2.matches("<h2>2026-10</h2>").count(), 1, "grouped by month");
+    crawl(&out);
+}
+
+#[test]
+fn feeds_are_valid_atom() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    let toml = dir.path().join("site.toml");
+    write(&toml, b"title = \"Perf & <co>\"\ninput = \"profiles\"\noutput = \"out\"\nbase_url = \"https://example.com/perf/\"\n[archive]\nfeed_entries = 4\n");
+    let o = run(dir.path(), &["build", "--config", toml.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("out");
+    let atom = ATOM;
+    let text = read(&out.join("feed.xml"));
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let feed = doc.root_element();
+    assert_eq!((feed.tag_name().namespace(), feed.tag_name().name()), (Some(atom), "feed"));
+    assert_eq!(child(feed, "title").text(), Some("Perf & <co>"));
+    assert_eq!(child(feed, "updated").text(), Some("2026-11-14T18:30:00Z"));
+    let entries: Vec<_> = feed.children().filter(|c| c.has_tag_name((atom, "entry"))).collect();
+    assert_eq!(entries.len(), 4, "feed_entries");
+    let titles: Vec<_> = entries.iter().map(|e| child(*e, "title").text().unwrap().to_string()).collect();
+    assert_eq!(titles[0], "api · Hotfix <b>4127</b>");
+    assert_eq!(titles[1], "api · 2026-11-14");
+    let link = child(entries[0], "link").attribute("href").unwrap();
+    assert_eq!(link, "https://example.com/perf/p/api/hotfix/");
+    let content = child(entries[0], "content");
+    assert_eq!(content.attribute("type"), Some("html"));
+    assert!(content.text().unwrap().contains("https://tracker.example.com/INC-42") && !content.text().unwrap().contains("<script"));
+
+    let text = read(&out.join("s/worker/feed.xml"));
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let entries: Vec<_> = doc.root_element().children().filter(|c| c.has_tag_name((atom, "entry"))).collect();
+    assert_eq!(entries.len(), 2);
+    assert_eq!(child(entries[0], "updated").text(), Some("2026-11-13T06:00:00Z"));
+
+    // Link previews: absolute URLs, and the image is a 1200×630 PNG.
+    let page = read(&out.join("p/api/hotfix/index.html"));
+    assert!(page.contains("<meta property=\"og:image\" content=\"https://example.com/perf/p/api/hotfix/preview.png\">"), "{page}");
+    assert!(page.contains("<meta property=\"og:url\" content=\"https://example.com/perf/p/api/hotfix/\">"));
+    assert!(page.contains("<meta name=\"twitter:card\" content=\"summary_large_image\">"));
+    let png = std::fs::read(out.join("p/api/hotfix/preview.png")).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!((u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap())), (1200, 630));
+}
+
+#[test]
+fn adding_runs_to_one_series_leaves_other_series_and_every_url_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixture(dir.path());
+    let out = dir.path().join("public");
+    assert!(build(&input, &out, &[]).status.success());
+    let before = files(&out);
+    let urls_before: BTreeMap<String, String> = index(&out)["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["source"].as_str().unwrap().to_string(), p["url"].as_str().unwrap().to_string()))
+        .collect();
+
+    write(&input.join("api/2026-11-09.folded"), folded(77).as_bytes());
+    write(&input.join("api/2026-11-15.folded"), folded(88).as_bytes());
+    write(&input.join("new/2026-11-15.folded"), folded(99).as_bytes());
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("9 unchanged, from the cache"), "{}", stderr(&o));
+    let after = files(&out);
+    let idx = index(&out);
+    for (source, url) in &urls_before {
+        assert_eq!(profile(&idx, source)["url"].as_str(), Some(url.as_str()), "{source} kept its URL");
+    }
+    let mut compared = 0;
+    for (path, bytes) in &before {
+        if path.starts_with("s/worker/") || path.starts_with("p/worker/") || path.starts_with("p/misc/") || path.starts_with("s/db") {
+            assert!(after.get(path) == Some(bytes), "{path} changed although its series did not");
+            compared += 1;
+        }
+    }
+    assert!(compared > 20, "{compared}");
+    // Graph files of unchanged api runs are the same bytes too.
+    assert_eq!(before.get("p/api/2026-11-12/g/samples/manifest.json"), after.get("p/api/2026-11-12/g/samples/manifest.json"));
+}
+
+#[test]
+fn the_cache_never_serves_other_content_and_removed_profiles_leave_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("a/2026-11-01.folded"), b"x;y 10\n");
+    write(&input.join("a/2026-11-02.folded"), b"x;z 20\n");
+    let out = dir.path().join("out");
+    assert!(build(&input, &out, &[]).status.success());
+    let cache = dir.path().join(".out.cache");
+    assert!(cache.is_dir(), "the cache sits beside the output");
+
+    // Same size, same modification time, other content: rebuilt, not served from the cache.
+    let path = input.join("a/2026-11-01.folded");
+    let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+    std::fs::write(&path, b"x;y 90\n").unwrap();
+    std::fs::File::options().write(true).open(&path).unwrap().set_modified(mtime).unwrap();
+    std::fs::remove_file(input.join("a/2026-11-02.folded")).unwrap();
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("from the cache"), "{}", stderr(&o));
+    let o = run(dir.path(), &["fold", out.join("p/a/2026-11-01").to_str().unwrap()]);
+    assert_eq!(stdout(&o), "x;y 90\n");
+    assert!(!out.join("p/a/2026-11-02").exists(), "stale pages of a removed profile are gone");
+    assert!(!read(&out.join("s/a/index.html")).contains("2026-11-02"));
+    assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 1, "unused cache entries are removed");
+
+    // An unchanged rebuild is a hit, and gives the same bytes as a build without the cache.
+    let o = build(&input, &out, &[]);
+    assert!(stderr(&o).contains("1 unchanged, from the cache"), "{}", stderr(&o));
+    let first = files(&out);
+    let o = build(&input, &out, &["--no-cache"]);
+    assert!(o.status.success() && !stderr(&o).contains("from the cache"));
+    assert_eq!(first, files(&out), "a build from the cache is byte-identical to a full one");
+}
