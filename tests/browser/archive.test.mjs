@@ -1,7 +1,8 @@
-// The archive (home → series → run, and back) in real headless Chromium, served by a real
-// static server: nginx from Debian's package (nginx.mjs), on 127.0.0.1 under the sub-path
-// /perf/. The site is built by $FLAMESITE_BIN from fixture series generated here, with the
-// sidecar files (`NAME.toml` metadata, `NAME.md` notes) that date and describe each run.
+// The archive (home → series and its pages → run → previous run → back → comparison) in
+// real headless Chromium, served by a real static server: nginx from Debian's package
+// (nginx.mjs), on 127.0.0.1 under the sub-path /perf/. The site is built by $FLAMESITE_BIN
+// from fixture series generated here, with the sidecar files (`NAME.toml` metadata, `NAME.md`
+// notes) that date and describe each run.
 // Expected numbers come from the folded text (fixtures.mjs), never from the page's modules.
 //
 // Needs FLAMESITE_BIN, Chromium (CHROMIUM_BIN, default /usr/bin/chromium) and nginx
@@ -25,6 +26,7 @@ const ARGS = [
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ];
 const PREFIX = "/perf/";
+const PER_PAGE = 3; // runs per page of a series
 
 const BIN = process.env.FLAMESITE_BIN;
 if (!BIN) throw new Error("FLAMESITE_BIN is not set: point it at the flamesite binary (e.g. target/release/flamesite)");
@@ -90,7 +92,8 @@ function writeRun(dir, r) {
  */
 function build(input, output, baseUrl) {
   const cfg = path.join(path.dirname(output), "site.toml");
-  fs.writeFileSync(cfg, `title = "Perf archive"\ninput = ${JSON.stringify(input)}\noutput = ${JSON.stringify(output)}\nbase_url = ${JSON.stringify(baseUrl)}\n`);
+  // Three runs a page, so that api's four runs take two pages of its series.
+  fs.writeFileSync(cfg, `title = "Perf archive"\ninput = ${JSON.stringify(input)}\noutput = ${JSON.stringify(output)}\nbase_url = ${JSON.stringify(baseUrl)}\n\n[archive]\nper_page = ${PER_PAGE}\n`);
   try {
     execFileSync(BIN, ["build", "--config", cfg], { cwd: path.dirname(output), stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" });
   } catch (e) {
@@ -263,22 +266,29 @@ describe("the archive under nginx", () => {
       assert.equal(await target(row.locator("a.fs-newest")), `p/${newest.slug}/`, `${s}: the newest run is ${newest.slug}`);
     }
 
-    // Series page: its runs, newest first, each with its date.
+    // Series page: its runs, newest first, each with its date, PER_PAGE a page.
     await follow(page, table.locator('tr.fs-series-row[data-series="api"] a.fs-series-link'));
     assert.equal(where(page), "s/api/");
     assert.match(await page.locator("h1.fs-title").textContent(), /\bapi\b/);
     const api = RUNS.filter((r) => r.series === "api").sort((a, b) => (a.date < b.date ? 1 : -1));
-    const runLinks = page.locator("a.fs-run");
-    assert.equal(await runLinks.count(), api.length, "one a.fs-run per run of api");
-    const listed = await runLinks.evaluateAll((as) => as.map((a) => [a.href, a.querySelector("time")?.getAttribute("datetime")]));
-    assert.deepEqual(
-      listed.map(([h, d]) => [new URL(h).pathname.slice(PREFIX.length), d?.slice(0, 10)]),
-      api.map((r) => [`p/${r.slug}/`, r.date.slice(0, 10)]),
-      "the runs newest first, each with a <time datetime> of its date",
-    );
-    assert.ok((await page.locator("section.fs-group h2").count()) >= 1, "runs are grouped under headings");
+    const listed = () =>
+      page.locator("a.fs-run").evaluateAll((as) => as.map((a) => [new URL(a.href).pathname, a.querySelector("time")?.getAttribute("datetime")?.slice(0, 10)]));
+    const expect = (runs) => runs.map((r) => [`${PREFIX}p/${r.slug}/`, r.date.slice(0, 10)]);
+    assert.deepEqual(await listed(), expect(api.slice(0, PER_PAGE)), "the newest runs first, each an a.fs-run with a <time datetime> of its date");
+    const headings = await page.locator("section.fs-group > h2").allTextContents();
+    assert.deepEqual(headings.map((h) => h.trim()), api.slice(0, PER_PAGE).map((r) => r.date.slice(0, 10)), "a section per day, under its date");
     const trend = await page.locator("svg.fs-trend a").evaluateAll((as) => as.map((a) => new URL(a.getAttribute("href") ?? a.getAttribute("xlink:href"), location.href).pathname));
-    assert.deepEqual([...trend].sort(), api.map((r) => `${PREFIX}p/${r.slug}/`).sort(), "the trend's points link to the runs");
+    assert.deepEqual([...trend].sort(), api.slice(0, PER_PAGE).map((r) => `${PREFIX}p/${r.slug}/`).sort(), "the trend's points link to the runs");
+    // The older runs are one page further, and that page leads back.
+    assert.equal(await page.locator("nav.fs-pager a[rel~=prev]").count(), 0, "no newer page than the first");
+    assert.equal(await target(page.locator("nav.fs-pager a[rel~=next]")), "s/api/page/2/");
+    await follow(page, page.locator("nav.fs-pager a[rel~=next]"));
+    assert.equal(where(page), "s/api/page/2/");
+    assert.deepEqual(await listed(), expect(api.slice(PER_PAGE)), "page 2 has the oldest run");
+    assert.equal(await page.locator("nav.fs-pager a[rel~=next]").count(), 0, "no older page than the last");
+    assert.match(await target(page.locator("nav.fs-pager a[rel~=prev]")), /^s\/api\/(index\.html)?$/);
+    await follow(page, page.locator("nav.fs-pager a[rel~=prev]"));
+    assert.match(where(page), /^s\/api\/(index\.html)?$/);
 
     // The run of 2 November: api/run-1 (a .folded.gz).
     const r1 = run("api", "run-1");
@@ -292,8 +302,12 @@ describe("the archive under nginx", () => {
     assert.equal(await target(nav.locator("a[rel~=prev]")), `p/${run("api", "run-4").slug}/`, "prev: the older run, by date (15 October)");
     assert.equal(await target(nav.locator("a[rel~=next]")), `p/${run("api", "run-3").slug}/`, "next: the newer run, by date (20 November)");
     assert.equal(await nav.locator("a.fs-compare").count(), 1, "a link to compare with the previous run");
-    assert.match(await page.locator("div.fs-notes").textContent(), /connection pool change/, "the notes of NAME.md");
-    assert.match(await page.locator("dl.fs-runmeta").textContent(), /2026-11-02/, "the run's date in its metadata");
+    const notes = page.locator("div.fs-notes");
+    assert.match(await notes.textContent(), /connection pool change/, "the notes of NAME.md");
+    assert.ok(await notes.isVisible(), "the notes are shown, not folded away");
+    const meta = await page.locator("dl.fs-runmeta").textContent();
+    assert.match(meta, /2026-11-02/, "the run's date in its metadata");
+    assert.match(meta, /ci-1/, "its labels in its metadata");
     // A search puts the view in the URL fragment: going back must bring it back.
     await page.fill("#fs-search", "db::query");
     st = await graphIdle(page);
@@ -318,6 +332,12 @@ describe("the archive under nginx", () => {
     assert.equal(st.query, "db::query");
     assert.equal(st.matched.value, matched);
     assert.equal(await page.locator("#fs-search").inputValue(), "db::query");
+
+    // The comparison with the previous run links to both runs.
+    assert.match(await target(nav.locator("a.fs-compare")), new RegExp(`^p/${r1.slug}/`));
+    await follow(page, nav.locator("a.fs-compare"));
+    const compared = await page.locator("main a").evaluateAll((as) => as.map((a) => new URL(a.href).pathname));
+    for (const r of [r1, r4]) assert.ok(compared.includes(`${PREFIX}p/${r.slug}/`), `the comparison links to ${r.slug}: ${compared}`);
 
     await done();
     const walked = site.requests().slice(logStart);
