@@ -8,7 +8,8 @@
 //! `entry.json` (what the build learnt: format, metadata, graphs, warnings) and `files/`,
 //! the profile's files as they are in the output (graph folders and the preview image).
 //! Files are hard-linked between the cache and the staging folder (copied where links are
-//! not possible), so the cache costs no second copy on disk. An entry appears whole or not
+//! not possible), so the cache costs no second copy on disk, and a file of the staging folder
+//! that is already the cache's file is left as it is (see [`crate::write`]). An entry appears whole or not
 //! at all (written aside, then renamed); entries not used by a build are removed after it.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -20,6 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::site::GraphEntry;
+use crate::write::Staging;
 
 /// What the cache keeps of one profile besides its files.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -79,11 +81,11 @@ impl Cache {
         serde_json::from_slice(&text).ok()
     }
 
-    /// Places the files of entry `key` at `dest` (a profile folder in the staging folder).
-    pub fn restore(&self, key: &str, product: &Product, dest: &Path) -> Result<(), String> {
+    /// Places the files of entry `key` in the profile folder `url` of the staging folder.
+    pub fn restore(&self, key: &str, product: &Product, staging: &Staging, url: &str) -> Result<(), String> {
         let files = self.dir.join(key).join("files");
         for rel in &product.files {
-            link_or_copy(&files.join(rel), &dest.join(rel))?;
+            staging.link(&format!("{url}{rel}"), &files.join(rel))?;
         }
         Ok(())
     }
@@ -116,22 +118,6 @@ impl Cache {
             }
         }
     }
-}
-
-/// The files under `dir`, relative to it, sorted.
-pub fn list_files(dir: &Path) -> Result<Vec<String>, String> {
-    let mut files = Vec::new();
-    if !dir.exists() {
-        return Ok(files);
-    }
-    for e in walkdir::WalkDir::new(dir).sort_by_file_name() {
-        let e = e.map_err(|e| e.to_string())?;
-        if e.file_type().is_file() {
-            let rel = e.path().strip_prefix(dir).unwrap();
-            files.push(rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"));
-        }
-    }
-    Ok(files)
 }
 
 fn link_or_copy(from: &Path, to: &Path) -> Result<(), String> {

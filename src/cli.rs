@@ -126,7 +126,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 watched.push(path);
             }
             if let Some(theme) = &config.theme_dir {
-                watched.extend(["templates", "static"].map(|d| theme.join(d)).into_iter().filter(|d| d.is_dir()));
+                // Watched even before they exist, so that a first override is picked up.
+                watched.extend(["templates", "static"].map(|d| theme.join(d)));
             }
             let flag = cli.config.clone();
             let output = config.output.clone();

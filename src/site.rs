@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::archive::{self, Pattern, Sidecar, When};
-use crate::cache::{self, Cache, Product};
+use crate::cache::{Cache, Product};
 use crate::chunk;
 use crate::config::Config;
 use crate::decode;
@@ -246,12 +246,10 @@ fn build_profile(ctx: &ProfileCtx, source: &Source, slug: &str) -> Result<Built,
     let mut product = None;
     if let (Some(cache), Some(key), Some(staging)) = (ctx.cache, &key, ctx.staging) {
         if let Some(p) = cache.get(key) {
-            let dest = staging.path(&url);
-            if cache.restore(key, &p, &dest).is_ok() {
+            // An entry that cannot be restored whole is rebuilt, which rewrites every file.
+            if cache.restore(key, &p, staging, &url).is_ok() {
                 product = Some(p);
                 reused = true;
-            } else {
-                let _ = std::fs::remove_dir_all(&dest);
             }
         }
     }
@@ -298,13 +296,19 @@ pub const PREVIEW: &str = "preview.png";
 fn produce(config: &Config, source: &Source, unit: Option<&str>, url: &str, staging: Option<&Staging>) -> Result<Product, String> {
     let decoded = decode::decode_file(&source.path, config)?;
     let mut graphs = Vec::new();
+    let files = std::sync::Mutex::new(Vec::new());
+    let write = |rel: String, bytes: &[u8]| match staging {
+        Some(staging) => {
+            staging.write(&format!("{url}{rel}"), bytes)?;
+            files.lock().expect("no panic while holding it").push(rel);
+            Ok(())
+        }
+        None => Ok(()),
+    };
     for graph in &decoded.graphs {
         let folder = scan::slug(&graph.name).replace('/', "_");
         let data = format!("g/{folder}/");
-        let sink = |rel: &str, bytes: &[u8]| match staging {
-            Some(staging) => staging.write(&format!("{url}{data}{rel}"), bytes),
-            None => Ok(()),
-        };
+        let sink = |rel: &str, bytes: &[u8]| write(format!("{data}{rel}"), bytes);
         let unit = unit.unwrap_or(&graph.unit);
         let manifest = chunk::encode(&graph.name, unit, &graph.table, &config.chunks, config.palette, &sink)?;
         graphs.push(GraphEntry {
@@ -315,14 +319,11 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, url: &str, stag
             data,
         });
     }
-    let mut files = Vec::new();
-    if let Some(staging) = staging {
-        if let Some(first) = decoded.graphs.first() {
-            let png = crate::preview::png(&first.table, config.palette)?;
-            staging.write(&format!("{url}{PREVIEW}"), &png)?;
-        }
-        files = cache::list_files(&staging.path(url))?;
+    if let (Some(_), Some(first)) = (staging, decoded.graphs.first()) {
+        write(PREVIEW.to_string(), &crate::preview::png(&first.table, config.palette)?)?;
     }
+    let mut files = files.into_inner().expect("no panic while holding it");
+    files.sort();
     Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, warnings: decoded.warnings, files })
 }
 

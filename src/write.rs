@@ -1,24 +1,41 @@
 //! Writing: the one place that touches the output folder.
 //!
-//! A build writes into a staging folder beside the output and, when everything is written,
-//! swaps it with the output in one atomic `renameat2(RENAME_EXCHANGE)` (two renames where the
-//! system has no exchange). A build that fails or is killed leaves the previous site as it
-//! was; its staging folder is removed by the next build.
+//! A build never writes into the published site. It brings a second tree beside it,
+//! `.NAME.flamesite-next` (NAME being the output folder's name), to the new state and then
+//! swaps the two in one atomic `renameat2(RENAME_EXCHANGE)` (two renames where the system has
+//! no exchange), so a build that fails or is killed leaves the previous site as it was.
+//!
+//! The second tree is kept after the swap (it then holds the previous site) and is the start
+//! of the next build, which only writes what differs: a file whose bytes are already right is
+//! left alone, a file restored from the build cache that is already the cache's file (same
+//! inode) is left alone, and files the build did not produce are removed before the swap. A
+//! rebuild after adding one profile to a large archive therefore writes a handful of files
+//! instead of the whole site, and a killed build's half-updated tree is simply where the
+//! next build starts. Files are replaced by unlinking and creating, never written in place,
+//! because the trees and the cache share graph files as hard links. A lock file keeps two
+//! builds from writing the same output at once.
 
+use std::collections::HashSet;
 use std::fs;
 use std::io;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
-/// A folder being filled, to become the output folder on [`Staging::commit`].
+/// A folder being brought to the new site's state, to become the output folder on
+/// [`Staging::commit`].
 pub struct Staging {
     dir: PathBuf,
     target: PathBuf,
-    committed: bool,
+    /// Every file this build wrote or kept, relative to `dir`.
+    touched: Mutex<HashSet<String>>,
+    /// Holds the build lock while open.
+    _lock: fs::File,
 }
 
 impl Staging {
-    /// Prepares a staging folder for `target`, refusing to ever replace a folder that is not
-    /// a flamesite output.
+    /// Prepares the staging folder for `target`, refusing to ever replace a folder that is not
+    /// a flamesite output, or to write while another build writes the same output.
     pub fn new(target: &Path) -> Result<Staging, String> {
         let name = target
             .file_name()
@@ -36,18 +53,32 @@ impl Staging {
                 target.display()
             ));
         }
-        // Leftovers of builds that were killed.
         let prefix = format!(".{name}.flamesite-");
+        let lock_path = parent.join(format!("{prefix}lock"));
+        let lock = fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| format!("{}: {e}", lock_path.display()))?;
+        if !try_lock(&lock) {
+            return Err(format!("another flamesite build is writing {}; wait for it to finish", target.display()));
+        }
+        let dir = parent.join(format!("{prefix}next"));
+        // Leftovers of older versions' staging folders.
         if let Ok(entries) = fs::read_dir(&parent) {
             for e in entries.flatten() {
-                if e.file_name().to_string_lossy().starts_with(&prefix) {
+                let n = e.file_name().to_string_lossy().into_owned();
+                if n.starts_with(&prefix) && e.path() != dir && e.path() != lock_path {
                     let _ = fs::remove_dir_all(e.path());
                 }
             }
         }
-        let dir = parent.join(format!("{prefix}{}", std::process::id()));
-        fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        Ok(Staging { dir, target: target.to_path_buf(), committed: false })
+        if !dir.is_dir() {
+            let _ = fs::remove_file(&dir);
+            fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        Ok(Staging { dir, target: target.to_path_buf(), touched: Mutex::new(HashSet::new()), _lock: lock })
     }
 
     /// Where `rel` (a `/`-separated path) is inside the staging folder.
@@ -55,44 +86,99 @@ impl Staging {
         self.dir.join(rel)
     }
 
-    /// Writes `bytes` at `rel` (a `/`-separated path) inside the staging folder.
+    fn touch(&self, rel: &str) {
+        self.touched.lock().expect("no panic while holding it").insert(rel.to_string());
+    }
+
+    /// Makes the file at `rel` (a `/`-separated path) hold `bytes`; writes only if it differs.
     pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), String> {
+        self.touch(rel);
         let path = self.dir.join(rel);
-        if let Some(p) = path.parent() {
+        if let Ok(meta) = fs::symlink_metadata(&path) {
+            if meta.is_file() && meta.len() == bytes.len() as u64 && fs::read(&path).is_ok_and(|old| old == bytes) {
+                return Ok(());
+            }
+            remove(&path, &meta).map_err(|e| format!("{}: {e}", path.display()))?;
+        } else if let Some(p) = path.parent() {
             fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
         }
         fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
     }
 
-    /// Puts the staging folder in the output's place and removes the previous output.
-    pub fn commit(mut self) -> Result<(), String> {
+    /// Makes the file at `rel` the file `from` (a hard link, or a copy where links are not
+    /// possible); nothing is done when it already is.
+    pub fn link(&self, rel: &str, from: &Path) -> Result<(), String> {
+        self.touch(rel);
+        let path = self.dir.join(rel);
+        let source = fs::metadata(from).map_err(|e| format!("{}: {e}", from.display()))?;
+        if let Ok(meta) = fs::symlink_metadata(&path) {
+            if meta.is_file() && meta.ino() == source.ino() && meta.dev() == source.dev() {
+                return Ok(());
+            }
+            remove(&path, &meta).map_err(|e| format!("{}: {e}", path.display()))?;
+        } else if let Some(p) = path.parent() {
+            fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+        if fs::hard_link(from, &path).is_ok() {
+            return Ok(());
+        }
+        fs::copy(from, &path).map(|_| ()).map_err(|e| format!("{} → {}: {e}", from.display(), path.display()))
+    }
+
+    /// Removes what this build did not write, puts the staging folder in the output's place,
+    /// and keeps the previous output as the next build's staging folder.
+    pub fn commit(self) -> Result<(), String> {
+        let touched = self.touched.into_inner().expect("no panic while holding it");
+        let mut stale = Vec::new();
+        let mut folders = Vec::new();
+        for e in walkdir::WalkDir::new(&self.dir).min_depth(1).contents_first(true).into_iter().flatten() {
+            let rel = e.path().strip_prefix(&self.dir).unwrap();
+            let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+            if e.file_type().is_dir() {
+                folders.push(e.into_path());
+            } else if !touched.contains(&rel) {
+                stale.push(e.into_path());
+            }
+        }
+        for path in stale {
+            fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        for folder in folders {
+            // Only empty folders go; contents come first, so emptied ones are empty by now.
+            let _ = fs::remove_dir(folder);
+        }
+
         let err = |e: io::Error| format!("replacing {}: {e}", self.target.display());
         if self.target.exists() {
             if exchange(&self.dir, &self.target).is_err() {
                 // No atomic exchange here: move the old site aside, then the new one in.
                 let aside = self.dir.with_extension("old");
+                let _ = fs::remove_dir_all(&aside);
                 fs::rename(&self.target, &aside).map_err(err)?;
                 fs::rename(&self.dir, &self.target).map_err(err)?;
-                let _ = fs::remove_dir_all(&aside);
-                self.committed = true;
-                return Ok(());
+                fs::rename(&aside, &self.dir).map_err(err)?;
             }
-            // `dir` now holds the previous site.
-            let _ = fs::remove_dir_all(&self.dir);
+            // `dir` now holds the previous site: the start of the next build.
         } else {
             fs::rename(&self.dir, &self.target).map_err(err)?;
         }
-        self.committed = true;
         Ok(())
     }
 }
 
-impl Drop for Staging {
-    fn drop(&mut self) {
-        if !self.committed {
-            let _ = fs::remove_dir_all(&self.dir);
-        }
+fn remove(path: &Path, meta: &fs::Metadata) -> io::Result<()> {
+    if meta.is_dir() {
+        fs::remove_dir_all(path)
+    } else {
+        fs::remove_file(path)
     }
+}
+
+/// Takes an exclusive lock on `file` without waiting; false when another process holds it.
+fn try_lock(file: &fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a file descriptor we own; the lock is released when the file closes.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
 }
 
 fn is_flamesite_output(dir: &Path) -> bool {
@@ -140,6 +226,7 @@ mod tests {
         assert_eq!(fs::read(out.join("a/b.txt")).unwrap(), b"one");
 
         let s = Staging::new(&out).unwrap();
+        assert!(Staging::new(&out).err().unwrap().contains("another flamesite build"));
         s.write("a/b.txt", b"two").unwrap();
         drop(s); // a failed build
         assert_eq!(fs::read(out.join("a/b.txt")).unwrap(), b"one");
@@ -148,10 +235,40 @@ mod tests {
         s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
         s.write("c.txt", b"three").unwrap();
         s.commit().unwrap();
-        assert!(!out.join("a/b.txt").exists(), "stale files do not survive");
+        assert!(!out.join("a/b.txt").exists() && !out.join("a").exists(), "stale files do not survive");
         assert_eq!(fs::read(out.join("c.txt")).unwrap(), b"three");
-        let leftovers: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
-        assert_eq!(leftovers, vec![std::ffi::OsString::from("public")]);
+        let mut names: Vec<_> =
+            fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        assert_eq!(names, [".public.flamesite-lock", ".public.flamesite-next", "public"]);
+        // The previous site is kept beside it, as the start of the next build.
+        assert_eq!(fs::read(dir.path().join(".public.flamesite-next/a/b.txt")).unwrap(), b"one");
+    }
+
+    #[test]
+    fn unchanged_files_are_not_rewritten_and_shared_files_never_written_in_place() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let shared = dir.path().join("cache-file");
+        fs::write(&shared, b"graph").unwrap();
+        for round in 0..3 {
+            let s = Staging::new(&out).unwrap();
+            s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
+            s.write("page.html", format!("round {}", round.min(1)).as_bytes()).unwrap();
+            s.link("g/data.bin", &shared).unwrap();
+            s.commit().unwrap();
+        }
+        let ino = |p: &Path| fs::metadata(p).unwrap().ino();
+        assert_eq!(ino(&out.join("g/data.bin")), ino(&shared));
+        assert_eq!(fs::read(out.join("page.html")).unwrap(), b"round 1");
+        // A page that changes is replaced, not written through a link it shares.
+        let s = Staging::new(&out).unwrap();
+        s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
+        s.write("g/data.bin", b"other").unwrap();
+        s.commit().unwrap();
+        assert_eq!(fs::read(&shared).unwrap(), b"graph");
+        assert_eq!(fs::read(out.join("g/data.bin")).unwrap(), b"other");
     }
 
     #[test]

@@ -178,11 +178,16 @@ fn a_failed_build_leaves_the_previous_site_and_a_killed_one_leaves_a_whole_site(
             }
         }
     }
-    // The next build removes what killed builds left behind.
+    // The next build starts from what killed builds left behind, and publishes a whole site.
     assert!(build(&input, &out, &[]).status.success());
     let names: Vec<String> =
         std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
-    assert!(names.iter().all(|n| !n.contains("flamesite-")), "{names:?}");
+    assert!(
+        names.iter().all(|n| !n.contains("flamesite-") || n == ".out.flamesite-next" || n == ".out.flamesite-lock"),
+        "{names:?}"
+    );
+    let o = run(dir.path(), &["fold", out.join("p/big3").to_str().unwrap()]);
+    assert_eq!(stdout(&o), merged_sorted(&awkward_profile(103, 20_000)));
 }
 
 #[test]

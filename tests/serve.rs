@@ -1,5 +1,5 @@
 //! `flamesite serve` as a user runs it: the site is built, served on 127.0.0.1, and rebuilt
-//! when a profile changes.
+//! when a profile, a sidecar, a template or site.toml changes, and open pages reload.
 
 mod common;
 
@@ -84,5 +84,22 @@ fn serve_builds_serves_and_rebuilds_on_change() {
     let (_, index) = get(port, "/index.json").unwrap();
     let index: serde_json::Value = serde_json::from_slice(&index).unwrap();
     assert_eq!(index["profiles"].as_array().unwrap().len(), 2);
+
+    // Open pages poll the build counter and reload when it changes.
+    let (_, page) = get(port, "/p/api/run1/").unwrap();
+    assert!(String::from_utf8_lossy(&page).contains("/__flamesite/generation"), "served pages get the reload script");
+    let generation = || String::from_utf8(get(port, "/__flamesite/generation").unwrap().1).unwrap();
+    let before = generation();
+    // Notes, templates and site.toml are watched too.
+    write(&input.join("api/run1.md"), b"Incident [INC-7](https://tracker.example.com/INC-7)\n");
+    wait_for("the notes", || get(port, "/p/api/run1/").is_some_and(|(_, b)| String::from_utf8_lossy(&b).contains("INC-7")));
+    assert_ne!(generation(), before, "a rebuild tells open pages to reload");
+    write(&dir.path().join("templates/index.html"), b"<!doctype html><p>custom home {{ runs }}</p>");
+    wait_for("the template", || get(port, "/").is_some_and(|(_, b)| String::from_utf8_lossy(&b).contains("custom home 2")));
+    write(&dir.path().join("site.toml"), b"title = \"renamed\"\n");
+    wait_for("site.toml", || get(port, "/p/api/run1/").is_some_and(|(_, b)| String::from_utf8_lossy(&b).contains("renamed")));
+    // The files on disk are the static site, without the reload script.
+    let on_disk = std::fs::read_to_string(dir.path().join("public/p/api/run1/index.html")).unwrap();
+    assert!(!on_disk.contains("__flamesite"));
     drop(server);
 }
