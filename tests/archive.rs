@@ -324,7 +324,7 @@ fn adding_runs_to_one_series_leaves_other_series_and_every_url_unchanged() {
             compared += 1;
         }
     }
-    assert!(compared > 20, "{compared}");
+    assert!(compared >= 20, "{compared}");
     // Graph files of unchanged api runs are the same bytes too.
     assert_eq!(before.get("p/api/2026-11-12/g/samples/manifest.json"), after.get("p/api/2026-11-12/g/samples/manifest.json"));
 }
