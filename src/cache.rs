@@ -2,7 +2,8 @@
 //! were built from, so that a rebuild decodes only new or changed profiles.
 //!
 //! The key is a BLAKE3 hash of the flamesite version, every configuration value that changes
-//! a graph (chunking, limits, perf options, palette, the sidecar's unit) and the profile's
+//! a graph (chunking, limits, perf options, palette, the sidecar's unit, whether a preview
+//! image is made) and the profile's
 //! bytes, so the cache never serves a graph built from other content: a file edited in place,
 //! with its size and time kept, has another key. An entry is a folder `KEY/` holding
 //! `entry.json` (what the build learnt: format, metadata, graphs, warnings) and `files/`,
@@ -48,12 +49,13 @@ impl Cache {
     /// The cache at `dir`, for builds with `config`.
     pub fn new(dir: &Path, config: &Config) -> Cache {
         let fingerprint = format!(
-            "flamesite {} cache 1\n{:?}\n{:?}\n{:?}\n{}",
+            "flamesite {} cache 1\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
             env!("CARGO_PKG_VERSION"),
             config.chunks,
             config.limits,
             config.perf,
-            config.palette.as_str()
+            config.palette.as_str(),
+            !config.base_url.is_empty()
         );
         Cache { dir: dir.to_path_buf(), fingerprint }
     }

@@ -82,7 +82,13 @@ pub fn atom(feed: &Feed) -> String {
         x.link("    ", "alternate", "text/html", &entry.href);
         x.element("    ", "summary", "", &entry.summary);
         if let Some(html) = &entry.content_html {
-            x.element("    ", "content", " type=\"html\"", html);
+            // Relative links in the notes (footnotes, `../runbook`) are relative to the run's
+            // page, not to the feed: xml:base says so to feed readers.
+            x.raw("    <content type=\"html\" xml:base=\"");
+            x.attr(&entry.href);
+            x.raw("\">");
+            x.text(html);
+            x.raw("</content>\n");
         }
         for term in &entry.categories {
             x.raw("    <category term=\"");

@@ -291,8 +291,8 @@ fn build_profile(ctx: &ProfileCtx, source: &Source, slug: &str) -> Result<Built,
 /// File name of a run's link-preview image, in its folder.
 pub const PREVIEW: &str = "preview.png";
 
-/// Decodes one profile and writes its graphs and preview image under `url` in the staging
-/// folder (nowhere for a dry run).
+/// Decodes one profile and writes its graphs and (with a `base_url`) its preview image under
+/// `url` in the staging folder (nowhere for a dry run).
 fn produce(config: &Config, source: &Source, unit: Option<&str>, url: &str, staging: Option<&Staging>) -> Result<Product, String> {
     let decoded = decode::decode_file(&source.path, config)?;
     let mut graphs = Vec::new();
@@ -319,7 +319,8 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, url: &str, stag
             data,
         });
     }
-    if let (Some(_), Some(first)) = (staging, decoded.graphs.first()) {
+    // Link previews need an absolute URL, so they are made only when base_url gives one.
+    if let (Some(_), Some(first), false) = (staging, decoded.graphs.first(), config.base_url.is_empty()) {
         write(PREVIEW.to_string(), &crate::preview::png(&first.table, config.palette)?)?;
     }
     let mut files = files.into_inner().expect("no panic while holding it");
