@@ -4,28 +4,37 @@
 # with 2 threads, then rebuilt after adding one profile (the nightly case), each the median of
 # RUNS runs, all in one run on one machine so that the ratios are fair.
 #
-# Needs: target/release/flamesite (cargo build --release) and GNU time (/usr/bin/time).
+# Needs: target/release/flamesite (cargo build --release; or FLAMESITE_BIN) and GNU time
+# (/usr/bin/time).
 # Usage: benches/archive.sh [RUNS (default 3)] [N (default 1000)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
 n=${2:-1000}
-bin=$PWD/target/release/flamesite
+bin=${FLAMESITE_BIN:-$PWD/target/release/flamesite}
 for need in "$bin" /usr/bin/time; do
   command -v "$need" >/dev/null || { echo "missing: $need (see the header of $0)" >&2; exit 1; }
 done
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# Generating the inputs takes minutes; they are deterministic, so they are kept between runs.
+inputs=${ARCHIVE_BENCH_INPUTS:-/tmp/flamesite-archive-bench-$n}
 # Profile i: series svc(i mod 10), dated 2026-01-01 plus i hours, synth small with seed i.
 profile() {
   local i=$1
   local when
   when=$(date -u -d "2026-01-01 +$i hours" +%Y%m%dT%H%M)
+  mkdir -p "$work/in/svc$((i % 10))"
   "$bin" synth --size small --seed "$i" -o "$work/in/svc$((i % 10))/run-$when.folded.gz"
 }
-mkdir -p "$work/in"
-for i in $(seq 1 "$n"); do profile "$i"; done
+if [[ ! -f "$inputs/done" ]]; then
+  rm -rf "$inputs"
+  mkdir -p "$work/in"
+  for i in $(seq 1 "$n"); do profile "$i"; done
+  mkdir -p "$inputs" && cp -r "$work/in" "$inputs/" && touch "$inputs/done"
+fi
+rm -rf "$work/in" && cp -r "$inputs/in" "$work/in"
 echo "input: $n profiles, $(du -sm "$work/in" | cut -f1) MB gzipped; $(nproc) cores; $runs runs"
 
 # measure NAME COMMAND...: appends "seconds maxrss_kb" to $work/NAME.
@@ -35,20 +44,20 @@ measure() {
   cat "$work/t" >> "$work/$name"
 }
 clean() { rm -rf "$work/out" "$work/.out.flamesite-next" "$work/.out.cache"; }
-build() { "$bin" build --input "$work/in" --output "$work/out" "$@"; }
+set -- "$bin" build --input "$work/in" --output "$work/out"
 
 for r in $(seq "$runs"); do
   clean
-  measure full-j1 build -j 1
+  measure full-j1 "$@" -j 1
   clean
-  measure full-j2 build -j 2
+  measure full-j2 "$@" -j 2
   # Two more builds so that the tree kept beside the output is up to date, as it is night
   # after night; then the nightly case: one new profile.
-  build > /dev/null 2>&1
-  build > /dev/null 2>&1
+  "$@" > /dev/null 2>&1
+  "$@" > /dev/null 2>&1
   profile $((n + r))
-  measure add-one build -j 2
-  measure unchanged build -j 2
+  measure add-one "$@" -j 2
+  measure unchanged "$@" -j 2
 done
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }

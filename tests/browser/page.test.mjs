@@ -176,14 +176,16 @@ describe("the build", () => {
 });
 
 describe("the page", () => {
-  test("the index lists the profiles with relative links, names as text", async () => {
+  test("the home page lists the series with relative links, names as text, and leads to a run", async () => {
     const { page, done } = await openPage(site.url, { app: false });
     const links = await page.locator("main a").evaluateAll((as) => as.map((a) => [a.getAttribute("href"), a.textContent]));
-    assert.ok(links.some(([h, t]) => h === "p/big/" && t === "big"), JSON.stringify(links));
-    assert.ok(links.some(([h]) => h === "p/api/run1/"));
+    assert.ok(links.some(([h, t]) => h === "s/big/" && t === "big"), JSON.stringify(links));
+    assert.ok(links.some(([h]) => h === "p/api/run1/"), "the newest run of a series is linked");
     assert.equal(await page.locator("img").count(), 0, "a profile's file name never becomes markup");
-    assert.ok((await page.locator("main").textContent()).includes(HOSTILE_FILE));
-    await page.click("text=run1");
+    assert.ok((await page.locator("main").textContent()).includes(HOSTILE_FILE.replace(/\.folded$/, "")));
+    await page.click("a.fs-series-link >> text=api");
+    await page.waitForURL(/\/s\/api\/$/);
+    await page.click("a.fs-run[href$='p/api/run1/']");
     await page.waitForURL(/\/run1\/$/);
     await page.waitForFunction(() => !!window.flamesite);
     await idle(page);
