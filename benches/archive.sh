@@ -61,11 +61,12 @@ for r in $(seq "$runs"); do
 done
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-printf "%-12s %10s %12s\n" build "median s" "peak RSS MB"
+printf "%-12s %10s %16s %12s\n" build "median s" "min–max s" "peak RSS MB"
 for name in full-j1 full-j2 add-one unchanged; do
   s=$(cut -d' ' -f1 "$work/$name" | median)
   m=$(cut -d' ' -f2 "$work/$name" | median)
-  printf "%-12s %10.2f %12.1f\n" "$name" "$s" "$(echo "$m / 1024" | bc -l)"
+  range="$(cut -d' ' -f1 "$work/$name" | sort -n | head -1)–$(cut -d' ' -f1 "$work/$name" | sort -n | tail -1)"
+  printf "%-12s %10.2f %16s %12.1f\n" "$name" "$s" "$range" "$(echo "$m / 1024" | bc -l)"
   eval "t_${name//-/_}=$s"
 done
 echo "speed-up 1 → 2 threads: $(echo "$t_full_j1 / $t_full_j2" | bc -l | cut -c1-5)"
