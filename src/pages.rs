@@ -139,9 +139,10 @@ fn write_home(config: &Config, theme: &Theme, series: &[Series], staging: &Stagi
         .iter()
         .map(|s| {
             let newest = s.runs.last().expect("a series has runs");
-            let recent = &s.runs[s.runs.len().saturating_sub(SPARK_RUNS)..];
-            let values: Vec<u64> = recent.iter().map(|r| headline(r).0).collect();
             let (total, unit) = headline(newest);
+            // Totals in another unit (a heap profile beside CPU profiles) are not comparable.
+            let same: Vec<&&Run> = s.runs.iter().filter(|r| headline(r).1 == unit).collect();
+            let values: Vec<u64> = same[same.len().saturating_sub(SPARK_RUNS)..].iter().map(|r| headline(r).0).collect();
             json!({
                 "name": s.name, "url": s.url, "count": s.runs.len(), "feed": format!("{}feed.xml", s.url),
                 "newest": run_link(newest), "newest_total": human(total, unit),
@@ -176,7 +177,9 @@ fn write_series(config: &Config, theme: &Theme, s: &Series, staging: &Staging) -
             }
         }
         let groups: Vec<_> = groups.into_iter().map(|(heading, runs)| json!({ "heading": heading, "runs": runs })).collect();
-        let chronological: Vec<&Run> = runs.iter().rev().copied().collect();
+        // The plot shows the runs in the unit of the page's newest run; others are not comparable.
+        let unit = runs.first().map_or("", |r| headline(r).1);
+        let chronological: Vec<&Run> = runs.iter().rev().copied().filter(|r| headline(r).1 == unit).collect();
         let mut ctx = base_context(config, &root);
         ctx.insert(
             "series",
