@@ -179,11 +179,13 @@ describe("the page", () => {
   test("the index lists the profiles with relative links, names as text", async () => {
     const { page, done } = await openPage(site.url, { app: false });
     const links = await page.locator("main a").evaluateAll((as) => as.map((a) => [a.getAttribute("href"), a.textContent]));
-    assert.ok(links.some(([h, t]) => h === "p/big/" && t === "big"), JSON.stringify(links));
+    // The home page lists each series by name and links its newest run (by date).
+    assert.ok(links.some(([h, t]) => h === "s/big/" && t === "big"), JSON.stringify(links));
+    assert.ok(links.some(([h]) => h === "p/big/"), JSON.stringify(links));
     assert.ok(links.some(([h]) => h === "p/api/run1/"));
     assert.equal(await page.locator("img").count(), 0, "a profile's file name never becomes markup");
-    assert.ok((await page.locator("main").textContent()).includes(HOSTILE_FILE));
-    await page.click("text=run1");
+    assert.ok((await page.locator("main").textContent()).includes(HOSTILE_FILE.replace(/\.folded$/, "")), "its series, named after it, as text");
+    await page.click('main a[href="p/api/run1/"]');
     await page.waitForURL(/\/run1\/$/);
     await page.waitForFunction(() => !!window.flamesite);
     await idle(page);
