@@ -35,7 +35,10 @@
 // (`cd tests/browser && npm ci`); inferno-flamegraph on PATH for the SVG comparison
 // (`cargo install inferno`; without it that part is skipped, and says so).
 // Env: INFERNO_TIMEOUT (s, default 120) bounds the unpruned SVG's generation and its load;
-// BENCH_KEEP=1 keeps the temporary folder. The site is built with this tree's theme
+// BENCH_NO_INFERNO=1 measures the flamesite page alone (no SVG comparison, even with inferno
+// installed); BENCH_TOML adds lines to the benchmark's site.toml (say,
+// `BENCH_TOML=$'[chunks]\nsearch_intervals = 4096'`); BENCH_KEEP=1 keeps the temporary folder.
+// The site is built with this tree's theme
 // (`theme_dir`), so edits to themes/default/static/*.js are measured without a rebuild;
 // BENCH_THEME=DIR measures another theme folder instead (say, a checkout of an older commit's).
 
@@ -181,7 +184,7 @@ log(`synth --size large --seed 2 into ${work}`);
 execFileSync(BIN, ["synth", "--size", "large", "--seed", "2", "-o", folded], { stdio: "inherit" });
 await pipeline(fs.createReadStream(folded), zlib.createGzip({ level: 6 }), fs.createWriteStream(path.join(inDir, "large.folded.gz")));
 const cfg = path.join(work, "site.toml");
-fs.writeFileSync(cfg, `title = "page benchmark"\ntheme_dir = ${JSON.stringify(THEME)}\n`);
+fs.writeFileSync(cfg, `title = "page benchmark"\ntheme_dir = ${JSON.stringify(THEME)}\n${process.env.BENCH_TOML || ""}\n`);
 execFileSync(BIN, ["build", "--config", cfg, "--input", inDir, "--output", outDir], { stdio: "inherit" });
 const dataDir = path.join(outDir, "p/large/g/samples");
 const manifest = JSON.parse(fs.readFileSync(path.join(dataDir, "manifest.json"), "utf8"));
@@ -535,11 +538,13 @@ try {
 }
 
 // inferno-flamegraph's SVG of the same stacks.
-const infernoBin = which("inferno-flamegraph");
+const infernoBin = process.env.BENCH_NO_INFERNO ? null : which("inferno-flamegraph");
 const svg = { pruned: [], full: [] };
 let infernoNote = "";
 if (!infernoBin) {
-  infernoNote = "inferno-flamegraph is not on PATH (cargo install inferno): SVG comparison skipped";
+  infernoNote = process.env.BENCH_NO_INFERNO
+    ? "BENCH_NO_INFERNO is set: SVG comparison skipped"
+    : "inferno-flamegraph is not on PATH (cargo install inferno): SVG comparison skipped";
   log(infernoNote);
 } else {
   const svgDir = path.join(outDir, "svg");

@@ -57,6 +57,21 @@ pub struct Manifest {
     pub search: Vec<SearchRef>,
 }
 
+impl Manifest {
+    /// The files a page needs for its first view of a canvas `rows` rows tall, to preload from
+    /// the HTML: the class-0 chunks starting above row `rows` and the name files up to their
+    /// largest name id, paths relative to the graph folder.
+    pub fn first_view(&self, rows: u32) -> Vec<String> {
+        let chunks: Vec<&ChunkRef> = self.chunks.iter().filter(|c| c.class == 0 && c.depth[0] < rows).collect();
+        if chunks.is_empty() {
+            return Vec::new();
+        }
+        let name_max = chunks.iter().map(|c| c.name_max).max().unwrap_or(0);
+        let names = self.names.iter().filter(|n| n.names[0] <= name_max).map(|n| n.file.clone());
+        names.chain(chunks.iter().map(|c| c.file.clone())).collect()
+    }
+}
+
 /// One file of the name table.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct NamesRef {
@@ -570,6 +585,11 @@ mod tests {
         // 1021 total on 100 px: mid (20) is >= 10.21 -> class 0; tiny (1): 1*100*4^2 >= 1021 -> class 2.
         assert_eq!(classes, vec![(0, 4), (2, 1)]);
         assert_eq!(m.chunks[1].max_total, 1);
+        // The first view: the class-0 chunk and the name files of its names (all, main, big,
+        // mid: ids 0..4, two per file), not the file of tiny (id 4, class 2 only).
+        assert_eq!(m.first_view(60), vec!["n/0.json", "n/1.json", "c/0-0.bin"]);
+        assert_eq!(m.names.len(), 3);
+        assert!(m.first_view(0).is_empty());
     }
 
     #[test]

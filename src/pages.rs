@@ -204,6 +204,17 @@ fn absolute(config: &Config, rel: &str) -> Option<String> {
     Some(format!("{base}/{rel}"))
 }
 
+/// Rows of the first view a run page preloads the files of (a canvas 1080 px tall).
+const FIRST_VIEW_ROWS: u32 = 60;
+
+/// The files of the first graph's first view (`Manifest::first_view`), read from its manifest
+/// in the staging tree; none when it cannot be read (the page still works, a bit later).
+fn first_view(staging: &Staging, graph: Option<&GraphEntry>) -> Vec<String> {
+    let Some(g) = graph else { return Vec::new() };
+    let Ok(bytes) = std::fs::read(staging.path(&format!("{}manifest.json", g.data))) else { return Vec::new() };
+    serde_json::from_slice::<crate::chunk::Manifest>(&bytes).map_or_else(|_| Vec::new(), |m| m.first_view(FIRST_VIEW_ROWS))
+}
+
 fn write_run(
     config: &Config,
     theme: &Theme,
@@ -228,6 +239,7 @@ fn write_run(
             "title": p.title, "series": s.name, "series_url": s.url, "series_count": s.runs.len(),
             "date": run.when.display(), "datetime": p.date, "date_from": p.date_from,
             "labels": p.labels, "metadata": p.metadata, "graphs": graphs, "notes": run.notes,
+            "preload": first_view(staging, p.graphs.first()),
             "totals": run_link(run).totals,
             "prev": prev.map(run_link), "next": next.map(run_link),
             "compare": prev.map(|_| format!("{}compare/", p.url)),

@@ -198,7 +198,7 @@ describe("the page", () => {
     await done();
   });
 
-  test("first paint fetches the manifest, the first name files and only the class-0 chunks of the visible depths", async (t) => {
+  test("first paint fetches the manifest, the first name files and only the class-0 chunks of the visible depths; the other name files follow", async (t) => {
     const { page, done } = await openPage(`${site.url}p/big/`);
     const st = await state(page);
     assert.equal(st.total, TOTAL);
@@ -214,17 +214,29 @@ describe("the page", () => {
     // The name files up to the largest name id of those chunks, no more.
     const nameMax = Math.max(...first.map((c) => c.name_max));
     const nameFiles = manifest.names.filter((n) => n.names[0] <= nameMax).map((n) => dataUrl() + n.file);
-    assert.ok(nameFiles.length < manifest.names.length || manifest.names.length === 1);
-    assert.deepEqual([...st.namesLoaded].sort(), [...nameFiles].sort());
-    const resources = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => ({ name: e.name, size: e.encodedBodySize })));
-    const data = resources.filter((r) => r.name.startsWith(dataUrl()));
-    assert.deepEqual(
-      data.map((r) => r.name).sort(),
-      [dataUrl() + "manifest.json", ...nameFiles, ...want].sort(),
-      "nothing else of the graph is fetched: no fine chunk, no search bucket",
-    );
+    assert.ok(nameFiles.length < manifest.names.length, "the fixture has name files the first view does not need");
     const marks = await page.evaluate(() => performance.getEntriesByName("flamesite:painted").map((m) => m.startTime));
     assert.ok(marks.length >= 1, "performance.mark('flamesite:painted')");
+    const resources = await page.evaluate(() =>
+      performance.getEntriesByType("resource").map((e) => ({ name: e.name, size: e.encodedBodySize, start: e.startTime })),
+    );
+    const data = resources.filter((r) => r.name.startsWith(dataUrl()));
+    // The HTML preloads the manifest and the first view's files (the class-0 chunks of the
+    // first 60 rows and their name files), so those start before any script runs.
+    const early = data.filter((r) => r.start < marks[0]).map((r) => r.name);
+    assert.deepEqual(early.sort(), [dataUrl() + "manifest.json", ...nameFiles, ...want].sort(), "before the first paint: nothing else");
+    const html = await (await fetch(`${site.url}p/big/`)).text();
+    const preloads = [...html.matchAll(/<link rel="preload" href="([^"]+)" as="fetch" crossorigin="anonymous">/g)].map((m) => new URL(m[1].replace(/&#x2F;/g, "/"), `${site.url}p/big/`).href);
+    assert.deepEqual(preloads.sort(), [dataUrl() + "manifest.json", ...nameFiles, ...want].sort(), "the page preloads what its first view needs");
+    // After the first paint, while idle: the other name files (a first search reads every
+    // name), and still no fine chunk and no search bucket.
+    assert.deepEqual([...st.namesLoaded].sort(), manifest.names.map((n) => dataUrl() + n.file).sort());
+    assert.deepEqual(
+      data.map((r) => r.name).sort(),
+      [dataUrl() + "manifest.json", ...manifest.names.map((n) => dataUrl() + n.file), ...want].sort(),
+      "nothing else of the graph is fetched: no fine chunk, no search bucket",
+    );
+    for (const r of data.filter((r) => !early.includes(r.name))) assert.ok(r.start > marks[0], `${r.name} after the first paint`);
     t.diagnostic(`first complete paint at ${marks[0].toFixed(0)} ms, ${data.reduce((s, r) => s + r.size, 0)} bytes of graph data, draw ${st.paintMs.toFixed(1)} ms`);
     await shot(page, "root");
     await done();
@@ -349,7 +361,12 @@ describe("the page", () => {
     assert.equal(st.matched.value, want);
     assert.ok(Math.abs(st.matched.percent - (100 * want) / TOTAL) < 1e-9);
     assert.deepEqual(st.chunksLoaded, chunksBefore, "search fetches no chunk");
-    assert.ok(st.searchLoaded.length >= 1 && st.searchLoaded.length <= manifest.search.length);
+    // Only the buckets holding the matched names' intervals, each once.
+    const names = manifest.names.flatMap((n) => JSON.parse(fs.readFileSync(path.join(tmp, "out/p/big/g/samples", n.file), "utf8")).names);
+    const re = new RegExp(q, "i");
+    const ids = names.flatMap((n, i) => (re.test(n) ? [i] : []));
+    const buckets = manifest.search.filter((b) => ids.some((i) => b.names[0] <= i && i < b.names[1])).map((b) => dataUrl() + b.file);
+    assert.deepEqual([...st.searchLoaded].sort(), buckets.sort());
     const text = await page.locator("#fs-matched").textContent();
     assert.ok(text.includes(`${groupDigits(want)} samples (${pct(want, TOTAL)})`), text);
     t.diagnostic(`search with the bucket fetch took ${st.searchMs.toFixed(1)} ms`);

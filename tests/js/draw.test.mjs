@@ -78,3 +78,15 @@ test("frames under half a pixel are not painted, sub-pixel ones get a pixel", ()
   const out = paintFrames(pix, 100, 30, 1, { view, chunks: cs, palette: new Palette(gg.names), zoomDepth: 0, match: null, diffScale: 0 });
   assert.equal(out.painted, 3, "all, big, and small (0.6 px, one pixel); the 0.01 px s* are skipped");
 });
+
+test("labels: printable ASCII is measured by length in the monospaced font, anything else by measureText", () => {
+  const measured = [];
+  const ctx = { measureText: (t) => (measured.push(t), { width: t === "M" ? 7 : 7 * [...t].length + 3 }) };
+  const names = { names: ["all", "std::vector<int>::push_back(int const&)", "größe", "tiny"], colors: new Uint32Array(4) };
+  const p = new Palette(names);
+  assert.equal(p.label(ctx, 1, 1000), names.names[1], "fits: the whole name");
+  assert.equal(p.label(ctx, 1, 7 * 10), "std::vect\u2026", "cut with an ellipsis: 9 characters and the ellipsis in 10 widths");
+  assert.equal(p.label(ctx, 3, 7 * 4), "tiny", "exactly as wide as the room");
+  assert.equal(p.label(ctx, 2, 7 * 5 + 2), "gr\u00f6\u00df\u2026", "non-ASCII is measured (7 * 5 + 3 > room), then cut");
+  assert.deepEqual(measured, ["M", "größe"], "one measureText for the character width, one for the non-ASCII name");
+});

@@ -83,6 +83,7 @@ class Viewer {
       this.st.query = this.input.value;
       this.updateUrl();
       this.applySearch();
+      this.renderNow();
     });
     $("fs-case").addEventListener("click", () => {
       this.st.caseSensitive = !this.st.caseSensitive;
@@ -244,7 +245,15 @@ class Viewer {
   requestRender() {
     if (this.scheduled) return;
     this.scheduled = true;
-    requestAnimationFrame(() => this.render());
+    requestAnimationFrame(() => this.scheduled && this.render());
+  }
+
+  /**
+   * Draw a requested render now, in the handler of a click or a keystroke, rather than at the
+   * next animation frame: the frame that follows the input then shows it.
+   */
+  renderNow() {
+    if (this.scheduled) this.render();
   }
 
   /** The view for the current size, zoom and scroll; sizes the canvases and the spacer. */
@@ -338,8 +347,11 @@ class Viewer {
     // otherwise repaint the same picture (a full canvas, and a compositor upload, each time).
     const key = [g.meta.name, view.x0, view.x1, view.width, view.height, view.scrollTop, view.icicle, dpr, zoomDepth, bg, fg].join("|");
     const p = this.painted;
+    // A blank canvas that still waits for every file it needs stays as it is: painting it
+    // white costs the first view a full canvas to fill and upload before its chunks can show.
     const same =
-      p && p.g === g && p.key === key && p.match === this.search.flags && p.chunks.length === ready.length && p.chunks.every((c, i) => c === ready[i]);
+      (!p && ready.length === 0 && waiting > 0) ||
+      (p && p.g === g && p.key === key && p.match === this.search.flags && p.chunks.length === ready.length && p.chunks.every((c, i) => c === ready[i]));
     // Ask for the missing files after this frame when it shows something new, else now,
     // before drawing: a fetch() costs the main thread about a millisecond (1.2 ms on the
     // 2-core machine of benches/page.mjs) and a zoom can ask for forty files, which held the
@@ -370,8 +382,22 @@ class Viewer {
     if (waiting === 0 && !(same && p.complete)) {
       this.paints += 1;
       performance.mark("flamesite:painted");
+      this.prefetchNames(g);
     }
-    this.painted = { g, key, match: this.search.flags, chunks: ready, complete: waiting === 0 };
+    if (!same || p) this.painted = { g, key, match: this.search.flags, chunks: ready, complete: waiting === 0 };
+  }
+
+  /**
+   * Once the first view is complete, fetch the rest of the name table while the page is idle:
+   * a first search reads every name and would otherwise wait for all of them. Once per graph.
+   */
+  prefetchNames(g) {
+    if (g.prefetch !== undefined || !g.names || g.names.complete()) return;
+    g.prefetch = true; // busy until the files are in (see busy())
+    const done = () => (g.prefetch = false);
+    const go = () => (this.g === g ? g.source.allNames(g.names).then(done, done) : done());
+    if (window.requestIdleCallback) requestIdleCallback(go, { timeout: 300 });
+    else setTimeout(go, 50);
   }
 
   /**
@@ -510,6 +536,7 @@ class Viewer {
     if (!f) return;
     if (f.depth === 0) this.resetZoom();
     else this.zoomTo(f);
+    this.renderNow();
   }
 
   // ---- zoom ----------------------------------------------------------------------------------
@@ -698,7 +725,7 @@ class Viewer {
     const g = this.g;
     if (!g) return true;
     if (g.failed) return false;
-    return !g.manifest || g.source.pending > 0 || this.scheduled || this.search.busy || this.tableWaiting || (this.zoom && !this.zoom.info && !this.hidden) || this.waiting > 0;
+    return !g.manifest || g.source.pending > 0 || g.prefetch || this.scheduled || this.search.busy || this.tableWaiting || (this.zoom && !this.zoom.info && !this.hidden) || this.waiting > 0;
   }
 
   state() {
