@@ -32,7 +32,7 @@ measure() {
 for i in $(seq "$runs"); do
   measure gzip gzip -dc "$work/in/$size.folded.gz"
   rm -rf "$work/out"
-  measure flamesite "$bin" build --input "$work/in" --output "$work/out"
+  measure flamesite "$bin" build --no-cache --input "$work/in" --output "$work/out"
   measure inferno sh -c "inferno-flamegraph '$work/$size.folded' > '$work/pruned.svg'"
 done
 
