@@ -1,7 +1,8 @@
 //! The build of a whole site, as a fixed sequence of steps:
 //! scan → read sidecars, decode, merge and chunk every profile (in parallel; unchanged ones
-//! come from the cache) → work out series and runs → render pages → swap the output folder in. A profile that cannot be read is reported and skipped; the others are
-//! built; the output is the same bytes whatever the thread count.
+//! come from the cache) → work out series and runs → render pages → swap the output folder
+//! in. A profile that cannot be read is reported and skipped; the others are built; the
+//! output is the same bytes whatever the thread count.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
