@@ -60,15 +60,11 @@ impl When {
 
 /// The regular expression of the date forms accepted in paths: `2026-11-20`, `20261120`,
 /// optionally followed by a time `T14:03:00`, `_140300`, `-14-03-00` (seconds, fraction and a
-/// `Z` or `±HH:MM` offset optional).
-const DATE_RE: &str = r"\d{4}-?\d{2}-?\d{2}(?:[T_ \-]\d{2}[:\-]?\d{2}(?:[:\-]?\d{2}(?:\.\d{1,9})?)?(?:Z|[+\-]\d{2}:?\d{2})?)?";
+/// `Z` or `±HH:MM` offset optional). Its groups name the parts that [`parse_date`] reads; it
+/// appears once in every regex built from it, so the names never repeat.
+const DATE_RE: &str = r"(?<y>\d{4})-?(?<m>\d{2})-?(?<d>\d{2})(?:[T_ \-](?<H>\d{2})[:\-]?(?<M>\d{2})(?:[:\-]?(?<S>\d{2})(?:\.(?<f>\d{1,9}))?)?(?<z>Z|[+\-]\d{2}:?\d{2})?)?";
 
-static DATE_PARTS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"^(?<y>\d{4})-?(?<m>\d{2})-?(?<d>\d{2})(?:[T_ \-](?<H>\d{2})[:\-]?(?<M>\d{2})(?:[:\-]?(?<S>\d{2})(?:\.(?<f>\d{1,9}))?)?(?<z>Z|[+\-]\d{2}:?\d{2})?)?$",
-    )
-    .expect("valid regex")
-});
+static DATE_PARTS: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!("^{DATE_RE}$")).expect("valid regex"));
 
 static DATE_IN_NAME: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(&format!(r"(?:^|[^0-9])(?<date>{DATE_RE})(?:[^0-9]|$)")).expect("valid regex"));
@@ -381,7 +377,7 @@ fn same_when(a: &When, b: &When) -> bool {
 /// the safe characters with a short hash of the name appended, so that two names never share
 /// a slug and a slug never depends on other series.
 pub fn series_slug(name: &str) -> String {
-    let clean: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    let clean = crate::scan::url_safe(name);
     let reserved = clean.chars().all(|c| c == '.');
     if clean == name && !reserved {
         clean

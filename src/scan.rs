@@ -107,11 +107,15 @@ pub fn long_slug(rel: &str) -> String {
     sanitize(&rel.replace('.', "-"))
 }
 
+/// `s` with every character outside `A-Za-z0-9._-` replaced by `_`.
+pub(crate) fn url_safe(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect()
+}
+
 pub(crate) fn sanitize(s: &str) -> String {
     s.split('/')
         .map(|part| {
-            let clean: String =
-                part.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+            let clean = url_safe(part);
             // "." and ".." would change the meaning of a URL.
             if clean.chars().all(|c| c == '.') { clean.replace('.', "_") } else { clean }
         })

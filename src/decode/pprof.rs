@@ -535,22 +535,14 @@ fn metadata(p: &Profile, strings: &Strings) -> Result<BTreeMap<String, String>, 
     Ok(m)
 }
 
-/// `2026-11-22T00:06:52Z` from nanoseconds since the Unix epoch (UTC, whole seconds).
+/// `2026-11-22T00:06:52Z` from nanoseconds since the Unix epoch (UTC, whole seconds, rounded
+/// down, as the archive dates runs).
 fn rfc3339(nanos: i64) -> String {
-    let secs = nanos.div_euclid(1_000_000_000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + if month <= 2 { 1 } else { 0 };
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem / 60 % 60, rem % 60)
+    // Every i64 of nanoseconds (years 1677 to 2262) is within jiff's range.
+    jiff::Timestamp::from_second(nanos.div_euclid(1_000_000_000))
+        .expect("within jiff's range")
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
 }
 
 /// `850 ns`, `1.50 ms`, `2.00 s`, `12.5 min`, `3.00 h`.
