@@ -3,15 +3,15 @@
 //!
 //! The key is a BLAKE3 hash of the flamesite version, every configuration value that changes
 //! a graph (chunking, limits, perf options, palette, the sidecar's unit, whether a preview
-//! image is made) and the profile's
-//! bytes, so the cache never serves a graph built from other content: a file edited in place,
-//! with its size and time kept, has another key. An entry is a folder `KEY/` holding
-//! `entry.json` (what the build learnt: format, metadata, graphs, warnings) and `files/`,
-//! the profile's files as they are in the output (graph folders and the preview image).
-//! Files are hard-linked between the cache and the staging folder (copied where links are
-//! not possible), so the cache costs no second copy on disk, and a file of the staging folder
-//! that is already the cache's file is left as it is (see [`crate::write`]). An entry appears whole or not
-//! at all (written aside, then renamed); entries not used by a build are removed after it.
+//! image is made) and the profile's bytes, so the cache never serves a graph built from other
+//! content: a file edited in place, with its size and time kept, has another key. An entry is
+//! a folder `KEY/` holding `entry.json` (what the build learnt: format, metadata, graphs, the
+//! first view's files, warnings) and `files/`, the profile's files as they are in the output
+//! (graph folders and the preview image). Files are hard-linked between the cache and the
+//! staging folder (copied where links are not possible), so the cache costs no second copy on
+//! disk, and a file of the staging folder that is already the cache's file is left as it is
+//! (see [`crate::write`]). An entry appears whole or not at all (written aside, then renamed);
+//! entries not used by a build are removed after it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
 use crate::site::GraphEntry;
-use crate::write::Staging;
+use crate::write::{link_or_copy, Staging};
 
 /// What the cache keeps of one profile besides its files.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -33,6 +33,8 @@ pub struct Product {
     pub metadata: BTreeMap<String, String>,
     /// Its graphs; `data` is relative to the profile's folder.
     pub graphs: Vec<GraphEntry>,
+    /// Files of the first graph's first view (`Manifest::first_view`), relative to its folder.
+    pub preload: Vec<String>,
     /// Warnings of decoding.
     pub warnings: Vec<String>,
     /// Files of the profile's folder, relative to it, sorted.
@@ -49,7 +51,7 @@ impl Cache {
     /// The cache at `dir`, for builds with `config`.
     pub fn new(dir: &Path, config: &Config) -> Cache {
         let fingerprint = format!(
-            "flamesite {} cache 1\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
+            "flamesite {} cache 2\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
             env!("CARGO_PKG_VERSION"),
             config.chunks,
             config.limits,
@@ -120,14 +122,4 @@ impl Cache {
             }
         }
     }
-}
-
-fn link_or_copy(from: &Path, to: &Path) -> Result<(), String> {
-    if let Some(p) = to.parent() {
-        fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
-    }
-    if fs::hard_link(from, to).is_ok() {
-        return Ok(());
-    }
-    fs::copy(from, to).map(|_| ()).map_err(|e| format!("{} → {}: {e}", from.display(), to.display()))
 }

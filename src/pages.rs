@@ -118,15 +118,25 @@ fn run_link(run: &Run) -> RunLink {
         date: run.when.display(),
         datetime: run.entry.date.clone(),
         date_from: run.entry.date_from.clone(),
-        totals: run
-            .entry
-            .graphs
-            .iter()
-            .map(|g| if g.name == g.unit { human(g.total, &g.unit) } else { format!("{}: {}", g.name, human(g.total, &g.unit)) })
-            .collect(),
+        totals: totals(run),
         title_differs: run.entry.title != run.when.day() && run.entry.title != run.when.display(),
         labels: run.entry.labels.clone(),
     }
+}
+
+/// One string per graph of `run`: its total, named when the graph's name is not its unit.
+fn totals(run: &Run) -> Vec<String> {
+    run.entry
+        .graphs
+        .iter()
+        .map(|g| if g.name == g.unit { human(g.total, &g.unit) } else { format!("{}: {}", g.name, human(g.total, &g.unit)) })
+        .collect()
+}
+
+/// `api run of 2026-11-20 09:30 UTC: 20.4 k samples`, for link previews and feeds.
+fn summary(run: &Run) -> String {
+    let (total, unit) = headline(run);
+    format!("{} run of {}: {}", run.entry.series, run.when.display(), human(total, unit))
 }
 
 /// The total a trend plots: that of the run's first (default) graph.
@@ -204,17 +214,6 @@ fn absolute(config: &Config, rel: &str) -> Option<String> {
     Some(format!("{base}/{rel}"))
 }
 
-/// Rows of the first view a run page preloads the files of (a canvas 1080 px tall).
-const FIRST_VIEW_ROWS: u32 = 60;
-
-/// The files of the first graph's first view (`Manifest::first_view`), read from its manifest
-/// in the staging tree; none when it cannot be read (the page still works, a bit later).
-fn first_view(staging: &Staging, graph: Option<&GraphEntry>) -> Vec<String> {
-    let Some(g) = graph else { return Vec::new() };
-    let Ok(bytes) = std::fs::read(staging.path(&format!("{}manifest.json", g.data))) else { return Vec::new() };
-    serde_json::from_slice::<crate::chunk::Manifest>(&bytes).map_or_else(|_| Vec::new(), |m| m.first_view(FIRST_VIEW_ROWS))
-}
-
 fn write_run(
     config: &Config,
     theme: &Theme,
@@ -239,14 +238,13 @@ fn write_run(
             "title": p.title, "series": s.name, "series_url": s.url, "series_count": s.runs.len(),
             "date": run.when.display(), "datetime": p.date, "date_from": p.date_from,
             "labels": p.labels, "metadata": p.metadata, "graphs": graphs, "notes": run.notes,
-            "preload": first_view(staging, p.graphs.first()),
-            "totals": run_link(run).totals,
+            "preload": run.preload,
+            "totals": totals(run),
             "prev": prev.map(run_link), "next": next.map(run_link),
             "compare": prev.map(|_| format!("{}compare/", p.url)),
         }),
     );
-    let (total, unit) = headline(run);
-    let description = format!("{} run of {}: {}", s.name, run.when.display(), human(total, unit));
+    let description = summary(run);
     ctx.insert(
         "og",
         &json!({
@@ -314,13 +312,12 @@ fn write_feed(config: &Config, series: Option<&Series>, runs: &[&Run], staging: 
         .iter()
         .map(|run| {
             let p = &run.entry;
-            let (total, unit) = headline(run);
             feed::Entry {
                 id: format!("urn:flamesite:run:{}", p.slug),
                 title: format!("{} · {}", p.series, p.title),
                 updated: p.date.clone(),
                 href: href(&p.url),
-                summary: format!("{} run of {}: {}", p.series, run.when.display(), human(total, unit)),
+                summary: summary(run),
                 content_html: run.notes.clone(),
                 categories: vec![p.series.clone()],
             }

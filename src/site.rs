@@ -119,6 +119,9 @@ pub struct Run {
     pub when: When,
     /// Its notes (sidecar `NAME.md`), rendered and sanitised.
     pub notes: Option<String>,
+    /// Files of its first graph's first view, relative to that graph's folder, which its page
+    /// preloads.
+    pub preload: Vec<String>,
 }
 
 /// What a build did.
@@ -286,8 +289,11 @@ fn build_profile(ctx: &ProfileCtx, source: &Source, slug: &str) -> Result<Built,
     };
     let mut warnings = product.warnings;
     warnings.extend(run_warnings);
-    Ok(Built { run: Run { entry, when: info.date, notes }, warnings, key, reused })
+    Ok(Built { run: Run { entry, when: info.date, notes, preload: product.preload }, warnings, key, reused })
 }
+
+/// Rows of the first view a run page preloads the files of (a canvas 1080 px tall).
+const FIRST_VIEW_ROWS: u32 = 60;
 
 /// File name of a run's link-preview image, in its folder.
 pub const PREVIEW: &str = "preview.png";
@@ -297,6 +303,7 @@ pub const PREVIEW: &str = "preview.png";
 fn produce(config: &Config, source: &Source, unit: Option<&str>, url: &str, staging: Option<&Staging>) -> Result<Product, String> {
     let decoded = decode::decode_file(&source.path, config)?;
     let mut graphs = Vec::new();
+    let mut preload = Vec::new();
     let files = std::sync::Mutex::new(Vec::new());
     let write = |rel: String, bytes: &[u8]| match staging {
         Some(staging) => {
@@ -312,6 +319,9 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, url: &str, stag
         let sink = |rel: &str, bytes: &[u8]| write(format!("{data}{rel}"), bytes);
         let unit = unit.unwrap_or(&graph.unit);
         let manifest = chunk::encode(&graph.name, unit, &graph.table, &config.chunks, config.palette, &sink)?;
+        if graphs.is_empty() {
+            preload = manifest.first_view(FIRST_VIEW_ROWS);
+        }
         graphs.push(GraphEntry {
             name: graph.name.clone(),
             unit: unit.to_string(),
@@ -326,7 +336,7 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, url: &str, stag
     }
     let mut files = files.into_inner().expect("no panic while holding it");
     files.sort();
-    Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, warnings: decoded.warnings, files })
+    Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, preload, warnings: decoded.warnings, files })
 }
 
 fn progress_bar(show: bool, len: usize) -> indicatif::ProgressBar {

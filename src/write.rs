@@ -116,13 +116,8 @@ impl Staging {
                 return Ok(());
             }
             remove(&path, &meta).map_err(|e| format!("{}: {e}", path.display()))?;
-        } else if let Some(p) = path.parent() {
-            fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
         }
-        if fs::hard_link(from, &path).is_ok() {
-            return Ok(());
-        }
-        fs::copy(from, &path).map(|_| ()).map_err(|e| format!("{} → {}: {e}", from.display(), path.display()))
+        link_or_copy(from, &path)
     }
 
     /// Removes what this build did not write, puts the staging folder in the output's place,
@@ -164,6 +159,18 @@ impl Staging {
         }
         Ok(())
     }
+}
+
+/// Makes `to` (which must not exist) the file `from`: a hard link, or a copy where links are
+/// not possible (another file system); creates `to`'s folders.
+pub fn link_or_copy(from: &Path, to: &Path) -> Result<(), String> {
+    if let Some(p) = to.parent() {
+        fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    if fs::hard_link(from, to).is_ok() {
+        return Ok(());
+    }
+    fs::copy(from, to).map(|_| ()).map_err(|e| format!("{} → {}: {e}", from.display(), to.display()))
 }
 
 fn remove(path: &Path, meta: &fs::Metadata) -> io::Result<()> {
