@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MATCH_RGB, Palette, mixRgb, paintFrames, parseHex, pixel } from "../../themes/default/static/draw.js";
+import { MATCH_RGB, Palette, cssColor, drawGraph, mixRgb, paintFrames, parseHex, pixel } from "../../themes/default/static/draw.js";
 import { decodeChunk } from "../../themes/default/static/fetch.js";
 import { buildGraph, parseFolded } from "./helpers.mjs";
 
@@ -89,4 +89,61 @@ test("labels: printable ASCII is measured by length in the monospaced font, anyt
   assert.equal(p.label(ctx, 3, 7 * 4), "tiny", "exactly as wide as the room");
   assert.equal(p.label(ctx, 2, 7 * 5 + 2), "gr\u00f6\u00df\u2026", "non-ASCII is measured (7 * 5 + 3 > room), then cut");
   assert.deepEqual(measured, ["M", "größe"], "one measureText for the character width, one for the non-ASCII name");
+});
+
+/** A 2D context that records pixels: putImageData (with a dirty rectangle) and fillRect. */
+function recordingContext(W, H) {
+  const pix = new Uint32Array(W * H); // 0: never written
+  const ctx = {
+    canvas: { width: W, height: H },
+    fillStyle: "",
+    font: "",
+    textBaseline: "",
+    createImageData: (w, h) => ({ width: w, height: h, data: new Uint8ClampedArray(w * h * 4) }),
+    putImageData(img, dx, dy, sx, sy, sw, sh) {
+      const src = new Uint32Array(img.data.buffer);
+      for (let y = sy; y < sy + sh; y++) {
+        for (let x = sx; x < sx + sw; x++) {
+          const cx = dx + x;
+          const cy = dy + y;
+          if (cx >= 0 && cx < W && cy >= 0 && cy < H) pix[cy * W + cx] = src[y * img.width + x];
+        }
+      }
+    },
+    fillRect(x, y, w, h) {
+      const v = pixel(parseHex(this.fillStyle));
+      for (let yy = Math.max(0, y); yy < Math.min(H, y + h); yy++) pix.fill(v, yy * W + Math.max(0, x), yy * W + Math.min(W, x + w));
+    },
+    save() {},
+    restore() {},
+    setTransform() {},
+    measureText: (t) => ({ width: 7 * t.length }),
+    fillText() {},
+  };
+  return { ctx, pix };
+}
+
+test("the canvas gets the same pixels, row by row, as paintFrames paints, covering all of it", () => {
+  const bg = 0xf8f4f0;
+  assert.equal(cssColor(bg), "#f8f4f0");
+  const cases = [
+    { dpr: 1, height: 3 * ROW, scrollTop: 0, icicle: false },
+    { dpr: 2, height: 3 * ROW, scrollTop: 0, icicle: false },
+    { dpr: 1.5, height: 5 * ROW + 3, scrollTop: 0, icicle: false, note: "content shorter than the canvas" },
+    { dpr: 1, height: 2 * ROW - 4, scrollTop: 7, icicle: false, note: "rows cut at both edges" },
+    { dpr: 1.25, height: 5 * ROW, scrollTop: 0, icicle: true, x0: 60, x1: 90, zoomDepth: 2 },
+  ];
+  for (const k of cases) {
+    const view = { x0: k.x0 ?? 0, x1: k.x1 ?? 100, width: 100, height: k.height, rowH: ROW, depthCount: 3, icicle: k.icicle, scrollTop: k.scrollTop, minHeight: k.height };
+    const W = Math.round(100 * k.dpr);
+    const H = Math.round(k.height * k.dpr);
+    const scene = { view, chunks, palette: new Palette(g.names, bg), zoomDepth: k.zoomDepth ?? 0, match: null, diffScale: 0, fg: "#000" };
+    const want = new Uint32Array(W * H);
+    const out = paintFrames(want, W, H, k.dpr, scene);
+    const { ctx, pix } = recordingContext(W, H);
+    const painted = drawGraph(ctx, { ...scene, palette: new Palette(g.names, bg) });
+    assert.equal(painted, out.painted, JSON.stringify(k));
+    assert.ok(pix.every((v) => v !== 0), `every pixel written (${JSON.stringify(k)})`);
+    assert.deepEqual(pix, want, JSON.stringify(k));
+  }
 });

@@ -129,33 +129,45 @@ export class Palette {
 }
 
 /**
- * Rasterise the frames of a view into `pix`, a Uint32Array of `W` × `H` device pixels
- * (`dpr` device pixels per CSS pixel). `scene`:
+ * Rasterise the frames of a view, one depth row at a time, at `dpr` device pixels per CSS pixel
+ * across `W` device pixels. For each visible depth, `row(scan, top, bottom, next, any)` gets
+ * the row's scanline (`W` pixels, background where no frame is), the device-pixel rows
+ * [top, bottom) it fills, [bottom, next) the background gap below it, and whether any frame
+ * was drawn. `scene`:
  *   view      the layout view (see layout.js)
  *   chunks    decoded chunks to draw from (each frame is in exactly one chunk)
  *   palette   a Palette
  *   zoomDepth depth of the zoomed frame (rows below it are its ancestors, drawn faded), 0 if none
  *   match     Uint8Array flag per name id when a search is active, else null
  *   diffScale total / total_before for a differential graph (colours by change), else 0
- * Returns the frames wide enough for a label, as a flat array [x, y, w, nameId, dimmed, ...]
+ * Returns the frames wide enough for a label, as a flat array [x, y, w, nameId, mode, ...]
  * in CSS pixels, and the number of frames painted: { labels, painted }.
  */
-export function paintFrames(pix, W, H, dpr, scene) {
+function rasterise(W, dpr, scene, row) {
   const { view, chunks, palette, zoomDepth, match, diffScale } = scene;
-  pix.fill(pixel(palette.bg));
+  const bgPix = pixel(palette.bg);
   const minValue = pixelValue(view) * MIN_PX;
   const scale = (view.width / (view.x1 - view.x0)) * dpr;
+  const vx0 = view.x0;
   const [dlo, dhi] = visibleDepths(view);
   const scan = new Uint32Array(W);
-  const bgPix = pixel(palette.bg);
   const gap = Math.max(1, Math.round(dpr)); // device pixels between boxes and between rows
+  const minGapped = 3 * gap;
+  const labelPx = 3 * FONT_PX * dpr; // device pixels a frame needs for a label
   const labels = [];
   let painted = 0;
+  // The first paint of a page runs this loop before V8 has optimised it, so the loop body
+  // keeps to plain arithmetic and array reads: no Math calls, no method call per frame unless
+  // a colour is missing from the palette's cache, and one store for the common 1-pixel frame.
   for (let d = dlo; d < dhi; d++) {
     const faded = d < zoomDepth ? 2 : 0;
+    const plain = palette.cache[faded];
+    const dimmed = palette.cache[faded | 1];
+    const matchPix = palette.match[faded];
     scan.fill(bgPix);
     let any = false;
-    for (const c of chunks) {
+    for (let k = 0; k < chunks.length; k++) {
+      const c = chunks[k];
       if (d < c.depthLo || d >= c.depthHi) continue;
       const [i, j] = rowsInRange(c, d, view.x0, view.x1);
       const off = c.offset;
@@ -164,60 +176,110 @@ export function paintFrames(pix, W, H, dpr, scene) {
       for (let r = i; r < j; r++) {
         const t = tot[r];
         if (t < minValue || t <= 0) continue;
-        const fx = (off[r] - view.x0) * scale;
-        let x0 = Math.round(fx);
-        let x1 = Math.round(fx + t * scale);
-        if (x1 - x0 >= 3 * gap) x1 -= gap;
+        const fx = (off[r] - vx0) * scale;
+        const fw = t * scale;
+        // Math.round(x) is floor(x + 0.5): `| 0` truncates, so step down for negatives. Far
+        // off-canvas ends are clamped first, into int32 range.
+        const a = fx < -1e9 ? -1e9 : fx + 0.5;
+        let x0 = a | 0;
+        if (x0 > a) x0 -= 1;
+        const b = fx + fw > 1e9 ? 1e9 : fx + fw + 0.5;
+        let x1 = b | 0;
+        if (x1 > b) x1 -= 1;
+        if (x1 - x0 >= minGapped) x1 -= gap;
         else if (x1 <= x0) x1 = x0 + 1;
         if (x0 < 0) x0 = 0;
         if (x1 > W) x1 = W;
         if (x1 <= x0) continue;
         const n = nm[r];
-        let mode = faded;
         let v;
-        if (match !== null && match[n] !== 0) v = palette.match[mode];
-        else {
-          if (match !== null) mode |= 1;
-          v = diffScale ? palette.diffColor(c.self[r], c.beforeSelf[r], diffScale, faded) : palette.color(n, mode);
+        let mode = faded;
+        if (match !== null && match[n] !== 0) v = matchPix;
+        else if (diffScale) v = palette.diffColor(c.self[r], c.beforeSelf[r], diffScale, faded);
+        else if (match === null) {
+          v = plain[n];
+          if (v === 0) v = palette.color(n, mode);
+        } else {
+          mode |= 1;
+          v = dimmed[n];
+          if (v === 0) v = palette.color(n, mode);
         }
-        // Most frames are a few pixels wide, where a loop beats fill() (a builtin call, ~0.5 µs).
-        if (x1 - x0 > 32) scan.fill(v, x0, x1);
+        // Most frames are a pixel or a few wide, where a store or a loop beats fill() (a
+        // builtin call, ~0.5 µs).
+        if (x1 - x0 === 1) scan[x0] = v;
+        else if (x1 - x0 > 32) scan.fill(v, x0, x1);
         else for (let x = x0; x < x1; x++) scan[x] = v;
         any = true;
         painted += 1;
-        const w = (t * scale) / dpr;
-        if (w >= 3 * FONT_PX) {
-          const xs = xOf(view, off[r]);
-          const a = Math.max(0, xs);
-          const b = Math.min(view.width, xs + w);
-          if (b - a >= 3 * FONT_PX) labels.push(a, rowY(view, d), b - a, n, mode);
+        if (fw >= labelPx) {
+          const xs = fx / dpr;
+          const la = xs > 0 ? xs : 0;
+          const lb = xs + fw / dpr < view.width ? xs + fw / dpr : view.width;
+          if (lb - la >= 3 * FONT_PX) labels.push(la, rowY(view, d), lb - la, n, mode);
         }
       }
     }
-    if (!any) continue;
     const top = Math.round(rowY(view, d) * dpr);
-    const bottom = Math.round((rowY(view, d) + view.rowH) * dpr) - gap;
-    for (let y = Math.max(0, top); y < Math.min(H, bottom); y++) pix.set(scan, y * W);
+    const next = Math.round((rowY(view, d) + view.rowH) * dpr);
+    row(scan, top, next - gap, next, any);
   }
   return { labels, painted };
 }
 
-const images = new WeakMap(); // canvas -> ImageData reused between paints of one size
+/**
+ * Rasterise the frames of a view into `pix`, a Uint32Array of `W` × `H` device pixels
+ * (`dpr` device pixels per CSS pixel); see rasterise for `scene` and the result.
+ */
+export function paintFrames(pix, W, H, dpr, scene) {
+  pix.fill(pixel(scene.palette.bg));
+  return rasterise(W, dpr, scene, (scan, top, bottom, next, any) => {
+    if (!any) return;
+    for (let y = Math.max(0, top); y < Math.min(H, bottom); y++) pix.set(scan, y * W);
+  });
+}
 
-/** Draw a view onto `ctx` (from setupCanvas): boxes via paintFrames, then labels. Returns frames painted. */
+const strips = new WeakMap(); // canvas -> ImageData of one depth row, reused between paints
+
+/**
+ * Draw a view onto `ctx` (from setupCanvas): boxes, then labels. Returns frames painted.
+ *
+ * Boxes go onto the canvas one depth row at a time, through an ImageData one row high that is
+ * reused: a canvas-sized ImageData would be 8 MB at 1920×1080 whose first write costs a page
+ * fault per 4 kB (about 20 ms on the benchmark machine, on every page's first paint) and a
+ * full fill per paint. Canvas areas outside the visible rows are filled with the background.
+ */
 export function drawGraph(ctx, scene) {
   const canvas = ctx.canvas;
   const W = canvas.width;
   const H = canvas.height;
-  let img = images.get(canvas);
-  if (!img || img.width !== W || img.height !== H) {
-    img = ctx.createImageData(W, H);
-    images.set(canvas, img);
-  }
-  const pix = new Uint32Array(img.data.buffer);
   const dpr = W / scene.view.width;
-  const { labels, painted } = paintFrames(pix, W, H, dpr, scene);
-  ctx.putImageData(img, 0, 0);
+  const stripH = Math.ceil(scene.view.rowH * dpr) + 1;
+  let img = strips.get(canvas);
+  if (!img || img.width !== W || img.height !== stripH) {
+    img = ctx.createImageData(W, stripH);
+    strips.set(canvas, img);
+  }
+  const strip = new Uint32Array(img.data.buffer);
+  const bgPix = pixel(scene.palette.bg);
+  let covTop = H;
+  let covEnd = 0;
+  const { labels, painted } = rasterise(W, dpr, scene, (scan, top, bottom, next) => {
+    if (next <= 0 || top >= H || next - top > stripH) return;
+    for (let k = 0; k < bottom - top; k++) strip.set(scan, k * W);
+    strip.fill(bgPix, (bottom - top) * W, (next - top) * W);
+    ctx.putImageData(img, 0, top, 0, 0, W, next - top);
+    covTop = Math.min(covTop, Math.max(0, top));
+    covEnd = Math.max(covEnd, Math.min(H, next));
+  });
+  ctx.save();
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.fillStyle = cssColor(scene.palette.bg);
+  if (covEnd <= covTop) ctx.fillRect(0, 0, W, H);
+  else {
+    if (covTop > 0) ctx.fillRect(0, 0, W, covTop);
+    if (covEnd < H) ctx.fillRect(0, covEnd, W, H - covEnd);
+  }
+  ctx.restore();
   ctx.save();
   ctx.font = FONT;
   ctx.textBaseline = "middle";
@@ -233,6 +295,11 @@ export function drawGraph(ctx, scene) {
   }
   ctx.restore();
   return painted;
+}
+
+/** `0xRRGGBB` as a CSS colour. */
+export function cssColor(rgb) {
+  return `#${(rgb & 0xffffff).toString(16).padStart(6, "0")}`;
 }
 
 /** Outline one frame (the hovered one) on the overlay canvas; clears it first. */

@@ -219,6 +219,21 @@ export class GraphSource {
     this.namesLoaded = []; // name file URLs
     this.errors = [];
     this.pending = 0;
+    this.started = new Map(); // url -> Promise of the Response, for files asked for early
+  }
+
+  /**
+   * Start fetching files of this graph now, before the manifest says what they are (the
+   * page's preload list: its first view). `get` then takes over the response. Absolute URLs
+   * outside this graph's folder are ignored.
+   */
+  early(urls) {
+    for (const url of urls) {
+      if (!url.startsWith(this.base) || this.started.has(url) || this.cache.has(url)) continue;
+      const p = Promise.resolve().then(() => this.fetchFn(url));
+      p.catch(() => {}); // reported by `get`, when the file is used
+      this.started.set(url, p);
+    }
   }
 
   url(file) {
@@ -233,7 +248,9 @@ export class GraphSource {
     p = (async () => {
       let res;
       try {
-        res = await this.fetchFn(url);
+        const early = this.started.get(url);
+        this.started.delete(url);
+        res = await (early || this.fetchFn(url));
       } catch (e) {
         throw new GraphError(file, `could not be fetched (${e && e.message ? e.message : e})`);
       }
