@@ -203,10 +203,11 @@ function decodeChunk(buf) {
   const rowStart = [];
   for (let i = 0; i < rows; i++) rowStart.push(dv.getUint32(24 + 4 * i, true));
   let at = (24 + 4 * rows + 7) & ~7;
+  const narrow = dv.getUint32(4, true) >= 2 && (flags & 2) !== 0; // u32 values, else f64
   const col = () => {
     const c = [];
-    for (let i = 0; i < n; i++) c.push(dv.getFloat64(at + 8 * i, true));
-    at += 8 * n;
+    for (let i = 0; i < n; i++) c.push(narrow ? dv.getUint32(at + 4 * i, true) : dv.getFloat64(at + 8 * i, true));
+    at += (narrow ? 4 : 8) * n;
     return c;
   };
   const offset = col();

@@ -15,8 +15,9 @@ use crate::color::{color_of, Palette};
 use crate::config::ChunkConfig;
 use crate::frames::{Before, FrameTable, NO_PARENT};
 
-/// Version of the graph format written and read.
-pub const VERSION: u32 = 1;
+/// Version of the graph format written. [`read_graph`] reads this one and version 1 (whose
+/// values are always f64).
+pub const VERSION: u32 = 2;
 const CHUNK_MAGIC: &[u8; 4] = b"FSCH";
 const SEARCH_MAGIC: &[u8; 4] = b"FSSI";
 /// Depths one chunk may span at most, so that a deep graph is fetched as the user scrolls.
@@ -49,12 +50,61 @@ pub struct Manifest {
     pub root_width: u32,
     /// Ratio between consecutive width classes.
     pub class_factor: u32,
+    /// Type of every value in the chunk and search files: `u32` when the totals fit in 32
+    /// bits, else `f64` (version 1 has no such key: always `f64`).
+    #[serde(default = "f64_values")]
+    pub values: String,
     /// The name table, in files of consecutive name ids.
     pub names: Vec<NamesRef>,
     /// Every chunk file.
     pub chunks: Vec<ChunkRef>,
     /// Every search bucket.
     pub search: Vec<SearchRef>,
+}
+
+fn f64_values() -> String {
+    "f64".into()
+}
+
+/// How values are stored in the binary files of one graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Values {
+    /// Little-endian u32: every total (and before total) fits.
+    U32,
+    /// Little-endian f64, exact up to 2^53.
+    F64,
+}
+
+impl Values {
+    fn for_table(table: &FrameTable) -> Values {
+        let max = table.grand_total().max(table.before.as_ref().map_or(0, |b| b.total[0]));
+        if max <= u32::MAX as u64 {
+            Values::U32
+        } else {
+            Values::F64
+        }
+    }
+
+    fn width(self) -> usize {
+        match self {
+            Values::U32 => 4,
+            Values::F64 => 8,
+        }
+    }
+
+    fn put(self, out: &mut Vec<u8>, v: u64) {
+        match self {
+            Values::U32 => out.extend_from_slice(&(v as u32).to_le_bytes()),
+            Values::F64 => out.extend_from_slice(&(v as f64).to_le_bytes()),
+        }
+    }
+
+    fn get(self, b: &[u8], at: usize) -> Option<u64> {
+        match self {
+            Values::U32 => b.get(at..at + 4).map(|s| u32::from_le_bytes(s.try_into().unwrap()) as u64),
+            Values::F64 => b.get(at..at + 8).map(|s| f64::from_le_bytes(s.try_into().unwrap()) as u64),
+        }
+    }
 }
 
 impl Manifest {
@@ -147,6 +197,7 @@ pub fn encode(
 ) -> Result<Manifest, String> {
     let n = table.len();
     let grand = table.grand_total();
+    let values = Values::for_table(table);
     let width = config.root_width as u128;
     let factor = config.class_factor as u128;
     let k_max = {
@@ -243,7 +294,7 @@ pub fn encode(
         .par_iter()
         .zip(chunk_files)
         .map(|((class, tile), file)| {
-            let bytes = encode_chunk(table, tile, &new_id);
+            let bytes = encode_chunk(table, tile, &new_id, values);
             sink(&file, &bytes)?;
             let r = |i: usize| tile[i] as usize;
             Ok(ChunkRef {
@@ -280,7 +331,7 @@ pub fn encode(
         .par_iter()
         .enumerate()
         .map(|(k, &(lo, hi, count))| {
-            let bytes = encode_search(lo as u32, &intervals[lo..hi]);
+            let bytes = encode_search(lo as u32, &intervals[lo..hi], values);
             let file = format!("s/{k}.bin");
             sink(&file, &bytes)?;
             Ok(SearchRef { file, names: [lo as u32, hi as u32], intervals: count as u64, bytes: bytes.len() as u64 })
@@ -322,11 +373,17 @@ pub fn encode(
         palette: palette.as_str().into(),
         root_width: config.root_width,
         class_factor: config.class_factor,
+        values: match values {
+            Values::U32 => "u32",
+            Values::F64 => "f64",
+        }
+        .into(),
         names: name_files,
         chunks,
         search,
     };
-    let mut manifest_bytes = serde_json::to_vec_pretty(&manifest).expect("manifest serialises");
+    // Compact: the page fetches it for its first paint (the pretty form was twice the bytes).
+    let mut manifest_bytes = serde_json::to_vec(&manifest).expect("manifest serialises");
     manifest_bytes.push(b'\n');
     sink("manifest.json", &manifest_bytes)?;
     Ok(manifest)
@@ -387,15 +444,16 @@ fn pad8(out: &mut Vec<u8>) {
     }
 }
 
-fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32]) -> Vec<u8> {
+fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32], values: Values) -> Vec<u8> {
     let n = rows.len();
     let lo = table.depth[rows[0] as usize];
     let hi = table.depth[rows[n - 1] as usize] + 1;
     let diff = table.before.as_ref();
-    let mut out = Vec::with_capacity(32 + 4 * (hi - lo) as usize + n * if diff.is_some() { 52 } else { 36 });
+    let columns = if diff.is_some() { 5 } else { 3 };
+    let mut out = Vec::with_capacity(32 + 4 * (hi - lo) as usize + n * (12 + columns * values.width()));
     out.extend_from_slice(CHUNK_MAGIC);
     put_u32(&mut out, VERSION);
-    put_u32(&mut out, diff.is_some() as u32);
+    put_u32(&mut out, diff.is_some() as u32 | ((values == Values::U32) as u32) << 1);
     put_u32(&mut out, n as u32);
     put_u32(&mut out, lo);
     put_u32(&mut out, hi);
@@ -407,17 +465,17 @@ fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32]) -> Vec<u8> {
         put_u32(&mut out, i as u32);
     }
     pad8(&mut out);
-    let mut f64s = |col: &[u64]| {
+    let mut column = |col: &[u64]| {
         for &r in rows {
-            out.extend_from_slice(&(col[r as usize] as f64).to_le_bytes());
+            values.put(&mut out, col[r as usize]);
         }
     };
-    f64s(&table.offset);
-    f64s(&table.total);
-    f64s(&table.self_);
+    column(&table.offset);
+    column(&table.total);
+    column(&table.self_);
     if let Some(b) = diff {
-        f64s(&b.total);
-        f64s(&b.self_);
+        column(&b.total);
+        column(&b.self_);
     }
     for &r in rows {
         put_u32(&mut out, r);
@@ -431,15 +489,15 @@ fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32]) -> Vec<u8> {
     out
 }
 
-fn encode_search(name_lo: u32, intervals: &[&Vec<(u64, u64)>]) -> Vec<u8> {
+fn encode_search(name_lo: u32, intervals: &[&Vec<(u64, u64)>], values: Values) -> Vec<u8> {
     let k: usize = intervals.iter().map(|l| l.len()).sum();
-    let mut out = Vec::with_capacity(32 + 4 * intervals.len() + 16 * k);
+    let mut out = Vec::with_capacity(32 + 4 * intervals.len() + 2 * values.width() * k);
     out.extend_from_slice(SEARCH_MAGIC);
     put_u32(&mut out, VERSION);
     put_u32(&mut out, name_lo);
     put_u32(&mut out, name_lo + intervals.len() as u32);
     put_u32(&mut out, k as u32);
-    put_u32(&mut out, 0);
+    put_u32(&mut out, (values == Values::U32) as u32);
     let mut start = 0u32;
     put_u32(&mut out, 0);
     for list in intervals {
@@ -449,8 +507,8 @@ fn encode_search(name_lo: u32, intervals: &[&Vec<(u64, u64)>]) -> Vec<u8> {
     pad8(&mut out);
     for list in intervals {
         for &(a, b) in list.iter() {
-            out.extend_from_slice(&(a as f64).to_le_bytes());
-            out.extend_from_slice(&(b as f64).to_le_bytes());
+            values.put(&mut out, a);
+            values.put(&mut out, b);
         }
     }
     out
@@ -461,9 +519,9 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
     let read = |rel: &str| std::fs::read(dir.join(rel)).map_err(|e| format!("{}: {e}", dir.join(rel).display()));
     let manifest: Manifest = serde_json::from_slice(&read("manifest.json")?)
         .map_err(|e| format!("{}: {e}", dir.join("manifest.json").display()))?;
-    if manifest.format != "flamesite-graph" || manifest.version != VERSION {
+    if manifest.format != "flamesite-graph" || !(1..=VERSION).contains(&manifest.version) {
         return Err(format!(
-            "{}: format {} version {} is not flamesite-graph version {VERSION}",
+            "{}: format {} version {} is not flamesite-graph version 1 to {VERSION}",
             dir.display(),
             manifest.format,
             manifest.version
@@ -519,13 +577,15 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
     let u32_at = |at: usize| -> Result<u32, String> {
         b.get(at..at + 4).map(|s| u32::from_le_bytes(s.try_into().unwrap())).ok_or_else(|| "truncated chunk".to_string())
     };
-    let f64_at = |at: usize| -> Result<u64, String> {
-        b.get(at..at + 8).map(|s| f64::from_le_bytes(s.try_into().unwrap()) as u64).ok_or_else(|| "truncated chunk".to_string())
-    };
-    if b.get(0..4) != Some(CHUNK_MAGIC) || u32_at(4)? != VERSION {
-        return Err("not a version 1 chunk".into());
+    let version = u32_at(4)?;
+    if b.get(0..4) != Some(CHUNK_MAGIC) || !(1..=VERSION).contains(&version) {
+        return Err(format!("not a chunk of version 1 to {VERSION}"));
     }
-    let diff = u32_at(8)? & 1 == 1;
+    let flags = u32_at(8)?;
+    let diff = flags & 1 == 1;
+    let values = if version >= 2 && flags & 2 != 0 { Values::U32 } else { Values::F64 };
+    let value_at = |at: usize| -> Result<u64, String> { values.get(b, at).ok_or_else(|| "truncated chunk".to_string()) };
+    let w = values.width();
     let n = u32_at(12)? as usize;
     let (lo, hi) = (u32_at(16)?, u32_at(20)?);
     let mut at = 24;
@@ -536,7 +596,7 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
     }
     at = at.div_ceil(8) * 8;
     let cols = if diff { 5 } else { 3 };
-    let u32_base = at + cols * 8 * n;
+    let u32_base = at + cols * w * n;
     let ids: Vec<usize> = (0..n).map(|i| u32_at(u32_base + 4 * i).map(|x| x as usize)).collect::<Result<_, _>>()?;
     if ids.iter().any(|&id| id >= t.len()) {
         return Err("frame id out of range".into());
@@ -547,12 +607,12 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
         }
     }
     for (i, &id) in ids.iter().enumerate() {
-        t.offset[id] = f64_at(at + 8 * i)?;
-        t.total[id] = f64_at(at + 8 * (n + i))?;
-        t.self_[id] = f64_at(at + 8 * (2 * n + i))?;
+        t.offset[id] = value_at(at + w * i)?;
+        t.total[id] = value_at(at + w * (n + i))?;
+        t.self_[id] = value_at(at + w * (2 * n + i))?;
         if let Some(bf) = &mut t.before {
-            bf.total[id] = f64_at(at + 8 * (3 * n + i))?;
-            bf.self_[id] = f64_at(at + 8 * (4 * n + i))?;
+            bf.total[id] = value_at(at + w * (3 * n + i))?;
+            bf.self_[id] = value_at(at + w * (4 * n + i))?;
         }
         t.parent[id] = u32_at(u32_base + 4 * (n + i))?;
         t.name[id] = u32_at(u32_base + 4 * (2 * n + i))?;
@@ -606,9 +666,49 @@ mod tests {
         let (m, back) = read_graph(dir.path()).unwrap();
         assert_eq!(back, t);
         assert_eq!(m.frames, t.len() as u64);
+        assert_eq!(m.values, "u32");
         let names: Names = serde_json::from_slice(&std::fs::read(dir.path().join("n/0.json")).unwrap()).unwrap();
         let f = names.names.iter().position(|n| n == "f").unwrap();
         assert_eq!(names.total[f], 5, "f;f;f counted once");
         assert_eq!(names.self_[f], 3);
+    }
+
+    #[test]
+    fn totals_past_32_bits_are_stored_as_f64_and_read_back_exactly() {
+        // Nanoseconds of CPU time pass 2^32 in a few seconds.
+        let t = table(&[("main;work", 5_000_000_007), ("main;idle", 3)]);
+        let config = ChunkConfig { root_width: 100, class_factor: 4, target_frames: 4096, search_intervals: 100, names_per_file: 1000 };
+        let dir = tempfile::tempdir().unwrap();
+        let files = std::sync::Mutex::new(Vec::new());
+        let write = |rel: &str, bytes: &[u8]| {
+            files.lock().unwrap().push((rel.to_string(), bytes.len()));
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).map_err(|e| e.to_string())
+        };
+        let m = encode("cpu", "nanoseconds", &t, &config, Palette::Hot, &write).unwrap();
+        assert_eq!(m.values, "f64");
+        let (_, back) = read_graph(dir.path()).unwrap();
+        assert_eq!(back, t);
+        // The root-view chunk (all, main, work; depths 0..3): the header and row index (24 + 4 * 4,
+        // padded to 40), then per frame three f64 columns and three u32 columns.
+        let chunk = files.lock().unwrap().iter().find(|(f, _)| f == "c/0-0.bin").unwrap().1;
+        assert_eq!(m.chunks[0].frames, 3);
+        assert_eq!(chunk, 40 + 3 * (3 * 8 + 3 * 4));
+        // The same files as version 1 wrote them (f64 values, no `values` key) still read back.
+        let path = dir.path().join("manifest.json");
+        let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        json["version"] = 1.into();
+        json.as_object_mut().unwrap().remove("values");
+        std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+        for c in &m.chunks {
+            let p = dir.path().join(&c.file);
+            let mut bytes = std::fs::read(&p).unwrap();
+            bytes[4..8].copy_from_slice(&1u32.to_le_bytes());
+            std::fs::write(&p, bytes).unwrap();
+        }
+        let (m1, back) = read_graph(dir.path()).unwrap();
+        assert_eq!((m1.version, m1.values.as_str()), (1, "f64"));
+        assert_eq!(back, t);
     }
 }

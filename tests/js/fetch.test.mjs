@@ -5,6 +5,21 @@ import { buildGraph, chunkBytes, frameTable, memoryFetch, parseFolded, searchByt
 
 const FOLDED = "main;a;b 5\nmain;a 2\nmain;c 3\nother 1\n";
 
+for (const [version, values, Column] of [[2, "u32", Uint32Array], [2, "f64", Float64Array], [1, "f64", Float64Array]]) {
+  test(`decodeChunk reads the columns FORMAT.md describes (version ${version}, ${values} values)`, () => {
+    const t = frameTable(parseFolded(FOLDED));
+    const ids = t.name.map((_, i) => i);
+    const bytes = chunkBytes(t, ids, 0, 4, { version, values });
+    // Header and row index (24 + 4 * 5, padded to 48), then 3 value columns and 3 u32 ones.
+    assert.equal(bytes.byteLength, 48 + t.name.length * (3 * Column.BYTES_PER_ELEMENT + 12));
+    const c = decodeChunk(bytes);
+    assert.ok(c.offset instanceof Column && c.total instanceof Column && c.self instanceof Column);
+    assert.deepEqual([...c.offset.slice(1, 3)], [0, 10]);
+    assert.deepEqual([...c.total.slice(1, 3)], [10, 1]);
+    assert.deepEqual([...c.name.slice(1, 3)].map((n) => t.names[n]), ["main", "other"]);
+  });
+}
+
 test("decodeChunk reads the columns FORMAT.md describes", () => {
   const t = frameTable(parseFolded(FOLDED));
   const ids = t.name.map((_, i) => i);
@@ -13,7 +28,7 @@ test("decodeChunk reads the columns FORMAT.md describes", () => {
   assert.equal(c.depthLo, 0);
   assert.equal(c.depthHi, 4);
   assert.deepEqual([...c.rowStart], [0, 1, 3, 5, 6]);
-  assert.ok(c.offset instanceof Float64Array && c.id instanceof Uint32Array);
+  assert.ok(c.offset instanceof Uint32Array && c.id instanceof Uint32Array);
   // depth 1: main [0,10) then other [10,11)
   assert.deepEqual([...c.offset.slice(1, 3)], [0, 10]);
   assert.deepEqual([...c.total.slice(1, 3)], [10, 1]);
@@ -48,7 +63,7 @@ test("decodeChunk refuses bad magic, versions, truncation and bad row indexes", 
   const t = frameTable(parseFolded(FOLDED));
   const good = chunkBytes(t, [0, 1, 5], 0, 2);
   assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { magic: "XXXX" }), "c/0-0.bin"), /c\/0-0\.bin: not a FSCH file/);
-  assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { version: 2 })), /version 2 is not supported/);
+  assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { version: 3 })), /version 3 is not supported/);
   assert.throws(() => decodeChunk(good.slice(0, good.byteLength - 4)), /truncated or corrupt/);
   assert.throws(() => decodeChunk(new ArrayBuffer(10)), GraphError);
   const bad = good.slice(0);
@@ -64,6 +79,12 @@ test("decodeSearch reads interval lists per name", () => {
   assert.equal(b.k, 3);
   assert.deepEqual([...b.start], [0, 1, 3, 3]);
   assert.deepEqual([...b.iv], [0, 7, 0, 5, 8, 9]);
+  for (const [version, values, w] of [[2, "f64", 8], [1, "u32", 8]]) {
+    const wide = decodeSearch(searchBytes(per, 1, 4, { version, values }));
+    assert.ok(wide.iv instanceof Float64Array, `version ${version}, ${values}: ${w}-byte values`);
+    assert.deepEqual([...wide.iv], [0, 7, 0, 5, 8, 9]);
+  }
+  assert.ok(b.iv instanceof Uint32Array);
   const bytes = searchBytes(per, 0, 2);
   assert.throws(() => decodeSearch(bytes.slice(0, bytes.byteLength - 8), "s/0.bin"), /s\/0\.bin: is \d+ bytes, expected/);
 });
@@ -71,7 +92,7 @@ test("decodeSearch reads interval lists per name", () => {
 test("checkManifest and checkNames refuse what they do not know", () => {
   const { manifest, files } = buildGraph(parseFolded(FOLDED), { namesPerFile: 2 });
   assert.equal(checkManifest(manifest), manifest);
-  assert.throws(() => checkManifest({ ...manifest, version: 2 }), /version 2/);
+  assert.throws(() => checkManifest({ ...manifest, version: 3 }), /version 3/);
   assert.throws(() => checkManifest({ format: "x" }), /not a flamesite graph manifest/);
   assert.throws(() => checkManifest({ ...manifest, names: [manifest.names[1]] }), /do not cover the name ids/);
   const entry = manifest.names[0];

@@ -70,18 +70,23 @@ export function frameTable(stacks) {
 
 const pad8 = (x) => (x + 7) & ~7;
 
-/** Bytes of a chunk file holding frame ids `ids` (any order) of table `t`. */
-export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 1, magic = "FSCH" } = {}) {
+/**
+ * Bytes of a chunk file holding frame ids `ids` (any order) of table `t`; `values` "u32" or
+ * "f64" (version 1 files always hold f64).
+ */
+export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32" } = {}) {
+  const narrow = version >= 2 && values === "u32";
+  const w = narrow ? 4 : 8;
   const rows = [...ids].sort((a, b) => t.depth[a] - t.depth[b] || t.offset[a] - t.offset[b] || a - b);
   const n = rows.length;
   const m = depthHi - depthLo + 1;
   const a = pad8(24 + 4 * m);
   const fcols = diff ? 5 : 3;
-  const buf = new ArrayBuffer(a + 8 * fcols * n + 12 * n);
+  const buf = new ArrayBuffer(a + w * fcols * n + 12 * n);
   const dv = new DataView(buf);
   for (let i = 0; i < 4; i++) dv.setUint8(i, magic.charCodeAt(i));
   dv.setUint32(4, version, true);
-  dv.setUint32(8, diff ? 1 : 0, true);
+  dv.setUint32(8, (diff ? 1 : 0) | (narrow ? 2 : 0), true);
   dv.setUint32(12, n, true);
   dv.setUint32(16, depthLo, true);
   dv.setUint32(20, depthHi, true);
@@ -94,8 +99,9 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 1,
   let at = a;
   for (const col of cols) {
     for (const r of rows) {
-      dv.setFloat64(at, col[r], true);
-      at += 8;
+      if (narrow) dv.setUint32(at, col[r], true);
+      else dv.setFloat64(at, col[r], true);
+      at += w;
     }
   }
   for (const col of [rows, rows.map((r) => t.parent[r]), rows.map((r) => t.name[r])]) {
@@ -122,27 +128,35 @@ export function nameIntervals(t) {
   });
 }
 
-/** Bytes of a search bucket for names [lo, hi) given per-name interval lists. */
-export function searchBytes(per, lo, hi) {
+/** Bytes of a search bucket for names [lo, hi) given per-name interval lists; `values` as for chunkBytes. */
+export function searchBytes(per, lo, hi, { version = 2, values = "u32" } = {}) {
+  const narrow = version >= 2 && values === "u32";
+  const w = narrow ? 4 : 8;
   const m = hi - lo + 1;
   const a = pad8(24 + 4 * m);
   let k = 0;
   for (let n = lo; n < hi; n++) k += per[n].length;
-  const buf = new ArrayBuffer(a + 16 * k);
+  const buf = new ArrayBuffer(a + 2 * w * k);
   const dv = new DataView(buf);
   "FSSI".split("").forEach((c, i) => dv.setUint8(i, c.charCodeAt(0)));
-  dv.setUint32(4, 1, true);
+  dv.setUint32(4, version, true);
   dv.setUint32(8, lo, true);
   dv.setUint32(12, hi, true);
   dv.setUint32(16, k, true);
+  dv.setUint32(20, narrow ? 1 : 0, true);
   let j = 0;
   let at = a;
   for (let n = lo; n < hi; n++) {
     dv.setUint32(24 + 4 * (n - lo), j, true);
     for (const [s, e] of per[n]) {
-      dv.setFloat64(at, s, true);
-      dv.setFloat64(at + 8, e, true);
-      at += 16;
+      if (narrow) {
+        dv.setUint32(at, s, true);
+        dv.setUint32(at + 4, e, true);
+      } else {
+        dv.setFloat64(at, s, true);
+        dv.setFloat64(at + 8, e, true);
+      }
+      at += 2 * w;
       j += 1;
     }
   }
@@ -234,7 +248,7 @@ export function buildGraph(stacks, { rootWidth = 1000, classFactor = 8, depthBlo
     nameFiles.push({ file, names: [lo, hi], bytes: JSON.stringify(part).length });
   }
   const manifest = {
-    format: "flamesite-graph", version: 1, graph: "samples", unit: "samples", differential: false,
+    format: "flamesite-graph", version: 2, values: "u32", graph: "samples", unit: "samples", differential: false,
     total: T, total_before: null, frames: t.name.length, depth, palette: "hot", root_width: W, class_factor: F,
     names: nameFiles, chunks, search,
   };

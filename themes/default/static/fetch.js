@@ -43,30 +43,37 @@ function u32s(buf, at, n) {
 
 const pad8 = (x) => (x + 7) & ~7;
 
+/** Versions of the graph format this page reads: 1 (f64 values) and 2 (u32 or f64 values). */
+const VERSIONS = [1, 2];
+
+/** [version, field 8, field 12, field 16, field 20] of a chunk or search file. */
 function header(buf, file, magic) {
   if (buf.byteLength < 24) throw new GraphError(file, `too short (${buf.byteLength} bytes) to be a ${magic} file`);
   const dv = new DataView(buf);
   const got = String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3));
   if (got !== magic) throw new GraphError(file, `not a ${magic} file (bad magic)`);
   const version = dv.getUint32(4, true);
-  if (version !== 1) throw new GraphError(file, `version ${version} is not supported (this page reads version 1)`);
-  return [dv.getUint32(8, true), dv.getUint32(12, true), dv.getUint32(16, true), dv.getUint32(20, true)];
+  if (!VERSIONS.includes(version)) throw new GraphError(file, `version ${version} is not supported (this page reads versions 1 and 2)`);
+  return [version, dv.getUint32(8, true), dv.getUint32(12, true), dv.getUint32(16, true), dv.getUint32(20, true)];
 }
 
 /**
- * Decode a chunk file (`FSCH`). Returns typed-array columns:
+ * Decode a chunk file (`FSCH`). Returns typed-array columns (the value columns `offset`,
+ * `total`, `self`, `beforeTotal` and `beforeSelf` are Uint32Arrays or Float64Arrays, as
+ * the file stores them):
  * `{ n, depthLo, depthHi, rowStart, offset, total, self, beforeTotal, beforeSelf, id, parent, name, diff }`.
  * Throws GraphError when the bytes do not follow the format exactly.
  */
 export function decodeChunk(data, file = "chunk") {
   const buf = alignedBuffer(data);
-  const [flags, n, depthLo, depthHi] = header(buf, file, "FSCH");
+  const [version, flags, n, depthLo, depthHi] = header(buf, file, "FSCH");
   const diff = (flags & 1) !== 0;
+  const w = version >= 2 && (flags & 2) !== 0 ? 4 : 8; // bytes per value
   if (depthHi < depthLo) throw new GraphError(file, `depth range ${depthLo}..${depthHi} is reversed`);
   const rows = depthHi - depthLo + 1;
   const a = pad8(24 + 4 * rows);
   const fcols = diff ? 5 : 3;
-  const expected = a + 8 * fcols * n + 12 * n;
+  const expected = a + w * fcols * n + 12 * n;
   if (buf.byteLength !== expected) {
     throw new GraphError(file, `is ${buf.byteLength} bytes, expected ${expected} for ${n} frames (truncated or corrupt)`);
   }
@@ -77,8 +84,8 @@ export function decodeChunk(data, file = "chunk") {
   }
   let at = a;
   const col = () => {
-    const c = f64s(buf, at, n);
-    at += 8 * n;
+    const c = w === 4 ? u32s(buf, at, n) : f64s(buf, at, n);
+    at += w * n;
     return c;
   };
   const offset = col();
@@ -98,17 +105,18 @@ export function decodeChunk(data, file = "chunk") {
  */
 export function decodeSearch(data, file = "search bucket") {
   const buf = alignedBuffer(data);
-  const [nameLo, nameHi, k] = header(buf, file, "FSSI");
+  const [version, nameLo, nameHi, k, flags] = header(buf, file, "FSSI");
+  const w = version >= 2 && (flags & 1) !== 0 ? 4 : 8; // bytes per value
   if (nameHi < nameLo) throw new GraphError(file, `name range ${nameLo}..${nameHi} is reversed`);
   const m = nameHi - nameLo + 1;
   const a = pad8(24 + 4 * m);
-  const expected = a + 16 * k;
+  const expected = a + 2 * w * k;
   if (buf.byteLength !== expected) {
     throw new GraphError(file, `is ${buf.byteLength} bytes, expected ${expected} for ${k} intervals (truncated or corrupt)`);
   }
   const start = u32s(buf, 24, m);
   if (start[0] !== 0 || start[m - 1] !== k) throw new GraphError(file, "interval index does not cover the intervals");
-  return { nameLo, nameHi, k, start, iv: f64s(buf, a, 2 * k) };
+  return { nameLo, nameHi, k, start, iv: w === 4 ? u32s(buf, a, 2 * k) : f64s(buf, a, 2 * k) };
 }
 
 /** The manifest's name files as `[{ file, names: [lo, hi], bytes }]`, in order, without gaps. */
@@ -119,7 +127,7 @@ export function nameFiles(m) {
 /** Check a parsed manifest.json; returns it, or throws GraphError saying what is wrong. */
 export function checkManifest(m, file = "manifest.json") {
   if (!m || m.format !== "flamesite-graph") throw new GraphError(file, "is not a flamesite graph manifest");
-  if (m.version !== 1) throw new GraphError(file, `version ${m.version} is not supported (this page reads version 1)`);
+  if (!VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 and 2)`);
   for (const key of ["total", "depth", "root_width"]) {
     if (typeof m[key] !== "number") throw new GraphError(file, `has no number "${key}"`);
   }

@@ -112,8 +112,8 @@ function bucketSortPairs(starts, ends) {
     pos[b + 1] += 1;
   }
   for (let b = 0; b < n; b++) pos[b + 1] += pos[b];
-  const S = new Float64Array(n);
-  const E = new Float64Array(n);
+  const S = new starts.constructor(n);
+  const E = new ends.constructor(n);
   for (let i = 0; i < n; i++) {
     const p = pos[bucket[i]]++;
     S[p] = starts[i];
@@ -183,8 +183,11 @@ export function matchedValue(buckets, ids, lo = -Infinity, hi = Infinity) {
       count += z - a;
     }
   }
-  const starts = new Float64Array(count);
-  const ends = new Float64Array(count);
+  // Integer arrays when the buckets hold u32 values: reading them gives small integers, where
+  // every read of a Float64Array in unoptimised code allocates a number.
+  const Values = spans.some((x, t) => t % 3 === 0 && !(x.iv instanceof Uint32Array)) ? Float64Array : Uint32Array;
+  const starts = new Values(count);
+  const ends = new Values(count);
   let w = 0;
   for (let t = 0; t < spans.length; t += 3) {
     const iv = spans[t].iv;
