@@ -439,7 +439,7 @@ fn put_u32(out: &mut Vec<u8>, v: u32) {
 }
 
 fn pad8(out: &mut Vec<u8>) {
-    while out.len() % 8 != 0 {
+    while !out.len().is_multiple_of(8) {
         out.push(0);
     }
 }
@@ -585,7 +585,7 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
     let diff = flags & 1 == 1;
     let values = if version >= 2 && flags & 2 != 0 { Values::U32 } else { Values::F64 };
     let value_at = |at: usize| -> Result<u64, String> { values.get(b, at).ok_or_else(|| "truncated chunk".to_string()) };
-    let w = values.width();
+    let width = values.width();
     let n = u32_at(12)? as usize;
     let (lo, hi) = (u32_at(16)?, u32_at(20)?);
     let mut at = 24;
@@ -596,23 +596,23 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
     }
     at = at.div_ceil(8) * 8;
     let cols = if diff { 5 } else { 3 };
-    let u32_base = at + cols * w * n;
+    let u32_base = at + cols * width * n;
     let ids: Vec<usize> = (0..n).map(|i| u32_at(u32_base + 4 * i).map(|x| x as usize)).collect::<Result<_, _>>()?;
     if ids.iter().any(|&id| id >= t.len()) {
         return Err("frame id out of range".into());
     }
     for (d, w) in (lo..hi).zip(starts.windows(2)) {
-        for i in w[0]..w[1].min(n) {
-            t.depth[ids[i]] = d;
+        for &id in ids.get(w[0]..w[1].min(n)).unwrap_or(&[]) {
+            t.depth[id] = d;
         }
     }
     for (i, &id) in ids.iter().enumerate() {
-        t.offset[id] = value_at(at + w * i)?;
-        t.total[id] = value_at(at + w * (n + i))?;
-        t.self_[id] = value_at(at + w * (2 * n + i))?;
+        t.offset[id] = value_at(at + width * i)?;
+        t.total[id] = value_at(at + width * (n + i))?;
+        t.self_[id] = value_at(at + width * (2 * n + i))?;
         if let Some(bf) = &mut t.before {
-            bf.total[id] = value_at(at + w * (3 * n + i))?;
-            bf.self_[id] = value_at(at + w * (4 * n + i))?;
+            bf.total[id] = value_at(at + width * (3 * n + i))?;
+            bf.self_[id] = value_at(at + width * (4 * n + i))?;
         }
         t.parent[id] = u32_at(u32_base + 4 * (n + i))?;
         t.name[id] = u32_at(u32_base + 4 * (2 * n + i))?;

@@ -191,7 +191,7 @@ impl Config {
         if self.limits.max_line_bytes == 0 || self.limits.max_profile_bytes == 0 || self.limits.max_depth == 0 {
             return Err("limits.* must be at least 1".into());
         }
-        if !self.base_url.is_empty() && !(self.base_url.starts_with("http://") || self.base_url.starts_with("https://")) {
+        if !(self.base_url.is_empty() || self.base_url.starts_with("http://") || self.base_url.starts_with("https://")) {
             return Err(format!("base_url must be an absolute http(s) URL such as \"https://example.com/perf/\", not {:?}", self.base_url));
         }
         if self.archive.per_page == 0 || self.archive.feed_entries == 0 {

@@ -53,9 +53,9 @@ pub fn folded_lines(t: &FrameTable) -> Vec<String> {
     }
     let mut lines = Vec::new();
     let mut path: Vec<&str> = Vec::new();
-    for row in 1..n {
+    for (row, &calls) in has_child.iter().enumerate().take(n).skip(1) {
         let own = t.self_[row] > 0 || t.before.as_ref().is_some_and(|b| b.self_[row] > 0);
-        if !own && has_child[row] {
+        if !own && calls {
             continue;
         }
         path.clear();

@@ -120,9 +120,8 @@ pub fn awkward_profile(seed: u64, stacks: usize) -> String {
             let n = names[(next() % names.len() as u64) as usize];
             frames.push(n);
             if n == "recurse" {
-                for _ in 0..(next() % 5) {
-                    frames.push("recurse");
-                }
+                let more = next() % 5;
+                frames.extend(std::iter::repeat_n("recurse", more as usize));
             }
         }
         out.push_str(&format!("{} {}\n", frames.join(";"), 1 + next() % 50));
