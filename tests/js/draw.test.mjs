@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { MATCH_RGB, Palette, cssColor, drawGraph, mixRgb, paintFrames, parseHex, pixel } from "../../themes/default/static/draw.js";
+import { DIM_GREY, DIM_KEEP, MATCH_RGB, Palette, cssColor, dimRgb, drawGraph, mixRgb, paintFrames, parseHex, pixel } from "../../themes/default/static/draw.js";
 import { decodeChunk } from "../../themes/default/static/fetch.js";
 import { buildGraph, parseFolded } from "./helpers.mjs";
 
@@ -27,6 +27,11 @@ test("pixel and colour helpers", () => {
   assert.equal(parseHex(" #0a0B0c "), 0x0a0b0c);
   assert.equal(parseHex("rgb(1,2,3)"), 0xffffff);
   assert.equal(mixRgb(0xff0000, 0x0000ff, 0.5), 0x800080);
+  // The integer dimming is the general mix toward the grey, for every channel value.
+  const grey = (DIM_GREY << 16) | (DIM_GREY << 8) | DIM_GREY;
+  for (let c = 0; c < 256; c++) {
+    for (const rgb of [c << 16, c << 8, c, (c << 16) | ((255 - c) << 8) | (c ^ 0x5a)]) assert.equal(dimRgb(rgb), mixRgb(rgb, grey, DIM_KEEP), rgb.toString(16));
+  }
 });
 
 test("frames land on their rows and columns, root at the bottom, with gaps", () => {

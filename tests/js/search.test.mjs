@@ -37,6 +37,11 @@ test("unionLength agrees with a brute force count, spread out or clustered", () 
       const far = shape === "clustered" ? ends[0] - starts[0] : 0; // the one interval beyond 2000
       assert.equal(unionLength(starts, ends), covered.size + far, `${shape} #${round}`);
       assert.equal(sweepUnion(starts, ends), covered.size + far);
+      if (far === 0) {
+        // u32 values take the packed native sort.
+        assert.equal(unionLength(Uint32Array.from(starts), Uint32Array.from(ends)), covered.size, `${shape} #${round}, u32`);
+        assert.equal(unionLength(Uint32Array.from(starts), Uint32Array.from(ends), 10, 30), [...covered].filter((x) => x >= 10 && x < 30).length);
+      }
       assert.equal(unionLength(starts, ends, 10, 30), [...covered].filter((x) => x >= 10 && x < 30).length);
     }
   }

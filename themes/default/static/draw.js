@@ -17,8 +17,8 @@ const ELLIPSIS = "\u2026";
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const LABEL_PAD = 3;
 const FADED_ALPHA = 0.4;
-const DIM_KEEP = 0.25; // how much of a frame's colour stays when a search dims it
-const DIM_GREY = 0xd8;
+export const DIM_KEEP = 0.25; // how much of a frame's colour stays when a search dims it
+export const DIM_GREY = 0xd8;
 
 /** Size a canvas for `cssW` × `cssH` CSS pixels at the device pixel ratio; returns its 2D context. */
 export function setupCanvas(canvas, cssW, cssH, dpr) {
@@ -40,8 +40,23 @@ export function pixel(rgb) {
 
 /** Mix `0xRRGGBB` toward `toward` (also 0xRRGGBB), keeping `keep` of it. */
 export function mixRgb(rgb, toward, keep) {
-  const m = (s) => Math.round(((rgb >> s) & 255) * keep + ((toward >> s) & 255) * (1 - keep));
-  return (m(16) << 16) | (m(8) << 8) | m(0);
+  const away = 1 - keep;
+  const r = Math.round(((rgb >> 16) & 255) * keep + ((toward >> 16) & 255) * away);
+  const g = Math.round(((rgb >> 8) & 255) * keep + ((toward >> 8) & 255) * away);
+  const b = Math.round((rgb & 255) * keep + (toward & 255) * away);
+  return (r << 16) | (g << 8) | b;
+}
+
+/**
+ * `mixRgb(rgb, grey DIM_GREY, DIM_KEEP)` in integer arithmetic (a search dims thousands of
+ * names on its first paint): each channel is round(c / 4 + 3 * DIM_GREY / 4).
+ */
+export function dimRgb(rgb) {
+  const base = (3 * DIM_GREY) / 4; // an integer for DIM_GREY = 0xd8
+  const r = (((rgb >> 16) & 255) + 2) >> 2;
+  const g = (((rgb >> 8) & 255) + 2) >> 2;
+  const b = ((rgb & 255) + 2) >> 2;
+  return ((r + base) << 16) | ((g + base) << 8) | (b + base);
 }
 
 /** `#rgb` / `#rrggbb` as 0xRRGGBB; anything else is white. */
@@ -90,14 +105,18 @@ export class Palette {
     const c = this.cache[mode];
     let v = c[n];
     if (v === 0) {
-      let rgb = this.colors[n];
-      if (mode & 1) rgb = mixRgb(rgb, (DIM_GREY << 16) | (DIM_GREY << 8) | DIM_GREY, DIM_KEEP);
-      if (mode & 2) rgb = mixRgb(rgb, this.bg, FADED_ALPHA);
-      v = pixel(rgb);
+      v = this.make(this.colors[n], mode);
       c[n] = v;
     }
     return v;
   }
+
+  make(rgb, mode) {
+    if (mode & 1) rgb = dimRgb(rgb);
+    if (mode & 2) rgb = mixRgb(rgb, this.bg, FADED_ALPHA);
+    return pixel(rgb);
+  }
+
 
   diffColor(after, before, scale, faded) {
     const b = before * scale;

@@ -69,7 +69,7 @@ export function bucketsFor(search, ids) {
 export function unionLength(starts, ends, lo = -Infinity, hi = Infinity) {
   const n = starts.length;
   if (n === 0) return 0;
-  const sorted = bucketSortPairs(starts, ends);
+  const sorted = packedSortPairs(starts, ends) || bucketSortPairs(starts, ends);
   if (!sorted) return sweepUnion(starts, ends, lo, hi);
   const [S, E] = sorted;
   let sum = 0;
@@ -91,6 +91,31 @@ function clipped(a, z, lo, hi) {
   const x = a > lo ? a : lo;
   const y = z < hi ? z : hi;
   return y > x ? y - x : 0;
+}
+
+const PACK = 2 ** 20; // intervals a packed sort takes at most
+
+/**
+ * Pairs sorted by start with one native sort, for u32 values and fewer than 2^20 intervals:
+ * each start and its index packed into one exact double (start * 2^20 + i < 2^52), sorted by
+ * TypedArray.prototype.sort (native code, where the first search runs this file unoptimised).
+ * Null when the values or the count do not fit.
+ */
+function packedSortPairs(starts, ends) {
+  const n = starts.length;
+  if (!(starts instanceof Uint32Array) || n >= PACK) return null;
+  const keys = new Float64Array(n);
+  for (let i = 0; i < n; i++) keys[i] = starts[i] * PACK + i;
+  keys.sort();
+  const S = new Uint32Array(n);
+  const E = new Uint32Array(n);
+  for (let k = 0; k < n; k++) {
+    const key = keys[k];
+    const i = key % PACK;
+    S[k] = (key - i) / PACK;
+    E[k] = ends[i];
+  }
+  return [S, E];
 }
 
 /** Pairs sorted by start, or null when the starts are too clustered for buckets to pay. */
