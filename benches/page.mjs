@@ -16,7 +16,8 @@
 //   - search: `input` event of a regex in #fs-search → "Matched …%" shown in #fs-matched, the
 //     page's `searchMs`, input → the highlighted canvas update and its `paintMs`; a first
 //     search (the name files are fetched then) and a second one (names already there).
-//     Canvas updates are seen by wrapping putImageData, which the page paints frames with;
+//     Canvas updates are seen by wrapping putImageData, which the page paints boxes with
+//     (an update ends with the task, labels included, that made its first put);
 // and for inferno-flamegraph's SVG of the same folded stacks (default options, i.e. pruned
 // below 0.1%, and, within a time limit, unpruned with `--minwidth 0`): navigation start → the
 // load event (loadEventEnd: inferno's own onload script has run), and first-contentful-paint.
@@ -249,13 +250,22 @@ const INIT = () => {
   for (const type of ["click", "mousemove", "input", "keydown"]) {
     window.addEventListener(type, (e) => (b.ev[type] = e.timeStamp), { capture: true });
   }
-  // Every canvas update the page makes (it draws frames with one putImageData a paint), so
-  // that the first visible repaint after an input is seen even when the complete one waits.
+  // Every canvas update the page makes, so that the first visible repaint after an input is
+  // seen even when the complete one waits. The page puts its boxes with putImageData, one
+  // call per depth row, then draws labels, all in one task: an update is done when the task
+  // that made its first put ends, which a microtask queued at that put sees.
   const put = CanvasRenderingContext2D.prototype.putImageData;
   b.puts = [];
+  let queued = false;
   CanvasRenderingContext2D.prototype.putImageData = function (...args) {
     const r = put.apply(this, args);
-    b.puts.push(performance.now());
+    if (!queued) {
+      queued = true;
+      queueMicrotask(() => {
+        queued = false;
+        b.puts.push(performance.now());
+      });
+    }
     return r;
   };
   // Event Timing: input → the next frame presented after its handlers (8 ms steps; only
