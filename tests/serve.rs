@@ -77,6 +77,14 @@ fn serve_builds_serves_and_rebuilds_on_change() {
     assert_eq!(get(port, "/nothing-here").unwrap().0, 404);
     assert_eq!(get(port, "/../site.toml").unwrap().0, 400);
     assert_eq!(get(port, "/%2e%2e/site.toml").unwrap().0, 400);
+    // Connections a browser opens ahead of need and leaves idle do not hold up the requests
+    // that follow on other connections, sixteen of them at once (a page's first requests).
+    let idle: Vec<TcpStream> = (0..16).map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap()).collect();
+    let asks: Vec<_> = (0..16).map(|_| std::thread::spawn(move || get(port, "/static/main.js").map(|(s, _)| s))).collect();
+    for ask in asks {
+        assert_eq!(ask.join().unwrap(), Some(200), "every request answered within 5 s");
+    }
+    drop(idle);
 
     // A new profile appears after the rebuild.
     write(&input.join("api/run2.folded"), b"main;c 5\n");
