@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  bucketIndex, bucketsFor, compileQuery, escapeRegExp, exactQuery, matchNames, matchedValue, sweepUnion, unionLength,
+  bucketIndex, bucketSortPairs, bucketsFor, compileQuery, escapeRegExp, exactQuery, matchNames, matchedValue, sweepUnion, unionLength,
 } from "../../themes/default/static/search.js";
 import { decodeSearch } from "../../themes/default/static/fetch.js";
 import { buildGraph, parseFolded, rng } from "./helpers.mjs";
@@ -45,13 +45,16 @@ test("unionLength agrees with a brute force count, spread out or clustered", () 
       assert.equal(unionLength(starts, ends, 10, 30), [...covered].filter((x) => x >= 10 && x < 30).length);
     }
   }
-  // Adversarial: distinct starts all in one bucket, in reverse order, takes the fallback.
+  // Adversarial: distinct starts all in one bucket, in reverse order. The bucket sort gives up
+  // within its budget of moves (an insertion sort would be quadratic) and the union takes the
+  // native sorts instead, with the same answer.
   const n = 20000;
   const starts = Float64Array.from({ length: n }, (_, i) => (i === 0 ? 1e15 : n - i));
   const ends = starts.map((s) => s + 1);
-  const t0 = performance.now();
+  assert.equal(bucketSortPairs(starts, ends), null);
   assert.equal(unionLength(starts, ends), n);
-  assert.ok(performance.now() - t0 < 2000);
+  const spread = Float64Array.from({ length: n }, (_, i) => 7 * i);
+  assert.ok(bucketSortPairs(spread, spread.map((s) => s + 1)), "spread-out starts are bucket sorted");
 });
 
 test("escapeRegExp makes any function name match only itself", () => {
@@ -123,17 +126,14 @@ test("matchedValue equals the counts of the stacks containing a match, nested ma
   assert.equal(res.value, bruteMatched(stacks, /parse/));
 });
 
-test("a search over many names stays fast", () => {
+test("a search matching every function of 20,000 gives the whole total, once", () => {
   const stacks = [];
   for (let i = 0; i < 20000; i++) stacks.push([["main", `mod${i % 50}::f${i}`, `leaf${i % 7}`], 1 + (i % 5)]);
   const g = buildGraph(stacks, { bucketNames: 4096, rootWidth: 3840 });
   const buckets = g.manifest.search.map((e) => decodeSearch(g.files.get(e.file)));
-  const t0 = performance.now();
   const { ids } = matchNames(g.names.names, /f|leaf/);
-  const v = matchedValue(buckets, ids).value;
-  const ms = performance.now() - t0;
-  assert.equal(v, g.manifest.total);
-  // The bar (100 ms on the large profile) is measured in the browser; this machine is shared,
-  // so only a gross regression fails here.
-  assert.ok(ms < 1000, `search took ${ms.toFixed(1)} ms`);
+  assert.equal(ids.length, 20000 + 7);
+  // Every leaf is nested in its f: counted once. Its speed (100 ms on the large profile) is
+  // measured in the browser by benches/page.mjs, not here.
+  assert.equal(matchedValue(buckets, ids).value, g.manifest.total);
 });

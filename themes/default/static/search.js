@@ -119,7 +119,7 @@ function packedSortPairs(starts, ends) {
 }
 
 /** Pairs sorted by start, or null when the starts are too clustered for buckets to pay. */
-function bucketSortPairs(starts, ends) {
+export function bucketSortPairs(starts, ends) {
   const n = starts.length;
   let min = Infinity;
   let max = -Infinity;
