@@ -125,7 +125,7 @@ impl<'a> EventCounter<'a> {
 impl EventCounts {
     fn see(&mut self, mut bytes: &[u8]) {
         while !bytes.is_empty() {
-            let end = bytes.iter().position(|&b| b == b'\n');
+            let end = memchr::memchr(b'\n', bytes);
             let part = &bytes[..end.unwrap_or(bytes.len())];
             if !self.in_line {
                 self.in_line = true;
@@ -227,7 +227,8 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
 }
 
 /// inferno's perf options from ours. Only samples of `event`, the first one's, are kept (as
-/// inferno does by default; stated here so that its parser never has to guess).
+/// inferno does by default; stated here so that its parser never has to guess). The folding
+/// runs on up to 4 threads (its output is sorted, so it does not depend on them).
 pub fn perf_options(p: &PerfConfig, event: &str) -> perf::Options {
     let mut o = perf::Options::default();
     o.annotate_kernel = p.annotate_kernel;
@@ -236,7 +237,7 @@ pub fn perf_options(p: &PerfConfig, event: &str) -> perf::Options {
     o.include_tid = p.include_tid;
     o.include_addrs = p.include_addrs;
     o.event_filter = Some(event.to_string());
-    o.nthreads = 1;
+    o.nthreads = std::thread::available_parallelism().map_or(1, |n| n.get().min(4));
     o
 }
 
