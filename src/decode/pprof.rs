@@ -409,22 +409,46 @@ fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String>
         locations.entry(loc.id).or_insert(frames);
     }
 
-    // The samples, into one merger per sample type.
-    let mut mergers: Vec<StackMerger> = types.iter().map(|_| StackMerger::new(false, limits.max_depth)).collect();
+    // Samples with the same location list are merged once: their values are summed per
+    // sample type first (a profile repeats a stack for every label set, and most samples
+    // fall on a few hot stacks). Distinct lists keep the order of their first sample.
+    let width = types.len();
+    let mut distinct: FxHashMap<&[u64], usize> = FxHashMap::default();
+    let mut lists: Vec<(&[u64], usize)> = Vec::new(); // location ids, number of the first sample
+    let mut sums: Vec<u64> = Vec::new(); // width values per distinct list
     let mut negative: u64 = 0;
-    let mut frames_added: u64 = 0;
-    let mut stack: Vec<&str> = Vec::new();
     for (k, sample) in p.sample.iter().enumerate() {
         let number = k + 1;
-        if sample.value.len() != types.len() {
+        if sample.value.len() != width {
             return Err(format!(
-                "pprof: sample {number} has {} values but the profile has {} sample types",
-                sample.value.len(),
-                types.len()
+                "pprof: sample {number} has {} values but the profile has {width} sample types",
+                sample.value.len()
             ));
         }
+        let at = *distinct.entry(&sample.location_id[..]).or_insert_with(|| {
+            lists.push((&sample.location_id[..], number));
+            sums.resize(sums.len() + width, 0);
+            lists.len() - 1
+        });
+        for (t, &value) in sample.value.iter().enumerate() {
+            if value < 0 {
+                negative += 1;
+                continue;
+            }
+            let sum = &mut sums[at * width + t];
+            *sum = sum.checked_add(value as u64).ok_or_else(|| {
+                format!("pprof: sample {number}: the values of one stack add up past 2^64")
+            })?;
+        }
+    }
+
+    // The distinct stacks, into one merger per sample type.
+    let mut mergers: Vec<StackMerger> = types.iter().map(|_| StackMerger::new(false, limits.max_depth)).collect();
+    let mut frames_added: u64 = 0;
+    let mut stack: Vec<&str> = Vec::new();
+    for (at, &(ids, number)) in lists.iter().enumerate() {
         stack.clear();
-        for id in sample.location_id.iter().rev() {
+        for id in ids.iter().rev() {
             let frames = locations.get(id).ok_or_else(|| {
                 format!("pprof: location {id} referred to by sample {number} does not exist")
             })?;
@@ -433,11 +457,7 @@ fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String>
         if stack.is_empty() {
             stack.push("[unknown]");
         }
-        for (merger, &value) in mergers.iter_mut().zip(&sample.value) {
-            if value < 0 {
-                negative += 1;
-                continue;
-            }
+        for (merger, &value) in mergers.iter_mut().zip(&sums[at * width..(at + 1) * width]) {
             if value == 0 {
                 continue;
             }
@@ -448,7 +468,7 @@ fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String>
                      ({FRAMES_PER_BYTE} per byte of the profile, at least {MIN_FRAME_BUDGET}): refused as a likely bomb"
                 ));
             }
-            merger.add_names(&stack, value as u64, 0).map_err(|e| format!("pprof: sample {number}: {e}"))?;
+            merger.add_names(&stack, value, 0).map_err(|e| format!("pprof: sample {number}: {e}"))?;
         }
     }
     if negative > 0 {
@@ -801,6 +821,23 @@ mod tests {
         let mut bytes = b.bytes();
         bytes.extend_from_slice(&[(9 << 3), 1]);
         assert_eq!(err(&bytes), "pprof: the profile has no sample types");
+    }
+
+    #[test]
+    fn samples_of_one_stack_add_up_per_sample_type() {
+        // The same location list three times (as label sets make it), with a negative and a
+        // zero value among them, gives the graph of its sums; other stacks are untouched.
+        let mut b = sample_profile();
+        b.sample(&[12, 11, 10], &[4, 0]);
+        b.sample(&[12, 11, 10], &[-7, 5]);
+        let d = decode_bytes(&b.bytes()).unwrap();
+        let cpu = folded(&d.graphs[0]);
+        let samples = folded(&d.graphs[1]);
+        assert_eq!(d.graphs[0].name, "cpu");
+        assert!(cpu.contains(&"main;work;square;leaf;with;semicolons 15\n".to_string()), "{cpu:?}");
+        assert!(samples.contains(&"main;work;square;leaf;with;semicolons 5\n".to_string()), "{samples:?}");
+        assert!(samples.contains(&"main;work;square 2\n".to_string()), "{samples:?}");
+        assert!(d.warnings.iter().any(|w| w.contains("skipped 1 negative value")), "{:?}", d.warnings);
     }
 
     #[test]
