@@ -17,7 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { startNginx } from "./nginx.mjs";
-import { matchedByStacks, parseFolded, pathOffset, pathTotal, total } from "./fixtures.mjs";
+import { frameCenter, matchedByStacks, parseFolded, pathOffset, pathTotal, total } from "./fixtures.mjs";
 import { rng } from "../js/helpers.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium"; // Debian's chromium package
@@ -189,20 +189,6 @@ function assertLogClean(since) {
   assert.ok(log.length > 0, "nginx logged the requests");
   const bad = log.filter((e) => e.status >= 400 || !e.path.startsWith(PREFIX));
   assert.deepEqual(bad, [], "nginx's access log: no 4xx/5xx, every request under /perf/");
-}
-
-/** Page coordinates of the middle of the frame at `p` (a stack prefix) of `r`'s graph. */
-async function frameCenter(page, r, p, st, depthRows) {
-  const box = await page.locator("#fs-canvas").boundingBox();
-  const vp = st.viewport;
-  const off = pathOffset(r.stacks, p);
-  const tot = pathTotal(r.stacks, p);
-  const mid = Math.max(off, vp.x0) + (Math.min(off + tot, vp.x1) - Math.max(off, vp.x0)) / 2;
-  const x = box.x + ((mid - vp.x0) / (vp.x1 - vp.x0)) * vp.width;
-  const rowH = vp.rowHeight;
-  const content = Math.max(depthRows * rowH, vp.height);
-  const y = box.y + (st.icicle ? p.length * rowH : content - (p.length + 1) * rowH) - vp.scrollTop + rowH / 2;
-  return { x, y };
 }
 
 describe("nginx serves the built site under /perf/", () => {
@@ -379,7 +365,7 @@ describe("the archive under nginx", () => {
     assert.equal(st.total, r.total);
     const manifest = JSON.parse(fs.readFileSync(path.join(output, "p", r.slug, "g/samples/manifest.json"), "utf8"));
     const frame = ["main", "server::run", "server::handle_request"];
-    const pt = await frameCenter(page, r, frame, st, manifest.depth);
+    const pt = await frameCenter(page, r.stacks, frame, st, manifest.depth);
     await page.mouse.click(pt.x, pt.y);
     st = await graphIdle(page);
     assert.deepEqual(st.zoom, { name: "server::handle_request", depth: 3, offset: pathOffset(r.stacks, frame), total: pathTotal(r.stacks, frame), self: 0 });

@@ -96,6 +96,24 @@ function byteCompare(a, b) {
  * (children sorted by name bytes, a frame's own self after its children). So it is the sum of
  * the stacks that branch off to a smaller name before reaching the end of the path.
  */
+/**
+ * Page coordinates of the middle of the visible part of the frame at `path` (a stack prefix)
+ * of `stacks`, on the canvas of a flame graph page whose `state()` is `st` and whose graph
+ * has `depthRows` rows.
+ */
+export async function frameCenter(page, stacks, path, st, depthRows) {
+  const box = await page.locator("#fs-canvas").boundingBox();
+  const vp = st.viewport;
+  const off = pathOffset(stacks, path);
+  const tot = pathTotal(stacks, path);
+  const mid = Math.max(off, vp.x0) + (Math.min(off + tot, vp.x1) - Math.max(off, vp.x0)) / 2;
+  const x = box.x + ((mid - vp.x0) / (vp.x1 - vp.x0)) * vp.width;
+  const rowH = vp.rowHeight;
+  const content = Math.max(depthRows * rowH, vp.height);
+  const y = box.y + (st.icicle ? path.length * rowH : content - (path.length + 1) * rowH) - vp.scrollTop + rowH / 2;
+  return { x, y };
+}
+
 export function pathOffset(stacks, path) {
   let s = 0;
   for (const [frames, c] of stacks) {

@@ -19,9 +19,9 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "./server.mjs";
 
 const NGINX = process.env.NGINX_BIN || "/usr/sbin/nginx";
 const DEBIAN_MIME = "/etc/nginx/mime.types";
@@ -39,18 +39,6 @@ const TYPES = `types {
     application/atom+xml xml;
     application/octet-stream bin;
   }`;
-
-/** A port that was free a moment ago on 127.0.0.1 (nginx may still lose it: then we retry). */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A string as an nginx configuration token, quoted. */
 function q(s) {
@@ -166,6 +154,7 @@ export async function startNginx(root, prefix = "/perf/") {
   root = path.resolve(root);
   if (/[$\s;{}]/.test(root + prefix)) throw new Error(`nginx.mjs does not quote $, spaces, ; or braces in paths: ${root} ${prefix}`);
   let lastError;
+  // A port free a moment ago may be taken by the time nginx binds it: then try another.
   for (let attempt = 0; attempt < 5; attempt++) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "flamesite-nginx-"));
     const port = await freePort();

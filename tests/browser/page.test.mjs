@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
 import {
-  DEEP, HOSTILE, TEMPLATE_FN, bigProfile, matchedByStacks, parseFolded, pathOffset, pathSelf, pathTotal, smallProfile, total,
+  DEEP, HOSTILE, TEMPLATE_FN, bigProfile, frameCenter as frameAt, matchedByStacks, parseFolded, pathOffset, pathSelf, pathTotal, smallProfile, total,
 } from "./fixtures.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -102,19 +102,8 @@ async function openPage(url, { allowErrors = false, app = true } = {}) {
 const idle = (page) => page.evaluate(() => window.flamesite.idle());
 const state = (page) => page.evaluate(() => window.flamesite.state());
 
-/** Canvas pixel (page coordinates) of the middle of the frame at `path` in the root view. */
-async function frameCenter(page, p, st) {
-  const box = await page.locator("#fs-canvas").boundingBox();
-  const vp = st.viewport;
-  const off = pathOffset(STACKS, p);
-  const tot = pathTotal(STACKS, p);
-  const mid = Math.max(off, vp.x0) + (Math.min(off + tot, vp.x1) - Math.max(off, vp.x0)) / 2;
-  const x = box.x + ((mid - vp.x0) / (vp.x1 - vp.x0)) * vp.width;
-  const depth = p.length;
-  const content = Math.max(manifest.depth * ROW_H, vp.height);
-  const y = box.y + (st.icicle ? depth * ROW_H : content - (depth + 1) * ROW_H) - vp.scrollTop + ROW_H / 2;
-  return { x, y };
-}
+/** Page coordinates of the middle of the frame at `p` (a stack prefix) of the big profile. */
+const frameCenter = (page, p, st) => frameAt(page, STACKS, p, st, manifest.depth);
 
 /** The manifest's chunks a view of values [x0, x1) over depths [lo, hi) at `width` px needs. */
 function expectedChunks(x0, x1, lo, hi, width) {

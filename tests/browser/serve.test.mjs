@@ -7,10 +7,10 @@ import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
+import { freePort } from "./server.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium";
 const BIN = process.env.FLAMESITE_BIN;
@@ -22,18 +22,6 @@ let server;
 let browser;
 let port;
 let log = "";
-
-/** A free TCP port on 127.0.0.1. */
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitForServer(url) {
   const deadline = Date.now() + 30_000;

@@ -3,6 +3,7 @@
 
 import http from "node:http";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 
 const TYPES = {
@@ -16,6 +17,18 @@ const TYPES = {
   ".xml": "application/atom+xml",
   ".md": "text/markdown; charset=utf-8",
 };
+
+/** A TCP port that was free a moment ago on 127.0.0.1 (a server started on it may still lose it). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
 
 /** Serve `root` at http://127.0.0.1:PORT`prefix`; resolves to { url, close, requests }. */
 export function serve(root, prefix = "/perf/") {
