@@ -111,7 +111,8 @@ fn write_reply(stream: &mut TcpStream, reply: Reply, with_body: bool) -> std::io
         400 => "Bad Request",
         404 => "Not Found",
         405 => "Method Not Allowed",
-        _ => "Request Header Fields Too Large",
+        431 => "Request Header Fields Too Large",
+        _ => "Error",
     };
     let mut out = format!("HTTP/1.1 {} {reason}\r\nContent-Length: {}\r\nConnection: close\r\n", reply.status, reply.body.len());
     for (name, value) in &reply.headers {

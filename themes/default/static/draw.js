@@ -117,7 +117,6 @@ export class Palette {
     return pixel(rgb);
   }
 
-
   diffColor(after, before, scale, faded) {
     const b = before * scale;
     const m = Math.max(after, b);

@@ -62,9 +62,10 @@ export function bucketsFor(search, ids) {
 
 /**
  * Length of the union of intervals, optionally clipped to [lo, hi). `starts` and `ends` are
- * parallel arrays (interval i is [starts[i], ends[i])). Sorts the intervals by start with a
- * bucket sort over the value range (linear for the spread-out starts of a flame graph), then
- * merges them in one sweep; falls back to two native sorts when the starts are clustered.
+ * parallel arrays (interval i is [starts[i], ends[i])). Sorts the intervals by start (one
+ * native sort of packed keys for u32 values, else a bucket sort over the value range, linear
+ * for the spread-out starts of a flame graph), then merges them in one sweep; falls back to
+ * two native sorts when the starts are clustered.
  */
 export function unionLength(starts, ends, lo = -Infinity, hi = Infinity) {
   const n = starts.length;
@@ -210,7 +211,7 @@ export function matchedValue(buckets, ids, lo = -Infinity, hi = Infinity) {
   }
   // Integer arrays when the buckets hold u32 values: reading them gives small integers, where
   // every read of a Float64Array in unoptimised code allocates a number.
-  const Values = spans.some((x, t) => t % 3 === 0 && !(x.iv instanceof Uint32Array)) ? Float64Array : Uint32Array;
+  const Values = buckets.every((b) => b.iv instanceof Uint32Array) ? Uint32Array : Float64Array;
   const starts = new Values(count);
   const ends = new Values(count);
   let w = 0;
