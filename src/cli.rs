@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use crate::config::{Config, INIT_TOML};
-use crate::site::{self, Options, Summary};
+use crate::build::{self, Options, Summary};
 
 /// Turns a directory of profiles into a static archive of interactive flame graphs.
 #[derive(Parser, Debug)]
@@ -101,13 +101,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Build(args) => {
             let config = load_config(cli.config.as_deref(), &args)?;
             let options = Options { threads: args.threads, progress: true, dry_run: false, cache: !args.no_cache };
-            let summary = site::build(&config, &options)?;
+            let summary = build::build(&config, &options)?;
             Ok(report(&summary, &config, false))
         }
         Command::Check(args) => {
             let config = load_config(cli.config.as_deref(), &args)?;
             let options = Options { threads: args.threads, progress: true, dry_run: true, cache: false };
-            let summary = site::build(&config, &options)?;
+            let summary = build::build(&config, &options)?;
             let mut out = std::io::stdout().lock();
             for p in &summary.built {
                 for g in &p.graphs {
@@ -119,7 +119,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Serve { build, port } => {
             let config = load_config(cli.config.as_deref(), &build)?;
             let options = Options { threads: build.threads, progress: true, dry_run: false, cache: !build.no_cache };
-            let summary = site::build(&config, &options)?;
+            let summary = build::build(&config, &options)?;
             report(&summary, &config, false);
             let mut watched = vec![config.input.clone()];
             if let Some(path) = config_path(cli.config.as_deref()) {
@@ -145,7 +145,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                         return false;
                     }
                 };
-                match site::build(&config, &Options { progress: false, ..options.clone() }) {
+                match build::build(&config, &Options { progress: false, ..options.clone() }) {
                     Ok(summary) => {
                         report(&summary, &config, false);
                         true
@@ -166,7 +166,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Fold { graph_dir } => {
             let stdout = std::io::stdout();
             let mut out = std::io::BufWriter::new(stdout.lock());
-            crate::fold::fold(&graph_dir, &mut out)?;
+            crate::store::fold::fold(&graph_dir, &mut out)?;
             match out.flush() {
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
                 _ => Ok(ExitCode::SUCCESS),

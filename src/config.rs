@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::color::Palette;
+use crate::graph::color::Palette;
 
 /// The whole site configuration. Paths are relative to the folder holding `site.toml`.
 #[derive(Clone, Debug, Deserialize)]

@@ -17,21 +17,13 @@
 #![deny(missing_docs)]
 
 pub mod archive;
-pub mod cache;
-pub mod chunk;
+pub mod build;
 pub mod cli;
-pub mod color;
 pub mod config;
-pub mod decode;
-pub mod feed;
-pub mod fold;
-pub mod frames;
-pub mod notes;
-pub mod pages;
-pub mod preview;
-pub mod render;
-pub mod scan;
+pub mod graph;
+pub mod ingest;
+pub mod output;
 pub mod serve;
 pub mod site;
+pub mod store;
 pub mod synth;
-pub mod write;

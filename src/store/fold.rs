@@ -5,8 +5,8 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::chunk::read_graph;
-use crate::frames::{FrameTable, NO_PARENT};
+use crate::store::chunk::read_graph;
+use crate::graph::frames::{FrameTable, NO_PARENT};
 
 /// Finds the graph folder: `dir` itself when it has a manifest, else the only graph of a
 /// profile page folder.

@@ -21,7 +21,7 @@ use std::rc::Rc;
 use std::sync::mpsc;
 
 use crate::config::Config;
-use crate::frames::FrameTable;
+use crate::graph::frames::FrameTable;
 
 /// How a file is compressed, from its first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

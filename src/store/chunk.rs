@@ -11,9 +11,9 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::color::{color_of, Palette};
+use crate::graph::color::{color_of, Palette};
 use crate::config::ChunkConfig;
-use crate::frames::{Before, FrameTable, NO_PARENT};
+use crate::graph::frames::{Before, FrameTable, NO_PARENT};
 
 /// Version of the graph format written. [`read_graph`] reads this one and version 1 (whose
 /// values are always f64).
@@ -626,7 +626,7 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frames::StackMerger;
+    use crate::graph::frames::StackMerger;
 
     fn table(lines: &[(&str, u64)]) -> FrameTable {
         let mut m = StackMerger::new(false, 1000);

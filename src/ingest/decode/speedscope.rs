@@ -24,7 +24,7 @@ use serde::Deserialize;
 use super::cpuprofile::{clean, contains};
 use super::{Compression, Decoded, Graph};
 use crate::config::Config;
-use crate::frames::StackMerger;
+use crate::graph::frames::StackMerger;
 
 #[derive(Deserialize)]
 struct File {
@@ -140,7 +140,7 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
         let mut any = false;
         visit(i, profile, &mut |stack, w| {
             let value = (w * factor).round();
-            if value >= crate::frames::MAX_EXACT as f64 {
+            if value >= crate::graph::frames::MAX_EXACT as f64 {
                 return Err(format!("{context}: the weight {w} is too large"));
             }
             if value == 0.0 || stack.is_empty() {
@@ -301,7 +301,7 @@ mod tests {
     }
 
     fn folded(d: &Decoded, i: usize) -> String {
-        crate::fold::folded_lines(&d.graphs[i].table).concat()
+        crate::store::fold::folded_lines(&d.graphs[i].table).concat()
     }
 
     #[test]

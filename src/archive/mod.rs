@@ -13,6 +13,8 @@
 //! Where two explicit sources disagree, the first wins and the build warns, naming the file.
 //! Dates are kept as UTC instants; a date without a time of day is midnight UTC.
 
+pub mod slug;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::LazyLock;
@@ -172,7 +174,7 @@ impl Pattern {
         Ok(Pattern { re: Regex::new(&re).map_err(|e| format!("{pattern:?}: {e}"))? })
     }
 
-    /// Matches `stem` (a profile's path without extensions, see [`crate::scan::stem`]).
+    /// Matches `stem` (a profile's path without extensions, see [`crate::ingest::scan::stem`]).
     pub fn matches(&self, stem: &str) -> Option<PathFields> {
         let c = self.re.captures(stem)?;
         let get = |k: &str| c.name(k).map(|m| m.as_str().to_string());
@@ -256,7 +258,7 @@ pub fn describe(
     metadata: &BTreeMap<String, String>,
     pattern: Option<&Pattern>,
 ) -> Result<(RunInfo, Vec<String>), String> {
-    let stem = crate::scan::stem(rel);
+    let stem = crate::ingest::scan::stem(rel);
     let (folder, file) = match stem.rsplit_once('/') {
         Some((f, n)) => (Some(f), n),
         None => (None, stem),
@@ -377,12 +379,12 @@ fn same_when(a: &When, b: &When) -> bool {
 /// the safe characters with a short hash of the name appended, so that two names never share
 /// a slug and a slug never depends on other series.
 pub fn series_slug(name: &str) -> String {
-    let clean = crate::scan::url_safe(name);
+    let clean = crate::ingest::scan::url_safe(name);
     let reserved = clean.chars().all(|c| c == '.');
     if clean == name && !reserved {
         clean
     } else {
-        format!("{}-{:08x}", clean.trim_matches('.'), crate::color::fnv1a32(name.as_bytes()))
+        format!("{}-{:08x}", clean.trim_matches('.'), crate::graph::color::fnv1a32(name.as_bytes()))
     }
 }
 
@@ -430,7 +432,7 @@ mod tests {
         let path = dir.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, "a 1\n").unwrap();
-        let stem = crate::scan::stem(rel);
+        let stem = crate::ingest::scan::stem(rel);
         if let Some(s) = sidecar {
             std::fs::write(dir.join(format!("{stem}.toml")), s).unwrap();
         }

@@ -11,14 +11,14 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::archive::{self, Pattern, Sidecar, When};
-use crate::cache::{Cache, Product};
-use crate::chunk;
+use crate::ingest::cache::{Cache, Product};
+use crate::store::chunk;
 use crate::config::Config;
-use crate::decode;
-use crate::pages;
-use crate::render::Theme;
-use crate::scan::{self, Source};
-use crate::write::Staging;
+use crate::ingest::decode;
+use crate::site::pages;
+use crate::site::theme::Theme;
+use crate::ingest::scan::{self, Source};
+use crate::output::staging::Staging;
 
 /// How to run a build.
 #[derive(Clone, Debug, Default)]
@@ -270,7 +270,7 @@ fn build_profile(ctx: &ProfileCtx, source: &Source, slug: &str) -> Result<Built,
 
     let (info, run_warnings) =
         archive::describe(&config.input, &source.rel, sidecar.as_ref(), &product.metadata, ctx.pattern)?;
-    let notes = archive::read_sidecar_text(&config.input, stem, "md")?.map(|md| crate::notes::render(&md));
+    let notes = archive::read_sidecar_text(&config.input, stem, "md")?.map(|md| crate::site::notes::render(&md));
     let series_url = format!("s/{}/", archive::series_slug(&info.series));
     let entry = ProfileEntry {
         source: source.rel.clone(),
@@ -332,7 +332,7 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, url: &str, stag
     }
     // Link previews need an absolute URL, so they are made only when base_url gives one.
     if let (Some(_), Some(first), false) = (staging, decoded.graphs.first(), config.base_url.is_empty()) {
-        write(PREVIEW.to_string(), &crate::preview::png(&first.table, config.palette)?)?;
+        write(PREVIEW.to_string(), &crate::site::preview::png(&first.table, config.palette)?)?;
     }
     let mut files = files.into_inner().expect("no panic while holding it");
     files.sort();

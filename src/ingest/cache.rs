@@ -10,7 +10,7 @@
 //! (graph folders and the preview image). Files are hard-linked between the cache and the
 //! staging folder (copied where links are not possible), so the cache costs no second copy on
 //! disk, and a file of the staging folder that is already the cache's file is left as it is
-//! (see [`crate::write`]). An entry appears whole or not at all (written aside, then renamed);
+//! (see [`crate::output::staging`]). An entry appears whole or not at all (written aside, then renamed);
 //! entries not used by a build are removed after it.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
-use crate::site::GraphEntry;
-use crate::write::{link_or_copy, Staging};
+use crate::build::GraphEntry;
+use crate::output::staging::{link_or_copy, Staging};
 
 /// What the cache keeps of one profile besides its files.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -17,10 +17,10 @@ use serde_json::json;
 use tera::Context;
 
 use crate::config::{Config, GroupBy};
-use crate::feed;
-use crate::render::{escape_html, path_to_root, Theme};
-use crate::site::{GraphEntry, Index, Run, SeriesEntry};
-use crate::write::Staging;
+use crate::site::feed;
+use crate::site::theme::{escape_html, path_to_root, Theme};
+use crate::build::{GraphEntry, Index, Run, SeriesEntry};
+use crate::output::staging::Staging;
 
 /// Runs shown in a home-page sparkline (the newest ones).
 const SPARK_RUNS: usize = 30;
@@ -252,7 +252,7 @@ fn write_run(
             "description": description,
             "url": absolute(config, &p.url),
             "image": p.preview.as_deref().and_then(|i| absolute(config, i)),
-            "image_width": crate::preview::WIDTH, "image_height": crate::preview::HEIGHT,
+            "image_width": crate::site::preview::WIDTH, "image_height": crate::site::preview::HEIGHT,
         }),
     );
     staging.write(&format!("{}index.html", p.url), theme.render("profile.html", &ctx)?.as_bytes())

@@ -36,7 +36,7 @@ use rustc_hash::FxHashMap;
 
 use super::{Compression, Decoded, Graph};
 use crate::config::Limits;
-use crate::frames::StackMerger;
+use crate::graph::frames::StackMerger;
 
 // The messages of `profile.proto` (github.com/google/pprof, proto/profile.proto), written
 // from the published schema with the field numbers it gives. The string table is read as
@@ -486,7 +486,7 @@ fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String>
     }
 
     // Graphs, with names unique as URL folders.
-    let mut tables: Vec<Option<crate::frames::FrameTable>> = Vec::with_capacity(types.len());
+    let mut tables: Vec<Option<crate::graph::frames::FrameTable>> = Vec::with_capacity(types.len());
     for merger in mergers {
         tables.push(Some(merger.finish().map_err(|e| format!("pprof: {e}"))?));
     }
@@ -497,7 +497,7 @@ fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String>
         let base = if name.is_empty() { "values" } else { name };
         let mut name = base.to_string();
         let mut n = 1;
-        while !used.insert(crate::scan::slug(&name).replace('/', "_")) {
+        while !used.insert(crate::ingest::scan::slug(&name).replace('/', "_")) {
             n += 1;
             name = format!("{base}-{n}");
         }
@@ -636,7 +636,7 @@ mod tests {
     }
 
     fn folded(g: &Graph) -> Vec<String> {
-        crate::fold::folded_lines(&g.table)
+        crate::store::fold::folded_lines(&g.table)
     }
 
     /// main calls work, into which square was inlined; work calls leaf.

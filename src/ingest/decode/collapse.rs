@@ -293,7 +293,7 @@ mod tests {
         \n";
 
     fn folded_of(d: &Decoded) -> String {
-        crate::fold::folded_lines(&d.graphs[0].table).concat()
+        crate::store::fold::folded_lines(&d.graphs[0].table).concat()
     }
 
     #[test]

@@ -15,8 +15,8 @@
 
 use tiny_skia::{Color, Paint, Pixmap, Rect, Transform};
 
-use crate::color::{color_of, Palette};
-use crate::frames::FrameTable;
+use crate::graph::color::{color_of, Palette};
+use crate::graph::frames::FrameTable;
 
 /// Width of the preview in pixels (the Open Graph recommended size).
 pub const WIDTH: u32 = 1200;
@@ -122,7 +122,7 @@ fn opaque(rgb: u32) -> Color {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frames::{StackMerger, NO_PARENT, ROOT_NAME};
+    use crate::graph::frames::{StackMerger, NO_PARENT, ROOT_NAME};
 
     fn table(stacks: &[(&str, u64)]) -> FrameTable {
         let mut m = StackMerger::new(false, 100_000);

@@ -10,7 +10,7 @@ use std::sync::mpsc;
 
 use super::{Compression, Decoded, Graph};
 use crate::config::Limits;
-use crate::frames::{MergeError, StackBatch, Tokenizer, Tree};
+use crate::graph::frames::{MergeError, StackBatch, Tokenizer, Tree};
 
 /// Why a folded file could not be read.
 #[derive(Debug)]

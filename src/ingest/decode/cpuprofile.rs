@@ -17,7 +17,7 @@ use serde::Deserialize;
 
 use super::{Compression, Decoded, Graph};
 use crate::config::Config;
-use crate::frames::{FrameTable, StackMerger};
+use crate::graph::frames::{FrameTable, StackMerger};
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -216,7 +216,7 @@ fn sample_times(p: &Profile, index: &HashMap<u64, usize>) -> Result<Option<Vec<u
     for (k, &i) in order.iter().enumerate() {
         let next = order.get(k + 1).map_or(end, |&j| at[j]);
         let d = (next - at[i]).max(0.0).round();
-        if d >= crate::frames::MAX_EXACT as f64 {
+        if d >= crate::graph::frames::MAX_EXACT as f64 {
             return Err("cpuprofile: the sample times are absurd; the time graph is left out".into());
         }
         time[index[&samples[i]]] += d as u64;
@@ -291,7 +291,7 @@ mod tests {
         assert!(!is_applicable(b"a;b 1\n"));
         let d = decode_str(GOOD).unwrap();
         assert_eq!(d.format, "cpuprofile");
-        let folded = crate::fold::folded_lines(&d.graphs[0].table).concat();
+        let folded = crate::store::fold::folded_lines(&d.graphs[0].table).concat();
         assert_eq!(
             folded,
             "(anonymous) file:///a.js:1 1\n(anonymous) file:///a.js:1;f:g file:///a.js:10 2\n(program) 1\n"
@@ -300,7 +300,7 @@ mod tests {
         // Each sample lasts until the next, the last until endTime.
         assert_eq!((d.graphs[1].name.as_str(), d.graphs[1].unit.as_str()), ("time", "microseconds"));
         assert_eq!(
-            crate::fold::folded_lines(&d.graphs[1].table).concat(),
+            crate::store::fold::folded_lines(&d.graphs[1].table).concat(),
             "(anonymous) file:///a.js:1 296\n(anonymous) file:///a.js:1;f:g file:///a.js:10 2\n(program) 1\n"
         );
     }
@@ -309,7 +309,7 @@ mod tests {
     fn samples_out_of_time_order_are_sorted_and_bad_deltas_only_warn() {
         let d = decode_str(&GOOD.replace("[1,1,1,1]", "[1,5,-3,1]")).unwrap();
         assert_eq!(
-            crate::fold::folded_lines(&d.graphs[1].table).concat(),
+            crate::store::fold::folded_lines(&d.graphs[1].table).concat(),
             "(anonymous) file:///a.js:1 2\n(anonymous) file:///a.js:1;f:g file:///a.js:10 295\n(program) 2\n"
         );
         let d = decode_str(&GOOD.replace("[1,1,1,1]", "[1,1]")).unwrap();
@@ -322,7 +322,7 @@ mod tests {
         let s = r#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"}},
             {"id":2,"parent":1,"callFrame":{"functionName":"main"},"hitCount":3}]}"#;
         let d = decode_str(s).unwrap();
-        assert_eq!(crate::fold::folded_lines(&d.graphs[0].table).concat(), "main 3\n");
+        assert_eq!(crate::store::fold::folded_lines(&d.graphs[0].table).concat(), "main 3\n");
     }
 
     #[test]

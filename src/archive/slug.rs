@@ -1,0 +1,233 @@
+//! Names: the one authority for every URL and folder name the site publishes, so that no two
+//! things ever share one and a published URL never moves to another profile.
+//!
+//! * A **run** is published at `p/<slug>/`. Its slug is its path relative to the input folder
+//!   without compression and format extensions, each `/`-separated segment made URL-safe
+//!   ([`url_safe`]); a segment that is all dots, longer than [`MAX_SEGMENT`] bytes, or one of
+//!   the names a run folder uses for itself ([`RUN_SUBPAGES`]: `g`, `compare`, …) gets a hash
+//!   of the whole path appended, so that `api/compare.folded` can never take run `api`'s
+//!   comparison page.
+//! * A **series** is published at `s/<slug>/`: its name when that is URL-safe, else the safe
+//!   characters with a hash of the name appended.
+//! * A **graph** of a run is published at `g/<folder>/` inside the run's folder: its name made
+//!   URL-safe, unique within the run.
+//!
+//! Names are compared without case (some file systems and hosts ignore it). When a natural
+//! name is already taken, the later claimant gets the name with a hash of its source
+//! appended, and the build warns, naming both. Who is "later" is decided by the record of the
+//! previous build ([`Record`]): every source keeps the name it was published under, names of
+//! removed sources stay reserved for them, and only sources new to the site are named, in
+//! sorted order of their paths. Without a record (a fresh checkout with no previous output),
+//! every source is new, so the first in sorted order gets the natural name.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::{Deserialize, Serialize};
+
+/// Names inside a run's folder that are its own pages and data, never a run's segment.
+pub const RUN_SUBPAGES: &[&str] = &["g", "compare", "vs", "history", "index.html", "preview.png", "index.json"];
+
+/// Longest segment of a name, in bytes; longer ones are cut and hashed (file systems allow 255).
+pub const MAX_SEGMENT: usize = 120;
+
+/// `s` with every character outside `A-Za-z0-9._-` replaced by `_`.
+pub fn url_safe(s: &str) -> String {
+    s.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect()
+}
+
+/// FNV-1a of `bytes` as eight hex digits: the hash appended to names that need one.
+pub fn hash8(bytes: &[u8]) -> String {
+    format!("{:08x}", crate::graph::color::fnv1a32(bytes))
+}
+
+/// One segment made URL-safe: `Ok` when it can stand as it is, `Err` with its safe part cut
+/// short when it needs a hash to be valid and distinct (all dots, too long, reserved, or, with
+/// `exact`, changed by the replacement).
+fn segment(segment: &str, reserved: &[&str], exact: bool) -> Result<String, String> {
+    let clean = url_safe(segment);
+    let lower = clean.to_ascii_lowercase();
+    let dots = clean.chars().all(|c| c == '.');
+    if (clean == segment || !exact) && !dots && clean.len() <= MAX_SEGMENT && !reserved.contains(&lower.as_str()) {
+        Ok(clean)
+    } else {
+        let mut cut: String = clean.trim_matches('.').chars().take(MAX_SEGMENT - 9).collect();
+        if cut.is_empty() {
+            cut.push('_');
+        }
+        Err(cut)
+    }
+}
+
+/// The natural slug of a run whose path without extensions is `stem`.
+pub fn natural_run_slug(stem: &str) -> String {
+    let parts: Vec<String> = stem
+        .split('/')
+        .map(|s| match segment(s, RUN_SUBPAGES, false) {
+            Ok(s) => s,
+            // A segment that could not stand gets the hash of the whole path.
+            Err(cut) => format!("{cut}-{}", hash8(stem.as_bytes())),
+        })
+        .collect();
+    parts.join("/")
+}
+
+/// The natural name of a series: the name when it is URL-safe, else its safe characters
+/// and a hash of the name.
+pub fn natural_name(name: &str) -> String {
+    match segment(name, &[], true) {
+        Ok(s) => s,
+        Err(cut) => format!("{cut}-{}", hash8(name.as_bytes())),
+    }
+}
+
+/// What the previous build published: who holds which name. Kept in the build state and in
+/// `index.json`, so that a rebuild never gives a published name to another source.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Record {
+    /// Run slug of each source path ever published (removed sources included, so that their
+    /// URLs are never reused for other profiles).
+    #[serde(default)]
+    pub runs: BTreeMap<String, String>,
+    /// Series slug of each series name ever published.
+    #[serde(default)]
+    pub series: BTreeMap<String, String>,
+}
+
+/// A name given to a later claimant because its natural name was taken.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Collision {
+    /// Who was given another name (a source path, or a series name).
+    pub claimant: String,
+    /// Who holds the natural name.
+    pub holder: String,
+    /// The natural name.
+    pub natural: String,
+    /// The name given instead.
+    pub given: String,
+}
+
+/// Gives every key of `wanted` (key → its natural name, keys in the order they are named)
+/// a name no other key has, keeping the names in `previous`; returns the names and the
+/// collisions. Names in `previous` whose keys are not wanted stay reserved.
+fn assign(wanted: &[(String, String)], previous: &BTreeMap<String, String>) -> (BTreeMap<String, String>, Vec<Collision>) {
+    let mut taken: HashMap<String, String> = HashMap::new(); // lower-case name → holder
+    let mut given = BTreeMap::new();
+    for (key, name) in previous {
+        taken.entry(name.to_ascii_lowercase()).or_insert_with(|| key.clone());
+    }
+    let mut collisions = Vec::new();
+    for (key, natural) in wanted {
+        if let Some(name) = previous.get(key) {
+            if taken.get(&name.to_ascii_lowercase()) == Some(key) {
+                given.insert(key.clone(), name.clone());
+                continue;
+            }
+        }
+        let free = |n: &str, taken: &HashMap<String, String>| !taken.contains_key(&n.to_ascii_lowercase());
+        let name = if free(natural, &taken) {
+            natural.clone()
+        } else {
+            let hashed = format!("{natural}-{}", hash8(key.as_bytes()));
+            let mut name = hashed.clone();
+            let mut n = 2;
+            while !free(&name, &taken) {
+                name = format!("{hashed}-{n}");
+                n += 1;
+            }
+            let holder = taken[&natural.to_ascii_lowercase()].clone();
+            collisions.push(Collision { claimant: key.clone(), holder, natural: natural.clone(), given: name.clone() });
+            name
+        };
+        taken.insert(name.to_ascii_lowercase(), key.clone());
+        given.insert(key.clone(), name);
+    }
+    (given, collisions)
+}
+
+/// Slugs of the runs at `sources` (paths relative to the input folder, with the stem of
+/// each), keeping `record`'s names; the record is updated with the new names.
+pub fn assign_runs(sources: &[(&str, &str)], record: &mut Record) -> (Vec<String>, Vec<Collision>) {
+    let mut order: Vec<(String, String)> =
+        sources.iter().map(|(rel, stem)| (rel.to_string(), natural_run_slug(stem))).collect();
+    order.sort();
+    let (given, collisions) = assign(&order, &record.runs);
+    let slugs = sources.iter().map(|(rel, _)| given[*rel].clone()).collect();
+    record.runs.extend(given);
+    (slugs, collisions)
+}
+
+/// Slugs of the series `names`, keeping `record`'s names; the record is updated.
+pub fn assign_series(names: &[&str], record: &mut Record) -> (Vec<String>, Vec<Collision>) {
+    let mut order: Vec<(String, String)> = names.iter().map(|n| (n.to_string(), natural_name(n))).collect();
+    order.sort();
+    let (given, collisions) = assign(&order, &record.series);
+    let slugs = names.iter().map(|n| given[*n].clone()).collect();
+    record.series.extend(given);
+    (slugs, collisions)
+}
+
+/// Folder names of a run's graphs, in their order: natural names, distinct without case.
+pub fn graph_folders(names: &[&str]) -> Vec<String> {
+    let natural = |n: &str| match segment(n, &[], false) {
+        Ok(s) => s,
+        Err(cut) => format!("{cut}-{}", hash8(n.as_bytes())),
+    };
+    let wanted: Vec<(String, String)> = names.iter().enumerate().map(|(i, n)| (format!("{i:08}"), natural(n))).collect();
+    let (given, _) = assign(&wanted, &BTreeMap::new());
+    wanted.iter().map(|(k, _)| given[k].clone()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn natural_slugs() {
+        assert_eq!(natural_run_slug("api/2026-11-20"), "api/2026-11-20");
+        assert_eq!(natural_run_slug("v1.2/run"), "v1.2/run");
+        assert_eq!(natural_run_slug("a b/<x>"), "a_b/_x_");
+        let c = natural_run_slug("api/compare");
+        assert!(c.starts_with("api/compare-") && c.len() == "api/compare-".len() + 8, "{c}");
+        assert!(natural_run_slug("api/G").starts_with("api/G-"), "reserved names ignore case");
+        assert!(!natural_run_slug("../x").split('/').any(|s| s.chars().all(|c| c == '.')));
+        let long = "x y".repeat(100);
+        assert!(natural_run_slug(&long).len() <= MAX_SEGMENT);
+        assert_eq!(natural_name("api"), "api");
+        assert_ne!(natural_name("a b"), natural_name("a_b"));
+    }
+
+    #[test]
+    fn collisions_are_named_by_sorted_order_and_the_record_wins() {
+        let mut record = Record::default();
+        let (slugs, coll) = assign_runs(&[("run.folded.gz", "run")], &mut record);
+        assert_eq!(slugs, ["run"]);
+        assert!(coll.is_empty());
+        // A new file with the same stem, sorting before it, does not take its URL.
+        let (slugs, coll) = assign_runs(&[("run.collapsed", "run"), ("run.folded.gz", "run")], &mut record);
+        assert_eq!(slugs[1], "run");
+        assert_eq!(slugs[0], format!("run-{}", hash8(b"run.collapsed")));
+        assert_eq!(coll.len(), 1);
+        assert_eq!((coll[0].claimant.as_str(), coll[0].holder.as_str()), ("run.collapsed", "run.folded.gz"));
+        // Without a record, sorted order decides, whatever order the sources come in.
+        let (a, _) = assign_runs(&[("b/A.txt", "b/A"), ("b/a.folded", "b/a")], &mut Record::default());
+        let (b, _) = assign_runs(&[("b/a.folded", "b/a"), ("b/A.txt", "b/A")], &mut Record::default());
+        assert_eq!((a[0].as_str(), a[1].as_str()), (b[1].as_str(), b[0].as_str()));
+        assert_eq!(a[0], "b/A");
+        assert_ne!(a[1].to_lowercase(), a[0].to_lowercase());
+        // A removed source's URL is not given to another.
+        let (slugs, coll) = assign_runs(&[("run.collapsed", "run")], &mut record);
+        assert_ne!(slugs[0], "run");
+        assert!(coll.is_empty(), "it keeps the name it had");
+    }
+
+    #[test]
+    fn series_and_graph_names_never_collide() {
+        let mut record = Record::default();
+        let hashed = natural_name("a b");
+        let (slugs, _) = assign_series(&["a b", &hashed], &mut record);
+        assert_ne!(slugs[0], slugs[1]);
+        assert_eq!(graph_folders(&["a b", "a_b", "A_b"]).len(), 3);
+        let f = graph_folders(&["a b", "a_b", "A_b"]);
+        assert!(f[0] != f[1] && f[1].to_lowercase() != f[2].to_lowercase(), "{f:?}");
+    }
+}

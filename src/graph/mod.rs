@@ -1,0 +1,5 @@
+//! Graphs as data, with no IO: the frame table that stacks merge into, and the colour of a
+//! function's name.
+
+pub mod color;
+pub mod frames;

@@ -1,0 +1,3 @@
+//! The output folder: the only code that writes into it.
+
+pub mod staging;

@@ -1,0 +1,6 @@
+//! The on-disk graph format, both ways: [`chunk`] writes a frame table as a manifest, name
+//! files, depth chunks and search buckets (see `docs/FORMAT.md`) and reads them back;
+//! [`fold`] prints a built graph as folded stacks through that reader.
+
+pub mod chunk;
+pub mod fold;
