@@ -3,11 +3,11 @@
 //! splitting it into chunk files. Whole-process figures against other tools are in
 //! docs/BENCHMARKS.md. Run with `cargo bench`.
 
-use flamesite::chunk;
-use flamesite::color::Palette;
+use flamesite::store::chunk;
+use flamesite::graph::color::Palette;
 use flamesite::config::{ChunkConfig, Limits};
-use flamesite::decode::folded;
-use flamesite::frames::{FrameTable, StackMerger};
+use flamesite::ingest::decode::folded;
+use flamesite::graph::frames::{FrameTable, StackMerger};
 use flamesite::synth::{generate, Size, SynthParams};
 
 fn main() {

@@ -101,13 +101,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Build(args) => {
             let config = load_config(cli.config.as_deref(), &args)?;
             let options = Options { threads: args.threads, progress: true, dry_run: false, cache: !args.no_cache };
-            let summary = build::build(&config, &options)?;
+            let summary = build::build(&config, &options).map_err(|e| e.to_string())?;
             Ok(report(&summary, &config, false))
         }
         Command::Check(args) => {
             let config = load_config(cli.config.as_deref(), &args)?;
             let options = Options { threads: args.threads, progress: true, dry_run: true, cache: false };
-            let summary = build::build(&config, &options)?;
+            let summary = build::build(&config, &options).map_err(|e| e.to_string())?;
             let mut out = std::io::stdout().lock();
             for p in &summary.built {
                 for g in &p.graphs {
@@ -119,7 +119,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Serve { build, port } => {
             let config = load_config(cli.config.as_deref(), &build)?;
             let options = Options { threads: build.threads, progress: true, dry_run: false, cache: !build.no_cache };
-            let summary = build::build(&config, &options)?;
+            let summary = build::build(&config, &options).map_err(|e| e.to_string())?;
             report(&summary, &config, false);
             let mut watched = vec![config.input.clone()];
             if let Some(path) = config_path(cli.config.as_deref()) {
@@ -209,11 +209,11 @@ fn load_config(flag: Option<&Path>, args: &BuildArgs) -> Result<Config, String> 
 /// Prints the problems and the summary; returns the exit status.
 fn report(summary: &Summary, config: &Config, check: bool) -> ExitCode {
     let mut err = std::io::stderr().lock();
-    for (path, warning) in &summary.warnings {
-        let _ = writeln!(err, "warning: {}: {warning}", config.input.join(path).display());
+    for w in &summary.warnings {
+        let _ = writeln!(err, "warning: {}: {}", config.input.join(&w.path).display(), w.message);
     }
-    for (path, reason) in &summary.skipped {
-        let _ = writeln!(err, "error: {}: {reason}", config.input.join(path).display());
+    for e in &summary.skipped {
+        let _ = writeln!(err, "error: {}: {}", config.input.join(&e.path).display(), e.reason);
     }
     let graphs: usize = summary.built.iter().map(|p| p.graphs.len()).sum();
     let verb = if check { "checked" } else { "built" };
@@ -224,15 +224,28 @@ fn report(summary: &Summary, config: &Config, check: bool) -> ExitCode {
         if summary.built.len() == 1 { "" } else { "s" },
         if graphs == 1 { "" } else { "s" },
     );
-    if summary.reused > 0 {
-        let _ = write!(err, "; {} unchanged, from the cache", summary.reused);
+    if !check {
+        let _ = write!(
+            err,
+            "; {} decoded, {} from the cache, {} unchanged",
+            summary.decoded, summary.cached, summary.unchanged
+        );
     }
     let _ = write!(err, ") in {:.2} s", summary.elapsed.as_secs_f64());
     if !summary.skipped.is_empty() {
         let _ = write!(err, "; skipped {} (see errors above)", summary.skipped.len());
     }
-    if !check {
-        let _ = write!(err, "; wrote {}", config.output.display());
+    if summary.nothing_changed {
+        let _ = write!(err, "; nothing changed, {} left as it was", config.output.display());
+    } else if !check {
+        let _ = write!(
+            err,
+            "; {} page{} rendered, {} kept; wrote {}",
+            summary.pages_rendered,
+            if summary.pages_rendered == 1 { "" } else { "s" },
+            summary.pages_kept,
+            config.output.display()
+        );
     }
     let _ = writeln!(err);
     if summary.skipped.is_empty() || config.keep_going {

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::*;
-use flamesite::decode::pprof::{Function, Line, Location, Profile, Sample, ValueType};
+use flamesite::ingest::decode::pprof::{Function, Line, Location, Profile, Sample, ValueType};
 use prost::Message;
 
 fn data() -> PathBuf {

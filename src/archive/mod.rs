@@ -13,6 +13,7 @@
 //! Where two explicit sources disagree, the first wins and the build warns, naming the file.
 //! Dates are kept as UTC instants; a date without a time of day is midnight UTC.
 
+pub mod run;
 pub mod slug;
 
 use std::collections::BTreeMap;
@@ -23,15 +24,38 @@ use jiff::civil::DateTime;
 use jiff::tz::{Offset, TimeZone};
 use jiff::Timestamp;
 use regex::Regex;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// When a run was taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(into = "WhenRepr", try_from = "WhenRepr")]
 pub struct When {
     /// The instant (midnight UTC for a bare date).
     pub ts: Timestamp,
     /// Whether a time of day was given.
     pub has_time: bool,
+}
+
+/// How a [`When`] is stored: seconds and nanoseconds since the epoch, and whether a time of
+/// day was given.
+#[derive(Serialize, Deserialize)]
+struct WhenRepr {
+    s: i64,
+    n: i32,
+    t: bool,
+}
+
+impl From<When> for WhenRepr {
+    fn from(w: When) -> WhenRepr {
+        WhenRepr { s: w.ts.as_second(), n: w.ts.subsec_nanosecond(), t: w.has_time }
+    }
+}
+
+impl TryFrom<WhenRepr> for When {
+    type Error = String;
+    fn try_from(r: WhenRepr) -> Result<When, String> {
+        Ok(When { ts: Timestamp::new(r.s, r.n).map_err(|e| e.to_string())?, has_time: r.t })
+    }
 }
 
 impl When {
@@ -252,11 +276,11 @@ pub struct RunInfo {
 /// the profile said about itself (`metadata`), the pattern and the file. Returns the run and
 /// the warnings to report.
 pub fn describe(
-    input: &Path,
     rel: &str,
     sidecar: Option<&Sidecar>,
     metadata: &BTreeMap<String, String>,
     pattern: Option<&Pattern>,
+    mtime_seconds: i64,
 ) -> Result<(RunInfo, Vec<String>), String> {
     let stem = crate::ingest::scan::stem(rel);
     let (folder, file) = match stem.rsplit_once('/') {
@@ -315,15 +339,11 @@ pub fn describe(
             (*w, *from)
         }
         None => {
-            let mtime = std::fs::metadata(input.join(rel))
-                .and_then(|m| m.modified())
-                .map_err(|e| format!("{rel}: no date, and its file time cannot be read: {e}"))?;
-            let ts = Timestamp::try_from(mtime).map_err(|e| format!("{rel}: file time: {e}"))?;
+            let ts = Timestamp::from_second(mtime_seconds).map_err(|e| format!("file time: {e}"))?;
             warnings.push(format!(
                 "no date in a sidecar {sidecar_name}, the profile or its path: dated by its file time, which changes when files are copied"
             ));
             // Whole seconds, as file systems differ in sub-second precision.
-            let ts = Timestamp::from_second(ts.as_second()).map_err(|e| e.to_string())?;
             (When { ts, has_time: true }, "file time")
         }
     };
@@ -373,19 +393,6 @@ pub fn describe(
 /// Two dates agree when they are the same instant, or the same day where one has no time.
 fn same_when(a: &When, b: &When) -> bool {
     if a.has_time && b.has_time { a.ts == b.ts } else { a.day() == b.day() }
-}
-
-/// The URL slug of a series: its name when that is already URL-safe (`A-Za-z0-9._-`), else
-/// the safe characters with a short hash of the name appended, so that two names never share
-/// a slug and a slug never depends on other series.
-pub fn series_slug(name: &str) -> String {
-    let clean = crate::ingest::scan::url_safe(name);
-    let reserved = clean.chars().all(|c| c == '.');
-    if clean == name && !reserved {
-        clean
-    } else {
-        format!("{}-{:08x}", clean.trim_matches('.'), crate::graph::color::fnv1a32(name.as_bytes()))
-    }
 }
 
 #[cfg(test)]
@@ -439,7 +446,8 @@ mod tests {
         let sc = Sidecar::load(dir, stem).unwrap();
         let meta: BTreeMap<_, _> = meta.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let pattern = pattern.map(|p| Pattern::new(p).unwrap());
-        describe(dir, rel, sc.as_ref(), &meta, pattern.as_ref()).unwrap()
+        let mtime = crate::archive::run::Stamp::of(&std::fs::metadata(&path).unwrap()).mtime_seconds();
+        describe(rel, sc.as_ref(), &meta, pattern.as_ref(), mtime).unwrap()
     }
 
     #[test]
@@ -493,15 +501,5 @@ mod tests {
         std::fs::write(d.path().join("bad.toml"), "date = 14:00:00\n").unwrap();
         let e = Sidecar::load(d.path(), "bad").unwrap_err();
         assert!(e.contains("bad.toml") && e.contains("no day"), "{e}");
-    }
-
-    #[test]
-    fn series_slugs_are_safe_and_distinct() {
-        assert_eq!(series_slug("api"), "api");
-        assert_eq!(series_slug("api-eu.v2"), "api-eu.v2");
-        let (a, b) = (series_slug("a b"), series_slug("a/b"));
-        assert!(a.starts_with("a_b-") && b.starts_with("a_b-") && a != b, "{a} {b}");
-        assert!(!series_slug("..").starts_with('.'));
-        assert!(series_slug("<script>").chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)));
     }
 }

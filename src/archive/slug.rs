@@ -82,7 +82,7 @@ pub fn natural_name(name: &str) -> String {
 
 /// What the previous build published: who holds which name. Kept in the build state and in
 /// `index.json`, so that a rebuild never gives a published name to another source.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Hash)]
 pub struct Record {
     /// Run slug of each source path ever published (removed sources included, so that their
     /// URLs are never reused for other profiles).

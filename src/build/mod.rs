@@ -1,24 +1,38 @@
-//! The build of a whole site, as a fixed sequence of steps:
-//! scan → read sidecars, decode, merge and chunk every profile (in parallel; unchanged ones
-//! come from the cache) → work out series and runs → render pages → swap the output folder
-//! in. A profile that cannot be read is reported and skipped; the others are built; the
-//! output is the same bytes whatever the thread count.
+//! The build of a whole site, in four phases that hand each other plain data:
+//!
+//! ```text
+//! ingest   scan the input folder; name every run (archive::slug); read each profile that
+//!          changed (in parallel) into a RunRecord, its graph files into the cache
+//! group    series, dates, previous and next run: the Archive (archive::run::group)
+//! derive   graphs made from several runs (none yet)
+//! publish  plan every page with a hash of what it shows (site::pages); render the ones that
+//!          changed into the staging tree, link the runs' graph files, swap it in
+//! ```
+//!
+//! A profile that cannot be read is reported and skipped; the others are built. The output
+//! is the same bytes whatever the thread count. What the last build did is kept in its
+//! [`state`], so a rebuild reads only the profiles whose files changed, renders only the
+//! pages whose content changed, and touches only the files that differ in the tree it swaps
+//! in: its cost follows what changed, not the size of the archive.
 
-use std::collections::{BTreeMap, BTreeSet};
+pub mod state;
+
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::archive::{self, Pattern, Sidecar, When};
-use crate::ingest::cache::{Cache, Product};
-use crate::store::chunk;
+use crate::archive::run::{group, Archive};
+use crate::archive::{slug, Pattern};
 use crate::config::Config;
-use crate::ingest::decode;
-use crate::site::pages;
-use crate::site::theme::Theme;
-use crate::ingest::scan::{self, Source};
+use crate::error::{BuildError, ProfileError, Warning};
+use crate::ingest::cache::{self, Cache};
+use crate::ingest::{self, scan, How, RunRecord, PREVIEW};
 use crate::output::staging::Staging;
+use crate::site::pages::{Page, Site};
+use crate::site::theme::Theme;
+use state::{SavedRun, State, Tree, TreeDiff};
 
 /// How to run a build.
 #[derive(Clone, Debug, Default)]
@@ -29,314 +43,329 @@ pub struct Options {
     pub progress: bool,
     /// Decode and check everything but write nothing (`flamesite check`).
     pub dry_run: bool,
-    /// Reuse the graphs of unchanged profiles from the incremental build cache.
+    /// Reuse what the last build made: unchanged profiles are not read again and their graphs
+    /// come from the incremental build cache.
     pub cache: bool,
-}
-
-/// `index.json`: the listing of the site for machines (see `docs/FORMAT.md`).
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct Index {
-    /// Always `flamesite-index`.
-    pub format: String,
-    /// Version of this listing's format.
-    pub version: u32,
-    /// Every series, sorted by name.
-    pub series: Vec<SeriesEntry>,
-    /// Every built profile, sorted by source path.
-    pub profiles: Vec<ProfileEntry>,
-}
-
-/// One series in `index.json`.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct SeriesEntry {
-    /// Its name.
-    pub name: String,
-    /// Its page, relative to the site root.
-    pub url: String,
-    /// Its Atom feed, relative to the site root.
-    pub feed: String,
-    /// Number of runs.
-    pub runs: usize,
-    /// Page of its newest run.
-    pub newest: String,
-}
-
-/// One profile (a run) in `index.json` and in the templates.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct ProfileEntry {
-    /// Path of the profile file relative to the input folder.
-    pub source: String,
-    /// Stable identifier, from the path.
-    pub slug: String,
-    /// Its page, relative to the site root.
-    pub url: String,
-    /// Format it was read as.
-    pub format: String,
-    /// Its series.
-    pub series: String,
-    /// Its series' page, relative to the site root.
-    pub series_url: String,
-    /// When it was taken, RFC 3339 in UTC.
-    pub date: String,
-    /// Where the date came from: `sidecar`, `profile`, `pattern`, `file name` or `file time`.
-    pub date_from: String,
-    /// Its title.
-    pub title: String,
-    /// Labels from its sidecar.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub labels: BTreeMap<String, String>,
-    /// What the profile says about itself (time, duration, …).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub metadata: BTreeMap<String, String>,
-    /// Its link-preview image, relative to the site root.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub preview: Option<String>,
-    /// Its graphs, the default one first.
-    pub graphs: Vec<GraphEntry>,
-}
-
-/// One graph of a profile.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-pub struct GraphEntry {
-    /// Sample type.
-    pub name: String,
-    /// Unit of its values.
-    pub unit: String,
-    /// Total value.
-    pub total: u64,
-    /// Number of frames.
-    pub frames: u64,
-    /// Its data folder, relative to the site root.
-    pub data: String,
-}
-
-/// A built run: its listing entry and what its pages need besides.
-#[derive(Clone, Debug)]
-pub struct Run {
-    /// What `index.json` says of it.
-    pub entry: ProfileEntry,
-    /// Its date.
-    pub when: When,
-    /// Its notes (sidecar `NAME.md`), rendered and sanitised.
-    pub notes: Option<String>,
-    /// Files of its first graph's first view, relative to that graph's folder, which its page
-    /// preloads.
-    pub preload: Vec<String>,
 }
 
 /// What a build did.
 #[derive(Debug, Default)]
 pub struct Summary {
-    /// Profiles built.
-    pub built: Vec<ProfileEntry>,
-    /// How many of them came from the cache, unchanged.
-    pub reused: usize,
-    /// Paths skipped, with the reason.
-    pub skipped: Vec<(String, String)>,
-    /// Paths built with warnings.
-    pub warnings: Vec<(String, String)>,
+    /// Runs built, sorted by source path.
+    pub built: Vec<RunRecord>,
+    /// How many of them were not read again (their files did not change).
+    pub unchanged: usize,
+    /// How many were read again but their graphs came from the cache.
+    pub cached: usize,
+    /// How many were decoded.
+    pub decoded: usize,
+    /// Pages rendered and written.
+    pub pages_rendered: usize,
+    /// Pages taken as they were from the published site.
+    pub pages_kept: usize,
+    /// Whether nothing at all changed, so the published site was left as it was.
+    pub nothing_changed: bool,
+    /// Profiles skipped, with the reason.
+    pub skipped: Vec<ProfileError>,
+    /// Warnings.
+    pub warnings: Vec<Warning>,
     /// Wall time of the build.
     pub elapsed: Duration,
 }
 
 /// Builds the site described by `config`.
-pub fn build(config: &Config, options: &Options) -> Result<Summary, String> {
+pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> {
     let start = Instant::now();
-    let theme = Theme::load(config.theme_dir.as_deref())?;
-    let pattern = config.archive.pattern.as_deref().map(Pattern::new).transpose()?;
-    let scanned = scan::scan(&config.input)?;
-    let slugs = assign_slugs(&scanned.sources);
+    let theme = Theme::load(config.theme_dir.as_deref()).map_err(BuildError::Theme)?;
+    let pattern = config.archive.pattern.as_deref().map(Pattern::new).transpose().map_err(BuildError::Config)?;
+    let fingerprint = fingerprint(config, &theme);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.unwrap_or(0))
+        .build()
+        .map_err(|e| BuildError::Config(e.to_string()))?;
+
+    // Ingest.
+    let scanned = scan::scan(&config.input).map_err(|reason| BuildError::Input { path: config.input.clone(), reason })?;
     let staging = if options.dry_run { None } else { Some(Staging::new(&config.output)?) };
     let cache = match (&staging, options.cache) {
         (Some(_), true) => {
             let dir = config.cache_folder();
             std::fs::create_dir_all(&dir).map_err(|e| format!("cache {}: {e}", dir.display()))?;
+            cache::check_folder(&dir).map_err(BuildError::Config)?;
             Some(Cache::new(&dir, config))
         }
         _ => None,
     };
-    let ctx = ProfileCtx { config, pattern: pattern.as_ref(), staging: staging.as_ref(), cache: cache.as_ref() };
-
+    let cache_dir = config.cache_folder();
+    let mut state = match &cache {
+        Some(_) => State::load(&cache_dir, &fingerprint).unwrap_or_default(),
+        None => State::default(),
+    };
+    if state.names == slug::Record::default() {
+        state.names = published_names(config);
+    }
+    let mut names = state.names.clone();
+    let stems: Vec<(&str, &str)> = scanned.sources.iter().map(|s| (s.rel.as_str(), scan::stem(&s.rel))).collect();
+    let (slugs, collisions) = slug::assign_runs(&stems, &mut names);
+    let mut summary = Summary::default();
+    let mut warn = |path: &str, message: String| summary.warnings.push(Warning { path: path.to_string(), message });
+    for c in &collisions {
+        warn(&c.claimant, format!("its URL p/{}/ is already {}'s; published as p/{}/", c.natural, c.holder, c.given));
+    }
+    let previous: HashMap<&str, &SavedRun> = state.runs.iter().map(|r| (r.record.source.as_str(), r)).collect();
+    let ctx = ingest::Ctx { config, pattern: pattern.as_ref(), cache: cache.as_ref() };
     let bar = progress_bar(options.progress, scanned.sources.len());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads.unwrap_or(0))
-        .build()
-        .map_err(|e| e.to_string())?;
-    let outcomes: Vec<Result<Built, String>> = pool.install(|| {
+    let outcomes: Vec<Result<(ingest::Ingested, u64), ProfileError>> = pool.install(|| {
         scanned
             .sources
             .par_iter()
             .zip(slugs.par_iter())
             .map(|(source, slug)| {
-                let r = build_profile(&ctx, source, slug);
+                // Without a cache, a decoded profile's files go straight to its folder.
+                let url = format!("p/{slug}/");
+                let sink = |rel: &str, bytes: &[u8]| match &staging {
+                    Some(s) => s.write(&format!("{url}{rel}"), bytes),
+                    None => Ok(()),
+                };
+                let prev = previous.get(source.rel.as_str()).copied();
+                let r = ingest::ingest(&ctx, source, prev.map(|p| &p.record), &sink).map(|ingested| {
+                    let hash = match (ingested.how, prev) {
+                        (How::Unchanged, Some(p)) => p.hash,
+                        _ => record_hash(&ingested.record),
+                    };
+                    (ingested, hash)
+                });
                 bar.inc(1);
                 r
             })
             .collect()
     });
     bar.finish_and_clear();
-
-    let mut summary = Summary { skipped: scanned.problems, ..Summary::default() };
+    summary.skipped = scanned.problems.into_iter().map(|(path, reason)| ProfileError::new(path, reason)).collect();
     let mut runs = Vec::new();
-    let mut used_keys = BTreeSet::new();
-    for (source, outcome) in scanned.sources.iter().zip(outcomes) {
+    for (outcome, slug) in outcomes.into_iter().zip(slugs) {
         match outcome {
-            Ok(built) => {
-                summary.warnings.extend(built.warnings.into_iter().map(|w| (source.rel.clone(), w)));
-                summary.reused += usize::from(built.reused);
-                used_keys.extend(built.key);
-                summary.built.push(built.run.entry.clone());
-                runs.push(built.run);
+            Ok((ingested, hash)) => {
+                match ingested.how {
+                    How::Unchanged => summary.unchanged += 1,
+                    How::Cached => summary.cached += 1,
+                    How::Decoded => summary.decoded += 1,
+                }
+                let rec = ingested.record;
+                for w in &rec.warnings {
+                    summary.warnings.push(Warning { path: rec.source.clone(), message: w.clone() });
+                }
+                runs.push((rec, hash, slug));
             }
-            Err(reason) => summary.skipped.push((source.rel.clone(), reason)),
+            Err(e) => summary.skipped.push(e),
         }
     }
-    summary.skipped.sort();
+    summary.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    summary.built = runs.iter().map(|(r, _, _)| r.clone()).collect();
 
-    if let Some(staging) = staging {
-        pool.install(|| pages::write(config, &theme, &runs, &staging))?;
-        staging.commit()?;
-        if let Some(cache) = &cache {
-            cache.retain(&used_keys);
-        }
+    let Some(staging) = staging else {
+        summary.elapsed = start.elapsed();
+        return Ok(summary);
+    };
+    let (staging_ino, live_ino) = staging.inodes();
+    let same_runs = runs.len() == state.runs.len()
+        && runs.iter().zip(&state.runs).all(|((r, h, _), s)| *h == s.hash && r.source == s.record.source);
+    if cache.is_some() && same_runs && names == state.names && live_ino != 0 && state.live.ino == live_ino {
+        // Nothing changed: the published site is already this build's.
+        summary.nothing_changed = true;
+        summary.elapsed = start.elapsed();
+        return Ok(summary);
+    }
+
+    // Group.
+    let (archive, series_collisions) = group(runs, &mut names);
+    for c in &series_collisions {
+        let first = archive.series.iter().find(|s| s.name == c.claimant).and_then(|s| s.runs.first());
+        let path = first.map_or(String::new(), |&i| archive.runs[i].record.source.clone());
+        summary.warnings.push(Warning {
+            path,
+            message: format!("series {:?} would share s/{}/ with series {:?}; published as s/{}/", c.claimant, c.natural, c.holder, c.given),
+        });
+    }
+
+    // Derive: graphs of several runs (comparisons) come here.
+
+    // Publish.
+    let site = Site { config, theme: &theme, archive: &archive, names: &names, base: hash_str(&fingerprint) };
+    let plan = site.plan();
+    let desired = Tree {
+        ino: staging_ino,
+        pages: plan.iter().map(|p| (p.path.clone(), p.hash)).collect(),
+        runs: archive.runs.iter().map(|r| (r.url.clone(), r.record.key.clone())).collect(),
+    };
+    let incremental = cache.is_some()
+        && live_ino != 0
+        && state.live.ino == live_ino
+        && state.next.as_ref().is_some_and(|n| n.ino == staging_ino);
+    for (name, bytes) in &theme.statics {
+        staging.write(&format!("static/{name}"), bytes)?;
+    }
+    let (rendered, kept) = if incremental {
+        state::mark_dirty(&cache_dir)?;
+        let next = state.next.as_ref().expect("known previous tree");
+        update(&site, &plan, &archive, &staging, cache.as_ref().expect("cache"), &state.live, next)?
+    } else {
+        rewrite(&site, &plan, &archive, &staging, cache.as_ref())?
+    };
+    summary.pages_rendered = rendered;
+    summary.pages_kept = kept;
+    staging.commit(!incremental)?;
+
+    if let Some(cache) = &cache {
+        let used: BTreeSet<String> = archive.runs.iter().map(|r| r.record.key.clone()).collect();
+        cache.retain(&used);
+        let old_live = std::mem::take(&mut state.live);
+        let next = (old_live.ino == live_ino && live_ino != 0).then(|| TreeDiff::between(&desired, &old_live));
+        let runs = archive.runs.into_iter().map(|r| SavedRun { record: r.record, hash: r.hash }).collect();
+        State { version: 0, fingerprint, names, runs, live: desired, next }.save(&cache_dir)?;
     }
     summary.elapsed = start.elapsed();
     Ok(summary)
 }
 
-/// Slugs in scan order; a collision gives the later file its long slug.
-fn assign_slugs(sources: &[Source]) -> Vec<String> {
-    let mut taken = BTreeSet::new();
-    sources
-        .iter()
-        .map(|s| {
-            let short = scan::slug(&s.rel);
-            let slug = if taken.contains(&short) { scan::long_slug(&s.rel) } else { short };
-            taken.insert(slug.clone());
-            slug
+/// Brings a staging tree whose content is unknown to the new state: every page rendered and
+/// written where it differs, every run's graph files linked; the commit then sweeps the rest.
+fn rewrite(site: &Site, plan: &[Page], archive: &Archive, staging: &Staging, cache: Option<&Cache>) -> Result<(usize, usize), BuildError> {
+    plan.par_iter().try_for_each(|page| -> Result<(), BuildError> {
+        let bytes = site.render(page).map_err(BuildError::Theme)?;
+        Ok(staging.write(&page.path, &bytes)?)
+    })?;
+    if let Some(cache) = cache {
+        archive.runs.par_iter().try_for_each(|run| link_run(staging, cache, &run.url, &run.record.key, false))?;
+    }
+    Ok((plan.len(), 0))
+}
+
+/// Brings the staging tree, known to be `live` changed by `next`, to the new state, touching
+/// only what differs: a page whose hash is unchanged is left, one the published site already
+/// has is linked from it, and only the others are rendered.
+fn update(
+    site: &Site,
+    plan: &[Page],
+    archive: &Archive,
+    staging: &Staging,
+    cache: &Cache,
+    live: &Tree,
+    next: &TreeDiff,
+) -> Result<(usize, usize), BuildError> {
+    let in_staging = |path: &str| next.pages.get(path).copied().unwrap_or_else(|| live.pages.get(path).copied());
+    let results: Vec<Result<(usize, usize), BuildError>> = plan
+        .par_iter()
+        .filter(|page| in_staging(&page.path) != Some(page.hash))
+        .map(|page| {
+            if live.pages.get(&page.path) == Some(&page.hash) {
+                staging.link_published(&page.path)?;
+                Ok((0, 1))
+            } else {
+                let bytes = site.render(page).map_err(BuildError::Theme)?;
+                staging.write(&page.path, &bytes)?;
+                Ok((1, 0))
+            }
         })
-        .collect()
-}
-
-/// What every profile's build shares.
-struct ProfileCtx<'a> {
-    config: &'a Config,
-    pattern: Option<&'a Pattern>,
-    staging: Option<&'a Staging>,
-    cache: Option<&'a Cache>,
-}
-
-/// One profile, built.
-struct Built {
-    run: Run,
-    warnings: Vec<String>,
-    /// Its cache key, when the cache is in use.
-    key: Option<String>,
-    /// Whether its graphs came from the cache.
-    reused: bool,
-}
-
-/// Reads one profile's sidecars, decodes it (or takes its graphs from the cache) and writes
-/// its graphs.
-fn build_profile(ctx: &ProfileCtx, source: &Source, slug: &str) -> Result<Built, String> {
-    let config = ctx.config;
-    let stem = scan::stem(&source.rel);
-    let sidecar = Sidecar::load(&config.input, stem)?;
-    let unit = sidecar.as_ref().and_then(|s| s.unit.clone());
-    let url = format!("p/{slug}/");
-
-    let key = ctx.cache.map(|c| c.key(&source.path, unit.as_deref())).transpose()?;
-    let mut reused = false;
-    let mut product = None;
-    if let (Some(cache), Some(key), Some(staging)) = (ctx.cache, &key, ctx.staging) {
-        if let Some(p) = cache.get(key) {
-            // An entry that cannot be restored whole is rebuilt, which rewrites every file.
-            if cache.restore(key, &p, staging, &url).is_ok() {
-                product = Some(p);
-                reused = true;
-            }
+        .collect();
+    let mut counts = (0, 0);
+    for r in results {
+        let (a, b) = r?;
+        counts.0 += a;
+        counts.1 += b;
+    }
+    let wanted: BTreeSet<&str> = plan.iter().map(|p| p.path.as_str()).collect();
+    for path in live.pages.keys().chain(next.pages.keys()) {
+        if !wanted.contains(path.as_str()) && in_staging(path).is_some() {
+            staging.remove(path)?;
         }
     }
-    let product = match product {
-        Some(p) => p,
-        None => {
-            let p = produce(config, source, unit.as_deref(), &url, ctx.staging)?;
-            if let (Some(cache), Some(key), Some(staging)) = (ctx.cache, &key, ctx.staging) {
-                cache.put(key, &p, &staging.path(&url));
-            }
-            p
+    let run_in_staging = |url: &str| next.runs.get(url).cloned().unwrap_or_else(|| live.runs.get(url).cloned());
+    archive.runs.par_iter().try_for_each(|run| match run_in_staging(&run.url) {
+        Some(key) if key == run.record.key => Ok(()),
+        _ => link_run(staging, cache, &run.url, &run.record.key, true),
+    })?;
+    let urls: BTreeSet<&str> = archive.runs.iter().map(|r| r.url.as_str()).collect();
+    for url in live.runs.keys().chain(next.runs.keys()) {
+        if !urls.contains(url.as_str()) && run_in_staging(url).is_some() {
+            staging.remove(&format!("{url}g"))?;
+            staging.remove(&format!("{url}{PREVIEW}"))?;
         }
-    };
-
-    let (info, run_warnings) =
-        archive::describe(&config.input, &source.rel, sidecar.as_ref(), &product.metadata, ctx.pattern)?;
-    let notes = archive::read_sidecar_text(&config.input, stem, "md")?.map(|md| crate::site::notes::render(&md));
-    let series_url = format!("s/{}/", archive::series_slug(&info.series));
-    let entry = ProfileEntry {
-        source: source.rel.clone(),
-        slug: slug.to_string(),
-        url: url.clone(),
-        format: product.format.clone(),
-        series: info.series,
-        series_url,
-        date: info.date.rfc3339(),
-        date_from: info.date_from.to_string(),
-        title: info.title,
-        labels: info.labels,
-        metadata: product.metadata.clone(),
-        preview: product.files.iter().any(|f| f == PREVIEW).then(|| format!("{url}{PREVIEW}")),
-        graphs: product.graphs.iter().map(|g| GraphEntry { data: format!("{url}{}", g.data), ..g.clone() }).collect(),
-    };
-    let mut warnings = product.warnings;
-    warnings.extend(run_warnings);
-    Ok(Built { run: Run { entry, when: info.date, notes, preload: product.preload }, warnings, key, reused })
+    }
+    Ok(counts)
 }
 
-/// Rows of the first view a run page preloads the files of (a canvas 1080 px tall).
-const FIRST_VIEW_ROWS: u32 = 60;
-
-/// File name of a run's link-preview image, in its folder.
-pub const PREVIEW: &str = "preview.png";
-
-/// Decodes one profile and writes its graphs and (with a `base_url`) its preview image under
-/// `url` in the staging folder (nowhere for a dry run).
-fn produce(config: &Config, source: &Source, unit: Option<&str>, url: &str, staging: Option<&Staging>) -> Result<Product, String> {
-    let decoded = decode::decode_file(&source.path, config)?;
-    let mut graphs = Vec::new();
-    let mut preload = Vec::new();
-    let files = std::sync::Mutex::new(Vec::new());
-    let write = |rel: String, bytes: &[u8]| match staging {
-        Some(staging) => {
-            staging.write(&format!("{url}{rel}"), bytes)?;
-            files.lock().expect("no panic while holding it").push(rel);
-            Ok(())
-        }
-        None => Ok(()),
-    };
-    for graph in &decoded.graphs {
-        let folder = scan::slug(&graph.name).replace('/', "_");
-        let data = format!("g/{folder}/");
-        let sink = |rel: &str, bytes: &[u8]| write(format!("{data}{rel}"), bytes);
-        let unit = unit.unwrap_or(&graph.unit);
-        let manifest = chunk::encode(&graph.name, unit, &graph.table, &config.chunks, config.palette, &sink)?;
-        if graphs.is_empty() {
-            preload = manifest.first_view(FIRST_VIEW_ROWS);
-        }
-        graphs.push(GraphEntry {
-            name: graph.name.clone(),
-            unit: unit.to_string(),
-            total: manifest.total,
-            frames: manifest.frames,
-            data,
-        });
+/// Links the graph files of cache entry `key` into run folder `url`, first removing what the
+/// folder had (when `replace`).
+fn link_run(staging: &Staging, cache: &Cache, url: &str, key: &str, replace: bool) -> Result<(), BuildError> {
+    let product = cache.get(key).ok_or_else(|| BuildError::Output(format!("cache entry {key} of {url} disappeared during the build")))?;
+    if replace {
+        staging.remove(&format!("{url}g"))?;
+        staging.remove(&format!("{url}{PREVIEW}"))?;
     }
-    // Link previews need an absolute URL, so they are made only when base_url gives one.
-    if let (Some(_), Some(first), false) = (staging, decoded.graphs.first(), config.base_url.is_empty()) {
-        write(PREVIEW.to_string(), &crate::site::preview::png(&first.table, config.palette)?)?;
+    for rel in &product.files {
+        staging.link(&format!("{url}{rel}"), &cache.file(key, rel))?;
     }
-    let mut files = files.into_inner().expect("no panic while holding it");
-    files.sort();
-    Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, preload, warnings: decoded.warnings, files })
+    Ok(())
+}
+
+/// The names the published site holds (its `index.json`), for a build without a state.
+fn published_names(config: &Config) -> slug::Record {
+    let Ok(bytes) = std::fs::read(config.output.join("index.json")) else { return slug::Record::default() };
+    let Ok(index) = serde_json::from_slice::<crate::site::index_json::Index>(&bytes) else { return slug::Record::default() };
+    let mut names = index.names;
+    for p in &index.profiles {
+        names.runs.entry(p.source.clone()).or_insert_with(|| p.slug.clone());
+    }
+    for s in &index.series {
+        let slug = s.url.trim_start_matches("s/").trim_end_matches('/').to_string();
+        names.series.entry(s.name.clone()).or_insert(slug);
+    }
+    names
+}
+
+/// What every page and record depends on besides the runs: flamesite's version, the
+/// configuration (all of it but the input and output folders' names) and the theme's files.
+fn fingerprint(config: &Config, theme: &Theme) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(format!("flamesite {}\n", env!("CARGO_PKG_VERSION")).as_bytes());
+    h.update(
+        format!(
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{}\n{}\n{}\n",
+            config.chunks,
+            config.limits,
+            config.perf,
+            config.archive,
+            config.input.canonicalize().unwrap_or_else(|_| config.input.clone()),
+            config.palette.as_str(),
+            config.base_url,
+            config.title,
+            config.keep_going
+        )
+        .as_bytes(),
+    );
+    for (name, text) in theme.templates() {
+        h.update(format!("template {name} {}\n", text.len()).as_bytes());
+        h.update(text.as_bytes());
+    }
+    for (name, bytes) in &theme.statics {
+        h.update(format!("static {name} {}\n", bytes.len()).as_bytes());
+        h.update(bytes);
+    }
+    h.finalize().to_hex().to_string()
+}
+
+fn hash_str(s: &str) -> u64 {
+    let mut h = rustc_hash::FxHasher::default();
+    s.hash(&mut h);
+    h.finish()
+}
+
+/// A hash of a run's record: equal hashes, equal records.
+fn record_hash(record: &RunRecord) -> u64 {
+    let json = serde_json::to_vec(record).expect("a record serialises");
+    let hash = blake3::hash(&json);
+    u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("eight bytes"))
 }
 
 fn progress_bar(show: bool, len: usize) -> indicatif::ProgressBar {

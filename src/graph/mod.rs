@@ -3,3 +3,4 @@
 
 pub mod color;
 pub mod frames;
+pub mod preview;

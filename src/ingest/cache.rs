@@ -5,13 +5,14 @@
 //! a graph (chunking, limits, perf options, palette, the sidecar's unit, whether a preview
 //! image is made) and the profile's bytes, so the cache never serves a graph built from other
 //! content: a file edited in place, with its size and time kept, has another key. An entry is
-//! a folder `KEY/` holding `entry.json` (what the build learnt: format, metadata, graphs, the
-//! first view's files, warnings) and `files/`, the profile's files as they are in the output
-//! (graph folders and the preview image). Files are hard-linked between the cache and the
-//! staging folder (copied where links are not possible), so the cache costs no second copy on
-//! disk, and a file of the staging folder that is already the cache's file is left as it is
-//! (see [`crate::output::staging`]). An entry appears whole or not at all (written aside, then renamed);
-//! entries not used by a build are removed after it.
+//! a folder `KEY/` holding `entry.json` (what decoding learnt: format, metadata, graphs, the
+//! first view's files, warnings) and `files/`, the run folder's graph files and preview image
+//! as they are published. The build hard-links them into the output (copies where links are
+//! not possible), so the cache costs no second copy on disk. An entry is written aside and
+//! renamed into place, so it appears whole or not at all. The cache folder may hold only
+//! entries: the build state ([`STATE`]) and entries are all that [`Cache::retain`] keeps, and
+//! it removes nothing whose name is not an entry's, so a `cache_dir` pointed at another folder
+//! cannot lose its files.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -21,8 +22,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
-use crate::build::GraphEntry;
-use crate::output::staging::{link_or_copy, Staging};
+use super::GraphInfo;
 
 /// What the cache keeps of one profile besides its files.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -32,7 +32,7 @@ pub struct Product {
     /// What the profile says about itself.
     pub metadata: BTreeMap<String, String>,
     /// Its graphs; `data` is relative to the profile's folder.
-    pub graphs: Vec<GraphEntry>,
+    pub graphs: Vec<GraphInfo>,
     /// Files of the first graph's first view (`Manifest::first_view`), relative to its folder.
     pub preload: Vec<String>,
     /// Warnings of decoding.
@@ -79,47 +79,90 @@ impl Cache {
         Ok(hasher.finalize().to_hex().to_string())
     }
 
+    /// Whether the cache has entry `key`.
+    pub fn has(&self, key: &str) -> bool {
+        self.dir.join(key).join("entry.json").is_file()
+    }
+
     /// The entry of `key`, if the cache has it whole.
     pub fn get(&self, key: &str) -> Option<Product> {
         let text = fs::read(self.dir.join(key).join("entry.json")).ok()?;
         serde_json::from_slice(&text).ok()
     }
 
-    /// Places the files of entry `key` in the profile folder `url` of the staging folder.
-    pub fn restore(&self, key: &str, product: &Product, staging: &Staging, url: &str) -> Result<(), String> {
-        let files = self.dir.join(key).join("files");
-        for rel in &product.files {
-            staging.link(&format!("{url}{rel}"), &files.join(rel))?;
-        }
-        Ok(())
+    /// Where the file `rel` (relative to the run's folder) of entry `key` is.
+    pub fn file(&self, key: &str, rel: &str) -> PathBuf {
+        self.dir.join(key).join("files").join(rel)
     }
 
-    /// Stores `product`, whose files are in `src` (a profile folder in the staging folder),
-    /// as entry `key`. A failure here only costs the next build some time, so it is ignored.
-    pub fn put(&self, key: &str, product: &Product, src: &Path) {
-        let tmp = self.dir.join(format!(".{key}.{}.{:?}", std::process::id(), std::thread::current().id()));
-        let attempt = || -> Result<(), String> {
-            let _ = fs::remove_dir_all(&tmp);
-            for rel in &product.files {
-                link_or_copy(&src.join(rel), &tmp.join("files").join(rel))?;
+    /// Makes entry `key` with `make`, which hands each file to the sink it is given and
+    /// returns what the entry records; the entry appears only when `make` succeeded.
+    pub fn fill(
+        &self,
+        key: &str,
+        make: impl FnOnce(crate::store::chunk::Sink) -> Result<Product, String>,
+    ) -> Result<Product, String> {
+        let tmp = self.dir.join(format!(".{key}.{}.{:?}.tmp", std::process::id(), std::thread::current().id()));
+        let _ = fs::remove_dir_all(&tmp);
+        let files = tmp.join("files");
+        let sink = |rel: &str, bytes: &[u8]| {
+            let path = files.join(rel);
+            if let Some(p) = path.parent() {
+                fs::create_dir_all(p).map_err(|e| format!("cache {}: {e}", p.display()))?;
             }
-            let json = serde_json::to_vec(product).map_err(|e| e.to_string())?;
-            fs::write(tmp.join("entry.json"), json).map_err(|e| e.to_string())?;
-            fs::rename(&tmp, self.dir.join(key)).map_err(|e| e.to_string())
+            fs::write(&path, bytes).map_err(|e| format!("cache {}: {e}", path.display()))
         };
-        if attempt().is_err() {
+        let result = make(&sink).and_then(|product| {
+            fs::create_dir_all(&tmp).map_err(|e| format!("cache {}: {e}", tmp.display()))?;
+            let json = serde_json::to_vec(&product).map_err(|e| e.to_string())?;
+            fs::write(tmp.join("entry.json"), json).map_err(|e| format!("cache {}: {e}", tmp.display()))?;
+            let dest = self.dir.join(key);
+            if fs::rename(&tmp, &dest).is_err() {
+                // Another thread made the same entry (two profiles with the same bytes).
+                let _ = fs::remove_dir_all(&tmp);
+            }
+            Ok(product)
+        });
+        if result.is_err() {
             let _ = fs::remove_dir_all(&tmp);
         }
+        result
     }
 
-    /// Removes every entry not in `used`, and leftovers of interrupted writes.
+    /// Removes every entry not in `used`, and leftovers of interrupted writes; nothing else.
     pub fn retain(&self, used: &BTreeSet<String>) {
         let Ok(entries) = fs::read_dir(&self.dir) else { return };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if !used.contains(&name) {
+            let leftover = name.starts_with('.') && name.ends_with(".tmp") && is_key(name[1..].split('.').next().unwrap_or(""));
+            if (is_key(&name) && !used.contains(&name)) || leftover {
                 let _ = fs::remove_dir_all(e.path());
             }
         }
     }
+}
+
+/// File name of the build state in the cache folder (see `crate::build::state`).
+pub const STATE: &str = "state.json";
+
+/// Whether `name` is the name of an entry: 64 lower-case hex digits.
+pub fn is_key(name: &str) -> bool {
+    name.len() == 64 && name.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Checks that `dir` holds nothing but cache entries and the build state, so that pruning
+/// entries can never remove a file flamesite did not write.
+pub fn check_folder(dir: &Path) -> Result<(), String> {
+    let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let ours = is_key(&name) || name == STATE || name == crate::build::state::DIRTY || name.starts_with('.') && name.ends_with(".tmp");
+        if !ours {
+            return Err(format!(
+                "cache folder {} holds {name:?}, which is not a flamesite cache entry; set cache_dir to a folder of its own (the default is .NAME.cache beside the output folder NAME)",
+                dir.display()
+            ));
+        }
+    }
+    Ok(())
 }

@@ -1,10 +1,147 @@
 //! Ingest: one profile file in, one run's record and graph files out.
 //!
-//! [`scan`] lists the profile files, [`decode`] reads one (any compression, any supported
-//! format) into frame tables, and the store encodes each table into its graph files. What a
-//! run is made of depends only on its file, its sidecars and the configuration, so this is
-//! the unit the [`cache`] keeps and what the build runs in parallel.
+//! [`scan`] lists the profile files with their [`Stamp`]s, [`decode`] reads one (any
+//! compression, any supported format) into frame tables, and the store encodes each table
+//! into its graph files. A run depends only on its file, its sidecars and the configuration,
+//! so [`ingest`] is a function of those: it is what the build runs in parallel, and what the
+//! [`cache`] keeps. It hands the files it makes to a sink the build chooses (a cache entry, or
+//! the run's folder when there is no cache) and never reaches into the output itself.
 
 pub mod cache;
 pub mod decode;
+pub mod notes;
 pub mod scan;
+
+use crate::archive::{self, Pattern, Sidecar};
+pub use crate::archive::run::{GraphInfo, RunRecord, Stamp, Stamps};
+use crate::config::Config;
+use crate::error::ProfileError;
+use crate::graph::preview;
+use crate::store::chunk;
+use cache::{Cache, Product};
+use scan::Source;
+
+/// Rows of the first view a run page preloads the files of (a canvas 1080 px tall).
+const FIRST_VIEW_ROWS: u32 = 60;
+
+/// File name of a run's link-preview image, in its folder.
+pub const PREVIEW: &str = "preview.png";
+
+/// What every ingest of a build shares.
+pub struct Ctx<'a> {
+    /// The configuration.
+    pub config: &'a Config,
+    /// `archive.pattern`, compiled.
+    pub pattern: Option<&'a Pattern>,
+    /// The build cache, when in use.
+    pub cache: Option<&'a Cache>,
+}
+
+/// A run, ingested.
+pub struct Ingested {
+    /// Its record.
+    pub record: RunRecord,
+    /// How: reused whole from the previous build's record, its graphs taken from the cache,
+    /// or decoded.
+    pub how: How,
+}
+
+/// How a run was ingested.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum How {
+    /// Its files were not read: their stamps are those of the previous build.
+    Unchanged,
+    /// Its sidecars or path were read again, its graphs came from the cache.
+    Cached,
+    /// It was decoded.
+    Decoded,
+}
+
+/// Ingests the profile `source`. `previous` is its record from the previous build, reused
+/// when no stamp changed and its graph files are still in the cache. `sink` receives the files
+/// of a decoded profile (paths relative to the run's folder) when there is no cache; with a
+/// cache they go into a cache entry.
+pub fn ingest(ctx: &Ctx, source: &Source, previous: Option<&RunRecord>, sink: chunk::Sink) -> Result<Ingested, ProfileError> {
+    let err = |reason: String| ProfileError::new(source.rel.clone(), reason);
+    if let (Some(prev), Some(cache)) = (previous, ctx.cache) {
+        if prev.stamps == source.stamps && cache.has(&prev.key) {
+            return Ok(Ingested { record: prev.clone(), how: How::Unchanged });
+        }
+    }
+    let config = ctx.config;
+    let stem = scan::stem(&source.rel);
+    let sidecar = Sidecar::load(&config.input, stem).map_err(err)?;
+    let unit = sidecar.as_ref().and_then(|s| s.unit.clone());
+
+    let key = match ctx.cache {
+        Some(cache) => cache.key(&source.path, unit.as_deref()).map_err(err)?,
+        None => String::new(),
+    };
+    let cached = ctx.cache.and_then(|c| c.get(&key));
+    let how = if cached.is_some() { How::Cached } else { How::Decoded };
+    let product = match cached {
+        Some(p) => p,
+        None => match ctx.cache {
+            Some(cache) => cache.fill(&key, |sink| produce(config, source, unit.as_deref(), sink)).map_err(err)?,
+            None => produce(config, source, unit.as_deref(), sink).map_err(err)?,
+        },
+    };
+
+    let mtime = source.stamps.profile.mtime_seconds();
+    let (info, run_warnings) =
+        archive::describe(&source.rel, sidecar.as_ref(), &product.metadata, ctx.pattern, mtime).map_err(err)?;
+    let notes = archive::read_sidecar_text(&config.input, stem, "md").map_err(err)?.map(|md| crate::ingest::notes::render(&md));
+    let mut warnings = product.warnings;
+    warnings.extend(run_warnings);
+    let record = RunRecord {
+        source: source.rel.clone(),
+        stamps: source.stamps,
+        key,
+        format: product.format,
+        metadata: product.metadata,
+        graphs: product.graphs,
+        preload: product.preload,
+        preview: product.files.iter().any(|f| f == PREVIEW),
+        series: info.series,
+        date: info.date,
+        date_from: info.date_from.to_string(),
+        title: info.title,
+        labels: info.labels,
+        notes,
+        warnings,
+    };
+    Ok(Ingested { record, how })
+}
+
+/// Decodes one profile and hands its graphs and (with a `base_url`) its preview image to
+/// `sink`, paths relative to the run's folder.
+fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Sink) -> Result<Product, String> {
+    let decoded = decode::decode_file(&source.path, config)?;
+    let mut graphs = Vec::new();
+    let mut preload = Vec::new();
+    let files = std::sync::Mutex::new(Vec::new());
+    let write = |rel: String, bytes: &[u8]| {
+        sink(&rel, bytes)?;
+        files.lock().expect("no panic while holding it").push(rel);
+        Ok::<(), String>(())
+    };
+    let names: Vec<&str> = decoded.graphs.iter().map(|g| g.name.as_str()).collect();
+    let folders = archive::slug::graph_folders(&names);
+    for (graph, folder) in decoded.graphs.iter().zip(folders) {
+        let data = format!("g/{folder}/");
+        let graph_sink = |rel: &str, bytes: &[u8]| write(format!("{data}{rel}"), bytes);
+        let unit = unit.unwrap_or(&graph.unit);
+        let manifest = chunk::encode(&graph.name, unit, &graph.table, &config.chunks, config.palette, &graph_sink)?;
+        if graphs.is_empty() {
+            preload = manifest.first_view(FIRST_VIEW_ROWS);
+        }
+        graphs.push(GraphInfo { name: graph.name.clone(), unit: unit.to_string(), total: manifest.total, frames: manifest.frames, data });
+    }
+    // Link previews need an absolute URL, so they are made only when base_url gives one.
+    if let (Some(first), false) = (decoded.graphs.first(), config.base_url.is_empty()) {
+        write(PREVIEW.to_string(), &preview::png(&first.table, config.palette)?)?;
+    }
+    let mut files = files.into_inner().expect("no panic while holding it");
+    files.sort();
+    Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, preload, warnings: decoded.warnings, files })
+}

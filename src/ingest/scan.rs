@@ -2,11 +2,16 @@
 //!
 //! Hidden files and folders are skipped, and so are the sidecar files that describe a profile
 //! (`NAME.toml`, `NAME.md`). Symbolic links are followed; a link that loops back to one of its
-//! ancestors is reported and not followed.
+//! ancestors is reported and not followed. Each profile comes with the [`Stamp`]s of its file
+//! and of its sidecars, taken from the walk itself, so that a rebuild can tell what changed
+//! without opening anything.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
+
+pub use crate::archive::run::{Stamp, Stamps};
 
 /// A profile file found by the scan.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -15,6 +20,8 @@ pub struct Source {
     pub path: PathBuf,
     /// Its path relative to the input folder, with `/` separators.
     pub rel: String,
+    /// Its stamp and those of its sidecars.
+    pub stamps: Stamps,
 }
 
 /// What the scan found.
@@ -42,6 +49,7 @@ pub fn scan(input: &Path) -> Result<Scan, String> {
         return Err(format!("input {} is not a folder", input.display()));
     }
     let mut scan = Scan::default();
+    let mut sidecars: HashMap<String, Stamp> = HashMap::new();
     let walker = WalkDir::new(input)
         .follow_links(true)
         .sort_by_file_name()
@@ -51,9 +59,19 @@ pub fn scan(input: &Path) -> Result<Scan, String> {
         match entry {
             Ok(e) if e.file_type().is_file() => {
                 let rel = relative(input, e.path());
+                let stamp = match e.metadata() {
+                    Ok(m) => Stamp::of(&m),
+                    Err(err) => {
+                        scan.problems.push((rel, err.to_string()));
+                        continue;
+                    }
+                };
                 let ext = Path::new(&rel).extension().and_then(|x| x.to_str()).unwrap_or("");
-                if !SIDECARS.contains(&ext) {
-                    scan.sources.push(Source { path: e.path().to_path_buf(), rel });
+                if SIDECARS.contains(&ext) {
+                    sidecars.insert(rel, stamp);
+                } else {
+                    let stamps = Stamps { profile: stamp, ..Stamps::default() };
+                    scan.sources.push(Source { path: e.path().to_path_buf(), rel, stamps });
                 }
             }
             Ok(_) => {}
@@ -68,6 +86,11 @@ pub fn scan(input: &Path) -> Result<Scan, String> {
         }
     }
     scan.sources.sort_by(|a, b| a.rel.cmp(&b.rel));
+    for source in &mut scan.sources {
+        let stem = stem(&source.rel);
+        source.stamps.toml = sidecars.get(&format!("{stem}.toml")).copied();
+        source.stamps.md = sidecars.get(&format!("{stem}.md")).copied();
+    }
     Ok(scan)
 }
 
@@ -96,47 +119,17 @@ pub fn stem(rel: &str) -> &str {
     s
 }
 
-/// The URL slug of a profile: its [`stem`], characters outside `A-Za-z0-9._-/` replaced by
-/// `_` (see `docs/FORMAT.md`).
-pub fn slug(rel: &str) -> String {
-    sanitize(stem(rel))
-}
-
-/// The slug used when [`slug`] collides with an earlier profile's: the whole path.
-pub fn long_slug(rel: &str) -> String {
-    sanitize(&rel.replace('.', "-"))
-}
-
-/// `s` with every character outside `A-Za-z0-9._-` replaced by `_`.
-pub(crate) fn url_safe(s: &str) -> String {
-    s.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect()
-}
-
-pub(crate) fn sanitize(s: &str) -> String {
-    s.split('/')
-        .map(|part| {
-            let clean = url_safe(part);
-            // "." and ".." would change the meaning of a URL.
-            if clean.chars().all(|c| c == '.') { clean.replace('.', "_") } else { clean }
-        })
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn slugs_drop_extensions_and_odd_characters() {
-        assert_eq!(slug("api/2026-11-20.folded.gz"), "api/2026-11-20");
-        assert_eq!(slug("api/cpu.pb.gz"), "api/cpu");
-        assert_eq!(slug("a b/<x>.txt"), "a_b/_x_");
-        assert_eq!(slug("plain"), "plain");
-        assert_eq!(slug("v1.2/run.zst"), "v1.2/run");
-        assert_eq!(long_slug("api/cpu.folded.gz"), "api/cpu-folded-gz");
-        assert_eq!(slug("../x.folded"), "__/x");
-        assert_eq!(slug("py/prog.speedscope.json.gz"), "py/prog");
+    fn stems_drop_compression_and_format_extensions() {
+        assert_eq!(stem("api/2026-11-20.folded.gz"), "api/2026-11-20");
+        assert_eq!(stem("api/cpu.pb.gz"), "api/cpu");
+        assert_eq!(stem("plain"), "plain");
+        assert_eq!(stem("v1.2/run.zst"), "v1.2/run");
+        assert_eq!(stem("py/prog.speedscope.json.gz"), "py/prog");
         assert_eq!(stem("api/run-1.2.pb.gz"), "api/run-1.2");
         assert_eq!(stem(".folded"), ".folded");
     }
@@ -154,6 +147,8 @@ mod tests {
         let s = scan(root).unwrap();
         let rels: Vec<_> = s.sources.iter().map(|s| s.rel.as_str()).collect();
         assert_eq!(rels, ["a.folded", "b/a.folded", "b/z.folded"]);
+        assert_eq!(s.sources[0].stamps.toml.map(|t| t.size), Some(4), "a.toml is a.folded's sidecar");
+        assert!(s.sources[0].stamps.md.is_some() && s.sources[1].stamps.toml.is_none());
         assert_eq!(s.problems.len(), 1);
         assert_eq!(s.problems[0].0, "b/loop");
         assert!(s.problems[0].1.contains("loop"), "{:?}", s.problems);

@@ -120,14 +120,55 @@ impl Staging {
         link_or_copy(from, &path)
     }
 
-    /// Removes what this build did not write, puts the staging folder in the output's place,
-    /// and keeps the previous output as the next build's staging folder.
-    pub fn commit(self) -> Result<(), String> {
+    /// Inodes of the staging folder and of the output folder (0 when it does not exist yet),
+    /// which tell the two trees apart across swaps.
+    pub fn inodes(&self) -> (u64, u64) {
+        let ino = |p: &Path| fs::metadata(p).map(|m| m.ino()).unwrap_or(0);
+        (ino(&self.dir), ino(&self.target))
+    }
+
+    /// Makes the file at `rel` the published site's file at `rel` (which is known to hold the
+    /// right bytes), without reading it.
+    pub fn link_published(&self, rel: &str) -> Result<(), String> {
+        self.link(rel, &self.target.join(rel))
+    }
+
+    /// Removes the file or folder at `rel`, and the folders it leaves empty.
+    pub fn remove(&self, rel: &str) -> Result<(), String> {
+        let path = self.dir.join(rel);
+        match fs::symlink_metadata(&path) {
+            Ok(meta) => remove(&path, &meta).map_err(|e| format!("{}: {e}", path.display()))?,
+            Err(_) => return Ok(()),
+        }
+        let mut folder = path.parent();
+        while let Some(f) = folder {
+            if f == self.dir || fs::remove_dir(f).is_err() {
+                break;
+            }
+            folder = f.parent();
+        }
+        Ok(())
+    }
+
+    /// Puts the staging folder in the output's place and keeps the previous output as the
+    /// next build's staging folder. With `sweep`, first removes every file this build did not
+    /// write (a walk of the whole tree); without, the caller has removed what must go.
+    pub fn commit(self, sweep: bool) -> Result<(), String> {
         let touched = self.touched.into_inner().expect("no panic while holding it");
+        if sweep {
+            sweep_untouched(&self.dir, &touched)?;
+        }
+        swap(&self.dir, &self.target)
+    }
+}
+
+/// Removes every file under `dir` not in `touched`, then the folders left empty.
+fn sweep_untouched(dir: &Path, touched: &HashSet<String>) -> Result<(), String> {
+    {
         let mut stale = Vec::new();
         let mut folders = Vec::new();
-        for e in walkdir::WalkDir::new(&self.dir).min_depth(1).contents_first(true).into_iter().flatten() {
-            let rel = e.path().strip_prefix(&self.dir).unwrap();
+        for e in walkdir::WalkDir::new(dir).min_depth(1).contents_first(true).into_iter().flatten() {
+            let rel = e.path().strip_prefix(dir).unwrap();
             let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
             if e.file_type().is_dir() {
                 folders.push(e.into_path());
@@ -142,23 +183,26 @@ impl Staging {
             // Only empty folders go; contents come first, so emptied ones are empty by now.
             let _ = fs::remove_dir(folder);
         }
-
-        let err = |e: io::Error| format!("replacing {}: {e}", self.target.display());
-        if self.target.exists() {
-            if exchange(&self.dir, &self.target).is_err() {
-                // No atomic exchange here: move the old site aside, then the new one in.
-                let aside = self.dir.with_extension("old");
-                let _ = fs::remove_dir_all(&aside);
-                fs::rename(&self.target, &aside).map_err(err)?;
-                fs::rename(&self.dir, &self.target).map_err(err)?;
-                fs::rename(&aside, &self.dir).map_err(err)?;
-            }
-            // `dir` now holds the previous site: the start of the next build.
-        } else {
-            fs::rename(&self.dir, &self.target).map_err(err)?;
-        }
-        Ok(())
     }
+    Ok(())
+}
+
+/// Puts `dir` in `target`'s place; `dir` then holds the previous site.
+fn swap(dir: &Path, target: &Path) -> Result<(), String> {
+    let err = |e: io::Error| format!("replacing {}: {e}", target.display());
+    if target.exists() {
+        if exchange(dir, target).is_err() {
+            // No atomic exchange here: move the old site aside, then the new one in.
+            let aside = dir.with_extension("old");
+            let _ = fs::remove_dir_all(&aside);
+            fs::rename(target, &aside).map_err(err)?;
+            fs::rename(dir, target).map_err(err)?;
+            fs::rename(&aside, dir).map_err(err)?;
+        }
+    } else {
+        fs::rename(dir, target).map_err(err)?;
+    }
+    Ok(())
 }
 
 /// Makes `to` (which must not exist) the file `from`: a hard link, or a copy where links are
@@ -229,7 +273,7 @@ mod tests {
         let s = Staging::new(&out).unwrap();
         s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
         s.write("a/b.txt", b"one").unwrap();
-        s.commit().unwrap();
+        s.commit(true).unwrap();
         assert_eq!(fs::read(out.join("a/b.txt")).unwrap(), b"one");
 
         let s = Staging::new(&out).unwrap();
@@ -241,7 +285,7 @@ mod tests {
         let s = Staging::new(&out).unwrap();
         s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
         s.write("c.txt", b"three").unwrap();
-        s.commit().unwrap();
+        s.commit(true).unwrap();
         assert!(!out.join("a/b.txt").exists() && !out.join("a").exists(), "stale files do not survive");
         assert_eq!(fs::read(out.join("c.txt")).unwrap(), b"three");
         let mut names: Vec<_> =
@@ -264,7 +308,7 @@ mod tests {
             s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
             s.write("page.html", format!("round {}", round.min(1)).as_bytes()).unwrap();
             s.link("g/data.bin", &shared).unwrap();
-            s.commit().unwrap();
+            s.commit(true).unwrap();
         }
         let ino = |p: &Path| fs::metadata(p).unwrap().ino();
         assert_eq!(ino(&out.join("g/data.bin")), ino(&shared));
@@ -273,7 +317,7 @@ mod tests {
         let s = Staging::new(&out).unwrap();
         s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
         s.write("g/data.bin", b"other").unwrap();
-        s.commit().unwrap();
+        s.commit(true).unwrap();
         assert_eq!(fs::read(&shared).unwrap(), b"graph");
         assert_eq!(fs::read(out.join("g/data.bin")).unwrap(), b"other");
     }

@@ -52,7 +52,7 @@ pub struct Entry {
     pub href: String,
     /// A plain-text summary (`<summary>`), always written, even when empty.
     pub summary: String,
-    /// The content as HTML that is already sanitised, e.g. by [`crate::site::notes::render`];
+    /// The content as HTML that is already sanitised, e.g. by [`crate::ingest::notes::render`];
     /// written escaped, as `<content type="html">`, and left out when `None`.
     pub content_html: Option<String>,
     /// Category terms (`<category term="…"/>`), in this order.

@@ -14,6 +14,8 @@ include!(concat!(env!("OUT_DIR"), "/theme.rs"));
 /// Templates and static files of the theme in use.
 pub struct Theme {
     tera: Tera,
+    /// Templates by name, with their text.
+    templates: Vec<(String, String)>,
     /// Files copied to `static/` in the output, sorted by path.
     pub statics: Vec<(String, Vec<u8>)>,
 }
@@ -56,8 +58,13 @@ impl Theme {
                 statics.push((name.to_string(), bytes));
             }
         }
-        tera.add_raw_templates(templates).map_err(error_chain)?;
-        Ok(Theme { tera, statics })
+        tera.add_raw_templates(templates.clone()).map_err(error_chain)?;
+        Ok(Theme { tera, templates, statics })
+    }
+
+    /// Every template, by name, with its text.
+    pub fn templates(&self) -> &[(String, String)] {
+        &self.templates
     }
 
     /// Renders template `name` with `context`.

@@ -485,7 +485,7 @@ fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String>
         ));
     }
 
-    // Graphs, with names unique as URL folders.
+    // Graphs, with unique names (their folders are named by the build).
     let mut tables: Vec<Option<crate::graph::frames::FrameTable>> = Vec::with_capacity(types.len());
     for merger in mergers {
         tables.push(Some(merger.finish().map_err(|e| format!("pprof: {e}"))?));
@@ -497,7 +497,7 @@ fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String>
         let base = if name.is_empty() { "values" } else { name };
         let mut name = base.to_string();
         let mut n = 1;
-        while !used.insert(crate::ingest::scan::slug(&name).replace('/', "_")) {
+        while !used.insert(name.clone()) {
             n += 1;
             name = format!("{base}-{n}");
         }

@@ -1,0 +1,91 @@
+//! `index.json`: the listing of the site for machines (see `docs/FORMAT.md`). These are its
+//! wire types; [`crate::site`] fills them from the archive.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::archive::slug;
+
+/// `index.json`: the listing of the site for machines (see `docs/FORMAT.md`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Index {
+    /// Always `flamesite-index`.
+    pub format: String,
+    /// Version of this listing's format.
+    pub version: u32,
+    /// Every series, sorted by name.
+    pub series: Vec<SeriesEntry>,
+    /// Every built profile, sorted by source path.
+    pub profiles: Vec<ProfileEntry>,
+    /// Who holds which name: every source and series ever published with its slug, removed
+    /// ones included, so that a build in a fresh checkout never gives a published URL to
+    /// another profile.
+    #[serde(default)]
+    pub names: slug::Record,
+}
+
+/// One series in `index.json`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SeriesEntry {
+    /// Its name.
+    pub name: String,
+    /// Its page, relative to the site root.
+    pub url: String,
+    /// Its Atom feed, relative to the site root.
+    pub feed: String,
+    /// Number of runs.
+    pub runs: usize,
+    /// Page of its newest run.
+    pub newest: String,
+}
+
+/// One profile (a run) in `index.json` and in the templates.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ProfileEntry {
+    /// Path of the profile file relative to the input folder.
+    pub source: String,
+    /// Stable identifier, from the path.
+    pub slug: String,
+    /// Its page, relative to the site root.
+    pub url: String,
+    /// Format it was read as.
+    pub format: String,
+    /// Its series.
+    pub series: String,
+    /// Its series' page, relative to the site root.
+    pub series_url: String,
+    /// When it was taken, RFC 3339 in UTC.
+    pub date: String,
+    /// Where the date came from: `sidecar`, `profile`, `pattern`, `file name` or `file time`.
+    pub date_from: String,
+    /// Its title.
+    pub title: String,
+    /// Labels from its sidecar.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub labels: BTreeMap<String, String>,
+    /// What the profile says about itself (time, duration, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, String>,
+    /// Its link-preview image, relative to the site root.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
+    /// Its graphs, the default one first.
+    pub graphs: Vec<GraphEntry>,
+}
+
+/// One graph of a profile.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct GraphEntry {
+    /// Sample type.
+    pub name: String,
+    /// Unit of its values.
+    pub unit: String,
+    /// Total value.
+    pub total: u64,
+    /// Number of frames.
+    pub frames: u64,
+    /// Its data folder, relative to the site root.
+    pub data: String,
+}
+
