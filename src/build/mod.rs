@@ -198,10 +198,12 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
         pages: plan.iter().map(|p| (p.path.clone(), p.hash)).collect(),
         runs: archive.runs.iter().map(|r| (r.url.clone(), r.record.key.clone())).collect(),
     };
+    // The staging tree is known when the state describes it, or when it is new (empty) and
+    // the state says the previous tree was nothing (the first build had no output to swap).
     let incremental = cache.is_some()
         && live_ino != 0
         && state.live.ino == live_ino
-        && state.next.as_ref().is_some_and(|n| n.ino == staging_ino);
+        && state.next.as_ref().is_some_and(|n| n.ino == staging_ino || (n.ino == 0 && staging.is_empty()));
     for (name, bytes) in &theme.statics {
         staging.write(&format!("static/{name}"), bytes)?;
     }
@@ -220,7 +222,12 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
         let used: BTreeSet<String> = archive.runs.iter().map(|r| r.record.key.clone()).collect();
         cache.retain(&used);
         let old_live = std::mem::take(&mut state.live);
-        let next = (old_live.ino == live_ino && live_ino != 0).then(|| TreeDiff::between(&desired, &old_live));
+        let next = if live_ino == 0 {
+            // The first build: the next one starts from an empty staging folder.
+            Some(TreeDiff::between(&desired, &Tree::default()))
+        } else {
+            (old_live.ino == live_ino).then(|| TreeDiff::between(&desired, &old_live))
+        };
         let runs = archive.runs.into_iter().map(|r| SavedRun { record: r.record, hash: r.hash }).collect();
         State { version: 0, fingerprint, names, runs, live: desired, next }.save(&cache_dir)?;
     }

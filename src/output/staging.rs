@@ -127,6 +127,11 @@ impl Staging {
         (ino(&self.dir), ino(&self.target))
     }
 
+    /// Whether the staging folder is empty (new).
+    pub fn is_empty(&self) -> bool {
+        fs::read_dir(&self.dir).map(|mut d| d.next().is_none()).unwrap_or(false)
+    }
+
     /// Makes the file at `rel` the published site's file at `rel` (which is known to hold the
     /// right bytes), without reading it.
     pub fn link_published(&self, rel: &str) -> Result<(), String> {

@@ -1,0 +1,248 @@
+//! Rebuilds as a user makes them, day after day, and the names of what is published: every
+//! incremental rebuild must give the site a build from scratch gives, whatever changed, and
+//! no URL may ever move to another profile or be shared by two.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::*;
+use serde_json::Value;
+
+/// A small folded profile whose total is `total`.
+fn folded(total: u64) -> String {
+    format!("main;serve;parse {}\nmain;serve;render {}\nmain;idle 1\n", total / 2, total - total / 2 - 1)
+}
+
+/// Every file of `dir`, relative, with its bytes.
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .map(|e| (e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+        .collect()
+}
+
+fn index(out: &Path) -> Value {
+    serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
+}
+
+/// The URL of each source in `index.json`.
+fn urls(out: &Path) -> BTreeMap<String, String> {
+    index(out)["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["source"].as_str().unwrap().to_string(), p["url"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+/// Builds `input` into `out` (with the cache), expecting success; returns stderr.
+fn ok(input: &Path, out: &Path, extra: &[&str]) -> String {
+    let o = build(input, out, extra);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stderr(&o)
+}
+
+/// Asserts that `out` (built incrementally) is what a build from scratch of `input` gives.
+fn assert_same_as_fresh(input: &Path, out: &Path, round: &str) {
+    let fresh = input.parent().unwrap().join(format!("fresh-{round}"));
+    ok(input, &fresh, &["--no-cache"]);
+    let (a, b) = (files(out), files(&fresh));
+    let paths = |m: &BTreeMap<String, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(paths(&a), paths(&b), "{round}: the incremental build has other files than a fresh one");
+    for (path, bytes) in &a {
+        if path == "index.json" {
+            // The naming record remembers removed profiles; a fresh build cannot.
+            let (x, y): (Value, Value) = (serde_json::from_slice(bytes).unwrap(), serde_json::from_slice(&b[path]).unwrap());
+            assert_eq!(x["profiles"], y["profiles"], "{round}: index.json profiles");
+            assert_eq!(x["series"], y["series"], "{round}: index.json series");
+        } else {
+            assert!(*bytes == b[path], "{round}: {path} differs from a fresh build's");
+        }
+    }
+    std::fs::remove_dir_all(&fresh).unwrap();
+}
+
+#[test]
+fn every_incremental_rebuild_equals_a_fresh_build() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("profiles");
+    let out = dir.path().join("public");
+    for day in 10..=14 {
+        write(&input.join(format!("api/2026-11-{day}.folded")), folded(100 + day).as_bytes());
+    }
+    write(&input.join("db/2026-11-12.folded"), folded(40).as_bytes());
+    ok(&input, &out, &[]);
+    assert_same_as_fresh(&input, &out, "first");
+
+    // Each round changes the input as a user would; both output trees take turns being
+    // brought up to date, so several rounds check the record of each.
+    type Change = fn(&Path);
+    let rounds: Vec<(&str, Change)> = vec![
+        ("newest run added", |i| write(&i.join("api/2026-11-15.folded"), folded(300).as_bytes())),
+        ("run added in the middle", |i| write(&i.join("api/2026-11-12T12.folded"), folded(7).as_bytes())),
+        ("profile changed in place", |i| write(&i.join("api/2026-11-13.folded"), folded(999).as_bytes())),
+        ("sidecar added", |i| write(&i.join("api/2026-11-14.toml"), b"title = \"Deploy 9\"\n")),
+        ("notes added", |i| write(&i.join("db/2026-11-12.md"), b"# Why\n\nslow disk\n")),
+        ("run removed", |i| std::fs::remove_file(i.join("api/2026-11-10.folded")).unwrap()),
+        ("run moved to another series", |i| write(&i.join("api/2026-11-11.toml"), b"series = \"db\"\n")),
+        ("new series", |i| write(&i.join("web/2026-11-01.folded"), folded(50).as_bytes())),
+        ("series emptied", |i| std::fs::remove_dir_all(i.join("web")).unwrap()),
+        ("sidecar removed", |i| std::fs::remove_file(i.join("api/2026-11-14.toml")).unwrap()),
+    ];
+    for (name, change) in rounds {
+        change(&input);
+        let log = ok(&input, &out, &[]);
+        assert!(!log.contains("nothing changed"), "{name}: {log}");
+        assert_same_as_fresh(&input, &out, name);
+    }
+    let log = ok(&input, &out, &[]);
+    assert!(log.contains("nothing changed"), "{log}");
+    assert!(log.contains("0 decoded, 0 from the cache, 7 unchanged"), "{log}");
+}
+
+#[test]
+fn adding_one_run_renders_only_the_pages_that_show_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("profiles");
+    let out = dir.path().join("public");
+    for day in 1..=28 {
+        write(&input.join(format!("api/2026-11-{day:02}.folded")), folded(100 + day).as_bytes());
+        write(&input.join(format!("db/2026-11-{day:02}.folded")), folded(200 + day).as_bytes());
+    }
+    ok(&input, &out, &[]);
+    ok(&input, &out, &[]);
+    let before = files(&out);
+    write(&input.join("api/2026-11-29.folded"), folded(5).as_bytes());
+    let log = ok(&input, &out, &[]);
+    assert!(log.contains("1 decoded, 0 from the cache, 56 unchanged"), "{log}");
+    let after = files(&out);
+    let changed: Vec<&String> = after.keys().filter(|p| before.get(*p) != after.get(*p)).collect();
+    // The new run's page, its comparison and graph, its predecessor's page (now with a
+    // "next" link), the series page and feed, the home page, the site feed and index.json.
+    for p in ["p/api/2026-11-29/index.html", "p/api/2026-11-29/compare/index.html", "p/api/2026-11-28/index.html", "s/api/index.html", "s/api/feed.xml", "index.html", "feed.xml", "index.json"] {
+        assert!(changed.iter().any(|c| c.as_str() == p), "{p} should change: {changed:?}");
+    }
+    let pages: Vec<&&String> = changed.iter().filter(|p| p.ends_with(".html")).collect();
+    assert_eq!(pages.len(), 5, "only the pages that show the new run: {pages:?}");
+    assert!(!changed.iter().any(|p| p.starts_with("p/db/") || p.starts_with("s/db/")), "{changed:?}");
+    assert!(log.contains("8 pages rendered"), "{log}");
+}
+
+#[test]
+fn names_never_collide_whatever_the_files_are_called() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    // Three files whose natural names are one.
+    write(&input.join("x/a.folded"), b"a;one 1\n");
+    write(&input.join("x/a.folded.gz"), &gzip(b"a;two 2\n"));
+    write(&input.join("x/a.txt"), b"a;three 3\n");
+    // A run named like another run's comparison page.
+    write(&input.join("api.folded"), b"api;old 1\n");
+    write(&input.join("api-2.folded"), b"api;new 2\n");
+    write(&input.join("api/compare.folded"), b"nested;compare 5\n");
+    write(&input.join("api/compare.toml"), b"series = \"api\"\ndate = 2026-11-02\n");
+    write(&input.join("api.toml"), b"series = \"api\"\ndate = 2026-11-01\n");
+    write(&input.join("api-2.toml"), b"series = \"api\"\ndate = 2026-11-03\n");
+    // Two series whose names make the same folder, one of them the other's hashed form.
+    write(&input.join("s1.folded"), b"s;one 1\n");
+    write(&input.join("s1.toml"), b"series = \"a b\"\ndate = 2026-11-01\n");
+    let hashed = format!("a_b-{:08x}", fnv1a32(b"a b"));
+    write(&input.join("s2.folded"), b"s;two 2\n");
+    write(&input.join("s2.toml"), format!("series = \"{hashed}\"\ndate = 2026-11-01\n").as_bytes());
+    // One speedscope file with two profiles whose names make the same folder.
+    let speedscope = r#"{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"f"},{"name":"g"}]},
+        "profiles":[{"type":"sampled","name":"a b","unit":"none","startValue":0,"endValue":3,"samples":[[0]],"weights":[3]},
+                    {"type":"sampled","name":"a_b","unit":"none","startValue":0,"endValue":5,"samples":[[1]],"weights":[5]}]}"#;
+    write(&input.join("py/prog.speedscope.json"), speedscope.as_bytes());
+
+    let one = dir.path().join("one");
+    let log = ok(&input, &one, &["-j", "1"]);
+    let two = dir.path().join("two");
+    ok(&input, &two, &["-j", "2"]);
+    assert_eq!(files(&one), files(&two), "the same names and bytes whatever the thread count");
+
+    let u = urls(&one);
+    let distinct: std::collections::BTreeSet<String> = u.values().map(|s| s.to_lowercase()).collect();
+    assert_eq!(distinct.len(), u.len(), "every run has a URL of its own: {u:?}");
+    assert!(log.contains("x/a.folded.gz") && log.contains("x/a.folded") && log.contains("already"), "a collision names both files: {log}");
+    // Each run's page shows its own profile.
+    for (source, url) in &u {
+        let graph = index(&one)["profiles"].as_array().unwrap().iter().find(|p| p["source"] == source.as_str()).unwrap()["graphs"][0]["data"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(graph.starts_with(url.as_str()), "{source}: {graph} is inside {url}");
+        let folded = stdout(&run(dir.path(), &["fold", one.join(&graph).to_str().unwrap()]));
+        let expected = match source.as_str() {
+            "x/a.folded" => "a;one 1\n",
+            "x/a.folded.gz" => "a;two 2\n",
+            "x/a.txt" => "a;three 3\n",
+            "api.folded" => "api;old 1\n",
+            "api/compare.folded" => "nested;compare 5\n",
+            _ => continue,
+        };
+        assert_eq!(folded, expected, "{source} at {url}");
+    }
+    // Run `api`'s comparison page is its own, not the run api/compare's.
+    let compare = std::fs::read_to_string(one.join(&u["api-2.folded"]).join("compare/index.html")).unwrap();
+    assert!(compare.contains("compared with the previous run") && compare.contains("p/api/index.html") == false, "{compare}");
+    assert_ne!(u["api/compare.folded"], "p/api/compare/");
+    // The speedscope graphs have folders of their own.
+    let py = index(&one)["profiles"].as_array().unwrap().iter().find(|p| p["source"] == "py/prog.speedscope.json").unwrap().clone();
+    let data: Vec<&str> = py["graphs"].as_array().unwrap().iter().map(|g| g["data"].as_str().unwrap()).collect();
+    assert_eq!(data.len(), 2);
+    assert_ne!(data[0], data[1]);
+    let totals: Vec<String> = data.iter().map(|d| stdout(&run(dir.path(), &["fold", one.join(d).to_str().unwrap()]))).collect();
+    assert_eq!(totals.iter().filter(|t| t.as_str() == "f 3\n" || t.as_str() == "g 5\n").count(), 2, "{totals:?}");
+    // The two series have folders of their own.
+    let series: Vec<String> = index(&one)["series"].as_array().unwrap().iter().map(|s| s["url"].as_str().unwrap().to_string()).collect();
+    let distinct: std::collections::BTreeSet<&String> = series.iter().collect();
+    assert_eq!(distinct.len(), series.len(), "{series:?}");
+}
+
+/// FNV-1a, 32 bits, as docs/FORMAT.md states it.
+fn fnv1a32(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c9dc5u32, |h, &b| (h ^ b as u32).wrapping_mul(0x01000193))
+}
+
+#[test]
+fn a_published_url_never_moves_to_another_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let out = dir.path().join("out");
+    write(&input.join("svc/run.folded.gz"), &gzip(b"first;profile 1\n"));
+    write(&input.join("other/2026-11-01.folded"), b"other 1\n");
+    ok(&input, &out, &[]);
+    assert_eq!(urls(&out)["svc/run.folded.gz"], "p/svc/run/");
+    let before = files(&out);
+
+    // A new file whose natural name is taken, and that sorts first.
+    write(&input.join("svc/run.collapsed"), b"second;profile 2\n");
+    let log = ok(&input, &out, &[]);
+    let u = urls(&out);
+    assert_eq!(u["svc/run.folded.gz"], "p/svc/run/", "the published URL stays");
+    assert_ne!(u["svc/run.collapsed"], "p/svc/run/");
+    assert!(log.contains("svc/run.collapsed") && log.contains("svc/run.folded.gz"), "the warning names both: {log}");
+    let after = files(&out);
+    for (path, bytes) in &before {
+        if path.starts_with("p/other/") || path.starts_with("s/other/") || path.starts_with("p/svc/run/g/") {
+            assert!(after.get(path) == Some(bytes), "{path} changed");
+        }
+    }
+
+    // In a fresh checkout (no cache, no state), the published index.json is the record.
+    std::fs::remove_dir_all(dir.path().join(".out.cache")).unwrap();
+    ok(&input, &out, &[]);
+    assert_eq!(urls(&out), u, "the same URLs from the published index.json");
+
+    // A removed profile's URL is not given to another.
+    std::fs::remove_file(input.join("svc/run.folded.gz")).unwrap();
+    ok(&input, &out, &[]);
+    assert_ne!(urls(&out)["svc/run.collapsed"], "p/svc/run/");
+    assert!(!out.join("p/svc/run/index.html").exists());
+}
