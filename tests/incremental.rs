@@ -130,7 +130,7 @@ fn adding_one_run_renders_only_the_pages_that_show_it() {
     let pages: Vec<&&String> = changed.iter().filter(|p| p.ends_with(".html")).collect();
     assert_eq!(pages.len(), 5, "only the pages that show the new run: {pages:?}");
     assert!(!changed.iter().any(|p| p.starts_with("p/db/") || p.starts_with("s/db/")), "{changed:?}");
-    assert!(log.contains("8 pages rendered"), "{log}");
+    assert!(log.contains("8 pages rendered, 0 kept"), "{log}");
 }
 
 #[test]

@@ -198,12 +198,11 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
         pages: plan.iter().map(|p| (p.path.clone(), p.hash)).collect(),
         runs: archive.runs.iter().map(|r| (r.url.clone(), r.record.key.clone())).collect(),
     };
-    // The staging tree is known when the state describes it, or when it is new (empty) and
-    // the state says the previous tree was nothing (the first build had no output to swap).
+    // The staging tree is known when the state describes it.
     let incremental = cache.is_some()
         && live_ino != 0
         && state.live.ino == live_ino
-        && state.next.as_ref().is_some_and(|n| n.ino == staging_ino || (n.ino == 0 && staging.is_empty()));
+        && state.next.as_ref().is_some_and(|n| n.ino == staging_ino);
     for (name, bytes) in &theme.statics {
         staging.write(&format!("static/{name}"), bytes)?;
     }
@@ -216,15 +215,15 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
     };
     summary.pages_rendered = rendered;
     summary.pages_kept = kept;
-    staging.commit(!incremental)?;
+    let mirror = staging.commit(!incremental, live_ino == 0 && cache.is_some())?;
 
     if let Some(cache) = &cache {
         let used: BTreeSet<String> = archive.runs.iter().map(|r| r.record.key.clone()).collect();
         cache.retain(&used);
         let old_live = std::mem::take(&mut state.live);
-        let next = if live_ino == 0 {
-            // The first build: the next one starts from an empty staging folder.
-            Some(TreeDiff::between(&desired, &Tree::default()))
+        let next = if let Some(ino) = mirror {
+            // The first build left a copy of the new site as the next one's staging tree.
+            Some(TreeDiff { ino, ..TreeDiff::default() })
         } else {
             (old_live.ino == live_ino).then(|| TreeDiff::between(&desired, &old_live))
         };

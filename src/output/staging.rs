@@ -127,11 +127,6 @@ impl Staging {
         (ino(&self.dir), ino(&self.target))
     }
 
-    /// Whether the staging folder is empty (new).
-    pub fn is_empty(&self) -> bool {
-        fs::read_dir(&self.dir).map(|mut d| d.next().is_none()).unwrap_or(false)
-    }
-
     /// Makes the file at `rel` the published site's file at `rel` (which is known to hold the
     /// right bytes), without reading it.
     pub fn link_published(&self, rel: &str) -> Result<(), String> {
@@ -158,12 +153,29 @@ impl Staging {
     /// Puts the staging folder in the output's place and keeps the previous output as the
     /// next build's staging folder. With `sweep`, first removes every file this build did not
     /// write (a walk of the whole tree); without, the caller has removed what must go.
-    pub fn commit(self, sweep: bool) -> Result<(), String> {
+    ///
+    /// With `mirror`, the staging folder is then made anew as a copy of the new site in hard
+    /// links, so that the next build has a known tree to update; its inode is returned.
+    pub fn commit(self, sweep: bool, mirror: bool) -> Result<Option<u64>, String> {
         let touched = self.touched.into_inner().expect("no panic while holding it");
         if sweep {
             sweep_untouched(&self.dir, &touched)?;
         }
-        swap(&self.dir, &self.target)
+        swap(&self.dir, &self.target)?;
+        if !mirror {
+            return Ok(None);
+        }
+        let _ = fs::remove_dir_all(&self.dir);
+        for e in walkdir::WalkDir::new(&self.target).sort_by_file_name() {
+            let e = e.map_err(|e| e.to_string())?;
+            let to = self.dir.join(e.path().strip_prefix(&self.target).expect("inside the target"));
+            if e.file_type().is_dir() {
+                fs::create_dir_all(&to).map_err(|err| format!("{}: {err}", to.display()))?;
+            } else {
+                link_or_copy(e.path(), &to)?;
+            }
+        }
+        Ok(Some(fs::metadata(&self.dir).map_err(|e| e.to_string())?.ino()))
     }
 }
 
@@ -278,7 +290,7 @@ mod tests {
         let s = Staging::new(&out).unwrap();
         s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
         s.write("a/b.txt", b"one").unwrap();
-        s.commit(true).unwrap();
+        s.commit(true, false).unwrap();
         assert_eq!(fs::read(out.join("a/b.txt")).unwrap(), b"one");
 
         let s = Staging::new(&out).unwrap();
@@ -290,7 +302,7 @@ mod tests {
         let s = Staging::new(&out).unwrap();
         s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
         s.write("c.txt", b"three").unwrap();
-        s.commit(true).unwrap();
+        s.commit(true, false).unwrap();
         assert!(!out.join("a/b.txt").exists() && !out.join("a").exists(), "stale files do not survive");
         assert_eq!(fs::read(out.join("c.txt")).unwrap(), b"three");
         let mut names: Vec<_> =
@@ -313,7 +325,7 @@ mod tests {
             s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
             s.write("page.html", format!("round {}", round.min(1)).as_bytes()).unwrap();
             s.link("g/data.bin", &shared).unwrap();
-            s.commit(true).unwrap();
+            s.commit(true, false).unwrap();
         }
         let ino = |p: &Path| fs::metadata(p).unwrap().ino();
         assert_eq!(ino(&out.join("g/data.bin")), ino(&shared));
@@ -322,7 +334,7 @@ mod tests {
         let s = Staging::new(&out).unwrap();
         s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
         s.write("g/data.bin", b"other").unwrap();
-        s.commit(true).unwrap();
+        s.commit(true, false).unwrap();
         assert_eq!(fs::read(&shared).unwrap(), b"graph");
         assert_eq!(fs::read(out.join("g/data.bin")).unwrap(), b"other");
     }
