@@ -28,3 +28,4 @@ pub mod serve;
 pub mod site;
 pub mod store;
 pub mod synth;
+pub mod units;

@@ -74,11 +74,11 @@ fn every_sample_type_folds_back_to_what_the_go_tool_reports() {
     let raw = std::fs::read_to_string(data().join("cpu.raw.txt")).unwrap();
     assert!(raw.contains("Period: 10000000"));
     let cpu = index["profiles"].as_array().unwrap().iter().find(|e| e["slug"] == "cpu").unwrap();
-    assert_eq!(cpu["metadata"]["period"], "10000000 cpu/nanoseconds");
+    assert_eq!(cpu["metadata"]["period"], "10.0 ms of cpu", "pprof.period in the one value formatter");
     assert!(cpu["metadata"]["duration"].as_str().unwrap().ends_with(" ms"), "{}", cpu["metadata"]);
     // The page shows them beside the profile's name.
     let page = std::fs::read_to_string(out.join("p/cpu/index.html")).unwrap();
-    assert!(page.contains("period 10000000 cpu/nanoseconds"), "{page}");
+    assert!(page.contains("period 10.0 ms of cpu"), "{page}");
 }
 
 #[test]

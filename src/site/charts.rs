@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::theme::escape_html;
-use super::units::format_value;
+use crate::units::format_value;
 
 /// A point of a trend plot: its link, its tooltip, its value.
 pub struct Point {

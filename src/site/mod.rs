@@ -7,4 +7,3 @@ pub mod feed;
 pub mod index_json;
 pub mod pages;
 pub mod theme;
-pub mod units;

@@ -20,7 +20,7 @@ use super::charts::{self, Point};
 use super::feed;
 use super::index_json::{GraphEntry, Index, ProfileEntry, SeriesEntry};
 use super::theme::{path_to_root, Theme};
-use super::units::format_value;
+use crate::units::format_value;
 use crate::archive::run::{Archive, Run, Series};
 use crate::archive::slug;
 use crate::config::{Config, GroupBy};

@@ -522,17 +522,17 @@ fn metadata(p: &Profile, strings: &Strings) -> Result<BTreeMap<String, String>, 
         m.insert("time".into(), rfc3339(p.time_nanos));
     }
     if p.duration_nanos > 0 {
-        m.insert("duration".into(), human_duration(p.duration_nanos));
+        m.insert("duration".into(), crate::units::format_value(p.duration_nanos.into(), "nanoseconds"));
     }
     if p.period != 0 {
         let period = match &p.period_type {
             Some(t) => {
                 let what = || "period_type".to_string();
                 let (ty, unit) = (strings.get(t.r#type, &what)?, strings.get(t.unit, &what)?);
-                if ty.is_empty() && unit.is_empty() {
-                    p.period.to_string()
-                } else {
-                    format!("{} {ty}/{unit}", p.period)
+                match (ty.is_empty(), unit.is_empty()) {
+                    (true, true) => p.period.to_string(),
+                    (true, false) => crate::units::format_value(p.period.into(), unit),
+                    (false, _) => format!("{} of {ty}", crate::units::format_value(p.period.into(), unit)),
                 }
             }
             None => p.period.to_string(),
@@ -563,24 +563,6 @@ fn rfc3339(nanos: i64) -> String {
         .expect("within jiff's range")
         .strftime("%Y-%m-%dT%H:%M:%SZ")
         .to_string()
-}
-
-/// `850 ns`, `1.50 ms`, `2.00 s`, `12.5 min`, `3.00 h`.
-fn human_duration(nanos: i64) -> String {
-    let n = nanos as f64;
-    if nanos < 1_000 {
-        format!("{nanos} ns")
-    } else if nanos < 1_000_000 {
-        format!("{:.2} µs", n / 1e3)
-    } else if nanos < 1_000_000_000 {
-        format!("{:.2} ms", n / 1e6)
-    } else if nanos < 120_000_000_000 {
-        format!("{:.2} s", n / 1e9)
-    } else if nanos < 7_200_000_000_000 {
-        format!("{:.1} min", n / 60e9)
-    } else {
-        format!("{:.2} h", n / 3600e9)
-    }
 }
 
 #[cfg(test)]
@@ -741,23 +723,19 @@ mod tests {
         let m = &d.metadata;
         assert_eq!(m["time"], "2026-11-22T00:00:12Z");
         assert_eq!(m["duration"], "2.00 s");
-        assert_eq!(m["period"], "10000000 cpu/nanoseconds");
+        assert_eq!(m["period"], "10.0 ms of cpu");
         assert_eq!(m["comments"], "first comment\nsecond");
         assert_eq!(m["drop_frames"], "runtime\\..*");
         assert!(!m.contains_key("keep_frames"));
     }
 
     #[test]
-    fn time_and_duration_formats() {
+    fn time_formats() {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(951_782_400_000_000_000), "2000-02-29T00:00:00Z");
         assert_eq!(rfc3339(-1), "1969-12-31T23:59:59Z");
         assert_eq!(rfc3339(i64::MAX), "2262-04-11T23:47:16Z");
         assert_eq!(rfc3339(i64::MIN), "1677-09-21T00:12:43Z");
-        assert_eq!(human_duration(850), "850 ns");
-        assert_eq!(human_duration(1_500_000), "1.50 ms");
-        assert_eq!(human_duration(750_000_000_000), "12.5 min");
-        assert_eq!(human_duration(i64::MAX), "2562047.79 h");
     }
 
     fn err(bytes: &[u8]) -> String {
