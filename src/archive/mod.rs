@@ -198,7 +198,7 @@ impl Pattern {
         Ok(Pattern { re: Regex::new(&re).map_err(|e| format!("{pattern:?}: {e}"))? })
     }
 
-    /// Matches `stem` (a profile's path without extensions, see [`crate::ingest::scan::stem`]).
+    /// Matches `stem` (a profile's path without extensions, see [`crate::archive::slug::stem`]).
     pub fn matches(&self, stem: &str) -> Option<PathFields> {
         let c = self.re.captures(stem)?;
         let get = |k: &str| c.name(k).map(|m| m.as_str().to_string());
@@ -282,7 +282,7 @@ pub fn describe(
     pattern: Option<&Pattern>,
     mtime_seconds: i64,
 ) -> Result<(RunInfo, Vec<String>), String> {
-    let stem = crate::ingest::scan::stem(rel);
+    let stem = crate::archive::slug::stem(rel);
     let (folder, file) = match stem.rsplit_once('/') {
         Some((f, n)) => (Some(f), n),
         None => (None, stem),
@@ -439,7 +439,7 @@ mod tests {
         let path = dir.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, "a 1\n").unwrap();
-        let stem = crate::ingest::scan::stem(rel);
+        let stem = crate::archive::slug::stem(rel);
         if let Some(s) = sidecar {
             std::fs::write(dir.join(format!("{stem}.toml")), s).unwrap();
         }

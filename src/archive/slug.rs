@@ -30,6 +30,33 @@ pub const RUN_SUBPAGES: &[&str] = &["g", "compare", "vs", "history", "index.html
 /// Longest segment of a name, in bytes; longer ones are cut and hashed (file systems allow 255).
 pub const MAX_SEGMENT: usize = 120;
 
+/// Compression extensions, removed from a profile's name first.
+const COMPRESSION_EXTS: &[&str] = &["gz", "gzip", "zst", "zstd"];
+/// Format extensions, removed after the compression extension.
+const FORMAT_EXTS: &[&str] = &[
+    "folded", "collapsed", "stacks", "txt", "pb", "pprof", "prof", "perf", "cpuprofile", "json", "speedscope", "out",
+];
+
+/// A profile's path without its compression extension and its format extensions
+/// (`api/run-1.pb.gz` → `api/run-1`, `py/prog.speedscope.json` → `py/prog`): the NAME of its
+/// sidecar files `NAME.toml` and `NAME.md`, and the base of its slug.
+pub fn stem(rel: &str) -> &str {
+    let mut s = rel;
+    let mut strip = |exts: &[&str]| {
+        if let Some((stem, ext)) = s.rsplit_once('.') {
+            if exts.contains(&ext.to_ascii_lowercase().as_str()) && !stem.ends_with('/') && !stem.is_empty() {
+                s = stem;
+                return true;
+            }
+        }
+        false
+    };
+    strip(COMPRESSION_EXTS);
+    // At most two format extensions: `.speedscope.json`, `.perf.txt`.
+    let _ = strip(FORMAT_EXTS) && strip(FORMAT_EXTS);
+    s
+}
+
 /// `s` with every character outside `A-Za-z0-9._-` replaced by `_`.
 pub fn url_safe(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect()

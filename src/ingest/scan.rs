@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use walkdir::WalkDir;
 
 pub use crate::archive::run::{Stamp, Stamps};
+pub use crate::archive::slug::stem;
 
 /// A profile file found by the scan.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,13 +36,6 @@ pub struct Scan {
 
 /// Extensions of sidecar files, which are not profiles.
 const SIDECARS: &[&str] = &["toml", "md"];
-/// Compression extensions, removed from a profile's name first.
-const COMPRESSION_EXTS: &[&str] = &["gz", "gzip", "zst", "zstd"];
-/// Format extensions, removed after the compression extension.
-const FORMAT_EXTS: &[&str] = &[
-    "folded", "collapsed", "stacks", "txt", "pb", "pprof", "prof", "perf", "cpuprofile", "json", "speedscope", "out",
-];
-
 /// Lists the profiles under `input`.
 pub fn scan(input: &Path) -> Result<Scan, String> {
     let meta = std::fs::metadata(input).map_err(|e| format!("input folder {}: {e}", input.display()))?;
@@ -97,26 +91,6 @@ pub fn scan(input: &Path) -> Result<Scan, String> {
 fn relative(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
     rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
-}
-
-/// A profile's path without its compression extension and its format extensions
-/// (`api/run-1.pb.gz` → `api/run-1`, `py/prog.speedscope.json` → `py/prog`): the NAME of its
-/// sidecar files `NAME.toml` and `NAME.md`, and the base of its slug.
-pub fn stem(rel: &str) -> &str {
-    let mut s = rel;
-    let mut strip = |exts: &[&str]| {
-        if let Some((stem, ext)) = s.rsplit_once('.') {
-            if exts.contains(&ext.to_ascii_lowercase().as_str()) && !stem.ends_with('/') && !stem.is_empty() {
-                s = stem;
-                return true;
-            }
-        }
-        false
-    };
-    strip(COMPRESSION_EXTS);
-    // At most two format extensions: `.speedscope.json`, `.perf.txt`.
-    let _ = strip(FORMAT_EXTS) && strip(FORMAT_EXTS);
-    s
 }
 
 #[cfg(test)]
