@@ -215,13 +215,13 @@ fn report(summary: &Summary, config: &Config, check: bool) -> ExitCode {
     for e in &summary.skipped {
         let _ = writeln!(err, "error: {}: {}", config.input.join(&e.path).display(), e.reason);
     }
-    let graphs: usize = summary.built.iter().map(|p| p.graphs.len()).sum();
+    let graphs = summary.graphs;
     let verb = if check { "checked" } else { "built" };
     let _ = write!(
         err,
         "{verb} {} profile{} ({graphs} graph{}",
-        summary.built.len(),
-        if summary.built.len() == 1 { "" } else { "s" },
+        summary.runs,
+        if summary.runs == 1 { "" } else { "s" },
         if graphs == 1 { "" } else { "s" },
     );
     if !check {

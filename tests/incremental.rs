@@ -246,3 +246,28 @@ fn a_published_url_never_moves_to_another_profile() {
     assert_ne!(urls(&out)["svc/run.collapsed"], "p/svc/run/");
     assert!(!out.join("p/svc/run/index.html").exists());
 }
+
+#[test]
+fn a_build_killed_while_updating_the_staging_tree_is_followed_by_a_whole_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("profiles");
+    let out = dir.path().join("public");
+    for day in 1..=4 {
+        write(&input.join(format!("api/2026-11-0{day}.folded")), folded(10 * day).as_bytes());
+    }
+    ok(&input, &out, &[]);
+    write(&input.join("api/2026-11-05.folded"), folded(5).as_bytes());
+    ok(&input, &out, &[]);
+    // What a build killed half-way through updating the staging tree leaves: its marker, and
+    // files in the staging tree that no record describes.
+    let staging = dir.path().join(".public.flamesite-next");
+    assert!(staging.join("index.html").is_file(), "the previous site is kept beside the output");
+    write(&dir.path().join(".public.cache/state.dirty"), b"");
+    write(&staging.join("p/api/2026-11-02/index.html"), b"half-written");
+    write(&staging.join("p/api/stray/index.html"), b"stray");
+    write(&input.join("api/2026-11-06.folded"), folded(6).as_bytes());
+    ok(&input, &out, &[]);
+    assert!(!out.join("p/api/stray").exists(), "the staging tree was swept whole");
+    assert_same_as_fresh(&input, &out, "after a killed build");
+    assert!(!dir.path().join(".public.cache/state.dirty").exists());
+}

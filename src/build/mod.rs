@@ -32,7 +32,7 @@ use crate::ingest::{self, scan, How, RunRecord, PREVIEW};
 use crate::output::staging::Staging;
 use crate::site::pages::{Page, Site};
 use crate::site::theme::Theme;
-use state::{SavedRun, State, Tree, TreeDiff};
+use state::{SavedRun, Tree, TreeDiff};
 
 /// How to run a build.
 #[derive(Clone, Debug, Default)]
@@ -51,7 +51,11 @@ pub struct Options {
 /// What a build did.
 #[derive(Debug, Default)]
 pub struct Summary {
-    /// Runs built, sorted by source path.
+    /// Runs built.
+    pub runs: usize,
+    /// Their graphs.
+    pub graphs: usize,
+    /// Runs built, sorted by source path (only for a dry run: `flamesite check`).
     pub built: Vec<RunRecord>,
     /// How many of them were not read again (their files did not change).
     pub unchanged: usize,
@@ -97,57 +101,76 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
         _ => None,
     };
     let cache_dir = config.cache_folder();
-    let mut state = match &cache {
-        Some(_) => State::load(&cache_dir, &fingerprint).unwrap_or_default(),
-        None => State::default(),
-    };
-    if state.names == slug::Record::default() {
-        state.names = published_names(config);
+    let header = cache.as_ref().and_then(|_| state::Header::load(&cache_dir, &fingerprint));
+    let live_ino = staging.as_ref().map_or(0, |s| s.inodes().1);
+    let mut summary = Summary::default();
+    if let Some(h) = &header {
+        let same = h.live_ino == live_ino
+            && live_ino != 0
+            && h.runs.len() == scanned.sources.len()
+            && h.runs.iter().zip(&scanned.sources).all(|(k, s)| k.source == s.rel && k.stamps == s.stamps);
+        if same && scanned.problems.is_empty() {
+            // Nothing changed: the published site is already this build's.
+            summary.runs = h.runs.len();
+            summary.unchanged = h.runs.len();
+            summary.nothing_changed = true;
+            summary.elapsed = start.elapsed();
+            return Ok(summary);
+        }
     }
-    let mut names = state.names.clone();
+    let mut data = header.as_ref().and_then(|h| state::Data::load(&cache_dir, h)).unwrap_or_default();
+    if data.names == slug::Record::default() {
+        data.names = published_names(config);
+    }
+    let mut names = data.names.clone();
     let stems: Vec<(&str, &str)> = scanned.sources.iter().map(|s| (s.rel.as_str(), scan::stem(&s.rel))).collect();
     let (slugs, collisions) = slug::assign_runs(&stems, &mut names);
-    let mut summary = Summary::default();
-    let mut warn = |path: &str, message: String| summary.warnings.push(Warning { path: path.to_string(), message });
     for c in &collisions {
-        warn(&c.claimant, format!("its URL p/{}/ is already {}'s; published as p/{}/", c.natural, c.holder, c.given));
+        summary.warnings.push(Warning {
+            path: c.claimant.clone(),
+            message: format!("its URL p/{}/ is already {}'s; published as p/{}/", c.natural, c.holder, c.given),
+        });
     }
-    let previous: HashMap<&str, &SavedRun> = state.runs.iter().map(|r| (r.record.source.as_str(), r)).collect();
+    let old_hashes: Vec<(String, u64)> = data.runs.iter().map(|r| (r.record.source.clone(), r.hash)).collect();
+    let mut previous: HashMap<String, SavedRun> = std::mem::take(&mut data.runs).into_iter().map(|r| (r.record.source.clone(), r)).collect();
+    // A run whose files have the stamps they had is not read again.
+    let unchanged: Vec<bool> = scanned
+        .sources
+        .iter()
+        .map(|s| cache.is_some() && previous.get(&s.rel).is_some_and(|p| p.record.stamps == s.stamps))
+        .collect();
     let ctx = ingest::Ctx { config, pattern: pattern.as_ref(), cache: cache.as_ref() };
-    let bar = progress_bar(options.progress, scanned.sources.len());
-    let outcomes: Vec<Result<(ingest::Ingested, u64), ProfileError>> = pool.install(|| {
-        scanned
-            .sources
-            .par_iter()
-            .zip(slugs.par_iter())
-            .map(|(source, slug)| {
+    let todo: Vec<usize> = (0..scanned.sources.len()).filter(|&i| !unchanged[i]).collect();
+    let bar = progress_bar(options.progress, todo.len());
+    let mut outcomes: HashMap<usize, Result<ingest::Ingested, ProfileError>> = pool.install(|| {
+        todo.par_iter()
+            .map(|&i| {
+                let (source, slug) = (&scanned.sources[i], &slugs[i]);
                 // Without a cache, a decoded profile's files go straight to its folder.
                 let url = format!("p/{slug}/");
                 let sink = |rel: &str, bytes: &[u8]| match &staging {
                     Some(s) => s.write(&format!("{url}{rel}"), bytes),
                     None => Ok(()),
                 };
-                let prev = previous.get(source.rel.as_str()).copied();
-                let r = ingest::ingest(&ctx, source, prev.map(|p| &p.record), &sink).map(|ingested| {
-                    let hash = match (ingested.how, prev) {
-                        (How::Unchanged, Some(p)) => p.hash,
-                        _ => record_hash(&ingested.record),
-                    };
-                    (ingested, hash)
-                });
+                let r = ingest::ingest(&ctx, source, &sink);
                 bar.inc(1);
-                r
+                (i, r)
             })
             .collect()
     });
     bar.finish_and_clear();
     summary.skipped = scanned.problems.into_iter().map(|(path, reason)| ProfileError::new(path, reason)).collect();
     let mut runs = Vec::new();
-    for (outcome, slug) in outcomes.into_iter().zip(slugs) {
-        match outcome {
-            Ok((ingested, hash)) => {
+    for (i, (source, slug)) in scanned.sources.iter().zip(slugs).enumerate() {
+        if unchanged[i] {
+            let saved = previous.remove(&source.rel).expect("an unchanged run has a record");
+            summary.unchanged += 1;
+            runs.push((saved.record, saved.hash, slug));
+            continue;
+        }
+        match outcomes.remove(&i).expect("every changed run was ingested") {
+            Ok(ingested) => {
                 match ingested.how {
-                    How::Unchanged => summary.unchanged += 1,
                     How::Cached => summary.cached += 1,
                     How::Decoded => summary.decoded += 1,
                 }
@@ -155,24 +178,31 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
                 for w in &rec.warnings {
                     summary.warnings.push(Warning { path: rec.source.clone(), message: w.clone() });
                 }
+                let hash = record_hash(&rec);
                 runs.push((rec, hash, slug));
             }
             Err(e) => summary.skipped.push(e),
         }
     }
     summary.skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    summary.built = runs.iter().map(|(r, _, _)| r.clone()).collect();
-
+    summary.runs = runs.len();
+    summary.graphs = runs.iter().map(|(r, _, _)| r.graphs.len()).sum();
     let Some(staging) = staging else {
+        summary.built = runs.into_iter().map(|(r, _, _)| r).collect();
         summary.elapsed = start.elapsed();
         return Ok(summary);
     };
-    let (staging_ino, live_ino) = staging.inodes();
-    let same_runs = runs.len() == state.runs.len()
-        && runs.iter().zip(&state.runs).all(|((r, h, _), s)| *h == s.hash && r.source == s.record.source);
-    if cache.is_some() && same_runs && names == state.names && live_ino != 0 && state.live.ino == live_ino {
-        // Nothing changed: the published site is already this build's.
+    let (staging_ino, _) = staging.inodes();
+    let same_runs = runs.len() == old_hashes.len() && runs.iter().zip(&old_hashes).all(|((r, h, _), (s, oh))| h == oh && r.source == *s);
+    if cache.is_some() && same_runs && names == data.names && live_ino != 0 && data.live.ino == live_ino {
+        // Nothing that shows changed (a profile was touched, or one that fails still fails).
         summary.nothing_changed = true;
+        if let Some(h) = header {
+            // Newer stamps, so that the next build need not read these files again.
+            let known = runs.iter().map(|(r, h, _)| state::Known { source: r.source.clone(), stamps: r.stamps, hash: *h }).collect();
+            data.runs = runs.into_iter().map(|(record, hash, _)| SavedRun { record, hash }).collect();
+            state::save(&cache_dir, state::Header { runs: known, ..h }, data)?;
+        }
         summary.elapsed = start.elapsed();
         return Ok(summary);
     }
@@ -201,15 +231,15 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
     // The staging tree is known when the state describes it.
     let incremental = cache.is_some()
         && live_ino != 0
-        && state.live.ino == live_ino
-        && state.next.as_ref().is_some_and(|n| n.ino == staging_ino);
+        && data.live.ino == live_ino
+        && data.next.as_ref().is_some_and(|n| n.ino == staging_ino);
     for (name, bytes) in &theme.statics {
         staging.write(&format!("static/{name}"), bytes)?;
     }
     let (rendered, kept) = if incremental {
         state::mark_dirty(&cache_dir)?;
-        let next = state.next.as_ref().expect("known previous tree");
-        update(&site, &plan, &archive, &staging, cache.as_ref().expect("cache"), &state.live, next)?
+        let next = data.next.as_ref().expect("known previous tree");
+        update(&site, &plan, &archive, &staging, cache.as_ref().expect("cache"), &data.live, next)?
     } else {
         rewrite(&site, &plan, &archive, &staging, cache.as_ref())?
     };
@@ -220,15 +250,17 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
     if let Some(cache) = &cache {
         let used: BTreeSet<String> = archive.runs.iter().map(|r| r.record.key.clone()).collect();
         cache.retain(&used);
-        let old_live = std::mem::take(&mut state.live);
+        let old_live = std::mem::take(&mut data.live);
         let next = if let Some(ino) = mirror {
             // The first build left a copy of the new site as the next one's staging tree.
             Some(TreeDiff { ino, ..TreeDiff::default() })
         } else {
             (old_live.ino == live_ino).then(|| TreeDiff::between(&desired, &old_live))
         };
+        let known = archive.runs.iter().map(|r| state::Known { source: r.record.source.clone(), stamps: r.record.stamps, hash: r.hash }).collect();
         let runs = archive.runs.into_iter().map(|r| SavedRun { record: r.record, hash: r.hash }).collect();
-        State { version: 0, fingerprint, names, runs, live: desired, next }.save(&cache_dir)?;
+        let header = state::Header { version: 0, fingerprint, generation: 0, live_ino: staging_ino, runs: known };
+        state::save(&cache_dir, header, state::Data { generation: 0, names, runs, live: desired, next })?;
     }
     summary.elapsed = start.elapsed();
     Ok(summary)
@@ -304,7 +336,12 @@ fn update(
 /// Links the graph files of cache entry `key` into run folder `url`, first removing what the
 /// folder had (when `replace`).
 fn link_run(staging: &Staging, cache: &Cache, url: &str, key: &str, replace: bool) -> Result<(), BuildError> {
-    let product = cache.get(key).ok_or_else(|| BuildError::Output(format!("cache entry {key} of {url} disappeared during the build")))?;
+    let product = cache.get(key).ok_or_else(|| {
+        BuildError::Output(format!(
+            "the build cache has lost the graphs of {url} (entry {key}); remove {} and build again",
+            cache.dir().display()
+        ))
+    })?;
     if replace {
         staging.remove(&format!("{url}g"))?;
         staging.remove(&format!("{url}{PREVIEW}"))?;

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::archive::slug;
-use crate::ingest::RunRecord;
+use crate::ingest::{RunRecord, Stamps};
 
 /// Version of the state's layout; another version is ignored (the build starts afresh).
 const VERSION: u32 = 1;
@@ -85,13 +85,38 @@ impl TreeDiff {
     }
 }
 
-/// The state of the last build.
+/// The small part of the state, enough to tell that nothing changed: every run's source
+/// path, stamps and record hash, and which trees are which.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct State {
+pub struct Header {
     /// Its layout's version.
     pub version: u32,
     /// The build's fingerprint: flamesite's version, the configuration and the theme.
     pub fingerprint: String,
+    /// Tells a header and its [`Data`] apart from those of another build.
+    pub generation: u64,
+    /// Inode of the published tree.
+    pub live_ino: u64,
+    /// Every run published, sorted by source path.
+    pub runs: Vec<Known>,
+}
+
+/// A run as the header knows it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Known {
+    /// Its source path.
+    pub source: String,
+    /// Its files' stamps.
+    pub stamps: Stamps,
+    /// Its record's hash.
+    pub hash: u64,
+}
+
+/// The rest of the state, read only when something changed.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct Data {
+    /// The [`Header::generation`] it belongs with.
+    pub generation: u64,
     /// Who holds which name.
     pub names: slug::Record,
     /// Every run published, sorted by source path.
@@ -102,37 +127,53 @@ pub struct State {
     pub next: Option<TreeDiff>,
 }
 
-impl State {
-    /// The state saved in `dir` for builds of `fingerprint`; an empty one when there is none,
-    /// it does not parse or it was made by another configuration.
-    pub fn load(dir: &Path, fingerprint: &str) -> Option<State> {
+/// File name of the state's data, beside [`crate::ingest::cache::STATE`].
+pub const DATA: &str = "state-data.json";
+
+impl Header {
+    /// The header saved in `dir` for builds of `fingerprint`, if any.
+    pub fn load(dir: &Path, fingerprint: &str) -> Option<Header> {
         let bytes = fs::read(dir.join(crate::ingest::cache::STATE)).ok()?;
-        let mut state: State = serde_json::from_slice(&bytes).ok()?;
-        if state.version != VERSION {
+        let header: Header = serde_json::from_slice(&bytes).ok()?;
+        (header.version == VERSION && header.fingerprint == fingerprint).then_some(header)
+    }
+}
+
+impl Data {
+    /// The data saved in `dir` with `header`; `None` when missing or of another build. The
+    /// previous tree is unknown when a build was killed while changing it.
+    pub fn load(dir: &Path, header: &Header) -> Option<Data> {
+        let bytes = fs::read(dir.join(DATA)).ok()?;
+        let mut data: Data = serde_json::from_slice(&bytes).ok()?;
+        if data.generation != header.generation {
             return None;
         }
         if dir.join(DIRTY).exists() {
-            state.next = None;
+            data.next = None;
         }
-        if state.fingerprint != fingerprint {
-            // Records and trees were made with other settings: keep only the names, which
-            // must survive any change.
-            return Some(State { names: state.names, ..State::default() });
-        }
-        Some(state)
+        Some(data)
     }
+}
 
-    /// Saves the state in `dir` and removes the marker.
-    pub fn save(mut self, dir: &Path) -> Result<(), String> {
-        self.version = VERSION;
-        let path = dir.join(crate::ingest::cache::STATE);
-        let tmp = dir.join(format!(".state.{}.tmp", std::process::id()));
-        let json = serde_json::to_vec(&self).map_err(|e| e.to_string())?;
-        fs::write(&tmp, json).map_err(|e| format!("{}: {e}", tmp.display()))?;
-        fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let _ = fs::remove_file(dir.join(DIRTY));
-        Ok(())
-    }
+/// Saves the state in `dir` (the data first, then the header that names it) and removes the
+/// marker.
+pub fn save(dir: &Path, mut header: Header, mut data: Data) -> Result<(), String> {
+    header.version = VERSION;
+    let generation = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    header.generation = generation;
+    data.generation = generation;
+    write_json(dir, DATA, &data)?;
+    write_json(dir, crate::ingest::cache::STATE, &header)?;
+    let _ = fs::remove_file(dir.join(DIRTY));
+    Ok(())
+}
+
+fn write_json(dir: &Path, name: &str, value: &impl Serialize) -> Result<(), String> {
+    let path = dir.join(name);
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let json = serde_json::to_vec(value).map_err(|e| e.to_string())?;
+    fs::write(&tmp, json).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Marks the previous tree as being changed, until the next [`State::save`].

@@ -79,9 +79,9 @@ impl Cache {
         Ok(hasher.finalize().to_hex().to_string())
     }
 
-    /// Whether the cache has entry `key`.
-    pub fn has(&self, key: &str) -> bool {
-        self.dir.join(key).join("entry.json").is_file()
+    /// The cache folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
     }
 
     /// The entry of `key`, if the cache has it whole.
@@ -156,7 +156,7 @@ pub fn check_folder(dir: &Path) -> Result<(), String> {
     let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let ours = is_key(&name) || name == STATE || name == crate::build::state::DIRTY || name.starts_with('.') && name.ends_with(".tmp");
+        let ours = is_key(&name) || [STATE, crate::build::state::DATA, crate::build::state::DIRTY].contains(&name.as_str()) || name.starts_with('.') && name.ends_with(".tmp");
         if !ours {
             return Err(format!(
                 "cache folder {} holds {name:?}, which is not a flamesite cache entry; set cache_dir to a folder of its own (the default is .NAME.cache beside the output folder NAME)",

@@ -41,33 +41,25 @@ pub struct Ctx<'a> {
 pub struct Ingested {
     /// Its record.
     pub record: RunRecord,
-    /// How: reused whole from the previous build's record, its graphs taken from the cache,
-    /// or decoded.
+    /// How: its graphs taken from the cache, or decoded.
     pub how: How,
 }
 
 /// How a run was ingested.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum How {
-    /// Its files were not read: their stamps are those of the previous build.
-    Unchanged,
     /// Its sidecars or path were read again, its graphs came from the cache.
     Cached,
     /// It was decoded.
     Decoded,
 }
 
-/// Ingests the profile `source`. `previous` is its record from the previous build, reused
-/// when no stamp changed and its graph files are still in the cache. `sink` receives the files
-/// of a decoded profile (paths relative to the run's folder) when there is no cache; with a
-/// cache they go into a cache entry.
-pub fn ingest(ctx: &Ctx, source: &Source, previous: Option<&RunRecord>, sink: chunk::Sink) -> Result<Ingested, ProfileError> {
+/// Ingests the profile `source`. `sink` receives the files of a decoded profile (paths
+/// relative to the run's folder) when there is no cache; with a cache they go into a cache
+/// entry. (A profile whose files did not change since the last build is not ingested at all:
+/// the build keeps its record.)
+pub fn ingest(ctx: &Ctx, source: &Source, sink: chunk::Sink) -> Result<Ingested, ProfileError> {
     let err = |reason: String| ProfileError::new(source.rel.clone(), reason);
-    if let (Some(prev), Some(cache)) = (previous, ctx.cache) {
-        if prev.stamps == source.stamps && cache.has(&prev.key) {
-            return Ok(Ingested { record: prev.clone(), how: How::Unchanged });
-        }
-    }
     let config = ctx.config;
     let stem = scan::stem(&source.rel);
     let sidecar = Sidecar::load(&config.input, stem).map_err(err)?;
