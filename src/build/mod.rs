@@ -161,12 +161,16 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
     bar.finish_and_clear();
     summary.skipped = scanned.problems.into_iter().map(|(path, reason)| ProfileError::new(path, reason)).collect();
     let mut runs = Vec::new();
+    let mut replaced_keys = Vec::new();
     for (i, (source, slug)) in scanned.sources.iter().zip(slugs).enumerate() {
         if unchanged[i] {
             let saved = previous.remove(&source.rel).expect("an unchanged run has a record");
             summary.unchanged += 1;
             runs.push((saved.record, saved.hash, slug));
             continue;
+        }
+        if let Some(old) = previous.remove(&source.rel) {
+            replaced_keys.push(old.record.key);
         }
         match outcomes.remove(&i).expect("every changed run was ingested") {
             Ok(ingested) => {
@@ -245,14 +249,22 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
     };
     summary.pages_rendered = rendered;
     summary.pages_kept = kept;
-    let mirror = staging.commit(!incremental, live_ino == 0 && cache.is_some())?;
+    // When nothing says what the tree swapped out holds (a first build, or a lost state), it
+    // is made anew as a copy of the new site, so that the next build has a known tree.
+    let old_known = live_ino != 0 && data.live.ino == live_ino;
+    let mirror = staging.commit(!incremental, cache.is_some() && !old_known)?;
 
     if let Some(cache) = &cache {
         let used: BTreeSet<String> = archive.runs.iter().map(|r| r.record.key.clone()).collect();
-        cache.retain(&used);
+        if incremental {
+            // Only entries of runs that changed or went can have become unused.
+            let gone = previous.into_values().map(|r| r.record.key).chain(replaced_keys);
+            cache.remove(gone.filter(|k| !used.contains(k)));
+        } else {
+            cache.retain(&used);
+        }
         let old_live = std::mem::take(&mut data.live);
         let next = if let Some(ino) = mirror {
-            // The first build left a copy of the new site as the next one's staging tree.
             Some(TreeDiff { ino, ..TreeDiff::default() })
         } else {
             (old_live.ino == live_ino).then(|| TreeDiff::between(&desired, &old_live))
@@ -300,8 +312,9 @@ fn update(
                 staging.link_published(&page.path)?;
                 Ok((0, 1))
             } else {
+                // Its hash differs from the staging tree's, so its bytes do.
                 let bytes = site.render(page).map_err(BuildError::Theme)?;
-                staging.write(&page.path, &bytes)?;
+                staging.replace(&page.path, &bytes)?;
                 Ok((1, 0))
             }
         })

@@ -129,6 +129,13 @@ impl Cache {
         result
     }
 
+    /// Removes the entries `keys`.
+    pub fn remove(&self, keys: impl Iterator<Item = String>) {
+        for key in keys.filter(|k| is_key(k)) {
+            let _ = fs::remove_dir_all(self.dir.join(key));
+        }
+    }
+
     /// Removes every entry not in `used`, and leftovers of interrupted writes; nothing else.
     pub fn retain(&self, used: &BTreeSet<String>) {
         let Ok(entries) = fs::read_dir(&self.dir) else { return };

@@ -92,10 +92,20 @@ impl Staging {
 
     /// Makes the file at `rel` (a `/`-separated path) hold `bytes`; writes only if it differs.
     pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), String> {
+        self.put(rel, bytes, true)
+    }
+
+    /// Makes the file at `rel` hold `bytes`, known to differ from what it holds: no comparison.
+    pub fn replace(&self, rel: &str, bytes: &[u8]) -> Result<(), String> {
+        self.put(rel, bytes, false)
+    }
+
+    fn put(&self, rel: &str, bytes: &[u8], compare: bool) -> Result<(), String> {
         self.touch(rel);
         let path = self.dir.join(rel);
         if let Ok(meta) = fs::symlink_metadata(&path) {
-            if meta.is_file() && meta.len() == bytes.len() as u64 && fs::read(&path).is_ok_and(|old| old == bytes) {
+            let same = || meta.is_file() && meta.len() == bytes.len() as u64 && fs::read(&path).is_ok_and(|old| old == bytes);
+            if compare && same() {
                 return Ok(());
             }
             remove(&path, &meta).map_err(|e| format!("{}: {e}", path.display()))?;
