@@ -271,3 +271,33 @@ fn a_build_killed_while_updating_the_staging_tree_is_followed_by_a_whole_one() {
     assert_same_as_fresh(&input, &out, "after a killed build");
     assert!(!dir.path().join(".public.cache/state.dirty").exists());
 }
+
+#[test]
+fn the_order_files_are_made_in_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut names: Vec<String> = Vec::new();
+    for s in ["api", "db", "web"] {
+        for day in 1..=6 {
+            names.push(format!("{s}/2026-11-{day:02}.folded"));
+        }
+    }
+    names.extend(["x/a.folded".to_string(), "x/a.folded.gz".to_string(), "x/A.txt".to_string()]);
+    // The same files made in two orders (directory listings follow creation order on some
+    // file systems), built with different thread counts.
+    let make = |input: &Path, order: &[String]| {
+        for name in order {
+            let total = 10 + names.iter().position(|n| n == name).unwrap() as u64;
+            let body = folded(total);
+            let bytes = if name.ends_with(".gz") { gzip(body.as_bytes()) } else { body.into_bytes() };
+            write(&input.join(name), &bytes);
+        }
+    };
+    let (a, b) = (dir.path().join("a/in"), dir.path().join("b/in"));
+    make(&a, &names);
+    let mut reversed = names.clone();
+    reversed.reverse();
+    make(&b, &reversed);
+    ok(&a, &dir.path().join("a/out"), &["-j", "1"]);
+    ok(&b, &dir.path().join("b/out"), &["-j", "2"]);
+    assert_eq!(files(&dir.path().join("a/out")), files(&dir.path().join("b/out")));
+}
