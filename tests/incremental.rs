@@ -302,3 +302,38 @@ fn the_order_files_are_made_in_changes_nothing() {
     ok(&b, &dir.path().join("b/out"), &["-j", "2"]);
     assert_eq!(files(&dir.path().join("a/out")), files(&dir.path().join("b/out")));
 }
+
+#[test]
+fn a_cache_folder_that_holds_other_files_is_refused_and_nothing_is_deleted() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path();
+    write(&site.join("profiles/api/2026-11-01.folded"), folded(10).as_bytes());
+    for cache_dir in [".", "profiles"] {
+        write(&site.join("site.toml"), format!("cache_dir = \"{cache_dir}\"\n").as_bytes());
+        let o = run(site, &["build"]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains("not a flamesite cache entry") && stderr(&o).contains("cache_dir"), "{}", stderr(&o));
+        assert!(site.join("profiles/api/2026-11-01.folded").is_file(), "the profiles are still there");
+        assert!(site.join("site.toml").is_file());
+    }
+    // A folder of its own works, and keeps only entries and the state.
+    write(&site.join("site.toml"), b"cache_dir = \"cache\"\n");
+    let o = run(site, &["build"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let names: Vec<String> = std::fs::read_dir(site.join("cache")).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    assert!(names.iter().all(|n| n.len() == 64 || n.starts_with("state")), "{names:?}");
+}
+
+#[test]
+fn an_output_folder_inside_the_input_folder_is_not_read_as_profiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("api/2026-11-01.folded"), folded(10).as_bytes());
+    let out = input.join("public");
+    for round in 0..3 {
+        let log = ok(&input, &out, &[]);
+        assert!(!log.contains("public/"), "round {round}: {log}");
+        assert!(log.contains("built 1 profile"), "round {round}: {log}");
+    }
+    assert_eq!(urls(&out).len(), 1);
+}

@@ -89,7 +89,9 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
         .map_err(|e| BuildError::Config(e.to_string()))?;
 
     // Ingest.
-    let scanned = scan::scan(&config.input).map_err(|reason| BuildError::Input { path: config.input.clone(), reason })?;
+    // The output and cache folders may be inside the input folder: they are not profiles.
+    let scanned = scan::scan_except(&config.input, &[config.output.clone(), config.cache_folder()])
+        .map_err(|reason| BuildError::Input { path: config.input.clone(), reason })?;
     let staging = if options.dry_run { None } else { Some(Staging::new(&config.output)?) };
     let cache = match (&staging, options.cache) {
         (Some(_), true) => {

@@ -36,8 +36,22 @@ pub struct Scan {
 
 /// Extensions of sidecar files, which are not profiles.
 const SIDECARS: &[&str] = &["toml", "md"];
+/// Lists the profiles under `input`, leaving out the folders `exclude` (the output and cache
+/// folders, when they are inside the input folder).
+pub fn scan_except(input: &Path, exclude: &[PathBuf]) -> Result<Scan, String> {
+    let exclude: Vec<PathBuf> = exclude.iter().filter_map(|p| p.canonicalize().ok()).collect();
+    let skip = |e: &walkdir::DirEntry| {
+        e.depth() > 0 && e.file_type().is_dir() && !exclude.is_empty() && e.path().canonicalize().is_ok_and(|c| exclude.contains(&c))
+    };
+    scan_filtered(input, &skip)
+}
+
 /// Lists the profiles under `input`.
 pub fn scan(input: &Path) -> Result<Scan, String> {
+    scan_filtered(input, &|_| false)
+}
+
+fn scan_filtered(input: &Path, skip: &dyn Fn(&walkdir::DirEntry) -> bool) -> Result<Scan, String> {
     let meta = std::fs::metadata(input).map_err(|e| format!("input folder {}: {e}", input.display()))?;
     if !meta.is_dir() {
         return Err(format!("input {} is not a folder", input.display()));
@@ -48,7 +62,7 @@ pub fn scan(input: &Path) -> Result<Scan, String> {
         .follow_links(true)
         .sort_by_file_name()
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+        .filter_entry(|e| e.depth() == 0 || !(e.file_name().to_string_lossy().starts_with('.') || skip(e)));
     for entry in walker {
         match entry {
             Ok(e) if e.file_type().is_file() => {
