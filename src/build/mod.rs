@@ -80,204 +80,286 @@ pub struct Summary {
 /// Builds the site described by `config`.
 pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> {
     let start = Instant::now();
-    let theme = Theme::load(config.theme_dir.as_deref()).map_err(BuildError::Theme)?;
-    let pattern = config.archive.pattern.as_deref().map(Pattern::new).transpose().map_err(BuildError::Config)?;
-    let fingerprint = fingerprint(config, &theme);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.threads.unwrap_or(0))
-        .build()
-        .map_err(|e| BuildError::Config(e.to_string()))?;
+    let mut b = Build::open(config, options)?;
+    if !b.nothing_changed() {
+        let runs = b.ingest()?;
+        if let Some(runs) = b.anything_shown_changed(runs)? {
+            let archive = b.group(runs);
+            // Derive: graphs made from several runs (comparisons) come here.
+            b.publish(archive)?;
+        }
+    }
+    b.summary.elapsed = start.elapsed();
+    Ok(b.summary)
+}
 
-    // Ingest.
-    // The output and cache folders may be inside the input folder: they are not profiles.
-    let scanned = scan::scan_except(&config.input, &[config.output.clone(), config.cache_folder()])
-        .map_err(|reason| BuildError::Input { path: config.input.clone(), reason })?;
-    let staging = if options.dry_run { None } else { Some(Staging::new(&config.output)?) };
-    let cache = match (&staging, options.cache) {
-        (Some(_), true) => {
-            let dir = config.cache_folder();
-            std::fs::create_dir_all(&dir).map_err(|e| format!("cache {}: {e}", dir.display()))?;
-            cache::check_folder(&dir).map_err(BuildError::Config)?;
-            Some(Cache::new(&dir, config))
-        }
-        _ => None,
-    };
-    let cache_dir = config.cache_folder();
-    let header = cache.as_ref().and_then(|_| state::Header::load(&cache_dir, &fingerprint));
-    let live_ino = staging.as_ref().map_or(0, |s| s.inodes().1);
-    let mut summary = Summary::default();
-    if let Some(h) = &header {
-        let same = h.live_ino == live_ino
-            && live_ino != 0
-            && h.runs.len() == scanned.sources.len()
-            && h.runs.iter().zip(&scanned.sources).all(|(k, s)| k.source == s.rel && k.stamps == s.stamps);
-        if same && scanned.problems.is_empty() {
-            // Nothing changed: the published site is already this build's.
-            summary.runs = h.runs.len();
-            summary.unchanged = h.runs.len();
-            summary.nothing_changed = true;
-            summary.elapsed = start.elapsed();
-            return Ok(summary);
-        }
-    }
-    let mut data = header.as_ref().and_then(|h| state::Data::load(&cache_dir, h)).unwrap_or_default();
-    if data.names == slug::Record::default() {
-        data.names = published_names(config);
-    }
-    let mut names = data.names.clone();
-    let stems: Vec<(&str, &str)> = scanned.sources.iter().map(|s| (s.rel.as_str(), scan::stem(&s.rel))).collect();
-    let (slugs, collisions) = slug::assign_runs(&stems, &mut names);
-    for c in &collisions {
-        summary.warnings.push(Warning {
-            path: c.claimant.clone(),
-            message: format!("its URL p/{}/ is already {}'s; published as p/{}/", c.natural, c.holder, c.given),
-        });
-    }
-    let old_hashes: Vec<(String, u64)> = data.runs.iter().map(|r| (r.record.source.clone(), r.hash)).collect();
-    let mut previous: HashMap<String, SavedRun> = std::mem::take(&mut data.runs).into_iter().map(|r| (r.record.source.clone(), r)).collect();
-    // A run whose files have the stamps they had is not read again.
-    let unchanged: Vec<bool> = scanned
-        .sources
-        .iter()
-        .map(|s| cache.is_some() && previous.get(&s.rel).is_some_and(|p| p.record.stamps == s.stamps))
-        .collect();
-    let ctx = ingest::Ctx { config, pattern: pattern.as_ref(), cache: cache.as_ref() };
-    let todo: Vec<usize> = (0..scanned.sources.len()).filter(|&i| !unchanged[i]).collect();
-    let bar = progress_bar(options.progress, todo.len());
-    let mut outcomes: HashMap<usize, Result<ingest::Ingested, ProfileError>> = pool.install(|| {
-        todo.par_iter()
-            .map(|&i| {
-                let (source, slug) = (&scanned.sources[i], &slugs[i]);
-                // Without a cache, a decoded profile's files go straight to its folder.
-                let url = format!("p/{slug}/");
-                let sink = |rel: &str, bytes: &[u8]| match &staging {
-                    Some(s) => s.write(&format!("{url}{rel}"), bytes),
-                    None => Ok(()),
-                };
-                let r = ingest::ingest(&ctx, source, &sink);
-                bar.inc(1);
-                (i, r)
-            })
-            .collect()
-    });
-    bar.finish_and_clear();
-    summary.skipped = scanned.problems.into_iter().map(|(path, reason)| ProfileError::new(path, reason)).collect();
-    let mut runs = Vec::new();
-    let mut replaced_keys = Vec::new();
-    for (i, (source, slug)) in scanned.sources.iter().zip(slugs).enumerate() {
-        if unchanged[i] {
-            let saved = previous.remove(&source.rel).expect("an unchanged run has a record");
-            summary.unchanged += 1;
-            runs.push((saved.record, saved.hash, slug));
-            continue;
-        }
-        if let Some(old) = previous.remove(&source.rel) {
-            replaced_keys.push(old.record.key);
-        }
-        match outcomes.remove(&i).expect("every changed run was ingested") {
-            Ok(ingested) => {
-                match ingested.how {
-                    How::Cached => summary.cached += 1,
-                    How::Decoded => summary.decoded += 1,
-                }
-                let rec = ingested.record;
-                for w in &rec.warnings {
-                    summary.warnings.push(Warning { path: rec.source.clone(), message: w.clone() });
-                }
-                let hash = record_hash(&rec);
-                runs.push((rec, hash, slug));
+/// A build under way: what every phase reads, and what it found so far.
+struct Build<'a> {
+    config: &'a Config,
+    options: &'a Options,
+    theme: Theme,
+    pattern: Option<Pattern>,
+    fingerprint: String,
+    pool: rayon::ThreadPool,
+    scanned: scan::Scan,
+    /// The tree being brought to the new state (none for a dry run).
+    staging: Option<Staging>,
+    cache: Option<Cache>,
+    /// Inode of the published tree (0: none yet).
+    live_ino: u64,
+    /// What the last build left.
+    header: Option<state::Header>,
+    data: state::Data,
+    /// The names, as this build gives them.
+    names: slug::Record,
+    /// Source and record hash of every run of the last build.
+    old_hashes: Vec<(String, u64)>,
+    /// Keys of cache entries that runs read again, or gone, no longer use.
+    replaced_keys: Vec<String>,
+    summary: Summary,
+}
+
+/// A run as ingest hands it on: its record, the record's hash, its slug.
+type Ingested = (RunRecord, u64, String);
+
+impl<'a> Build<'a> {
+    /// Loads the theme and the state, scans the input folder and opens the staging tree.
+    fn open(config: &'a Config, options: &'a Options) -> Result<Build<'a>, BuildError> {
+        let theme = Theme::load(config.theme_dir.as_deref()).map_err(BuildError::Theme)?;
+        let pattern = config.archive.pattern.as_deref().map(Pattern::new).transpose().map_err(BuildError::Config)?;
+        let fingerprint = fingerprint(config, &theme);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(options.threads.unwrap_or(0))
+            .build()
+            .map_err(|e| BuildError::Config(e.to_string()))?;
+        // The output and cache folders may be inside the input folder: they are not profiles.
+        let scanned = scan::scan_except(&config.input, &[config.output.clone(), config.cache_folder()])
+            .map_err(|reason| BuildError::Input { path: config.input.clone(), reason })?;
+        let staging = if options.dry_run { None } else { Some(Staging::new(&config.output)?) };
+        let cache = match (&staging, options.cache) {
+            (Some(_), true) => {
+                let dir = config.cache_folder();
+                std::fs::create_dir_all(&dir).map_err(|e| format!("cache {}: {e}", dir.display()))?;
+                cache::check_folder(&dir).map_err(BuildError::Config)?;
+                Some(Cache::new(&dir, config))
             }
-            Err(e) => summary.skipped.push(e),
-        }
-    }
-    summary.skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    summary.runs = runs.len();
-    summary.graphs = runs.iter().map(|(r, _, _)| r.graphs.len()).sum();
-    let Some(staging) = staging else {
-        summary.built = runs.into_iter().map(|(r, _, _)| r).collect();
-        summary.elapsed = start.elapsed();
-        return Ok(summary);
-    };
-    let (staging_ino, _) = staging.inodes();
-    let same_runs = runs.len() == old_hashes.len() && runs.iter().zip(&old_hashes).all(|((r, h, _), (s, oh))| h == oh && r.source == *s);
-    if cache.is_some() && same_runs && names == data.names && live_ino != 0 && data.live.ino == live_ino {
-        // Nothing that shows changed (a profile was touched, or one that fails still fails).
-        summary.nothing_changed = true;
-        if let Some(h) = header {
-            // Newer stamps, so that the next build need not read these files again.
-            let known = runs.iter().map(|(r, h, _)| state::Known { source: r.source.clone(), stamps: r.stamps, hash: *h }).collect();
-            data.runs = runs.into_iter().map(|(record, hash, _)| SavedRun { record, hash }).collect();
-            state::save(&cache_dir, state::Header { runs: known, ..h }, data)?;
-        }
-        summary.elapsed = start.elapsed();
-        return Ok(summary);
+            _ => None,
+        };
+        let header = cache.as_ref().and_then(|c| state::Header::load(c.dir(), &fingerprint));
+        let live_ino = staging.as_ref().map_or(0, |s| s.inodes().1);
+        Ok(Build {
+            config,
+            options,
+            theme,
+            pattern,
+            fingerprint,
+            pool,
+            scanned,
+            staging,
+            cache,
+            live_ino,
+            header,
+            data: state::Data::default(),
+            names: slug::Record::default(),
+            old_hashes: Vec::new(),
+            replaced_keys: Vec::new(),
+            summary: Summary::default(),
+        })
     }
 
-    // Group.
-    let (archive, series_collisions) = group(runs, &mut names);
-    for c in &series_collisions {
-        let first = archive.series.iter().find(|s| s.name == c.claimant).and_then(|s| s.runs.first());
-        let path = first.map_or(String::new(), |&i| archive.runs[i].record.source.clone());
-        summary.warnings.push(Warning {
-            path,
-            message: format!("series {:?} would share s/{}/ with series {:?}; published as s/{}/", c.claimant, c.natural, c.holder, c.given),
+    /// Whether every profile and sidecar has the stamps of the last build, which published
+    /// the site that is there: then nothing is to be done, and only the state's small header
+    /// was read.
+    fn nothing_changed(&mut self) -> bool {
+        let Some(h) = &self.header else { return false };
+        let sources = &self.scanned.sources;
+        let same = h.live_ino == self.live_ino
+            && self.live_ino != 0
+            && self.scanned.problems.is_empty()
+            && h.runs.len() == sources.len()
+            && h.runs.iter().zip(sources).all(|(k, s)| k.source == s.rel && k.stamps == s.stamps);
+        if same {
+            self.summary.runs = h.runs.len();
+            self.summary.unchanged = h.runs.len();
+            self.summary.nothing_changed = true;
+        }
+        same
+    }
+
+    /// Ingest: names every profile, keeps the record of each whose files did not change, and
+    /// reads the others in parallel. Returns the runs in source order.
+    fn ingest(&mut self) -> Result<Vec<Ingested>, BuildError> {
+        let cache_dir = self.config.cache_folder();
+        self.data = self.header.as_ref().and_then(|h| state::Data::load(&cache_dir, h)).unwrap_or_default();
+        if self.data.names == slug::Record::default() {
+            self.data.names = published_names(self.config);
+        }
+        let summary = &mut self.summary;
+        let sources = &self.scanned.sources;
+        self.names = self.data.names.clone();
+        let stems: Vec<(&str, &str)> = sources.iter().map(|s| (s.rel.as_str(), scan::stem(&s.rel))).collect();
+        let (slugs, collisions) = slug::assign_runs(&stems, &mut self.names);
+        for c in &collisions {
+            summary.warnings.push(Warning {
+                path: c.claimant.clone(),
+                message: format!("its URL p/{}/ is already {}'s; published as p/{}/", c.natural, c.holder, c.given),
+            });
+        }
+        let old_runs = std::mem::take(&mut self.data.runs);
+        self.old_hashes = old_runs.iter().map(|r| (r.record.source.clone(), r.hash)).collect();
+        let mut previous: HashMap<String, SavedRun> = old_runs.into_iter().map(|r| (r.record.source.clone(), r)).collect();
+        // A run whose files have the stamps they had is not read again.
+        let unchanged: Vec<bool> = sources
+            .iter()
+            .map(|s| self.cache.is_some() && previous.get(&s.rel).is_some_and(|p| p.record.stamps == s.stamps))
+            .collect();
+        let ctx = ingest::Ctx { config: self.config, pattern: self.pattern.as_ref(), cache: self.cache.as_ref() };
+        let todo: Vec<usize> = (0..sources.len()).filter(|&i| !unchanged[i]).collect();
+        let bar = progress_bar(self.options.progress, todo.len());
+        let staging = &self.staging;
+        let mut outcomes: HashMap<usize, Result<ingest::Ingested, ProfileError>> = self.pool.install(|| {
+            todo.par_iter()
+                .map(|&i| {
+                    // Without a cache, a decoded profile's files go straight to its folder.
+                    let url = format!("p/{}/", slugs[i]);
+                    let sink = |rel: &str, bytes: &[u8]| match staging {
+                        Some(s) => s.write(&format!("{url}{rel}"), bytes),
+                        None => Ok(()),
+                    };
+                    let r = ingest::ingest(&ctx, &sources[i], &sink);
+                    bar.inc(1);
+                    (i, r)
+                })
+                .collect()
         });
+        bar.finish_and_clear();
+        summary.skipped = self.scanned.problems.iter().map(|(path, reason)| ProfileError::new(path.clone(), reason.clone())).collect();
+        let mut runs = Vec::new();
+        for (i, (source, slug)) in sources.iter().zip(slugs).enumerate() {
+            let (record, hash) = if unchanged[i] {
+                let saved = previous.remove(&source.rel).expect("an unchanged run has a record");
+                summary.unchanged += 1;
+                (saved.record, saved.hash)
+            } else {
+                if let Some(old) = previous.remove(&source.rel) {
+                    self.replaced_keys.push(old.record.key);
+                }
+                match outcomes.remove(&i).expect("every changed run was ingested") {
+                    Ok(ingested) => {
+                        match ingested.how {
+                            How::Cached => summary.cached += 1,
+                            How::Decoded => summary.decoded += 1,
+                        }
+                        let hash = record_hash(&ingested.record);
+                        (ingested.record, hash)
+                    }
+                    Err(e) => {
+                        summary.skipped.push(e);
+                        continue;
+                    }
+                }
+            };
+            for w in &record.warnings {
+                summary.warnings.push(Warning { path: record.source.clone(), message: w.clone() });
+            }
+            runs.push((record, hash, slug));
+        }
+        // Runs that are gone: their cache entries may go too.
+        self.replaced_keys.extend(previous.into_values().map(|r| r.record.key));
+        summary.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        summary.runs = runs.len();
+        summary.graphs = runs.iter().map(|(r, _, _)| r.graphs.len()).sum();
+        Ok(runs)
     }
 
-    // Derive: graphs of several runs (comparisons) come here.
-
-    // Publish.
-    let site = Site { config, theme: &theme, archive: &archive, names: &names, base: hash_str(&fingerprint) };
-    let plan = site.plan();
-    let desired = Tree {
-        ino: staging_ino,
-        pages: plan.iter().map(|p| (p.path.clone(), p.hash)).collect(),
-        runs: archive.runs.iter().map(|r| (r.url.clone(), r.record.key.clone())).collect(),
-    };
-    // The staging tree is known when the state describes it.
-    let incremental = cache.is_some()
-        && live_ino != 0
-        && data.live.ino == live_ino
-        && data.next.as_ref().is_some_and(|n| n.ino == staging_ino);
-    for (name, bytes) in &theme.statics {
-        staging.write(&format!("static/{name}"), bytes)?;
+    /// Whether anything a page shows changed (a profile may have been touched without a
+    /// change, or one that fails may still fail); `None` when not, after saving the newer
+    /// stamps, so that the next build need not read these files again. A dry run ends here.
+    fn anything_shown_changed(&mut self, runs: Vec<Ingested>) -> Result<Option<Vec<Ingested>>, BuildError> {
+        if self.staging.is_none() {
+            self.summary.built = runs.into_iter().map(|(r, _, _)| r).collect();
+            return Ok(None);
+        }
+        let old = &self.old_hashes;
+        let same = runs.len() == old.len() && runs.iter().zip(old).all(|((r, h, _), (source, hash))| h == hash && r.source == *source);
+        let unchanged = same && self.names == self.data.names && self.live_ino != 0 && self.data.live.ino == self.live_ino;
+        let (Some(cache), Some(header), true) = (&self.cache, self.header.take(), unchanged) else { return Ok(Some(runs)) };
+        self.summary.nothing_changed = true;
+        let known = runs.iter().map(|(r, h, _)| state::Known { source: r.source.clone(), stamps: r.stamps, hash: *h }).collect();
+        let mut data = std::mem::take(&mut self.data);
+        data.runs = runs.into_iter().map(|(record, hash, _)| SavedRun { record, hash }).collect();
+        state::save(cache.dir(), state::Header { runs: known, ..header }, data)?;
+        Ok(None)
     }
-    let (rendered, kept) = if incremental {
-        state::mark_dirty(&cache_dir)?;
-        let next = data.next.as_ref().expect("known previous tree");
-        update(&site, &plan, &archive, &staging, cache.as_ref().expect("cache"), &data.live, next)?
-    } else {
-        rewrite(&site, &plan, &archive, &staging, cache.as_ref())?
-    };
-    summary.pages_rendered = rendered;
-    summary.pages_kept = kept;
-    // When nothing says what the tree swapped out holds (a first build, or a lost state), it
-    // is made anew as a copy of the new site, so that the next build has a known tree.
-    let old_known = live_ino != 0 && data.live.ino == live_ino;
-    let mirror = staging.commit(!incremental, cache.is_some() && !old_known)?;
 
-    if let Some(cache) = &cache {
-        let used: BTreeSet<String> = archive.runs.iter().map(|r| r.record.key.clone()).collect();
+    /// Group: series, dates, previous and next runs.
+    fn group(&mut self, runs: Vec<Ingested>) -> Archive {
+        let (archive, collisions) = group(runs, &mut self.names);
+        for c in &collisions {
+            let first = archive.series.iter().find(|s| s.name == c.claimant).and_then(|s| s.runs.first());
+            let path = first.map_or(String::new(), |&i| archive.runs[i].record.source.clone());
+            self.summary.warnings.push(Warning {
+                path,
+                message: format!("series {:?} would share s/{}/ with series {:?}; published as s/{}/", c.claimant, c.natural, c.holder, c.given),
+            });
+        }
+        archive
+    }
+
+    /// Publish: plans every page, brings the staging tree to the new site (only what differs
+    /// when the state knows that tree), swaps it in and saves the state.
+    fn publish(&mut self, archive: Archive) -> Result<(), BuildError> {
+        let staging = self.staging.take().expect("not a dry run");
+        let cache = self.cache.as_ref();
+        let data = &mut self.data;
+        let site = Site { config: self.config, theme: &self.theme, archive: &archive, names: &self.names, base: hash_str(&self.fingerprint) };
+        let plan = site.plan();
+        let (staging_ino, _) = staging.inodes();
+        let desired = Tree {
+            ino: staging_ino,
+            pages: plan.iter().map(|p| (p.path.clone(), p.hash)).collect(),
+            runs: archive.runs.iter().map(|r| (r.url.clone(), r.record.key.clone())).collect(),
+        };
+        // The staging tree is known when the state describes it.
+        let live_ino = self.live_ino;
+        let old_known = live_ino != 0 && data.live.ino == live_ino;
+        let incremental = cache.is_some() && old_known && data.next.as_ref().is_some_and(|n| n.ino == staging_ino);
+        for (name, bytes) in &self.theme.statics {
+            staging.write(&format!("static/{name}"), bytes)?;
+        }
+        let (rendered, kept) = self.pool.install(|| match (incremental, cache, &data.next) {
+            (true, Some(cache), Some(next)) => {
+                state::mark_dirty(cache.dir())?;
+                update(&site, &plan, &archive, &staging, cache, &data.live, next)
+            }
+            _ => rewrite(&site, &plan, &archive, &staging, cache),
+        })?;
+        self.summary.pages_rendered = rendered;
+        self.summary.pages_kept = kept;
+        // When nothing says what the tree swapped out holds (a first build, or a lost state),
+        // it is made anew as a copy of the new site, so that the next build has a known tree.
+        let mirror = staging.commit(!incremental, cache.is_some() && !old_known)?;
+
+        let Some(cache) = cache else { return Ok(()) };
+        let used: BTreeSet<&str> = archive.runs.iter().map(|r| r.record.key.as_str()).collect();
         if incremental {
             // Only entries of runs that changed or went can have become unused.
-            let gone = previous.into_values().map(|r| r.record.key).chain(replaced_keys);
-            cache.remove(gone.filter(|k| !used.contains(k)));
+            cache.remove(self.replaced_keys.drain(..).filter(|k| !used.contains(k.as_str())));
         } else {
             cache.retain(&used);
         }
         let old_live = std::mem::take(&mut data.live);
-        let next = if let Some(ino) = mirror {
-            Some(TreeDiff { ino, ..TreeDiff::default() })
-        } else {
-            (old_live.ino == live_ino).then(|| TreeDiff::between(&desired, &old_live))
+        let next = match mirror {
+            Some(ino) => Some(TreeDiff { ino, ..TreeDiff::default() }),
+            None => old_known.then(|| TreeDiff::between(&desired, &old_live)),
         };
         let known = archive.runs.iter().map(|r| state::Known { source: r.record.source.clone(), stamps: r.record.stamps, hash: r.hash }).collect();
         let runs = archive.runs.into_iter().map(|r| SavedRun { record: r.record, hash: r.hash }).collect();
-        let header = state::Header { version: 0, fingerprint, generation: 0, live_ino: staging_ino, runs: known };
-        state::save(&cache_dir, header, state::Data { generation: 0, names, runs, live: desired, next })?;
+        let header = state::Header { version: 0, fingerprint: self.fingerprint.clone(), generation: 0, live_ino: staging_ino, runs: known };
+        let names = std::mem::take(&mut self.names);
+        state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next })?;
+        Ok(())
     }
-    summary.elapsed = start.elapsed();
-    Ok(summary)
 }
 
 /// Brings a staging tree whose content is unknown to the new state: every page rendered and

@@ -137,12 +137,12 @@ impl Cache {
     }
 
     /// Removes every entry not in `used`, and leftovers of interrupted writes; nothing else.
-    pub fn retain(&self, used: &BTreeSet<String>) {
+    pub fn retain(&self, used: &BTreeSet<&str>) {
         let Ok(entries) = fs::read_dir(&self.dir) else { return };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             let leftover = name.starts_with('.') && name.ends_with(".tmp") && is_key(name[1..].split('.').next().unwrap_or(""));
-            if (is_key(&name) && !used.contains(&name)) || leftover {
+            if (is_key(&name) && !used.contains(name.as_str())) || leftover {
                 let _ = fs::remove_dir_all(e.path());
             }
         }
