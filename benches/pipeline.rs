@@ -8,7 +8,7 @@ use flamesite::color::Palette;
 use flamesite::config::{ChunkConfig, Limits};
 use flamesite::decode::folded;
 use flamesite::frames::{FrameTable, StackMerger};
-use flamesite::synth::{generate, Size, SynthParams};
+use flamesite_synth::{generate, Size, SynthParams};
 
 fn main() {
     divan::main();

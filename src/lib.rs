@@ -33,5 +33,4 @@ pub mod render;
 pub mod scan;
 pub mod serve;
 pub mod site;
-pub mod synth;
 pub mod write;
