@@ -44,10 +44,8 @@ fn compressed_inputs_are_detected_by_content_not_name() {
     write(&input.join("b.folded.zst"), &zstd(text.as_bytes()));
     // Misnamed: gzip content in a .txt file, and two gzip members back to back.
     write(&input.join("c.txt"), &gzip(text.as_bytes()));
-    let (first, second) = text.split_at(text.len() / 2);
-    let split = first.rfind('\n').unwrap() + 1;
+    let split = text[..text.len() / 2].rfind('\n').unwrap() + 1;
     let (first, rest) = text.split_at(split);
-    let _ = second;
     let mut members = gzip(first.as_bytes());
     members.extend(gzip(rest.as_bytes()));
     write(&input.join("d.folded.gz"), &members);
