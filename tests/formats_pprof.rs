@@ -221,3 +221,29 @@ fn a_sample_type_whose_values_are_all_zero_is_an_empty_graph() {
     let index = std::fs::read_to_string(out.join("index.json")).unwrap();
     assert!(index.find("\"samples\"").unwrap() < index.find("\"inuse\"").unwrap(), "the default first: {index}");
 }
+
+#[test]
+fn doc_url_and_the_frame_filters_are_shown_and_not_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let mut p = profile();
+    let n = p.string_table.len() as i64;
+    p.string_table.extend([b"https://example.com/profiling-docs".to_vec(), b"^work$".to_vec(), b"^main$".to_vec()]);
+    p.doc_url = n;
+    p.drop_frames = n + 1;
+    p.keep_frames = n + 2;
+    write(&input.join("doc.pb"), &p.encode_to_vec());
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let meta = &index["profiles"][0]["metadata"];
+    assert_eq!(meta["doc_url"], "https://example.com/profiling-docs", "{meta}");
+    assert_eq!(meta["drop_frames"], "^work$", "{meta}");
+    assert_eq!(meta["keep_frames"], "^main$", "{meta}");
+    let page = std::fs::read_to_string(out.join("p/doc/index.html")).unwrap();
+    assert!(page.contains("https://example.com/profiling-docs") && page.contains("^main$"), "shown on the run page: {page}");
+    // Not applied: the frame that drop_frames names is still in the graph.
+    let o = run(dir.path(), &["fold", out.join("p/doc").to_str().unwrap()]);
+    assert_eq!(stdout(&o), "main;work 5\n");
+}
