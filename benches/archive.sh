@@ -4,15 +4,16 @@
 # with 2 threads, then rebuilt after adding one profile (the nightly case), each the median of
 # RUNS runs, all in one run on one machine so that the ratios are fair.
 #
-# Needs: target/release/flamesite (cargo build --release; or FLAMESITE_BIN) and GNU time
-# (/usr/bin/time).
+# Needs: target/release/flamesite and target/release/flamesite-synth (cargo build --release
+# --workspace; or FLAMESITE_BIN and SYNTH_BIN) and GNU time (/usr/bin/time).
 # Usage: benches/archive.sh [RUNS (default 3)] [N (default 1000)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}
 n=${2:-1000}
 bin=${FLAMESITE_BIN:-$PWD/target/release/flamesite}
-for need in "$bin" /usr/bin/time; do
+synth=${SYNTH_BIN:-$PWD/target/release/flamesite-synth}
+for need in "$bin" "$synth" /usr/bin/time; do
   command -v "$need" >/dev/null || { echo "missing: $need (see the header of $0)" >&2; exit 1; }
 done
 
@@ -20,13 +21,13 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Generating the inputs takes minutes; they are deterministic, so they are kept between runs.
 inputs=${ARCHIVE_BENCH_INPUTS:-/tmp/flamesite-archive-bench-$n}
-# Profile i: series svc(i mod 10), dated 2026-01-01 plus i hours, synth small with seed i.
+# Profile i: series svc(i mod 10), dated 2026-01-01 plus i hours, flamesite-synth small with seed i.
 profile() {
   local i=$1
   local when
   when=$(date -u -d "2026-01-01 +$i hours" +%Y%m%dT%H%M)
   mkdir -p "$work/in/svc$((i % 10))"
-  "$bin" synth --size small --seed "$i" -o "$work/in/svc$((i % 10))/run-$when.folded.gz"
+  "$synth" --size small --seed "$i" -o "$work/in/svc$((i % 10))/run-$when.folded.gz"
 }
 if [[ ! -f "$inputs/done" ]]; then
   rm -rf "$inputs"

@@ -4,7 +4,8 @@
 # the same stacks uncompressed (default pruning), median wall time of N runs and peak memory,
 # all in one run on one machine so that the ratios are fair.
 #
-# Needs: target/release/flamesite (cargo build --release), inferno-flamegraph on PATH
+# Needs: target/release/flamesite and target/release/flamesite-synth (cargo build --release
+# --workspace), inferno-flamegraph on PATH
 # (cargo install inferno), gzip and GNU time (/usr/bin/time, Debian package: time).
 # Usage: benches/compare.sh [RUNS (default 5)] [SIZE (default large)]
 set -euo pipefail
@@ -12,14 +13,15 @@ cd "$(dirname "$0")/.."
 runs=${1:-5}
 size=${2:-large}
 bin=$PWD/target/release/flamesite
-for need in "$bin" inferno-flamegraph gzip /usr/bin/time; do
+synth=$PWD/target/release/flamesite-synth
+for need in "$bin" "$synth" inferno-flamegraph gzip /usr/bin/time; do
   command -v "$need" >/dev/null || { echo "missing: $need (see the header of $0)" >&2; exit 1; }
 done
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/in"
-"$bin" synth --size "$size" --seed 2 -o "$work/$size.folded"
+"$synth" --size "$size" --seed 2 -o "$work/$size.folded"
 gzip -6 -c "$work/$size.folded" > "$work/in/$size.folded.gz"
 echo "input: $(stat -c %s "$work/$size.folded") bytes folded, $(stat -c %s "$work/in/$size.folded.gz") gzipped; $(nproc) cores; $runs runs"
 

@@ -31,7 +31,8 @@
 // raw CPU seconds):
 //   node benches/page.mjs [runs]        (runs: fresh page loads, default 5)
 // Requirements: node ≥ 20; the flamesite binary (FLAMESITE_BIN, default
-// target/release/flamesite: `cargo build --release`); Chromium (CHROMIUM_BIN, default
+// target/release/flamesite) and the generator (SYNTH_BIN, default
+// target/release/flamesite-synth): `cargo build --release --workspace`; Chromium (CHROMIUM_BIN, default
 // /usr/bin/chromium, Debian's chromium package); playwright-core from tests/browser
 // (`cd tests/browser && npm ci`); inferno-flamegraph on PATH for the SVG comparison
 // (`cargo install inferno`; without it that part is skipped, and says so).
@@ -55,6 +56,7 @@ import zlib from "node:zlib";
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BROWSER_DIR = path.join(ROOT, "tests/browser");
 const BIN = path.resolve(process.env.FLAMESITE_BIN || path.join(ROOT, "target/release/flamesite"));
+const SYNTH = path.resolve(process.env.SYNTH_BIN || path.join(ROOT, "target/release/flamesite-synth"));
 const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium";
 const THEME = path.resolve(process.env.BENCH_THEME || path.join(ROOT, "themes/default"));
 const ARGS = [
@@ -74,6 +76,7 @@ function die(msg) {
 }
 if (!(RUNS >= 1)) die(`runs must be a positive number, not ${process.argv[2]}`);
 if (!fs.existsSync(BIN)) die(`no flamesite binary at ${BIN}: run cargo build --release, or set FLAMESITE_BIN`);
+if (!fs.existsSync(SYNTH)) die(`no flamesite-synth binary at ${SYNTH}: run cargo build --release --workspace, or set SYNTH_BIN`);
 if (!fs.existsSync(CHROMIUM)) die(`no Chromium at ${CHROMIUM}: install Debian's chromium package, or set CHROMIUM_BIN`);
 let chromium;
 try {
@@ -181,8 +184,8 @@ const load0 = os.loadavg();
 const idle0 = await cpuIdle(3000);
 if (idle0 < 90) log(`warning: the CPU was only ${idle0.toFixed(0)}% idle before the run; the figures will be slower than this machine can do`);
 
-log(`synth --size large --seed 2 into ${work}`);
-execFileSync(BIN, ["synth", "--size", "large", "--seed", "2", "-o", folded], { stdio: "inherit" });
+log(`flamesite-synth --size large --seed 2 into ${work}`);
+execFileSync(SYNTH, ["--size", "large", "--seed", "2", "-o", folded], { stdio: "inherit" });
 await pipeline(fs.createReadStream(folded), zlib.createGzip({ level: 6 }), fs.createWriteStream(path.join(inDir, "large.folded.gz")));
 const cfg = path.join(work, "site.toml");
 fs.writeFileSync(cfg, `title = "page benchmark"\ntheme_dir = ${JSON.stringify(THEME)}\n${process.env.BENCH_TOML || ""}\n`);
@@ -588,7 +591,7 @@ else log(`kept ${work}`);
 const col = (f) => runs.map(f).filter(Number.isFinite);
 const ok = (v, target) => (v <= target ? "meets" : "MISSES");
 // (Event Timing durations are multiples of 8 ms; "≤ 16 ms" means no entry, under its threshold.)
-console.log(`\nflamesite page benchmark: large profile (synth --size large --seed 2), ${RUNS} fresh loads, medians (min – max)`);
+console.log(`\nflamesite page benchmark: large profile (flamesite-synth --size large --seed 2), ${RUNS} fresh loads, medians (min – max)`);
 console.log(
   `machine: ${os.cpus()[0].model}, ${os.cpus().length} cores (nproc), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB; ` +
     `CPU ${Number.isFinite(idle0) ? idle0.toFixed(0) + "%" : "?"} idle in the 3 s before; load average ${load0.map((x) => x.toFixed(2)).join(" ")} before, ` +

@@ -8,7 +8,7 @@ use flamesite::graph::color::Palette;
 use flamesite::config::{ChunkConfig, Limits};
 use flamesite::ingest::decode::folded;
 use flamesite::graph::frames::{FrameTable, StackMerger};
-use flamesite::synth::{generate, Size, SynthParams};
+use flamesite_synth::{generate, Size, SynthParams};
 
 fn main() {
     divan::main();

@@ -46,22 +46,6 @@ enum Command {
         /// A graph folder (with manifest.json), or a profile page folder with one graph.
         graph_dir: PathBuf,
     },
-    /// Write a synthetic folded profile (for benchmarks and examples).
-    #[command(hide = true)]
-    Synth {
-        /// small, large or huge.
-        #[arg(long, default_value = "small")]
-        size: String,
-        /// Seed of the generator.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Number of stacks, instead of the preset's.
-        #[arg(long)]
-        stacks: Option<usize>,
-        /// Output file [default: standard output]; a name ending in .gz is gzipped.
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-    },
 }
 
 #[derive(clap::Args, Debug, Default, Clone)]
@@ -172,10 +156,6 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 _ => Ok(ExitCode::SUCCESS),
             }
         }
-        Command::Synth { size, seed, stacks, output } => {
-            synth(&size, seed, stacks, output.as_deref())?;
-            Ok(ExitCode::SUCCESS)
-        }
     }
 }
 
@@ -268,28 +248,4 @@ fn init(dir: &Path) -> Result<(), String> {
         dir.join("profiles").display()
     );
     Ok(())
-}
-
-fn synth(size: &str, seed: u64, stacks: Option<usize>, output: Option<&Path>) -> Result<(), String> {
-    use crate::synth::{generate, Size, SynthParams};
-    let size = Size::parse(size).ok_or_else(|| format!("--size {size:?}: expected small, large or huge"))?;
-    let mut params = SynthParams::preset(size, seed);
-    if let Some(n) = stacks {
-        params.stacks = n;
-    }
-    let io = |e: std::io::Error| e.to_string();
-    match output {
-        None => generate(&params, &mut std::io::stdout().lock()).map_err(io),
-        Some(path) => {
-            let file = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            if path.extension().is_some_and(|e| e == "gz") {
-                let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
-                generate(&params, &mut gz).map_err(io)?;
-                gz.finish().map_err(io)?;
-                Ok(())
-            } else {
-                generate(&params, &mut std::io::BufWriter::new(file)).map_err(io)
-            }
-        }
-    }
 }

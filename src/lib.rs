@@ -27,5 +27,4 @@ pub mod output;
 pub mod serve;
 pub mod site;
 pub mod store;
-pub mod synth;
 pub mod units;

@@ -44,10 +44,8 @@ fn compressed_inputs_are_detected_by_content_not_name() {
     write(&input.join("b.folded.zst"), &zstd(text.as_bytes()));
     // Misnamed: gzip content in a .txt file, and two gzip members back to back.
     write(&input.join("c.txt"), &gzip(text.as_bytes()));
-    let (first, second) = text.split_at(text.len() / 2);
-    let split = first.rfind('\n').unwrap() + 1;
+    let split = text[..text.len() / 2].rfind('\n').unwrap() + 1;
     let (first, rest) = text.split_at(split);
-    let _ = second;
     let mut members = gzip(first.as_bytes());
     members.extend(gzip(rest.as_bytes()));
     write(&input.join("d.folded.gz"), &members);
@@ -142,7 +140,79 @@ fn bad_profiles_are_named_and_skipped_and_the_good_ones_build() {
 }
 
 #[test]
-fn a_failed_build_leaves_the_previous_site_and_a_killed_one_leaves_a_whole_site() {
+fn a_profile_larger_than_max_profile_bytes_once_decompressed_is_refused_with_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    // Short lines (so max_line_bytes is never what stops it): 2.4 MB once decompressed,
+    // about 10 kB gzipped, against a limit of 1 MB.
+    let big = "main;a 1\n".repeat(270_000);
+    write(&input.join("bomb/lines.folded.gz"), &gzip(big.as_bytes()));
+    write(&input.join("bomb/lines.folded"), big.as_bytes());
+    write(&input.join("bomb/lines.folded.zst"), &zstd(big.as_bytes()));
+    let small = "main;a 1\n".repeat(1_000);
+    write(&input.join("ok/small.folded.gz"), &gzip(small.as_bytes()));
+    write(&dir.path().join("site.toml"), b"input = \"in\"\noutput = \"out\"\n[limits]\nmax_profile_bytes = 1000000\n");
+    let o = run(dir.path(), &["build"]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    for bad in ["bomb/lines.folded.gz", "bomb/lines.folded", "bomb/lines.folded.zst"] {
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("error:") && l.contains(&format!("{bad}: ")))
+            .unwrap_or_else(|| panic!("{bad} not reported:\n{err}"));
+        assert!(line.contains("max_profile_bytes") && line.contains("1000000"), "{bad}: the limit and its value: {line}");
+        assert!(!line.contains("max_line_bytes"), "{line}");
+    }
+    assert!(err.contains("built 1 profile"), "the small one builds: {err}");
+    let o = run(dir.path(), &["fold", dir.path().join("out/p/ok/small").to_str().unwrap()]);
+    assert_eq!(stdout(&o), "main;a 1000\n");
+}
+
+#[test]
+fn every_format_with_sidecars_notes_and_previews_gives_the_same_bytes_with_one_and_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let copy = |from: &str, to: &str| write(&dir.path().join("in").join(to), &std::fs::read(data.join(from)).unwrap());
+    copy("pprof/cpu.pb.gz", "go/cpu.pb.gz");
+    copy("pprof/heap.pb.gz", "go/heap.pb.gz");
+    copy("perf/perf.txt", "c/2026-11-20.perf.txt");
+    copy("perf-jit/jit.txt", "c/2026-11-21.perf.txt");
+    copy("speedscope/py-spy.speedscope.json", "py/2026-11-20.json");
+    copy("cpuprofile/node.cpuprofile", "node/2026-11-20.cpuprofile");
+    let input = dir.path().join("in");
+    for i in 0..6u64 {
+        write(&input.join(format!("api/2026-11-{:02}.folded.gz", 10 + i)), &gzip(awkward_profile(20 + i, 400).as_bytes()));
+    }
+    write(&input.join("api/2026-11-15.toml"), b"title = \"Deploy 4127\"\nunit = \"nanoseconds\"\n[labels]\nhost = \"api-7\"\n");
+    write(&input.join("api/2026-11-15.md"), b"# Incident\n\nSee [INC-42](https://tracker.example.com/INC-42).\n\n| a | b |\n|---|---|\n| 1 | 2 |\n");
+    write(&input.join("go/cpu.toml"), b"series = \"go\"\ndate = 2026-11-21T08:00:00Z\n");
+    write(&input.join("go/heap.toml"), b"series = \"go\"\ndate = 2026-11-22T08:00:00Z\n");
+    write(&input.join("node/2026-11-20.md"), b"Notes of the node run.\n");
+    write(&input.join("diff/2026-11-20.folded"), b"main;a 10 12\nmain;b 5 0\nmain;a;x 0 3\n");
+    write(&dir.path().join("site.toml"), b"title = \"all formats\"\ninput = \"in\"\nbase_url = \"https://example.com/perf/\"\n");
+    let built = |name: &str, threads: &str| {
+        let o = run(dir.path(), &["build", "--output", name, "-j", threads]);
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        tree(&dir.path().join(name))
+    };
+    let one = built("one", "1");
+    // The site has what this test is about: every format, previews, notes and sidecar titles.
+    let index: serde_json::Value = serde_json::from_slice(&one["index.json"]).unwrap();
+    let formats: std::collections::BTreeSet<&str> =
+        index["profiles"].as_array().unwrap().iter().map(|p| p["format"].as_str().unwrap()).collect();
+    assert_eq!(formats.into_iter().collect::<Vec<_>>(), ["cpuprofile", "folded", "perf", "pprof", "speedscope"]);
+    let previews = one.keys().filter(|k| k.ends_with("/preview.png")).count();
+    assert_eq!(previews, index["profiles"].as_array().unwrap().len(), "one preview per run");
+    let page = String::from_utf8(one["p/api/2026-11-15/index.html"].clone()).unwrap();
+    assert!(page.contains("INC-42") && page.contains("Deploy 4127") && page.contains("og:image"), "{page}");
+    let two = built("two", "2");
+    assert!(one == two, "1 and 2 threads differ: {}", first_difference(&one, &two));
+    // And again with 2 threads from the cache.
+    assert!(built("two", "2") == one, "a rebuild from the cache differs");
+}
+
+#[test]
+fn a_failed_build_leaves_the_previous_site() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     write(&input.join("a.folded"), awkward_profile(5, 200).as_bytes());
@@ -155,39 +225,117 @@ fn a_failed_build_leaves_the_previous_site_and_a_killed_one_leaves_a_whole_site(
     let o = run(dir.path(), &["--config", "bad.toml", "build"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(tree(&out) == before);
+}
 
-    // A build killed at some moment leaves either the old site or the new one, whole.
-    for i in 0..20 {
-        write(&input.join(format!("big{i}.folded")), awkward_profile(100 + i, 20_000).as_bytes());
+/// A synthetic folded profile (the benches' generator) of `stacks` stacks.
+fn synth(seed: u64, stacks: usize) -> Vec<u8> {
+    let mut params = flamesite_synth::SynthParams::preset(flamesite_synth::Size::Small, seed);
+    params.stacks = stacks;
+    let mut out = Vec::new();
+    flamesite_synth::generate(&params, &mut out).unwrap();
+    out
+}
+
+/// The first file in which two sites differ, for messages.
+fn first_difference(a: &std::collections::BTreeMap<String, Vec<u8>>, b: &std::collections::BTreeMap<String, Vec<u8>>) -> String {
+    let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    names.into_iter().find(|n| a.get(*n) != b.get(*n)).cloned().unwrap_or_default()
+}
+
+#[test]
+fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new_one_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // The old site: a few small runs. The new one: one of them changed, one removed, and big
+    // new runs, enough that a build takes a second or two here.
+    for (seed, name) in [(1, "api/2026-01-01"), (2, "api/2026-01-02"), (3, "db/2026-01-01"), (4, "db/2026-01-02")] {
+        write(&root.join(format!("in-old/{name}.folded")), &synth(seed, 1500));
     }
-    for delay_ms in [30u64, 150, 400] {
+    write(&root.join("in-old/api/2026-01-01.md"), b"Deploy [4127](https://example.com/4127)\n");
+    for (seed, name) in [(1, "api/2026-01-01"), (20, "api/2026-01-02"), (3, "db/2026-01-01")] {
+        write(&root.join(format!("in-new/{name}.folded")), &synth(seed, 1500));
+    }
+    write(&root.join("in-new/api/2026-01-01.md"), b"Deploy [4128](https://example.com/4128)\n");
+    for i in 0..12u64 {
+        write(&root.join(format!("in-new/{}/2026-02-{:02}.folded", ["api", "db", "web"][i as usize % 3], i + 1)), &synth(100 + i, 16_000));
+    }
+    // Previews too (base_url), and a cache folder named here rather than assumed.
+    for which in ["old", "new"] {
+        let toml = format!("input = \"in-{which}\"\noutput = \"out\"\ncache_dir = \"cache\"\nbase_url = \"https://example.com/perf/\"\n");
+        write(&root.join(format!("{which}.toml")), toml.as_bytes());
+    }
+    let build = |which: &str| {
+        let o = run(root, &["--config", &format!("{which}.toml"), "build"]);
+        assert!(o.status.success(), "{which}: {}", stderr(&o));
+    };
+    let out = root.join("out");
+    let cache = root.join("cache");
+
+    // The references: the whole old site and the whole new site, every file's bytes. The new
+    // one is built over the old one with an empty cache, as the killed builds will be, and
+    // timed, so that the kills can be spread over a build's duration.
+    // `index.json` records every name ever published, so both inputs are built once first:
+    // from then on the record holds the names of both.
+    build("old");
+    build("new");
+    build("old");
+    let old = tree(&out);
+    std::fs::remove_dir_all(&cache).unwrap();
+    let start = std::time::Instant::now();
+    build("new");
+    let duration = start.elapsed();
+    let new = tree(&out);
+    assert!(old != new && old.len() > 20 && new.len() > old.len(), "{} and {} files", old.len(), new.len());
+    build("old");
+    assert!(tree(&out) == old, "building the old input again gives the old site: {}", first_difference(&tree(&out), &old));
+
+    // 24 kills (SIGKILL), each at a seeded time within its 24th of 1.1 times the measured
+    // duration, of builds that start with an empty cache, as the timed one did; then 4 more
+    // whose builds start from what the killed builds before them left in the cache.
+    let (cold, warm) = (24u32, 4u32);
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut interrupted = 0;
+    for i in 0..cold + warm {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let within = (state % 1000) as f64 / 1000.0;
+        let (slot, slots) = if i < cold { (i, cold) } else { (i - cold, warm) };
+        let at = duration.mul_f64(1.1 * (f64::from(slot) + within) / f64::from(slots));
+        if i < cold && cache.exists() {
+            std::fs::remove_dir_all(&cache).unwrap();
+        }
         let mut child = std::process::Command::new(bin())
-            .args(["build", "--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()])
+            .args(["--config", "new.toml", "build"])
+            .current_dir(root)
+            .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
-        let _ = child.kill();
-        let _ = child.wait();
+        // The kill time is the point of the test, not a wait for something to happen.
+        std::thread::sleep(at);
+        if child.try_wait().unwrap().is_none() {
+            interrupted += 1;
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
         let now = tree(&out);
-        if now != before {
-            let index: serde_json::Value = serde_json::from_slice(&now["index.json"]).unwrap();
-            for p in index["profiles"].as_array().unwrap() {
-                let data = p["graphs"][0]["data"].as_str().unwrap();
-                assert!(now.contains_key(&format!("{data}manifest.json")), "a half-written site was published");
-            }
+        if now == new {
+            // The swap was done: back to the old site for the next kill.
+            build("old");
+            assert!(tree(&out) == old, "kill {i}: {}", first_difference(&tree(&out), &old));
+        } else {
+            assert!(now == old, "kill {i} at {at:?} of {duration:?} left neither site whole: {} differs", first_difference(&now, &old));
         }
     }
-    // The next build starts from what killed builds left behind, and publishes a whole site.
-    assert!(build(&input, &out, &[]).status.success());
-    let names: Vec<String> =
-        std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
-    assert!(
-        names.iter().all(|n| !n.contains("flamesite-") || n == ".out.flamesite-next" || n == ".out.flamesite-lock"),
-        "{names:?}"
-    );
-    let o = run(dir.path(), &["fold", out.join("p/big3").to_str().unwrap()]);
-    assert_eq!(stdout(&o), merged_sorted(&awkward_profile(103, 20_000)));
+    eprintln!("{interrupted} of {} kills stopped a running build (a build took {duration:?})", cold + warm);
+    assert!(interrupted > 0, "no kill landed inside a build: the test checked nothing");
+    // Builds after the kills start from whatever they left (cache and staging) and publish
+    // whole sites.
+    build("new");
+    assert!(tree(&out) == new, "{}", first_difference(&tree(&out), &new));
+    build("old");
+    assert!(tree(&out) == old, "{}", first_difference(&tree(&out), &old));
 }
 
 #[test]

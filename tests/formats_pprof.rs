@@ -82,13 +82,41 @@ fn every_sample_type_folds_back_to_what_the_go_tool_reports() {
 }
 
 #[test]
-fn the_go_profiles_have_inlined_frames() {
-    // The fixture is only a good test if the Go compiler inlined square into spin (several
-    // lines per location), which the raw text shows as continuation lines.
+fn inlined_functions_are_frames_of_their_own_in_call_order() {
+    // The Go compiler inlined square and spin into their callers: `go tool pprof -raw`
+    // prints such a location as its innermost line followed by continuation lines for the
+    // functions it was inlined into. Each of those locations must become consecutive frames
+    // of the built graph, outermost first.
     let raw = std::fs::read_to_string(data().join("cpu.raw.txt")).unwrap();
-    assert!(raw.lines().any(|l| l.starts_with("             main.")), "no inlined line in cpu.raw.txt");
-    let folded = std::fs::read_to_string(data().join("cpu.cpu.folded")).unwrap();
-    assert!(folded.contains("main.spin"), "{folded}");
+    let locations = &raw[raw.find("\nLocations\n").unwrap()..raw.find("\nMappings\n").unwrap()];
+    let mut chains: Vec<Vec<&str>> = Vec::new();
+    for line in locations.lines().skip(2) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if line.starts_with("             ") {
+            chains.last_mut().unwrap().push(words[0]);
+        } else {
+            // `N: 0xADDR M=1 function file:line s=0`
+            chains.push(vec![words[3]]);
+        }
+    }
+    let inlined: Vec<String> =
+        chains.iter().filter(|c| c.len() > 1).map(|c| c.iter().rev().copied().collect::<Vec<_>>().join(";")).collect();
+    assert!(inlined.iter().any(|c| c.split(';').count() == 3), "a location with three lines: {inlined:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    copy_fixtures(&input);
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(dir.path(), &["fold", out.join("p/cpu/g/cpu").to_str().unwrap()]);
+    let folded = stdout(&o);
+    for chain in &inlined {
+        assert!(
+            folded.lines().any(|l| format!(";{}", l.rsplit_once(' ').unwrap().0).contains(&format!(";{chain}"))),
+            "{chain} as consecutive frames in:\n{folded}"
+        );
+    }
 }
 
 #[test]
@@ -192,4 +220,30 @@ fn a_sample_type_whose_values_are_all_zero_is_an_empty_graph() {
     assert_eq!(stdout(&o), "main;work 5\n");
     let index = std::fs::read_to_string(out.join("index.json")).unwrap();
     assert!(index.find("\"samples\"").unwrap() < index.find("\"inuse\"").unwrap(), "the default first: {index}");
+}
+
+#[test]
+fn doc_url_and_the_frame_filters_are_shown_and_not_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let mut p = profile();
+    let n = p.string_table.len() as i64;
+    p.string_table.extend([b"https://example.com/profiling-docs".to_vec(), b"^work$".to_vec(), b"^main$".to_vec()]);
+    p.doc_url = n;
+    p.drop_frames = n + 1;
+    p.keep_frames = n + 2;
+    write(&input.join("doc.pb"), &p.encode_to_vec());
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let meta = &index["profiles"][0]["metadata"];
+    assert_eq!(meta["doc_url"], "https://example.com/profiling-docs", "{meta}");
+    assert_eq!(meta["drop_frames"], "^work$", "{meta}");
+    assert_eq!(meta["keep_frames"], "^main$", "{meta}");
+    let page = std::fs::read_to_string(out.join("p/doc/index.html")).unwrap();
+    assert!(page.contains("https://example.com/profiling-docs") && page.contains("^main$"), "shown on the run page: {page}");
+    // Not applied: the frame that drop_frames names is still in the graph.
+    let o = run(dir.path(), &["fold", out.join("p/doc").to_str().unwrap()]);
+    assert_eq!(stdout(&o), "main;work 5\n");
 }

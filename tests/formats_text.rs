@@ -159,8 +159,11 @@ fn malformed_inputs_name_the_file_and_the_problem() {
     let first_event = perf.lines().next().unwrap();
     write(&input.join("bad/header-only.perf"), format!("{first_event}\n").as_bytes());
     write(&input.join("bad/no-event.perf"), b"prog 123 456\n\tabc f (m)\n\n");
-    // Cut in the middle of a sample: the complete samples before it are kept.
-    write(&input.join("cut.perf"), &perf.as_bytes()[..perf.len() / 2]);
+    // Cut in the middle of a sample (perf-jit/cut.txt: three frames into it, no blank line
+    // after it): the samples before it are kept, and so is what was read of the cut one.
+    let cut = text("perf-jit/cut.txt");
+    assert!(text("perf-jit/jit.txt").starts_with(&cut) && !cut.ends_with("\n\n"), "the fixture ends inside a sample");
+    write(&input.join("cut.perf"), cut.as_bytes());
 
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);
@@ -185,6 +188,74 @@ fn malformed_inputs_name_the_file_and_the_problem() {
         assert!(line.contains(&format!("bad/{bad}")), "the message names the path: {line}");
     }
     assert!(err.contains("built 2 profiles"), "{err}");
-    let o = run(dir.path(), &["fold", out.join("p/cut/g/cycles").to_str().unwrap()]);
-    assert!(o.status.success() && !stdout(&o).is_empty(), "{}", stderr(&o));
+    // As inferno-collapse-perf folds the same file (the cut sample under the process name,
+    // without the outer frame that the cut removed).
+    assert_eq!(fold(dir.path(), &out.join("p/cut/g/cpu-clock")), merged_sorted(&text("perf-jit/cut.folded")));
+    assert!(text("perf-jit/cut.folded").contains("\njit;main;run_jit;jit_spin "), "the cut sample is in the expected stacks");
+}
+
+/// The values of `index.json`'s entry for `source`: (graph names, units).
+fn graphs_listed(out: &Path, source: &str) -> Vec<(String, String)> {
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let entry = index["profiles"].as_array().unwrap().iter().find(|p| p["source"] == source).unwrap_or_else(|| panic!("{source}: {index}"));
+    entry["graphs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["name"].as_str().unwrap().to_string(), g["unit"].as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn a_jit_frame_named_by_a_perf_map_and_real_pids_fold_as_inferno_does() {
+    // perf-jit/jit.txt: perf script -F +pid of a program with a JIT-compiled function named in
+    // /tmp/perf-PID.map (see its README); the expected stacks are inferno-collapse-perf's.
+    let jit = text("perf-jit/jit.txt");
+    assert!(jit.contains("jit_spin+0xa (/tmp/perf-") && jit.lines().next().unwrap().contains("/"), "a JIT frame and pid/tid");
+    let with_options = text("perf-jit/jit-jit-pid.folded");
+    assert!(with_options.contains("jit_spin_[j]") && !with_options.contains("-?;"), "the options change the names: {with_options}");
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("jit.txt"), jit.as_bytes());
+    for (toml, expected) in [
+        ("", "perf-jit/jit.folded"),
+        ("[perf]\nannotate_jit = true\ninclude_pid = true\n", "perf-jit/jit-jit-pid.folded"),
+        ("[perf]\ninclude_tid = true\n", "perf-jit/jit-tid.folded"),
+    ] {
+        let config = dir.path().join("site.toml");
+        write(&config, toml.as_bytes());
+        let out = dir.path().join("out");
+        let o = build(&input, &out, &["--config", config.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        // cpu-clock's period is in nanoseconds.
+        assert_eq!(graphs_listed(&out, "jit.txt"), [("cpu-clock".to_string(), "nanoseconds".to_string())], "{toml}");
+        assert_eq!(fold(dir.path(), &out.join("p/jit/g/cpu-clock")), merged_sorted(&text(expected)), "{toml}");
+    }
+}
+
+#[test]
+fn task_clock_is_in_nanoseconds_and_a_two_event_file_keeps_its_first_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let events = text("perf-jit/events.txt");
+    write(&input.join("task-clock.txt"), &data("perf-jit/task-clock.txt"));
+    write(&input.join("events.txt"), events.as_bytes());
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(graphs_listed(&out, "task-clock.txt"), [("task-clock".to_string(), "nanoseconds".to_string())]);
+    assert_eq!(fold(dir.path(), &out.join("p/task-clock/g/task-clock")), merged_sorted(&text("perf-jit/task-clock.folded")));
+
+    // The first sample of events.txt is a page fault: its graph is page-faults, as
+    // inferno-collapse-perf keeps the first event; the clock samples are named in a warning
+    // with their number, counted here from the file's event lines.
+    let first = events.lines().find(|l| !l.starts_with('#') && !l.is_empty()).unwrap();
+    assert!(first.contains(" page-faults:"), "{first}");
+    let clock = events.lines().filter(|l| !l.starts_with(['\t', ' ', '#']) && l.contains(" task-clock:")).count();
+    assert!(clock > 10, "{clock}");
+    assert_eq!(graphs_listed(&out, "events.txt"), [("page-faults".to_string(), "page-faults".to_string())]);
+    assert_eq!(fold(dir.path(), &out.join("p/events/g/page-faults")), merged_sorted(&text("perf-jit/events.folded")));
+    let warning = err.lines().find(|l| l.starts_with("warning:") && l.contains("events.txt")).unwrap_or_else(|| panic!("{err}"));
+    assert!(warning.contains(&format!("task-clock ({clock} samples)")), "{warning}");
 }

@@ -180,6 +180,7 @@ impl<'a> Build<'a> {
             && h.runs.iter().zip(sources).all(|(k, s)| k.source == s.rel && k.stamps == s.stamps);
         if same {
             self.summary.runs = h.runs.len();
+            self.summary.graphs = h.runs.iter().map(|k| k.graphs).sum();
             self.summary.unchanged = h.runs.len();
             self.summary.nothing_changed = true;
         }
@@ -285,7 +286,7 @@ impl<'a> Build<'a> {
         let unchanged = same && self.names == self.data.names && self.live_ino != 0 && self.data.live.ino == self.live_ino;
         let (Some(cache), Some(header), true) = (&self.cache, self.header.take(), unchanged) else { return Ok(Some(runs)) };
         self.summary.nothing_changed = true;
-        let known = runs.iter().map(|(r, h, _)| state::Known { source: r.source.clone(), stamps: r.stamps, hash: *h }).collect();
+        let known = runs.iter().map(|(r, h, _)| state::Known { source: r.source.clone(), stamps: r.stamps, hash: *h, graphs: r.graphs.len() }).collect();
         let mut data = std::mem::take(&mut self.data);
         data.runs = runs.into_iter().map(|(record, hash, _)| SavedRun { record, hash }).collect();
         state::save(cache.dir(), state::Header { runs: known, ..header }, data)?;
@@ -353,7 +354,7 @@ impl<'a> Build<'a> {
             Some(ino) => Some(TreeDiff { ino, ..TreeDiff::default() }),
             None => old_known.then(|| TreeDiff::between(&desired, &old_live)),
         };
-        let known = archive.runs.iter().map(|r| state::Known { source: r.record.source.clone(), stamps: r.record.stamps, hash: r.hash }).collect();
+        let known = archive.runs.iter().map(|r| state::Known { source: r.record.source.clone(), stamps: r.record.stamps, hash: r.hash, graphs: r.record.graphs.len() }).collect();
         let runs = archive.runs.into_iter().map(|r| SavedRun { record: r.record, hash: r.hash }).collect();
         let header = state::Header { version: 0, fingerprint: self.fingerprint.clone(), generation: 0, live_ino: staging_ino, runs: known };
         let names = std::mem::take(&mut self.names);
@@ -464,14 +465,15 @@ fn published_names(config: &Config) -> slug::Record {
     names
 }
 
-/// What every page and record depends on besides the runs: flamesite's version, the
-/// configuration (all of it but the input and output folders' names) and the theme's files.
+/// What every page and record depends on besides the runs: flamesite's version, every setting
+/// that shapes a graph, a record or a page, and the theme's files (not `keep_going`, the output
+/// folder or the cache folder, which change no byte of the site).
 fn fingerprint(config: &Config, theme: &Theme) -> String {
     let mut h = blake3::Hasher::new();
     h.update(format!("flamesite {}\n", env!("CARGO_PKG_VERSION")).as_bytes());
     h.update(
         format!(
-            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{}\n{}\n{}\n",
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{}\n{}\n",
             config.chunks,
             config.limits,
             config.perf,
@@ -480,7 +482,6 @@ fn fingerprint(config: &Config, theme: &Theme) -> String {
             config.palette.as_str(),
             config.base_url,
             config.title,
-            config.keep_going
         )
         .as_bytes(),
     );

@@ -110,6 +110,8 @@ pub struct Known {
     pub stamps: Stamps,
     /// Its record's hash.
     pub hash: u64,
+    /// How many graphs it has.
+    pub graphs: usize,
 }
 
 /// The rest of the state, read only when something changed.

@@ -105,16 +105,59 @@ mod tests {
         assert_eq!(fnv1a32(b"foobar"), 0xBF9C_F968);
     }
 
+    /// Colours must be the same in every release. These values were computed outside this
+    /// code, from the algorithm as docs/FORMAT.md states it, by tests/data/colors/colors.py
+    /// (its output is tests/data/colors/colors.txt).
     #[test]
-    fn hot_colours_are_warm_and_stable() {
-        // Pinned: a change here changes every archive's colours, which the format forbids.
-        let c = color_of("malloc", Palette::Hot);
-        let h = fnv1a32(b"malloc");
-        let (v1, v2, v3) = fractions(h);
-        assert_eq!(c >> 16, (205.0 + 50.0 * v3) as u32);
-        assert_eq!((c >> 8) & 0xFF, (230.0 * v1) as u32);
-        assert_eq!(c & 0xFF, (55.0 * v2) as u32);
-        assert!(c >> 16 >= 205, "red channel dominates in the warm palette");
+    fn every_palette_gives_the_colours_the_spec_gives() {
+        let pinned: [(Palette, &str, u32); 22] = [
+            (Palette::Hot, "all", 0xd4b010),
+            (Palette::Hot, "main", 0xe90730),
+            (Palette::Hot, "malloc", 0xe84508),
+            (Palette::Hot, "", 0xd2b121),
+            (Palette::Hot, "größe::λ_閉包", 0xf31c08),
+            (Palette::Hot, "<script>alert('x')</script>", 0xf7ce1c),
+            (Palette::Module, "std::vec::Vec<T>::push", 0xe4770b),
+            (Palette::Module, "std::vec::Vec<T>::pop", 0xe4770b),
+            (Palette::Module, "java.util.HashMap.get", 0xd7491f),
+            (Palette::Module, "java.util.TreeMap.get", 0xf19c30),
+            (Palette::Module, "net/http.(*Client).Do", 0xd91231),
+            (Palette::Module, "operator new(unsigned long)", 0xf0c109),
+            (Palette::Module, "main", 0xe90730),
+            (Palette::Lang, "do_syscall_64_[k]", 0xdfd200),
+            (Palette::Lang, "Foo::bar_[j]", 0x4ac941),
+            (Palette::Lang, "std::mem::swap_[i]", 0x36cdd1),
+            (Palette::Lang, "main", 0xe90730),
+            (Palette::Lang, "x_[k]_", 0xf41726),
+            (Palette::Blue, "all", 0x7e7ece),
+            (Palette::Blue, "main", 0x5151ee),
+            (Palette::Blue, "malloc", 0x6262c6),
+            (Palette::Blue, "free", 0x8383f1),
+        ];
+        for (palette, name, want) in pinned {
+            assert_eq!(color_of(name, palette), want, "{} {name:?}: {:#08x}", palette.as_str(), color_of(name, palette));
+        }
+    }
+
+    /// The name-file example of docs/FORMAT.md is read from the document and its colours
+    /// checked against the code, so the document cannot drift from the algorithm it states.
+    #[test]
+    fn the_format_documents_example_colours_are_the_codes() {
+        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md")).unwrap();
+        let section = &doc[doc.find("## Name files").expect("a Name files section")..];
+        let block = &section[section.find("```json\n").expect("its JSON example") + 8..];
+        let block = &block[..block.find("```").unwrap()];
+        let example: serde_json::Value = serde_json::from_str(block).unwrap_or_else(|e| panic!("{e}: {block}"));
+        let names = example["names"].as_array().unwrap();
+        let colors = example["colors"].as_array().unwrap();
+        assert_eq!(names.len(), colors.len(), "{block}");
+        assert!(names.len() >= 3, "{block}");
+        // The manifest example beside it says "palette": "hot".
+        assert!(doc.contains("\"palette\": \"hot\""));
+        for (name, color) in names.iter().zip(colors) {
+            let name = name.as_str().unwrap();
+            assert_eq!(color.as_u64(), Some(u64::from(color_of(name, Palette::Hot))), "{name} in docs/FORMAT.md");
+        }
     }
 
     #[test]

@@ -545,7 +545,10 @@ mod tests {
         assert_eq!(render(""), "");
         let out = render(&">".repeat(5_000));
         assert!(out.contains("<blockquote>"));
-        let out = render(&"<div>".repeat(5_000));
-        assert!(!out.contains("script"));
+        // A script at the bottom of 5,000 nested elements is removed with its content, and
+        // the text beside it is kept.
+        let out = render(&format!("{}<script>alert('deep')</script>kept", "<div>".repeat(5_000)));
+        assert!(!out.contains("<script") && !out.contains("alert("), "{}", &out[out.len().saturating_sub(200)..]);
+        assert!(out.contains("kept"), "{}", &out[out.len().saturating_sub(200)..]);
     }
 }

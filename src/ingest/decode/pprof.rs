@@ -748,11 +748,45 @@ mod tests {
     #[test]
     fn truncated_protobuf_never_panics_and_a_cut_field_is_an_error() {
         let bytes = sample_profile().bytes();
-        for n in 1..bytes.len() {
-            // Some prefixes are whole messages that lack what follows: any result but a panic
-            // is right, and most must be errors.
-            let _ = decode_bytes(&bytes[..n]);
+        // Where the top-level fields end, read from the protobuf wire format here: a prefix
+        // ending anywhere else cuts a field and must be an error; one ending at a boundary is
+        // a whole message that lacks what follows, and any result but a panic is right.
+        let varint = |at: &mut usize| {
+            let mut v = 0u64;
+            for shift in (0..64).step_by(7) {
+                let b = bytes[*at];
+                *at += 1;
+                v |= u64::from(b & 0x7f) << shift;
+                if b < 0x80 {
+                    break;
+                }
+            }
+            v
+        };
+        let mut boundaries = vec![0];
+        let mut at = 0;
+        while at < bytes.len() {
+            let tag = varint(&mut at);
+            match tag & 7 {
+                0 => drop(varint(&mut at)),
+                1 => at += 8,
+                2 => at += varint(&mut at) as usize,
+                5 => at += 4,
+                w => panic!("wire type {w}"),
+            }
+            boundaries.push(at);
         }
+        assert_eq!(at, bytes.len());
+        assert!(boundaries.len() > 10, "{boundaries:?}");
+        let mut errors = 0;
+        for n in 1..bytes.len() {
+            let result = decode_bytes(&bytes[..n]);
+            if !boundaries.contains(&n) {
+                assert!(result.is_err(), "a prefix of {n} bytes cuts a field but decoded");
+            }
+            errors += usize::from(result.is_err());
+        }
+        assert!(errors >= bytes.len() - boundaries.len(), "{errors} errors of {} prefixes", bytes.len() - 1);
         let e = err(&bytes[..bytes.len() - 3]);
         assert!(e.starts_with("pprof: malformed protobuf"), "{e}");
     }
