@@ -161,4 +161,17 @@ mod tests {
         assert_eq!(fixed(99.5, 0), "100");
         assert_eq!(fixed(12.24, 1), "12.2");
     }
+
+    /// The vectors the page script is tested against too, reckoned independently
+    /// (`tests/data/units/make.py`).
+    #[test]
+    fn the_shared_vectors() {
+        let text = include_str!("../tests/data/units/vectors.json");
+        let vectors: Vec<serde_json::Value> = serde_json::from_str(text).unwrap();
+        assert!(vectors.len() >= 40);
+        for v in vectors {
+            let value = v["value"].as_i64().map(i128::from).unwrap_or_else(|| v["value"].as_u64().unwrap().into());
+            assert_eq!(format_value(value, v["unit"].as_str().unwrap()), v["text"].as_str().unwrap(), "{v}");
+        }
+    }
 }

@@ -9,46 +9,65 @@ export function groupDigits(v) {
   return s.replace(GROUP, ",");
 }
 
-/** Three significant digits, without a trailing ".0" tail turning into noise. */
+/** Three significant digits: 0, 1 or 2 decimals from 100, from 10, below (toFixed rounds ties up). */
 function sig3(v) {
   if (v >= 100) return v.toFixed(0);
   if (v >= 10) return v.toFixed(1);
   return v.toFixed(2);
 }
 
-const TIME_NS = { nanoseconds: 1, ns: 1, microseconds: 1e3, us: 1e3, milliseconds: 1e6, ms: 1e6, seconds: 1e9, s: 1e9 };
+const TIME_NS = { nanoseconds: 1, ns: 1, microseconds: 1e3, us: 1e3, "µs": 1e3, milliseconds: 1e6, ms: 1e6, seconds: 1e9, s: 1e9 };
 
-/** Nanoseconds as ns, µs, ms, s, min or h, whichever reads best. */
+/** Nanoseconds (not negative) as ns, µs, ms, s, min or h. */
 export function formatDuration(ns) {
-  const a = Math.abs(ns);
-  if (a < 1e3) return `${groupDigits(ns)} ns`;
-  if (a < 1e6) return `${sig3(ns / 1e3)} µs`;
-  if (a < 1e9) return `${sig3(ns / 1e6)} ms`;
-  if (a < 60e9) return `${sig3(ns / 1e9)} s`;
-  if (a < 3600e9) return `${sig3(ns / 60e9)} min`;
+  if (ns < 1e3) return `${groupDigits(ns)} ns`;
+  if (ns < 1e6) return `${sig3(ns / 1e3)} µs`;
+  if (ns < 1e9) return `${sig3(ns / 1e6)} ms`;
+  if (ns < 60e9) return `${sig3(ns / 1e9)} s`;
+  if (ns < 3600e9) return `${sig3(ns / 60e9)} min`;
   return `${sig3(ns / 3600e9)} h`;
 }
 
-/** Bytes with binary prefixes: B, KiB, MiB, GiB, TiB. */
+/** Bytes (not negative) with binary prefixes: B, KiB, MiB, GiB, TiB, PiB. */
 export function formatBytes(b) {
-  const units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
-  let v = b;
+  if (b < 1024) return `${groupDigits(b)} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+  let v = b / 1024;
   let i = 0;
-  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+  while (v >= 1024 && i < units.length - 1) {
     v /= 1024;
     i += 1;
   }
-  return i === 0 ? `${groupDigits(v)} B` : `${sig3(v)} ${units[i]}`;
+  return `${sig3(v)} ${units[i]}`;
 }
 
-/** A value in the graph's unit, formatted for people ("1,234 samples", "1.50 ms", "2.00 MiB"). */
+/** A count (not negative): exact below 10,000 ("9,999"), else three digits and k, M, G, T, P. */
+function formatCount(v) {
+  if (v < 10000) return groupDigits(v);
+  const suffixes = ["k", "M", "G", "T", "P"];
+  let x = v / 1000;
+  let i = 0;
+  while (x >= 1000 && i < suffixes.length - 1) {
+    x /= 1000;
+    i += 1;
+  }
+  return `${sig3(x)} ${suffixes[i]}`;
+}
+
+/**
+ * A value in the graph's unit, for people: "1,234 samples", "20.4 k samples", "1.50 ms",
+ * "2.00 MiB". The same rules as the pages' formatter (src/units.rs); both are tested against
+ * tests/data/units/vectors.json.
+ */
 export function formatValue(v, unit) {
+  if (v < 0) return `\u2212${formatValue(-v, unit)}`;
   const u = (unit || "").toLowerCase();
   if (u in TIME_NS) return formatDuration(v * TIME_NS[u]);
-  if (u === "bytes" || u === "byte") return formatBytes(v);
-  if (u === "samples" || u === "sample") return `${groupDigits(v)} ${v === 1 ? "sample" : "samples"}`;
-  if (u === "" || u === "count") return groupDigits(v);
-  return `${groupDigits(v)} ${unit}`;
+  if (u === "bytes" || u === "byte" || unit === "B") return formatBytes(v);
+  const n = formatCount(v);
+  if (u === "" || u === "count" || u === "counts") return n;
+  if (u === "samples" || u === "sample") return `${n} ${v === 1 ? "sample" : "samples"}`;
+  return `${n} ${unit}`;
 }
 
 /** `part` of `whole` as a percentage string with two decimals ("12.34%"). */
