@@ -1,5 +1,6 @@
 //! `flamesite serve` as a user runs it: the site is built, served on 127.0.0.1, and rebuilt
-//! when a profile, a sidecar, a template or site.toml changes, and open pages reload.
+//! when a profile is added or removed, or a sidecar, notes, a template or site.toml changes,
+//! and open pages reload.
 
 mod common;
 
@@ -106,6 +107,17 @@ fn serve_builds_serves_and_rebuilds_on_change() {
     wait_for("the template", || get(port, "/").is_some_and(|(_, b)| String::from_utf8_lossy(&b).contains("custom home 2")));
     write(&dir.path().join("site.toml"), b"title = \"renamed\"\n");
     wait_for("site.toml", || get(port, "/p/api/run1/").is_some_and(|(_, b)| String::from_utf8_lossy(&b).contains("renamed")));
+    // A sidecar edited: the run's title changes, at the same URL.
+    write(&input.join("api/run1.toml"), b"title = \"Corrected title 7\"\n");
+    wait_for("the sidecar", || get(port, "/p/api/run1/").is_some_and(|(_, b)| String::from_utf8_lossy(&b).contains("Corrected title 7")));
+    // A profile removed: its pages go, and the listing no longer has it.
+    std::fs::remove_file(input.join("api/run2.folded")).unwrap();
+    wait_for("the removal", || get(port, "/p/api/run2/").is_some_and(|(s, _)| s == 404));
+    let (_, index) = get(port, "/index.json").unwrap();
+    let index: serde_json::Value = serde_json::from_slice(&index).unwrap();
+    let sources: Vec<&str> = index["profiles"].as_array().unwrap().iter().map(|p| p["source"].as_str().unwrap()).collect();
+    assert_eq!(sources, ["api/run1.folded"]);
+    assert!(!dir.path().join("public/p/api/run2").exists());
     // The files on disk are the static site, without the reload script.
     let on_disk = std::fs::read_to_string(dir.path().join("public/p/api/run1/index.html")).unwrap();
     assert!(!on_disk.contains("__flamesite"));

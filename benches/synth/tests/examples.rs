@@ -9,9 +9,12 @@ use std::process::Command;
 
 fn example(rel: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/archive").join(rel);
-    let gz = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if rel.ends_with(".zst") {
+        return zstd::decode_all(&bytes[..]).unwrap();
+    }
     let mut text = Vec::new();
-    flate2::read::MultiGzDecoder::new(&gz[..]).read_to_end(&mut text).unwrap();
+    flate2::read::MultiGzDecoder::new(&bytes[..]).read_to_end(&mut text).unwrap();
     text
 }
 
@@ -40,6 +43,7 @@ fn the_example_archive_is_made_again_from_the_seeds_the_readme_gives() {
         ("api/2026-11-19.folded.gz", 11, 3000),
         ("api/2026-11-20.folded.gz", 12, 3200),
         ("worker/2026-11-18.folded.gz", 21, 2000),
+        ("worker/2026-11-20.folded.zst", 22, 2500),
         ("batch/nightly.folded.gz", 31, 10000),
     ];
     let days: Vec<String> = (13..=18).map(|dd| format!("api/2026-11-{dd}.folded.gz")).collect();

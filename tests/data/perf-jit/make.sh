@@ -27,7 +27,10 @@ perf record -q -e task-clock -e page-faults -F 499 -g -o "$tmp/events.data" "$tm
 perf script -i "$tmp/events.data" | sed "s|$tmp/|/tmp/|g" > events.txt
 perf record -q -e task-clock -F 499 -g -o "$tmp/task.data" "$tmp/jit"
 perf script -i "$tmp/task.data" | sed "s|$tmp/|/tmp/|g" > task-clock.txt
-rm -f /tmp/perf-*.map
+# Only the maps of these recordings (the program is single-threaded: its tid is its pid).
+for f in jit.txt events.txt task-clock.txt; do
+  rm -f "/tmp/perf-$(awk 'NR == 1 { split($2, id, "/"); print id[1] }' "$f").map"
+done
 head -n "$(awk 'NR >= 100 && /^[^ \t]/ { print NR + 3; exit }' jit.txt)" jit.txt > cut.txt
 "$INFERNO_BIN/inferno-collapse-perf" jit.txt > jit.folded
 "$INFERNO_BIN/inferno-collapse-perf" --jit --pid jit.txt > jit-jit-pid.folded
