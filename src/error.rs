@@ -58,14 +58,47 @@ pub enum BuildError {
     /// The theme's templates do not load or a page does not render.
     #[error("theme: {0}")]
     Theme(String),
-    /// Writing the output folder (or the cache beside it) failed.
+    /// Writing the output folder failed.
+    #[error(transparent)]
+    Output(#[from] OutputError),
+    /// Reading or writing the cache folder or the build state failed.
     #[error("{0}")]
-    Output(String),
+    Cache(String),
 }
 
 impl From<String> for BuildError {
-    /// Messages of the output and staging code, which name their paths themselves.
+    /// Messages of the cache and the build state, which name their paths themselves.
     fn from(message: String) -> BuildError {
-        BuildError::Output(message)
+        BuildError::Cache(message)
+    }
+}
+
+/// Why the output folder could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// A file system operation on `path` failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// What was being read or written.
+        path: PathBuf,
+        /// The system's error.
+        source: std::io::Error,
+    },
+    /// The output folder holds something that is not a flamesite site.
+    #[error("refusing to replace {}: it is not empty and has no flamesite index.json; remove it or choose another output folder", .0.display())]
+    NotASite(PathBuf),
+    /// Another build holds the output's lock.
+    #[error("another flamesite build is writing {}; wait for it to finish", .0.display())]
+    Locked(PathBuf),
+    /// The output path has no folder name.
+    #[error("output {} has no folder name", .0.display())]
+    NoName(PathBuf),
+}
+
+impl OutputError {
+    /// The error of an operation on `path`, for `map_err`.
+    pub fn at(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> OutputError {
+        let path = path.into();
+        move |source| OutputError::Io { path, source }
     }
 }

@@ -224,7 +224,7 @@ impl<'a> Build<'a> {
                     // Without a cache, a decoded profile's files go straight to its folder.
                     let url = format!("p/{}/", slugs[i]);
                     let sink = |rel: &str, bytes: &[u8]| match staging {
-                        Some(s) => s.write(&format!("{url}{rel}"), bytes),
+                        Some(s) => s.write(&format!("{url}{rel}"), bytes).map_err(|e| e.to_string()),
                         None => Ok(()),
                     };
                     let r = ingest::ingest(&ctx, &sources[i], &sink);
@@ -435,7 +435,7 @@ fn update(
 /// folder had (when `replace`).
 fn link_run(staging: &Staging, cache: &Cache, url: &str, key: &str, replace: bool) -> Result<(), BuildError> {
     let product = cache.get(key).ok_or_else(|| {
-        BuildError::Output(format!(
+        BuildError::Cache(format!(
             "the build cache has lost the graphs of {url} (entry {key}); remove {} and build again",
             cache.dir().display()
         ))

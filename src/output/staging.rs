@@ -22,6 +22,8 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use crate::error::OutputError;
+
 /// A folder being brought to the new site's state, to become the output folder on
 /// [`Staging::commit`].
 pub struct Staging {
@@ -36,22 +38,19 @@ pub struct Staging {
 impl Staging {
     /// Prepares the staging folder for `target`, refusing to ever replace a folder that is not
     /// a flamesite output, or to write while another build writes the same output.
-    pub fn new(target: &Path) -> Result<Staging, String> {
+    pub fn new(target: &Path) -> Result<Staging, OutputError> {
         let name = target
             .file_name()
-            .ok_or_else(|| format!("output {} has no folder name", target.display()))?
+            .ok_or_else(|| OutputError::NoName(target.to_path_buf()))?
             .to_string_lossy()
             .into_owned();
         let parent = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
-        fs::create_dir_all(&parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        fs::create_dir_all(&parent).map_err(OutputError::at(&parent))?;
         if target.exists() && !is_flamesite_output(target) {
-            return Err(format!(
-                "refusing to replace {}: it is not empty and has no flamesite index.json; remove it or choose another output folder",
-                target.display()
-            ));
+            return Err(OutputError::NotASite(target.to_path_buf()));
         }
         let prefix = format!(".{name}.flamesite-");
         let lock_path = parent.join(format!("{prefix}lock"));
@@ -60,9 +59,9 @@ impl Staging {
             .truncate(false)
             .write(true)
             .open(&lock_path)
-            .map_err(|e| format!("{}: {e}", lock_path.display()))?;
+            .map_err(OutputError::at(&lock_path))?;
         if !try_lock(&lock) {
-            return Err(format!("another flamesite build is writing {}; wait for it to finish", target.display()));
+            return Err(OutputError::Locked(target.to_path_buf()));
         }
         let dir = parent.join(format!("{prefix}next"));
         // Leftovers of older versions' staging folders.
@@ -76,7 +75,7 @@ impl Staging {
         }
         if !dir.is_dir() {
             let _ = fs::remove_file(&dir);
-            fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            fs::create_dir_all(&dir).map_err(OutputError::at(&dir))?;
         }
         Ok(Staging { dir, target: target.to_path_buf(), touched: Mutex::new(HashSet::new()), _lock: lock })
     }
@@ -91,16 +90,16 @@ impl Staging {
     }
 
     /// Makes the file at `rel` (a `/`-separated path) hold `bytes`; writes only if it differs.
-    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), String> {
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
         self.put(rel, bytes, true)
     }
 
     /// Makes the file at `rel` hold `bytes`, known to differ from what it holds: no comparison.
-    pub fn replace(&self, rel: &str, bytes: &[u8]) -> Result<(), String> {
+    pub fn replace(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
         self.put(rel, bytes, false)
     }
 
-    fn put(&self, rel: &str, bytes: &[u8], compare: bool) -> Result<(), String> {
+    fn put(&self, rel: &str, bytes: &[u8], compare: bool) -> Result<(), OutputError> {
         self.touch(rel);
         let path = self.dir.join(rel);
         if let Ok(meta) = fs::symlink_metadata(&path) {
@@ -108,24 +107,24 @@ impl Staging {
             if compare && same() {
                 return Ok(());
             }
-            remove(&path, &meta).map_err(|e| format!("{}: {e}", path.display()))?;
+            remove(&path, &meta).map_err(OutputError::at(&path))?;
         } else if let Some(p) = path.parent() {
-            fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            fs::create_dir_all(p).map_err(OutputError::at(&p))?;
         }
-        fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+        fs::write(&path, bytes).map_err(OutputError::at(&path))
     }
 
     /// Makes the file at `rel` the file `from` (a hard link, or a copy where links are not
     /// possible); nothing is done when it already is.
-    pub fn link(&self, rel: &str, from: &Path) -> Result<(), String> {
+    pub fn link(&self, rel: &str, from: &Path) -> Result<(), OutputError> {
         self.touch(rel);
         let path = self.dir.join(rel);
-        let source = fs::metadata(from).map_err(|e| format!("{}: {e}", from.display()))?;
+        let source = fs::metadata(from).map_err(OutputError::at(&from))?;
         if let Ok(meta) = fs::symlink_metadata(&path) {
             if meta.is_file() && meta.ino() == source.ino() && meta.dev() == source.dev() {
                 return Ok(());
             }
-            remove(&path, &meta).map_err(|e| format!("{}: {e}", path.display()))?;
+            remove(&path, &meta).map_err(OutputError::at(&path))?;
         }
         link_or_copy(from, &path)
     }
@@ -139,15 +138,15 @@ impl Staging {
 
     /// Makes the file at `rel` the published site's file at `rel` (which is known to hold the
     /// right bytes), without reading it.
-    pub fn link_published(&self, rel: &str) -> Result<(), String> {
+    pub fn link_published(&self, rel: &str) -> Result<(), OutputError> {
         self.link(rel, &self.target.join(rel))
     }
 
     /// Removes the file or folder at `rel`, and the folders it leaves empty.
-    pub fn remove(&self, rel: &str) -> Result<(), String> {
+    pub fn remove(&self, rel: &str) -> Result<(), OutputError> {
         let path = self.dir.join(rel);
         match fs::symlink_metadata(&path) {
-            Ok(meta) => remove(&path, &meta).map_err(|e| format!("{}: {e}", path.display()))?,
+            Ok(meta) => remove(&path, &meta).map_err(OutputError::at(&path))?,
             Err(_) => return Ok(()),
         }
         let mut folder = path.parent();
@@ -166,7 +165,7 @@ impl Staging {
     ///
     /// With `mirror`, the staging folder is then made anew as a copy of the new site in hard
     /// links, so that the next build has a known tree to update; its inode is returned.
-    pub fn commit(self, sweep: bool, mirror: bool) -> Result<Option<u64>, String> {
+    pub fn commit(self, sweep: bool, mirror: bool) -> Result<Option<u64>, OutputError> {
         let touched = self.touched.into_inner().expect("no panic while holding it");
         if sweep {
             sweep_untouched(&self.dir, &touched)?;
@@ -177,20 +176,20 @@ impl Staging {
         }
         let _ = fs::remove_dir_all(&self.dir);
         for e in walkdir::WalkDir::new(&self.target).sort_by_file_name() {
-            let e = e.map_err(|e| e.to_string())?;
+            let e = e.map_err(|e| OutputError::Io { path: e.path().unwrap_or(&self.target).to_path_buf(), source: e.into() })?;
             let to = self.dir.join(e.path().strip_prefix(&self.target).expect("inside the target"));
             if e.file_type().is_dir() {
-                fs::create_dir_all(&to).map_err(|err| format!("{}: {err}", to.display()))?;
+                fs::create_dir_all(&to).map_err(OutputError::at(&to))?;
             } else {
                 link_or_copy(e.path(), &to)?;
             }
         }
-        Ok(Some(fs::metadata(&self.dir).map_err(|e| e.to_string())?.ino()))
+        Ok(Some(fs::metadata(&self.dir).map_err(OutputError::at(&self.dir))?.ino()))
     }
 }
 
 /// Removes every file under `dir` not in `touched`, then the folders left empty.
-fn sweep_untouched(dir: &Path, touched: &HashSet<String>) -> Result<(), String> {
+fn sweep_untouched(dir: &Path, touched: &HashSet<String>) -> Result<(), OutputError> {
     {
         let mut stale = Vec::new();
         let mut folders = Vec::new();
@@ -204,7 +203,7 @@ fn sweep_untouched(dir: &Path, touched: &HashSet<String>) -> Result<(), String> 
             }
         }
         for path in stale {
-            fs::remove_file(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            fs::remove_file(&path).map_err(OutputError::at(&path))?;
         }
         for folder in folders {
             // Only empty folders go; contents come first, so emptied ones are empty by now.
@@ -215,8 +214,8 @@ fn sweep_untouched(dir: &Path, touched: &HashSet<String>) -> Result<(), String> 
 }
 
 /// Puts `dir` in `target`'s place; `dir` then holds the previous site.
-fn swap(dir: &Path, target: &Path) -> Result<(), String> {
-    let err = |e: io::Error| format!("replacing {}: {e}", target.display());
+fn swap(dir: &Path, target: &Path) -> Result<(), OutputError> {
+    let err = |source: io::Error| OutputError::Io { path: target.to_path_buf(), source };
     if target.exists() {
         if exchange(dir, target).is_err() {
             // No atomic exchange here: move the old site aside, then the new one in.
@@ -234,14 +233,14 @@ fn swap(dir: &Path, target: &Path) -> Result<(), String> {
 
 /// Makes `to` (which must not exist) the file `from`: a hard link, or a copy where links are
 /// not possible (another file system); creates `to`'s folders.
-pub fn link_or_copy(from: &Path, to: &Path) -> Result<(), String> {
+pub fn link_or_copy(from: &Path, to: &Path) -> Result<(), OutputError> {
     if let Some(p) = to.parent() {
-        fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
+        fs::create_dir_all(p).map_err(OutputError::at(&p))?;
     }
     if fs::hard_link(from, to).is_ok() {
         return Ok(());
     }
-    fs::copy(from, to).map(|_| ()).map_err(|e| format!("{} → {}: {e}", from.display(), to.display()))
+    fs::copy(from, to).map(|_| ()).map_err(OutputError::at(to))
 }
 
 fn remove(path: &Path, meta: &fs::Metadata) -> io::Result<()> {
@@ -304,7 +303,7 @@ mod tests {
         assert_eq!(fs::read(out.join("a/b.txt")).unwrap(), b"one");
 
         let s = Staging::new(&out).unwrap();
-        assert!(Staging::new(&out).err().unwrap().contains("another flamesite build"));
+        assert!(Staging::new(&out).err().unwrap().to_string().contains("another flamesite build"));
         s.write("a/b.txt", b"two").unwrap();
         drop(s); // a failed build
         assert_eq!(fs::read(out.join("a/b.txt")).unwrap(), b"one");
@@ -353,7 +352,7 @@ mod tests {
     fn refuses_to_replace_a_folder_that_is_not_a_site() {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("precious.txt"), b"x").unwrap();
-        let err = Staging::new(dir.path()).err().unwrap();
+        let err = Staging::new(dir.path()).err().unwrap().to_string();
         assert!(err.contains("refusing"), "{err}");
     }
 }
