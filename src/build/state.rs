@@ -111,6 +111,7 @@ pub struct Known {
     /// Its record's hash.
     pub hash: u64,
     /// How many graphs it has.
+    #[serde(default)]
     pub graphs: usize,
 }
 
