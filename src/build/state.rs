@@ -174,8 +174,11 @@ pub fn save(dir: &Path, mut header: Header, mut data: Data) -> Result<(), String
 fn write_json(dir: &Path, name: &str, value: &impl Serialize) -> Result<(), String> {
     let path = dir.join(name);
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let json = serde_json::to_vec(value).map_err(|e| e.to_string())?;
-    fs::write(&tmp, json).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    // Streamed through a buffer: the state of a large archive is tens of megabytes.
+    let file = fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+    serde_json::to_writer(&mut out, value).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::io::Write::flush(&mut out).map_err(|e| format!("{}: {e}", tmp.display()))?;
     fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
