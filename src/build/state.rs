@@ -5,8 +5,8 @@
 //!
 //! A tree is described by the hash of every page it holds and the cache key of every run's
 //! graph files; the previous tree is kept as its differences from the published one, which
-//! are few. The state is saved in the cache folder as `state.json` after each build that
-//! changed anything, written aside and renamed. While a build changes the previous tree it
+//! are few. The state is saved in the cache folder (`state.bin`, `state-data.bin`, in postcard's
+//! binary encoding of serde) after each build that changed anything, written aside and renamed. While a build changes the previous tree it
 //! leaves a marker beside the state; a build that finds the marker (the last one was killed
 //! half-way) does not trust the previous tree and rebuilds it whole.
 
@@ -131,13 +131,13 @@ pub struct Data {
 }
 
 /// File name of the state's data, beside [`crate::ingest::cache::STATE`].
-pub const DATA: &str = "state-data.json";
+pub const DATA: &str = "state-data.bin";
 
 impl Header {
     /// The header saved in `dir` for builds of `fingerprint`, if any.
     pub fn load(dir: &Path, fingerprint: &str) -> Option<Header> {
         let bytes = fs::read(dir.join(crate::ingest::cache::STATE)).ok()?;
-        let header: Header = serde_json::from_slice(&bytes).ok()?;
+        let header: Header = postcard::from_bytes(&bytes).ok()?;
         (header.version == VERSION && header.fingerprint == fingerprint).then_some(header)
     }
 }
@@ -147,7 +147,7 @@ impl Data {
     /// previous tree is unknown when a build was killed while changing it.
     pub fn load(dir: &Path, header: &Header) -> Option<Data> {
         let bytes = fs::read(dir.join(DATA)).ok()?;
-        let mut data: Data = serde_json::from_slice(&bytes).ok()?;
+        let mut data: Data = postcard::from_bytes(&bytes).ok()?;
         if data.generation != header.generation {
             return None;
         }
@@ -165,19 +165,19 @@ pub fn save(dir: &Path, mut header: Header, mut data: Data) -> Result<(), String
     let generation = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
     header.generation = generation;
     data.generation = generation;
-    write_json(dir, DATA, &data)?;
-    write_json(dir, crate::ingest::cache::STATE, &header)?;
+    write_state(dir, DATA, &data)?;
+    write_state(dir, crate::ingest::cache::STATE, &header)?;
     let _ = fs::remove_file(dir.join(DIRTY));
     Ok(())
 }
 
-fn write_json(dir: &Path, name: &str, value: &impl Serialize) -> Result<(), String> {
+fn write_state(dir: &Path, name: &str, value: &impl Serialize) -> Result<(), String> {
     let path = dir.join(name);
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     // Streamed through a buffer: the state of a large archive is tens of megabytes.
     let file = fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    serde_json::to_writer(&mut out, value).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    postcard::to_io(value, &mut out).map_err(|e| format!("{}: {e}", tmp.display()))?;
     std::io::Write::flush(&mut out).map_err(|e| format!("{}: {e}", tmp.display()))?;
     fs::rename(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))
 }

@@ -150,7 +150,7 @@ impl Cache {
 }
 
 /// File name of the build state in the cache folder (see `crate::build::state`).
-pub const STATE: &str = "state.json";
+pub const STATE: &str = "state.bin";
 
 /// Whether `name` is the name of an entry: 64 lower-case hex digits.
 pub fn is_key(name: &str) -> bool {
