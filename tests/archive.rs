@@ -27,17 +27,6 @@ fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Every file of `dir`, relative, with its bytes.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .flatten()
-        .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
-        .collect()
-}
-
 const ATOM: &str = "http://www.w3.org/2005/Atom";
 
 /// The Atom child `name` of `n`.
@@ -303,7 +292,7 @@ fn adding_runs_to_one_series_leaves_other_series_and_every_url_unchanged() {
     let input = fixture(dir.path());
     let out = dir.path().join("public");
     assert!(build(&input, &out, &[]).status.success());
-    let before = files(&out);
+    let before = tree(&out);
     let urls_before: BTreeMap<String, String> = index(&out)["profiles"]
         .as_array()
         .unwrap()
@@ -317,7 +306,7 @@ fn adding_runs_to_one_series_leaves_other_series_and_every_url_unchanged() {
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("3 decoded, 0 from the cache, 9 unchanged"), "{}", stderr(&o));
-    let after = files(&out);
+    let after = tree(&out);
     let idx = index(&out);
     for (source, url) in &urls_before {
         assert_eq!(profile(&idx, source)["url"].as_str(), Some(url.as_str()), "{source} kept its URL");
@@ -364,10 +353,10 @@ fn the_cache_never_serves_other_content_and_removed_profiles_leave_nothing() {
     let o = build(&input, &out, &[]);
     assert!(stderr(&o).contains("0 decoded, 0 from the cache, 1 unchanged"), "{}", stderr(&o));
     assert!(stderr(&o).contains("nothing changed"), "{}", stderr(&o));
-    let first = files(&out);
+    let first = tree(&out);
     let o = build(&input, &out, &["--no-cache"]);
     assert!(o.status.success() && stderr(&o).contains("1 decoded, 0 from the cache, 0 unchanged"), "{}", stderr(&o));
-    assert_eq!(first, files(&out), "a build from the cache is byte-identical to a full one");
+    assert_eq!(first, tree(&out), "a build from the cache is byte-identical to a full one");
 }
 
 #[test]

@@ -15,17 +15,6 @@ fn folded(total: u64) -> String {
     format!("main;serve;parse {}\nmain;serve;render {}\nmain;idle 1\n", total / 2, total - total / 2 - 1)
 }
 
-/// Every file of `dir`, relative, with its bytes.
-fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    walkdir::WalkDir::new(dir)
-        .sort_by_file_name()
-        .into_iter()
-        .flatten()
-        .filter(|e| e.file_type().is_file())
-        .map(|e| (e.path().strip_prefix(dir).unwrap().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
-        .collect()
-}
-
 fn index(out: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
 }
@@ -51,7 +40,7 @@ fn ok(input: &Path, out: &Path, extra: &[&str]) -> String {
 fn assert_same_as_fresh(input: &Path, out: &Path, round: &str) {
     let fresh = input.parent().unwrap().join(format!("fresh-{round}"));
     ok(input, &fresh, &["--no-cache"]);
-    let (a, b) = (files(out), files(&fresh));
+    let (a, b) = (tree(out), tree(&fresh));
     let paths = |m: &BTreeMap<String, Vec<u8>>| m.keys().cloned().collect::<Vec<_>>();
     assert_eq!(paths(&a), paths(&b), "{round}: the incremental build has other files than a fresh one");
     for (path, bytes) in &a {
@@ -116,11 +105,11 @@ fn adding_one_run_renders_only_the_pages_that_show_it() {
     }
     ok(&input, &out, &[]);
     ok(&input, &out, &[]);
-    let before = files(&out);
+    let before = tree(&out);
     write(&input.join("api/2026-11-29.folded"), folded(5).as_bytes());
     let log = ok(&input, &out, &[]);
     assert!(log.contains("1 decoded, 0 from the cache, 56 unchanged"), "{log}");
-    let after = files(&out);
+    let after = tree(&out);
     let changed: Vec<&String> = after.keys().filter(|p| before.get(*p) != after.get(*p)).collect();
     // The new run's page, its comparison and graph, its predecessor's page (now with a
     // "next" link), the series page and feed, the home page, the site feed and index.json.
@@ -164,7 +153,7 @@ fn names_never_collide_whatever_the_files_are_called() {
     let log = ok(&input, &one, &["-j", "1"]);
     let two = dir.path().join("two");
     ok(&input, &two, &["-j", "2"]);
-    assert_eq!(files(&one), files(&two), "the same names and bytes whatever the thread count");
+    assert_eq!(tree(&one), tree(&two), "the same names and bytes whatever the thread count");
 
     let u = urls(&one);
     let distinct: std::collections::BTreeSet<String> = u.values().map(|s| s.to_lowercase()).collect();
@@ -220,7 +209,7 @@ fn a_published_url_never_moves_to_another_profile() {
     write(&input.join("other/2026-11-01.folded"), b"other 1\n");
     ok(&input, &out, &[]);
     assert_eq!(urls(&out)["svc/run.folded.gz"], "p/svc/run/");
-    let before = files(&out);
+    let before = tree(&out);
 
     // A new file whose natural name is taken, and that sorts first.
     write(&input.join("svc/run.collapsed"), b"second;profile 2\n");
@@ -229,7 +218,7 @@ fn a_published_url_never_moves_to_another_profile() {
     assert_eq!(u["svc/run.folded.gz"], "p/svc/run/", "the published URL stays");
     assert_ne!(u["svc/run.collapsed"], "p/svc/run/");
     assert!(log.contains("svc/run.collapsed") && log.contains("svc/run.folded.gz"), "the warning names both: {log}");
-    let after = files(&out);
+    let after = tree(&out);
     for (path, bytes) in &before {
         if path.starts_with("p/other/") || path.starts_with("s/other/") || path.starts_with("p/svc/run/g/") {
             assert!(after.get(path) == Some(bytes), "{path} changed");
@@ -300,7 +289,7 @@ fn the_order_files_are_made_in_changes_nothing() {
     make(&b, &reversed);
     ok(&a, &dir.path().join("a/out"), &["-j", "1"]);
     ok(&b, &dir.path().join("b/out"), &["-j", "2"]);
-    assert_eq!(files(&dir.path().join("a/out")), files(&dir.path().join("b/out")));
+    assert_eq!(tree(&dir.path().join("a/out")), tree(&dir.path().join("b/out")));
 }
 
 #[test]
