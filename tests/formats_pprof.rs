@@ -80,7 +80,7 @@ fn every_sample_type_folds_back_to_what_the_go_tool_reports() {
     let page = std::fs::read_to_string(out.join("p/cpu/index.html")).unwrap();
     assert!(page.contains("period 10.0 ms of cpu"), "{page}");
     // The graph menu names each graph once, with its unit where the name does not say it.
-    assert!(page.contains(">samples</option>") && page.contains(">cpu (nanoseconds)</option>"), "{page}");
+    assert!(page.contains(">samples (count)</option>") && page.contains(">cpu (nanoseconds)</option>"), "{page}");
 }
 
 #[test]

@@ -120,6 +120,9 @@ fn adding_one_run_renders_only_the_pages_that_show_it() {
     assert_eq!(pages.len(), 5, "only the pages that show the new run: {pages:?}");
     assert!(!changed.iter().any(|p| p.starts_with("p/db/") || p.starts_with("s/db/")), "{changed:?}");
     assert!(log.contains("8 pages rendered, 0 kept"), "{log}");
+    // A folded profile's one graph is named by its unit, once ("samples", not "samples (samples)").
+    let page = String::from_utf8(after["p/api/2026-11-29/index.html"].clone()).unwrap();
+    assert!(page.contains(">samples</option>"), "{page}");
 }
 
 #[test]
