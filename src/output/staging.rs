@@ -6,14 +6,13 @@
 //! no exchange), so a build that fails or is killed leaves the previous site as it was.
 //!
 //! The second tree is kept after the swap (it then holds the previous site) and is the start
-//! of the next build, which only writes what differs: a file whose bytes are already right is
-//! left alone, a file restored from the build cache that is already the cache's file (same
-//! inode) is left alone, and files the build did not produce are removed before the swap. A
-//! rebuild after adding one profile to a large archive therefore writes a handful of files
-//! instead of the whole site, and a killed build's half-updated tree is simply where the
-//! next build starts. Files are replaced by unlinking and creating, never written in place,
-//! because the trees and the cache share graph files as hard links. A lock file keeps two
-//! builds from writing the same output at once.
+//! of the next build. When the build state says what that tree holds, the build touches only
+//! the files that differ ([`Staging::replace`], [`Staging::link_published`],
+//! [`Staging::remove`]) and commits without a walk; otherwise it writes every file where its
+//! bytes differ ([`Staging::write`], [`Staging::link`], which leave a right file alone) and the
+//! commit sweeps every file it did not write. Files are replaced by unlinking and creating,
+//! never written in place, because the trees and the cache share graph files as hard links. A
+//! lock file keeps two builds from writing the same output at once.
 
 use std::collections::HashSet;
 use std::fs;
