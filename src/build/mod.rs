@@ -331,7 +331,7 @@ impl<'a> Build<'a> {
         let (rendered, kept) = self.pool.install(|| match (incremental, cache, &data.next) {
             (true, Some(cache), Some(next)) => {
                 state::mark_dirty(cache.dir())?;
-                update(&site, &plan, &archive, &staging, cache, &data.live, next)
+                update(&site, &plan, &archive, &desired, &staging, cache, &data.live, next)
             }
             _ => rewrite(&site, &plan, &archive, &staging, cache),
         })?;
@@ -376,13 +376,15 @@ fn rewrite(site: &Site, plan: &[Page], archive: &Archive, staging: &Staging, cac
     Ok((plan.len(), 0))
 }
 
-/// Brings the staging tree, known to be `live` changed by `next`, to the new state, touching
+/// Brings the staging tree, known to be `live` changed by `next`, to the new state `desired`, touching
 /// only what differs: a page whose hash is unchanged is left, one the published site already
 /// has is linked from it, and only the others are rendered.
+#[allow(clippy::too_many_arguments)]
 fn update(
     site: &Site,
     plan: &[Page],
     archive: &Archive,
+    desired: &Tree,
     staging: &Staging,
     cache: &Cache,
     live: &Tree,
@@ -410,9 +412,8 @@ fn update(
         counts.0 += a;
         counts.1 += b;
     }
-    let wanted: BTreeSet<&str> = plan.iter().map(|p| p.path.as_str()).collect();
     for path in live.pages.keys().chain(next.pages.keys()) {
-        if !wanted.contains(path.as_str()) && in_staging(path).is_some() {
+        if !desired.pages.contains_key(path) && in_staging(path).is_some() {
             staging.remove(path)?;
         }
     }
@@ -421,9 +422,8 @@ fn update(
         Some(key) if key == run.record.key => Ok(()),
         _ => link_run(staging, cache, &run.url, &run.record.key, true),
     })?;
-    let urls: BTreeSet<&str> = archive.runs.iter().map(|r| r.url.as_str()).collect();
     for url in live.runs.keys().chain(next.runs.keys()) {
-        if !urls.contains(url.as_str()) && run_in_staging(url).is_some() {
+        if !desired.runs.contains_key(url) && run_in_staging(url).is_some() {
             staging.remove(&format!("{url}g"))?;
             staging.remove(&format!("{url}{PREVIEW}"))?;
         }
