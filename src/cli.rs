@@ -212,6 +212,15 @@ fn report(summary: &Summary, config: &Config, check: bool) -> ExitCode {
         );
     }
     let _ = write!(err, ") in {:.2} s", summary.elapsed.as_secs_f64());
+    if !check && summary.comparisons > 0 {
+        let _ = write!(
+            err,
+            "; {} comparison{} ({} made, the others kept)",
+            summary.comparisons,
+            if summary.comparisons == 1 { "" } else { "s" },
+            summary.comparisons_made
+        );
+    }
     if !summary.skipped.is_empty() {
         let _ = write!(err, "; skipped {} (see errors above)", summary.skipped.len());
     }

@@ -53,6 +53,13 @@ pub struct ArchiveConfig {
     pub group_by: GroupBy,
     /// Entries in each Atom feed (the newest runs).
     pub feed_entries: u32,
+    /// A run is marked as a regression on its series page and in its feed when a function's
+    /// share of the total (self) grew by more than this many percentage points since the
+    /// previous run.
+    pub regression_points: f64,
+    /// Per series name, the run every later run is also compared with: its date
+    /// (`2026-11-14`), title, or path without extensions.
+    pub baselines: std::collections::BTreeMap<String, String>,
 }
 
 /// How a series page groups its runs under headings.
@@ -67,7 +74,14 @@ pub enum GroupBy {
 
 impl Default for ArchiveConfig {
     fn default() -> Self {
-        ArchiveConfig { pattern: None, per_page: 50, group_by: GroupBy::Day, feed_entries: 50 }
+        ArchiveConfig {
+            pattern: None,
+            per_page: 50,
+            group_by: GroupBy::Day,
+            feed_entries: 50,
+            regression_points: 2.0,
+            baselines: Default::default(),
+        }
     }
 }
 
@@ -193,6 +207,9 @@ impl Config {
         }
         if !(self.base_url.is_empty() || self.base_url.starts_with("http://") || self.base_url.starts_with("https://")) {
             return Err(format!("base_url must be an absolute http(s) URL such as \"https://example.com/perf/\", not {:?}", self.base_url));
+        }
+        if !self.archive.regression_points.is_finite() || self.archive.regression_points < 0.0 {
+            return Err("archive.regression_points must be a number of percentage points, 0 or more".into());
         }
         if self.archive.per_page == 0 || self.archive.feed_entries == 0 {
             return Err("archive.per_page and archive.feed_entries must be at least 1".into());

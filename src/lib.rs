@@ -20,6 +20,7 @@ pub mod archive;
 pub mod build;
 pub mod cli;
 pub mod config;
+pub mod derive;
 pub mod error;
 pub mod graph;
 pub mod ingest;

@@ -109,13 +109,79 @@ pub struct Stamps {
 
 
 /// The archive: every run with its URL and neighbours, every series with its runs. Made by
-/// [`group`] from the runs' records, before any page exists.
+/// [`group`] from the runs' records, before any page exists; the derive phase adds the
+/// comparisons.
 #[derive(Debug, Default)]
 pub struct Archive {
     /// Every run, sorted by source path.
     pub runs: Vec<Run>,
     /// Every series, sorted by name.
     pub series: Vec<Series>,
+    /// Every comparison of two runs, sorted by URL.
+    pub comparisons: Vec<Comparison>,
+}
+
+/// A comparison of two runs of a series: a run with the one before it, or with the series'
+/// baseline.
+#[derive(Debug)]
+pub struct Comparison {
+    /// The earlier run (an index into [`Archive::runs`]).
+    pub before: usize,
+    /// The later run.
+    pub after: usize,
+    /// Whether `before` is the series' baseline (else it is the previous run).
+    pub baseline: bool,
+    /// Its page, relative to the site root: `p/<after>/compare/` (with the previous run) or
+    /// `p/<after>/vs/<before>/` (with the baseline).
+    pub url: String,
+    /// What it found.
+    pub made: Compared,
+}
+
+/// What the derive phase made of a comparison: its graph files (a cache entry) and what the
+/// pages say of it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Compared {
+    /// Key of its cache entry, made from the keys of the two runs.
+    pub key: String,
+    /// Its differential graphs, one per graph name the two runs share; `total` is the later
+    /// run's, `data` relative to the comparison's folder.
+    pub graphs: Vec<GraphInfo>,
+    /// Files of its first graph's first view.
+    pub preload: Vec<String>,
+    /// Whether it has a link-preview image.
+    pub preview: bool,
+    /// The function whose self share grew most, in the first graph, if any grew.
+    pub top: Option<Regression>,
+}
+
+/// A function whose share of the total grew.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Regression {
+    /// Its graph.
+    pub graph: String,
+    /// The function.
+    pub name: String,
+    /// Growth of its self share, in percentage points.
+    pub points: f64,
+}
+
+/// The list of a comparison page: per graph, the functions whose self share grew most and
+/// shrank most.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct GraphChanges {
+    /// The graph.
+    pub graph: String,
+    /// Its unit.
+    pub unit: String,
+    /// Total of the earlier run.
+    pub total_before: u64,
+    /// Total of the later run.
+    pub total_after: u64,
+    /// Functions whose self share grew, most first.
+    pub grew: Vec<crate::graph::diff::Change>,
+    /// Functions whose self share shrank, most first.
+    pub shrank: Vec<crate::graph::diff::Change>,
 }
 
 /// A run in the archive.
@@ -135,6 +201,10 @@ pub struct Run {
     pub prev: Option<usize>,
     /// The run after it in its series.
     pub next: Option<usize>,
+    /// Its comparison with the previous run (an index into [`Archive::comparisons`]).
+    pub compare: Option<usize>,
+    /// Its comparison with the series' baseline.
+    pub vs_baseline: Option<usize>,
 }
 
 /// A series in the archive.
@@ -146,6 +216,8 @@ pub struct Series {
     pub url: String,
     /// Its runs (indexes into [`Archive::runs`]), oldest first: by date, then source path.
     pub runs: Vec<usize>,
+    /// Its baseline run, when `archive.baselines` names one.
+    pub baseline: Option<usize>,
 }
 
 /// Groups runs (each a record, its hash and its slug) into series ordered by date, naming
@@ -153,7 +225,7 @@ pub struct Series {
 pub fn group(runs: Vec<(RunRecord, u64, String)>, names: &mut super::slug::Record) -> (Archive, Vec<super::slug::Collision>) {
     let mut runs: Vec<Run> = runs
         .into_iter()
-        .map(|(record, hash, slug)| Run { url: format!("p/{slug}/"), record, hash, slug, series: 0, prev: None, next: None })
+        .map(|(record, hash, slug)| Run { url: format!("p/{slug}/"), record, hash, slug, series: 0, prev: None, next: None, compare: None, vs_baseline: None })
         .collect();
     runs.sort_by(|a, b| a.record.source.cmp(&b.record.source));
     let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
@@ -167,7 +239,7 @@ pub fn group(runs: Vec<(RunRecord, u64, String)>, names: &mut super::slug::Recor
         .zip(slugs)
         .map(|((name, mut members), slug)| {
             members.sort_by(|&a, &b| (runs[a].record.date, &runs[a].record.source).cmp(&(runs[b].record.date, &runs[b].record.source)));
-            Series { name: name.to_string(), url: format!("s/{slug}/"), runs: members }
+            Series { name: name.to_string(), url: format!("s/{slug}/"), runs: members, baseline: None }
         })
         .collect();
     series.sort_by(|a, b| a.name.cmp(&b.name));
@@ -179,5 +251,5 @@ pub fn group(runs: Vec<(RunRecord, u64, String)>, names: &mut super::slug::Recor
             run.next = s.runs.get(k + 1).copied();
         }
     }
-    (Archive { runs, series }, collisions)
+    (Archive { runs, series, comparisons: Vec::new() }, collisions)
 }

@@ -24,6 +24,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
+/// Folder of a run's comparisons with its series' baseline: `p/<run>/vs/<baseline>/`.
+pub const VS: &str = "vs";
 /// Names inside a run's folder that are its own pages and data, never a run's segment.
 pub const RUN_SUBPAGES: &[&str] = &["g", "compare", "vs", "history", "index.html", "preview.png", "index.json"];
 

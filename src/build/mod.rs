@@ -4,7 +4,8 @@
 //! ingest   scan the input folder; name every run (archive::slug); read each profile that
 //!          changed (in parallel) into a RunRecord, its graph files into the cache
 //! group    series, dates, previous and next run: the Archive (archive::run::group)
-//! derive   graphs made from several runs (none yet)
+//! derive   graphs made from several runs: each run compared with the previous one and with
+//!          its series' baseline (crate::derive), only the new pairs made
 //! publish  plan every page with a hash of what it shows (site::pages); render the ones that
 //!          changed into the staging tree, link the runs' graph files, swap it in
 //! ```
@@ -23,9 +24,10 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use crate::archive::run::{group, Archive};
+use crate::archive::run::{group, Archive, Compared, GraphChanges};
 use crate::archive::{slug, Pattern};
 use crate::config::Config;
+use crate::derive;
 use crate::error::{BuildError, ProfileError, Warning};
 use crate::ingest::cache::{self, Cache};
 use crate::ingest::{self, scan, How, RunRecord, PREVIEW};
@@ -63,6 +65,10 @@ pub struct Summary {
     pub cached: usize,
     /// How many were decoded.
     pub decoded: usize,
+    /// Comparisons of two runs on the site.
+    pub comparisons: usize,
+    /// How many of them were made in this build (the others were known).
+    pub comparisons_made: usize,
     /// Pages rendered and written.
     pub pages_rendered: usize,
     /// Pages taken as they were from the published site.
@@ -84,8 +90,8 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
     if !b.nothing_changed() {
         let runs = b.ingest()?;
         if let Some(runs) = b.anything_shown_changed(runs)? {
-            let archive = b.group(runs);
-            // Derive: graphs made from several runs (comparisons) come here.
+            let mut archive = b.group(runs);
+            b.derive(&mut archive);
             b.publish(archive)?;
         }
     }
@@ -116,6 +122,8 @@ struct Build<'a> {
     old_hashes: Vec<(String, u64)>,
     /// Keys of cache entries that runs read again, or gone, no longer use.
     replaced_keys: Vec<String>,
+    /// Change lists of the comparisons made in this build, by key.
+    changes: HashMap<String, Vec<GraphChanges>>,
     summary: Summary,
 }
 
@@ -163,6 +171,7 @@ impl<'a> Build<'a> {
             names: slug::Record::default(),
             old_hashes: Vec::new(),
             replaced_keys: Vec::new(),
+            changes: HashMap::new(),
             summary: Summary::default(),
         })
     }
@@ -307,19 +316,50 @@ impl<'a> Build<'a> {
         archive
     }
 
+    /// Derive: the comparisons of runs, made only for pairs no earlier build made.
+    fn derive(&mut self, archive: &mut Archive) {
+        let known: HashMap<String, Compared> = self.data.comparisons.iter().map(|c| (c.key.clone(), c.clone())).collect();
+        let source = match (&self.cache, &self.staging) {
+            (Some(c), _) => derive::Source::Cache(c),
+            (None, Some(s)) => derive::Source::Staging(s),
+            (None, None) => return,
+        };
+        let config = self.config;
+        let derived = self.pool.install(|| derive::derive(config, archive, source, &known));
+        for (path, why) in derived.failed {
+            self.summary.warnings.push(Warning { path, message: why });
+        }
+        for (series, spec) in derived.unknown_baselines {
+            self.summary.warnings.push(Warning {
+                path: "site.toml".into(),
+                message: format!("archive.baselines names {spec:?} for series {series:?}, which has no such run (give its date, title or path without extensions)"),
+            });
+        }
+        self.summary.comparisons = archive.comparisons.len();
+        self.summary.comparisons_made = derived.made;
+        self.changes = derived.changes;
+    }
+
     /// Publish: plans every page, brings the staging tree to the new site (only what differs
     /// when the state knows that tree), swaps it in and saves the state.
     fn publish(&mut self, archive: Archive) -> Result<(), BuildError> {
         let staging = self.staging.take().expect("not a dry run");
         let cache = self.cache.as_ref();
         let data = &mut self.data;
-        let site = Site { config: self.config, theme: &self.theme, archive: &archive, names: &self.names, base: hash_str(&self.fingerprint) };
+        let made = &self.changes;
+        let changes = |key: &str| -> Vec<GraphChanges> {
+            match made.get(key) {
+                Some(c) => c.clone(),
+                None => cache.and_then(|c| c.get(key)).map(|p| p.changes).unwrap_or_default(),
+            }
+        };
+        let site = Site { config: self.config, theme: &self.theme, archive: &archive, names: &self.names, base: hash_str(&self.fingerprint), changes: &changes };
         let plan = site.plan();
         let (staging_ino, _) = staging.inodes();
         let desired = Tree {
             ino: staging_ino,
             pages: plan.iter().map(|p| (p.path.clone(), p.hash)).collect(),
-            runs: archive.runs.iter().map(|r| (r.url.clone(), r.record.key.clone())).collect(),
+            runs: graph_sets(&archive).map(|(url, key)| (url.to_string(), key.to_string())).collect(),
         };
         // The staging tree is known when the state describes it.
         let live_ino = self.live_ino;
@@ -342,10 +382,12 @@ impl<'a> Build<'a> {
         let mirror = staging.commit(!incremental, cache.is_some() && !old_known)?;
 
         let Some(cache) = cache else { return Ok(()) };
-        let used: BTreeSet<&str> = archive.runs.iter().map(|r| r.record.key.as_str()).collect();
+        let used: BTreeSet<&str> = graph_sets(&archive).map(|(_, key)| key).collect();
         if incremental {
-            // Only entries of runs that changed or went can have become unused.
-            cache.remove(self.replaced_keys.drain(..).filter(|k| !used.contains(k.as_str())));
+            // Only entries of runs that changed or went, and comparisons of them, can have
+            // become unused.
+            let old_comparisons = data.comparisons.iter().map(|c| c.key.clone());
+            cache.remove(self.replaced_keys.drain(..).chain(old_comparisons).filter(|k| !used.contains(k.as_str())));
         } else {
             cache.retain(&used);
         }
@@ -355,10 +397,11 @@ impl<'a> Build<'a> {
             None => old_known.then(|| TreeDiff::between(&desired, &old_live)),
         };
         let known = archive.runs.iter().map(|r| state::Known { source: r.record.source.clone(), stamps: r.record.stamps, hash: r.hash, graphs: r.record.graphs.len() }).collect();
+        let comparisons = archive.comparisons.iter().map(|c| c.made.clone()).collect();
         let runs = archive.runs.into_iter().map(|r| SavedRun { record: r.record, hash: r.hash }).collect();
         let header = state::Header { version: 0, fingerprint: self.fingerprint.clone(), generation: 0, live_ino: staging_ino, runs: known };
         let names = std::mem::take(&mut self.names);
-        state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next })?;
+        state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next, comparisons })?;
         Ok(())
     }
 }
@@ -371,7 +414,8 @@ fn rewrite(site: &Site, plan: &[Page], archive: &Archive, staging: &Staging, cac
         Ok(staging.write(&page.path, &bytes)?)
     })?;
     if let Some(cache) = cache {
-        archive.runs.par_iter().try_for_each(|run| link_run(staging, cache, &run.url, &run.record.key, false))?;
+        let sets: Vec<(&str, &str)> = graph_sets(archive).collect();
+        sets.par_iter().try_for_each(|(url, key)| link_run(staging, cache, url, key, false))?;
     }
     Ok((plan.len(), 0))
 }
@@ -418,9 +462,10 @@ fn update(
         }
     }
     let run_in_staging = |url: &str| next.runs.get(url).cloned().unwrap_or_else(|| live.runs.get(url).cloned());
-    archive.runs.par_iter().try_for_each(|run| match run_in_staging(&run.url) {
-        Some(key) if key == run.record.key => Ok(()),
-        _ => link_run(staging, cache, &run.url, &run.record.key, true),
+    let sets: Vec<(&str, &str)> = graph_sets(archive).collect();
+    sets.par_iter().try_for_each(|&(url, key)| match run_in_staging(url) {
+        Some(k) if k == key => Ok(()),
+        _ => link_run(staging, cache, url, key, true),
     })?;
     for url in live.runs.keys().chain(next.runs.keys()) {
         if !desired.runs.contains_key(url) && run_in_staging(url).is_some() {
@@ -429,6 +474,13 @@ fn update(
         }
     }
     Ok(counts)
+}
+
+/// Every folder of graph files the site has, with the cache key of its files: each run's, and
+/// each comparison's.
+fn graph_sets(archive: &Archive) -> impl Iterator<Item = (&str, &str)> {
+    let runs = archive.runs.iter().map(|r| (r.url.as_str(), r.record.key.as_str()));
+    runs.chain(archive.comparisons.iter().map(|c| (c.url.as_str(), c.made.key.as_str())))
 }
 
 /// Links the graph files of cache entry `key` into run folder `url`, first removing what the

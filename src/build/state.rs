@@ -20,7 +20,7 @@ use crate::archive::slug;
 use crate::ingest::{RunRecord, Stamps};
 
 /// Version of the state's layout; another version is ignored (the build starts afresh).
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// File name of the marker of a build changing the previous tree.
 pub const DIRTY: &str = "state.dirty";
@@ -128,6 +128,8 @@ pub struct Data {
     pub live: Tree,
     /// The previous tree, when known.
     pub next: Option<TreeDiff>,
+    /// Every comparison published.
+    pub comparisons: Vec<crate::archive::run::Compared>,
 }
 
 /// File name of the state's data, beside [`crate::ingest::cache::STATE`].

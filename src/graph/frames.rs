@@ -34,9 +34,38 @@ pub struct FrameTable {
     pub self_: Vec<u64>,
     /// The first count of a differential profile, when there is one.
     pub before: Option<Before>,
+    /// The second count of a differential graph, when its layout is not that count (see
+    /// [`crate::graph::diff`]); `None` for a plain graph and for one laid out by the second
+    /// count, whose `total` and `self_` are then that count.
+    pub after: Option<Before>,
+    /// What `offset`, `total` and `self_` measure.
+    pub layout: Layout,
 }
 
-/// The "before" columns of a differential graph (folded `stack before after`).
+/// What a table's widths (`offset`, `total`, `self_`) measure.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// The profile's values (a plain graph), or the second count of a differential graph.
+    #[default]
+    After,
+    /// The first count of a differential graph.
+    Before,
+    /// Both counts, each as a share of its own total: nothing present in either run is lost.
+    Union,
+}
+
+impl Layout {
+    /// The name the manifest gives it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layout::After => "after",
+            Layout::Before => "before",
+            Layout::Union => "union",
+        }
+    }
+}
+
+/// One count's columns of a differential graph (folded `stack before after`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Before {
     /// Before-count of the frame and everything it called.
@@ -64,6 +93,15 @@ impl FrameTable {
     /// The root's total: the whole profile.
     pub fn grand_total(&self) -> u64 {
         self.total.first().copied().unwrap_or(0)
+    }
+
+    /// The values the graph measures, `(total, self)`: the second count of a differential
+    /// graph (whatever its layout), else the widths.
+    pub fn values(&self) -> (&[u64], &[u64]) {
+        match &self.after {
+            Some(a) => (&a.total, &a.self_),
+            None => (&self.total, &self.self_),
+        }
     }
 }
 
@@ -396,6 +434,8 @@ impl Tree {
                 total: Vec::with_capacity(n),
                 self_: Vec::with_capacity(n),
             }),
+            after: None,
+            layout: Layout::After,
         };
         // Pending frames as (node, depth, offset); `rows_on_path[d]` is the row of the last
         // frame laid out at depth d, which is the parent of the next frame at depth d + 1.

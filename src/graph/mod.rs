@@ -2,5 +2,6 @@
 //! function's name.
 
 pub mod color;
+pub mod diff;
 pub mod frames;
 pub mod preview;

@@ -5,7 +5,8 @@
 //! system library). It draws the graph's lowest rows as the page does: root at the bottom,
 //! the full width is the root's total, rows [`ROW_HEIGHT`] pixels apart with a one-pixel gap
 //! below each row and right of each box at least three pixels wide, each box in its name's
-//! colour ([`color_of`]) on the page's off-white. There is no text: the run's title is the
+//! colour ([`color_of`]) on the page's off-white; a differential graph's boxes in the diff
+//! colours of the change of their share ([`crate::graph::diff::color`]). There is no text: the run's title is the
 //! page's `og:title`, and drawing text would need font files.
 //!
 //! Boxes are pixel-aligned rectangles without anti-aliasing, their edges rounded from the
@@ -84,8 +85,10 @@ fn render(table: &FrameTable, palette: Palette) -> Result<(Pixmap, usize), Strin
         ..Paint::default()
     };
     let mut painted = 0;
-    let rows = table.depth.iter().zip(&table.offset).zip(&table.total).zip(&table.name);
-    for (((&depth, &offset), &total), &name) in rows {
+    // A differential graph is drawn in the diff colours: the change of each frame's share.
+    let deltas = table.before.is_some().then(|| crate::graph::diff::deltas(table, crate::graph::diff::Measure::Share));
+    let rows = table.depth.iter().zip(&table.offset).zip(&table.total).zip(&table.name).enumerate();
+    for (row, (((&depth, &offset), &total), &name)) in rows {
         // Narrower than one pixel: total / grand × width < 1.
         if depth >= ROWS || u128::from(total) * graph_w < grand_w {
             continue;
@@ -107,7 +110,11 @@ fn render(table: &FrameTable, palette: Palette) -> Result<(Pixmap, usize), Strin
         let top = HEIGHT - MARGIN - (depth + 1) * ROW_HEIGHT;
         let rect = Rect::from_xywh((MARGIN + x0) as f32, top as f32, (x1 - x0) as f32, (ROW_HEIGHT - GAP) as f32)
             .ok_or("preview box out of range")?;
-        paint.set_color(opaque(color_of(name, palette)));
+        let rgb = match &deltas {
+            Some((d, scale)) => crate::graph::diff::color(d[row], *scale),
+            None => color_of(name, palette),
+        };
+        paint.set_color(opaque(rgb));
         pixmap.fill_rect(rect, &paint, Transform::identity(), None);
         painted += 1;
     }
@@ -205,6 +212,8 @@ mod tests {
             total: vec![0],
             self_: vec![0],
             before: None,
+            after: None,
+            layout: Default::default(),
         };
         for t in [root_only, FrameTable::default()] {
             let (pixmap, painted) = render(&t, Palette::Hot).unwrap();

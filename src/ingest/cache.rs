@@ -39,6 +39,9 @@ pub struct Product {
     pub warnings: Vec<String>,
     /// Files of the profile's folder, relative to it, sorted.
     pub files: Vec<String>,
+    /// Of a comparison: what changed, per graph.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<crate::archive::run::GraphChanges>,
 }
 
 /// The cache folder.
@@ -77,6 +80,15 @@ impl Cache {
             hasher.update(&buf[..n]);
         }
         Ok(hasher.finalize().to_hex().to_string())
+    }
+
+    /// The key of the comparison of the runs of keys `before` and `after` (an entry like a
+    /// profile's, of the comparison's graph files).
+    pub fn pair_key(&self, before: &str, after: &str) -> String {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(self.fingerprint.as_bytes());
+        hasher.update(format!("\ncomparison 1\n{before}\n{after}\n").as_bytes());
+        hasher.finalize().to_hex().to_string()
     }
 
     /// The cache folder.

@@ -22,7 +22,7 @@ use cache::{Cache, Product};
 use scan::Source;
 
 /// Rows of the first view a run page preloads the files of (a canvas 1080 px tall).
-const FIRST_VIEW_ROWS: u32 = 60;
+pub const FIRST_VIEW_ROWS: u32 = 60;
 
 /// File name of a run's link-preview image, in its folder.
 pub const PREVIEW: &str = "preview.png";
@@ -123,7 +123,7 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
         let data = format!("g/{folder}/");
         let graph_sink = |rel: &str, bytes: &[u8]| write(format!("{data}{rel}"), bytes);
         let unit = unit.unwrap_or(&graph.unit);
-        let manifest = chunk::encode(&graph.name, unit, &graph.table, &config.chunks, config.palette, &graph_sink)?;
+        let manifest = chunk::encode_graph(&graph.name, unit, &graph.table, &config.chunks, config.palette, &graph_sink)?;
         if graphs.is_empty() {
             preload = manifest.first_view(FIRST_VIEW_ROWS);
         }
@@ -135,5 +135,5 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
     }
     let mut files = files.into_inner().expect("no panic while holding it");
     files.sort();
-    Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, preload, warnings: decoded.warnings, files })
+    Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, preload, warnings: decoded.warnings, files, changes: Vec::new() })
 }

@@ -21,7 +21,7 @@ use super::feed;
 use super::index_json::{GraphEntry, Index, ProfileEntry, SeriesEntry};
 use super::theme::{path_to_root, Theme};
 use crate::units::format_value;
-use crate::archive::run::{Archive, Run, Series};
+use crate::archive::run::{Archive, Comparison, GraphChanges, Run, Series};
 use crate::archive::slug;
 use crate::config::{Config, GroupBy};
 use crate::graph::preview;
@@ -43,6 +43,9 @@ pub struct Site<'a> {
     /// A hash of everything every page depends on: flamesite's version, the theme's files and
     /// the settings pages show.
     pub base: u64,
+    /// The change lists of comparisons, by key (read from the cache for those not made in
+    /// this build).
+    pub changes: &'a (dyn Fn(&str) -> Vec<GraphChanges> + Sync),
 }
 
 /// A file of the site made from the model, with a hash of what it shows.
@@ -76,10 +79,18 @@ impl Site<'_> {
         &self.archive.runs[i]
     }
 
-    /// What a link to run `i` shows, as a hash.
-    fn link_hash(&self, i: usize) -> (u64, &str) {
+    /// What a link to run `i` shows, as a hash: the run, and its regression mark.
+    fn link_hash(&self, i: usize) -> (u64, &str, Option<(String, String)>) {
         let r = self.run(i);
-        (r.hash, r.url.as_str())
+        (r.hash, r.url.as_str(), self.regression(i))
+    }
+
+    /// The function whose self share grew by more than `archive.regression_points` since
+    /// the previous run, with its growth as text (`+3.2 pp`), if any.
+    fn regression(&self, i: usize) -> Option<(String, String)> {
+        let c = &self.archive.comparisons[self.run(i).compare?];
+        let top = c.made.top.as_ref()?;
+        (top.points > self.config.archive.regression_points).then(|| (top.name.clone(), format!("+{:.1} pp", top.points)))
     }
 
     /// The newest `n` runs among `runs` (indexes), newest first.
@@ -145,18 +156,20 @@ impl Site<'_> {
             let s = &a.series[r.series];
             let prev = r.prev.map(|p| self.link_hash(p));
             let next = r.next.map(|n| self.link_hash(n));
+            let compared = [r.compare, r.vs_baseline].map(|c| c.map(|c| &a.comparisons[c].url));
             pages.push(Page {
                 path: format!("{}index.html", r.url),
-                hash: hash_of((base, "run", r.hash, &r.url, &s.name, &s.url, prev, next)),
+                hash: hash_of((base, "run", r.hash, &r.url, &s.name, &s.url, prev, next, compared)),
                 kind: Kind::Run(i),
             });
-            if let Some(prev) = prev {
-                pages.push(Page {
-                    path: format!("{}compare/index.html", r.url),
-                    hash: hash_of((base, "compare", r.hash, &r.url, &s.name, &s.url, prev)),
-                    kind: Kind::Compare(i),
-                });
-            }
+        }
+        for (ci, c) in a.comparisons.iter().enumerate() {
+            let s = &a.series[self.run(c.after).series];
+            pages.push(Page {
+                path: format!("{}index.html", c.url),
+                hash: hash_of((base, "compare", &c.made.key, &c.url, &s.name, &s.url, c.baseline, self.link_hash(c.before), self.link_hash(c.after))),
+                kind: Kind::Compare(ci),
+            });
         }
         pages
     }
@@ -263,19 +276,20 @@ impl Site<'_> {
 
     fn series_page(&self, s: &Series, n: usize) -> Result<String, String> {
         let per_page = self.config.archive.per_page.max(1) as usize;
-        let runs: Vec<&Run> = s.runs.iter().rev().skip((n - 1) * per_page).take(per_page).map(|&i| self.run(i)).collect();
+        let on_page: Vec<usize> = s.runs.iter().rev().skip((n - 1) * per_page).take(per_page).copied().collect();
+        let runs: Vec<&Run> = on_page.iter().map(|&i| self.run(i)).collect();
         let count = self.pages_of(s);
         let url = series_page_url(s, n);
         let root = path_to_root(url.matches('/').count());
         let mut groups: Vec<(String, Vec<RunLink>)> = Vec::new();
-        for run in &runs {
+        for (&i, run) in on_page.iter().zip(&runs) {
             let heading = match self.config.archive.group_by {
                 GroupBy::Day => run.record.date.day(),
                 GroupBy::Month => run.record.date.month(),
             };
             match groups.last_mut() {
-                Some((h, list)) if *h == heading => list.push(run_link(run)),
-                _ => groups.push((heading, vec![run_link(run)])),
+                Some((h, list)) if *h == heading => list.push(self.marked_link(i)),
+                _ => groups.push((heading, vec![self.marked_link(i)])),
             }
         }
         let groups: Vec<_> = groups.into_iter().map(|(heading, runs)| json!({ "heading": heading, "runs": runs })).collect();
@@ -330,7 +344,8 @@ impl Site<'_> {
                 "preload": rec.preload,
                 "totals": totals(run),
                 "prev": prev.map(run_link), "next": next.map(run_link),
-                "compare": prev.map(|_| format!("{}compare/", run.url)),
+                "compare": run.compare.map(|c| &self.archive.comparisons[c].url),
+                "vs_baseline": run.vs_baseline.map(|c| &self.archive.comparisons[c].url),
             }),
         );
         let (total, unit) = headline(run);
@@ -348,40 +363,63 @@ impl Site<'_> {
         self.theme.render("profile.html", &ctx)
     }
 
-    fn compare(&self, i: usize) -> Result<String, String> {
-        let run = self.run(i);
-        let prev = self.run(run.prev.expect("a compare page has a previous run"));
-        let s = &self.archive.series[run.series];
-        let url = format!("{}compare/", run.url);
-        let root = path_to_root(url.matches('/').count());
-        let rows: Vec<_> = run
-            .record
+    fn compare(&self, ci: usize) -> Result<String, String> {
+        let c: &Comparison = &self.archive.comparisons[ci];
+        let (before, after) = (self.run(c.before), self.run(c.after));
+        let s = &self.archive.series[after.series];
+        let root = path_to_root(c.url.matches('/').count());
+        let changes = (self.changes)(&c.made.key);
+        let graphs: Vec<GraphEntry> = c
+            .made
             .graphs
             .iter()
+            .map(|g| GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data: g.data.clone() })
+            .collect();
+        let fmt_points = |p: f64| if p >= 0.0 { format!("+{p:.2} pp") } else { format!("−{:.2} pp", -p) };
+        let lists: Vec<_> = changes
+            .iter()
             .map(|g| {
-                let before = prev.record.graphs.iter().find(|b| b.name == g.name && b.unit == g.unit);
-                let (delta, pct) = match before {
-                    Some(b) => {
-                        let d = g.total as i128 - b.total as i128;
-                        let sign = if d > 0 { "+" } else if d < 0 { "−" } else { "±" };
-                        let pct = if b.total > 0 { format!("{sign}{:.1}%", (d.unsigned_abs() as f64 / b.total as f64) * 100.0) } else { "n/a".into() };
-                        (format!("{sign}{}", format_value(d.abs(), &g.unit)), pct)
-                    }
-                    None => ("n/a".into(), "n/a".into()),
+                let row = |ch: &crate::graph::diff::Change| {
+                    json!({
+                        "name": ch.name,
+                        "points": fmt_points(ch.self_points(g.total_before, g.total_after)),
+                        "before": format_value(ch.self_before as i128, &g.unit),
+                        "after": format_value(ch.self_after as i128, &g.unit),
+                        "href": format!("#g={}&q={}&c=1", fragment_escape(&g.graph), fragment_escape(&exact_regex(&ch.name))),
+                    })
                 };
+                let d = g.total_after as i128 - g.total_before as i128;
+                let pct = if g.total_before > 0 { format!("{:+.1}%", d as f64 * 100.0 / g.total_before as f64) } else { "n/a".into() };
                 json!({
-                    "name": g.name, "unit": g.unit,
-                    "before": before.map(|b| format_value(b.total as i128, &b.unit)), "after": format_value(g.total as i128, &g.unit),
-                    "delta": delta, "pct": pct,
-                    "grew": before.is_some_and(|b| g.total > b.total), "shrank": before.is_some_and(|b| g.total < b.total),
+                    "graph": g.graph, "unit": g.unit,
+                    "before": format_value(g.total_before as i128, &g.unit), "after": format_value(g.total_after as i128, &g.unit),
+                    "delta": format!("{}{}", if d > 0 { "+" } else if d < 0 { "−" } else { "±" }, format_value(d.abs(), &g.unit)),
+                    "pct": pct, "grew": g.grew.iter().map(row).collect::<Vec<_>>(), "shrank": g.shrank.iter().map(row).collect::<Vec<_>>(),
                 })
             })
             .collect();
         let mut ctx = self.context(&root);
         ctx.insert("series", &json!({ "name": s.name, "url": s.url }));
-        ctx.insert("run", &run_link(run));
-        ctx.insert("prev", &run_link(prev));
-        ctx.insert("rows", &rows);
+        ctx.insert("run", &run_link(after));
+        ctx.insert("prev", &run_link(before));
+        ctx.insert("baseline", &c.baseline);
+        ctx.insert("standalone", &false);
+        ctx.insert("url", &c.url);
+        ctx.insert("graphs", &graphs);
+        ctx.insert("preload", &c.made.preload);
+        ctx.insert("lists", &lists);
+        ctx.insert("threshold", &self.config.archive.regression_points);
+        let title = format!("{} vs {} · {}", after.record.title, before.record.title, s.name);
+        ctx.insert(
+            "og",
+            &json!({
+                "title": title,
+                "description": format!("What changed in {} between {} and {}", s.name, before.record.date.display(), after.record.date.display()),
+                "url": self.absolute(&c.url),
+                "image": c.made.preview.then(|| format!("{}{PREVIEW}", c.url)).and_then(|i| self.absolute(&i)),
+                "image_width": preview::WIDTH, "image_height": preview::HEIGHT,
+            }),
+        );
         self.theme.render("compare.html", &ctx)
     }
 
@@ -421,7 +459,15 @@ impl Site<'_> {
                     title: format!("{} · {}", rec.series, rec.title),
                     updated: rec.date.rfc3339(),
                     href: href(&run.url),
-                    summary: format!("{} run of {}: {}", rec.series, rec.date.display(), format_value(total as i128, unit)),
+                    summary: match self.regression(i) {
+                        Some((name, points)) => format!(
+                            "{} run of {}: {}. Regression: {name} grew by {points} of the total since the previous run.",
+                            rec.series,
+                            rec.date.display(),
+                            format_value(total as i128, unit)
+                        ),
+                        None => format!("{} run of {}: {}", rec.series, rec.date.display(), format_value(total as i128, unit)),
+                    },
                     content_html: rec.notes.clone(),
                     categories: vec![rec.series.clone()],
                 }
@@ -438,6 +484,43 @@ impl Site<'_> {
         };
         feed::atom(&feed)
     }
+}
+
+impl Site<'_> {
+    /// A run as a list shows it, with its regression mark and comparison link.
+    fn marked_link(&self, i: usize) -> RunLink {
+        let run = self.run(i);
+        let mut link = run_link(run);
+        link.regression = self.regression(i).map(|(name, points)| json!({ "name": name, "points": points }));
+        link.compare = run.compare.map(|c| self.archive.comparisons[c].url.clone());
+        link
+    }
+}
+
+/// A regular expression that matches exactly `name`.
+fn exact_regex(name: &str) -> String {
+    let mut out = String::from("^");
+    for ch in name.chars() {
+        if "\\^$.|?*+()[]{}/".contains(ch) {
+            out.push('\\');
+        }
+        out.push(ch);
+    }
+    out.push('$');
+    out
+}
+
+/// `text` escaped for a URL fragment value as the page script reads it (`decodeURIComponent`).
+fn fragment_escape(text: &str) -> String {
+    let mut out = String::new();
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~/:".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// The URL of page `n` of series `s`.
@@ -457,6 +540,10 @@ struct RunLink {
     /// Whether the title says more than the date (a run named by its date does not).
     title_differs: bool,
     labels: BTreeMap<String, String>,
+    /// A function that grew by more than the threshold since the previous run.
+    regression: Option<serde_json::Value>,
+    /// Its comparison with the previous run.
+    compare: Option<String>,
 }
 
 fn run_link(run: &Run) -> RunLink {
@@ -470,6 +557,8 @@ fn run_link(run: &Run) -> RunLink {
         totals: totals(run),
         title_differs: rec.title != rec.date.day() && rec.title != rec.date.display(),
         labels: rec.labels.clone(),
+        regression: None,
+        compare: None,
     }
 }
 

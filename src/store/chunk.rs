@@ -13,11 +13,15 @@ use serde::{Deserialize, Serialize};
 
 use crate::graph::color::{color_of, Palette};
 use crate::config::ChunkConfig;
-use crate::graph::frames::{Before, FrameTable, NO_PARENT};
+use crate::graph::diff::{self, Measure};
+use crate::graph::frames::{Before, FrameTable, Layout, NO_PARENT};
 
-/// Version of the graph format written. [`read_graph`] reads this one and version 1 (whose
-/// values are always f64).
+/// Version of the graph format written for a plain graph. [`read_graph`] reads versions 1
+/// (values always f64) to [`DIFF_VERSION`].
 pub const VERSION: u32 = 2;
+/// Version written for a differential graph: its chunks carry the after columns, its search
+/// files each frame's values, and it comes in three layouts.
+pub const DIFF_VERSION: u32 = 3;
 const CHUNK_MAGIC: &[u8; 4] = b"FSCH";
 const SEARCH_MAGIC: &[u8; 4] = b"FSSI";
 /// Depths one chunk may span at most, so that a deep graph is fetched as the user scrolls.
@@ -60,6 +64,28 @@ pub struct Manifest {
     pub chunks: Vec<ChunkRef>,
     /// Every search bucket.
     pub search: Vec<SearchRef>,
+    /// What a differential graph (version 3) adds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<DiffInfo>,
+}
+
+/// The manifest of a differential graph says how it is laid out, where its other layouts
+/// are, its two totals and the scales of its colours.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct DiffInfo {
+    /// `union`, `after` or `before` (see `graph::diff`).
+    pub layout: String,
+    /// The other layouts' folders, relative to this graph's folder, by layout.
+    pub layouts: std::collections::BTreeMap<String, String>,
+    /// Sum of the first run's values.
+    pub total_before: u64,
+    /// Sum of the second run's values.
+    pub total_after: u64,
+    /// The largest change of a frame's total share, in percentage points (the root excluded):
+    /// full colour in the share view.
+    pub scale_points: f64,
+    /// The largest change of a frame's total value: full colour in the absolute view.
+    pub scale_value: f64,
 }
 
 fn f64_values() -> String {
@@ -77,7 +103,10 @@ enum Values {
 
 impl Values {
     fn for_table(table: &FrameTable) -> Values {
-        let max = table.grand_total().max(table.before.as_ref().map_or(0, |b| b.total[0]));
+        let max = table
+            .grand_total()
+            .max(table.before.as_ref().map_or(0, |b| b.total[0]))
+            .max(table.after.as_ref().map_or(0, |a| a.total[0]));
         if max <= u32::MAX as u64 {
             Values::U32
         } else {
@@ -177,8 +206,15 @@ pub struct Names {
     /// Sum of self per name.
     #[serde(rename = "self")]
     pub self_: Vec<u64>,
-    /// Length of the union of the name's extents.
+    /// Length of the union of the name's extents (of a differential graph: the sum of the
+    /// after totals of its frames with no ancestor of the same name).
     pub total: Vec<u64>,
+    /// Of a differential graph: self before, per name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_before: Option<Vec<u64>>,
+    /// Of a differential graph: total before, per name, recursion counted once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_before: Option<Vec<u64>>,
 }
 
 /// Where the files of a graph go: a path relative to the graph folder and its bytes. Called
@@ -313,7 +349,12 @@ pub fn encode(
         })
         .collect::<Result<Vec<_>, String>>()?;
 
-    let by_old = name_intervals(table);
+    let differential = table.before.is_some();
+    let frames_of = if differential { Some(topmost_frames(table)) } else { None };
+    let by_old = match &frames_of {
+        Some(frames) => diff_intervals(table, frames),
+        None => name_intervals(table),
+    };
     let intervals: Vec<&Vec<(u64, u64)>> = old_id.iter().map(|&o| &by_old[o]).collect();
     let mut buckets = Vec::new();
     let mut lo = 0usize;
@@ -331,7 +372,13 @@ pub fn encode(
         .par_iter()
         .enumerate()
         .map(|(k, &(lo, hi, count))| {
-            let bytes = encode_search(lo as u32, &intervals[lo..hi], values);
+            let bytes = match &frames_of {
+                Some(frames) => {
+                    let lists: Vec<&Vec<u32>> = old_id[lo..hi].iter().map(|&o| &frames[o]).collect();
+                    encode_diff_search(lo as u32, table, &lists, values)
+                }
+                None => encode_search(lo as u32, &intervals[lo..hi], values),
+            };
             let file = format!("s/{k}.bin");
             sink(&file, &bytes)?;
             Ok(SearchRef { file, names: [lo as u32, hi as u32], intervals: count as u64, bytes: bytes.len() as u64 })
@@ -339,20 +386,42 @@ pub fn encode(
         .collect::<Result<Vec<_>, String>>()?;
 
     let mut self_by_old = vec![0u64; table.names.len()];
-    for row in 0..n {
-        self_by_old[table.name[row] as usize] += table.self_[row];
+    let changes = if differential { diff::changes(table) } else { Vec::new() };
+    if !differential {
+        for row in 0..n {
+            self_by_old[table.name[row] as usize] += table.self_[row];
+        }
     }
+    // Of a differential graph, name id `o` (≥ 1) is `changes[o - 1]`.
+    let change = |o: usize| &changes[o - 1];
+    let zero = diff::Change::default();
+    let change_or_root = |o: usize| if o == 0 { &zero } else { change(o) };
     let per_file = config.names_per_file.max(1) as usize;
     let name_files = old_id
         .par_chunks(per_file)
         .enumerate()
         .map(|(k, ids)| {
             let lo = k * per_file;
-            let bucket = Names {
-                names: ids.iter().map(|&o| table.names[o].clone()).collect(),
-                colors: ids.iter().map(|&o| color_of(&table.names[o], palette)).collect(),
-                self_: ids.iter().map(|&o| self_by_old[o]).collect(),
-                total: ids.iter().map(|&o| by_old[o].iter().map(|(a, b)| b - a).sum()).collect(),
+            let bucket = if differential {
+                let root = |o: usize, v: u64, root: u64| if o == 0 { root } else { v };
+                let (tb, ta) = (table.before.as_ref().map_or(0, |b| b.total[0]), table.values().0[0]);
+                Names {
+                    names: ids.iter().map(|&o| table.names[o].clone()).collect(),
+                    colors: ids.iter().map(|&o| color_of(&table.names[o], palette)).collect(),
+                    self_: ids.iter().map(|&o| change_or_root(o).self_after).collect(),
+                    total: ids.iter().map(|&o| root(o, change_or_root(o).total_after, ta)).collect(),
+                    self_before: Some(ids.iter().map(|&o| change_or_root(o).self_before).collect()),
+                    total_before: Some(ids.iter().map(|&o| root(o, change_or_root(o).total_before, tb)).collect()),
+                }
+            } else {
+                Names {
+                    names: ids.iter().map(|&o| table.names[o].clone()).collect(),
+                    colors: ids.iter().map(|&o| color_of(&table.names[o], palette)).collect(),
+                    self_: ids.iter().map(|&o| self_by_old[o]).collect(),
+                    total: ids.iter().map(|&o| by_old[o].iter().map(|(a, b)| b - a).sum()).collect(),
+                    self_before: None,
+                    total_before: None,
+                }
             };
             let bytes = serde_json::to_vec(&bucket).expect("names serialise");
             let file = format!("n/{k}.json");
@@ -360,9 +429,22 @@ pub fn encode(
             Ok(NamesRef { file, names: [lo as u32, (lo + ids.len()) as u32], bytes: bytes.len() as u64 })
         })
         .collect::<Result<Vec<_>, String>>()?;
+    let diff_info = table.before.as_ref().map(|b| {
+        let others = [Layout::Union, Layout::After, Layout::Before].into_iter().filter(|&l| l != table.layout);
+        let here = layout_folder(table.layout);
+        let layouts = others.map(|l| (l.as_str().to_string(), relative(here, layout_folder(l)))).collect();
+        DiffInfo {
+            layout: table.layout.as_str().into(),
+            layouts,
+            total_before: b.total[0],
+            total_after: table.values().0[0],
+            scale_points: diff::deltas(table, Measure::Share).1,
+            scale_value: diff::deltas(table, Measure::Absolute).1,
+        }
+    });
     let manifest = Manifest {
         format: "flamesite-graph".into(),
-        version: VERSION,
+        version: if differential { DIFF_VERSION } else { VERSION },
         graph: graph.into(),
         unit: unit.into(),
         differential: table.before.is_some(),
@@ -381,12 +463,141 @@ pub fn encode(
         names: name_files,
         chunks,
         search,
+        diff: diff_info,
     };
     // Compact: the page fetches it for its first paint (the pretty form was twice the bytes).
     let mut manifest_bytes = serde_json::to_vec(&manifest).expect("manifest serialises");
     manifest_bytes.push(b'\n');
     sink("manifest.json", &manifest_bytes)?;
     Ok(manifest)
+}
+
+/// Writes a graph: a plain table as [`encode`] does; a differential one in its three layouts,
+/// the union in the graph folder and the others in `after/` and `before/` beside its files
+/// (each a whole graph folder). Returns the manifest of the graph folder.
+pub fn encode_graph(
+    graph: &str,
+    unit: &str,
+    table: &FrameTable,
+    config: &ChunkConfig,
+    palette: Palette,
+    sink: Sink,
+) -> Result<Manifest, String> {
+    if table.before.is_none() {
+        return encode(graph, unit, table, config, palette, sink);
+    }
+    let mut t = table.clone();
+    let mut first = None;
+    for layout in [Layout::Union, Layout::After, Layout::Before] {
+        diff::relayout(&mut t, layout).map_err(|e| e.to_string())?;
+        let folder = layout_folder(layout);
+        let inner = |rel: &str, bytes: &[u8]| sink(&format!("{folder}{rel}"), bytes);
+        let m = encode(graph, unit, &t, config, palette, &inner)?;
+        first.get_or_insert(m);
+    }
+    Ok(first.expect("three layouts written"))
+}
+
+/// Folder of a differential graph's layout, relative to the graph folder.
+fn layout_folder(layout: Layout) -> &'static str {
+    match layout {
+        Layout::Union => "",
+        Layout::After => "after/",
+        Layout::Before => "before/",
+    }
+}
+
+/// Path from layout folder `from` to layout folder `to` (both "" or one level down).
+fn relative(from: &str, to: &str) -> String {
+    if from.is_empty() {
+        to.to_string()
+    } else {
+        format!("../{to}")
+    }
+}
+
+/// Of a differential table: per name, the rows of its frames that have no ancestor of the
+/// same name, in row order (which is offset order).
+fn topmost_frames(table: &FrameTable) -> Vec<Vec<u32>> {
+    let mut per_name: Vec<Vec<u32>> = vec![Vec::new(); table.names.len()];
+    let mut open = vec![0u32; table.names.len()];
+    let mut path: Vec<u32> = Vec::new();
+    for r in 0..table.len() {
+        while path.len() > table.depth[r] as usize {
+            let top = path.pop().expect("not empty");
+            open[table.name[top as usize] as usize] -= 1;
+        }
+        let name = table.name[r] as usize;
+        if open[name] == 0 {
+            per_name[name].push(r as u32);
+        }
+        open[name] += 1;
+        path.push(r as u32);
+    }
+    per_name
+}
+
+/// Of a differential table: each name's intervals, one per topmost frame (see
+/// [`topmost_frames`]), empty ones included, so that the buckets are cut alike in every layout.
+fn diff_intervals(table: &FrameTable, frames: &[Vec<u32>]) -> Vec<Vec<(u64, u64)>> {
+    frames
+        .iter()
+        .map(|rows| rows.iter().map(|&r| (table.offset[r as usize], table.offset[r as usize] + table.total[r as usize])).collect())
+        .collect()
+}
+
+/// A differential graph's search bucket: the intervals as in a plain one (unmerged, one per
+/// topmost frame), then per interval the frame's before and after totals, its id and the id of
+/// its last descendant, so that a reader sums the values of a match exactly, nested frames
+/// once, in any layout.
+fn encode_diff_search(name_lo: u32, table: &FrameTable, lists: &[&Vec<u32>], values: Values) -> Vec<u8> {
+    let k: usize = lists.iter().map(|l| l.len()).sum();
+    let before = table.before.as_ref().expect("a differential table");
+    let (after, _) = table.values();
+    let last = subtree_last(table);
+    let mut out = Vec::with_capacity(32 + 4 * lists.len() + (4 * values.width() + 8) * k);
+    out.extend_from_slice(SEARCH_MAGIC);
+    put_u32(&mut out, DIFF_VERSION);
+    put_u32(&mut out, name_lo);
+    put_u32(&mut out, name_lo + lists.len() as u32);
+    put_u32(&mut out, k as u32);
+    put_u32(&mut out, (values == Values::U32) as u32 | 2);
+    let mut start = 0u32;
+    put_u32(&mut out, 0);
+    for list in lists {
+        start += list.len() as u32;
+        put_u32(&mut out, start);
+    }
+    pad8(&mut out);
+    let rows = || lists.iter().flat_map(|l| l.iter().map(|&r| r as usize));
+    for r in rows() {
+        values.put(&mut out, table.offset[r]);
+        values.put(&mut out, table.offset[r] + table.total[r]);
+    }
+    for r in rows() {
+        values.put(&mut out, before.total[r]);
+    }
+    for r in rows() {
+        values.put(&mut out, after[r]);
+    }
+    for r in rows() {
+        put_u32(&mut out, r as u32);
+    }
+    for r in rows() {
+        put_u32(&mut out, last[r]);
+    }
+    out
+}
+
+/// Per row, the id of its last descendant (itself when it has none).
+fn subtree_last(table: &FrameTable) -> Vec<u32> {
+    let n = table.len();
+    let mut last: Vec<u32> = (0..n as u32).collect();
+    for r in (1..n).rev() {
+        let p = table.parent[r] as usize;
+        last[p] = last[p].max(last[r]);
+    }
+    last
 }
 
 /// Consecutive depths grouped until a group holds `target` frames or spans
@@ -449,10 +660,10 @@ fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32], values: Values
     let lo = table.depth[rows[0] as usize];
     let hi = table.depth[rows[n - 1] as usize] + 1;
     let diff = table.before.as_ref();
-    let columns = if diff.is_some() { 5 } else { 3 };
+    let columns = if diff.is_some() { 7 } else { 3 };
     let mut out = Vec::with_capacity(32 + 4 * (hi - lo) as usize + n * (12 + columns * values.width()));
     out.extend_from_slice(CHUNK_MAGIC);
-    put_u32(&mut out, VERSION);
+    put_u32(&mut out, if diff.is_some() { DIFF_VERSION } else { VERSION });
     put_u32(&mut out, diff.is_some() as u32 | ((values == Values::U32) as u32) << 1);
     put_u32(&mut out, n as u32);
     put_u32(&mut out, lo);
@@ -476,6 +687,9 @@ fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32], values: Values
     if let Some(b) = diff {
         column(&b.total);
         column(&b.self_);
+        let (at, aself) = table.values();
+        column(at);
+        column(aself);
     }
     for &r in rows {
         put_u32(&mut out, r);
@@ -519,9 +733,9 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
     let read = |rel: &str| std::fs::read(dir.join(rel)).map_err(|e| format!("{}: {e}", dir.join(rel).display()));
     let manifest: Manifest = serde_json::from_slice(&read("manifest.json")?)
         .map_err(|e| format!("{}: {e}", dir.join("manifest.json").display()))?;
-    if manifest.format != "flamesite-graph" || !(1..=VERSION).contains(&manifest.version) {
+    if manifest.format != "flamesite-graph" || !(1..=DIFF_VERSION).contains(&manifest.version) {
         return Err(format!(
-            "{}: format {} version {} is not flamesite-graph version 1 to {VERSION}",
+            "{}: format {} version {} is not flamesite-graph version 1 to {DIFF_VERSION}",
             dir.display(),
             manifest.format,
             manifest.version
@@ -546,6 +760,12 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
         total: vec![0; n],
         self_: vec![0; n],
         before: manifest.differential.then(|| Before { total: vec![0; n], self_: vec![0; n] }),
+        after: (manifest.differential && manifest.version >= DIFF_VERSION).then(|| Before { total: vec![0; n], self_: vec![0; n] }),
+        layout: match manifest.diff.as_ref().map(|d| d.layout.as_str()) {
+            Some("union") => Layout::Union,
+            Some("before") => Layout::Before,
+            _ => Layout::After,
+        },
     };
     for chunk in &manifest.chunks {
         let bytes = read(&chunk.file)?;
@@ -578,8 +798,8 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
         b.get(at..at + 4).map(|s| u32::from_le_bytes(s.try_into().unwrap())).ok_or_else(|| "truncated chunk".to_string())
     };
     let version = u32_at(4)?;
-    if b.get(0..4) != Some(CHUNK_MAGIC) || !(1..=VERSION).contains(&version) {
-        return Err(format!("not a chunk of version 1 to {VERSION}"));
+    if b.get(0..4) != Some(CHUNK_MAGIC) || !(1..=DIFF_VERSION).contains(&version) {
+        return Err(format!("not a chunk of version 1 to {DIFF_VERSION}"));
     }
     let flags = u32_at(8)?;
     let diff = flags & 1 == 1;
@@ -595,7 +815,11 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
         at += 4;
     }
     at = at.div_ceil(8) * 8;
-    let cols = if diff { 5 } else { 3 };
+    let after = diff && version >= DIFF_VERSION;
+    if after != t.after.is_some() || diff != t.before.is_some() {
+        return Err("its columns are not the manifest's".into());
+    }
+    let cols = if after { 7 } else if diff { 5 } else { 3 };
     let u32_base = at + cols * width * n;
     let ids: Vec<usize> = (0..n).map(|i| u32_at(u32_base + 4 * i).map(|x| x as usize)).collect::<Result<_, _>>()?;
     if ids.iter().any(|&id| id >= t.len()) {
@@ -613,6 +837,10 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
         if let Some(bf) = &mut t.before {
             bf.total[id] = value_at(at + width * (3 * n + i))?;
             bf.self_[id] = value_at(at + width * (4 * n + i))?;
+        }
+        if let Some(af) = &mut t.after {
+            af.total[id] = value_at(at + width * (5 * n + i))?;
+            af.self_[id] = value_at(at + width * (6 * n + i))?;
         }
         t.parent[id] = u32_at(u32_base + 4 * (n + i))?;
         t.name[id] = u32_at(u32_base + 4 * (2 * n + i))?;

@@ -51,10 +51,11 @@ pub fn folded_lines(t: &FrameTable) -> Vec<String> {
             has_child[p as usize] = true;
         }
     }
+    let values = t.values();
     let mut lines = Vec::new();
     let mut path: Vec<&str> = Vec::new();
     for (row, &calls) in has_child.iter().enumerate().take(n).skip(1) {
-        let own = t.self_[row] > 0 || t.before.as_ref().is_some_and(|b| b.self_[row] > 0);
+        let own = values.1[row] > 0 || t.before.as_ref().is_some_and(|b| b.self_[row] > 0);
         if !own && calls {
             continue;
         }
@@ -67,8 +68,8 @@ pub fn folded_lines(t: &FrameTable) -> Vec<String> {
         path.reverse();
         let mut line = path.join(";");
         match &t.before {
-            Some(b) => line.push_str(&format!(" {} {}\n", b.self_[row], t.self_[row])),
-            None => line.push_str(&format!(" {}\n", t.self_[row])),
+            Some(b) => line.push_str(&format!(" {} {}\n", b.self_[row], values.1[row])),
+            None => line.push_str(&format!(" {}\n", values.1[row])),
         }
         lines.push(line);
     }

@@ -1,0 +1,215 @@
+//! Derive: graphs made from several runs. Each run with a previous run in its series is
+//! compared with it (`p/<run>/compare/`), and, when `archive.baselines` names a baseline for
+//! its series, with the baseline (`p/<run>/vs/<baseline>/`).
+//!
+//! A comparison has one differential graph ([`crate::graph::diff`]) per graph name the two runs
+//! share, read back from the runs' graph files, and the list of functions whose share grew and
+//! shrank most. Its files are a cache entry keyed by the two runs' keys, so a rebuild makes only
+//! the comparisons of runs that are new or changed: adding a run makes one.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use rayon::prelude::*;
+
+use crate::archive::run::{Archive, Comparison, Compared, GraphChanges, GraphInfo, Regression};
+use crate::archive::slug;
+use crate::config::Config;
+use crate::graph::diff::{self, Change};
+use crate::graph::preview;
+use crate::ingest::cache::{Cache, Product};
+use crate::ingest::PREVIEW;
+use crate::output::staging::Staging;
+use crate::store::chunk;
+
+/// Functions listed as grown, and as shrunk, per graph of a comparison page.
+pub const LISTED: usize = 10;
+
+/// Where a run's graph files are: in its cache entry, or (with no cache) in the staging tree.
+pub enum Source<'a> {
+    /// The cache.
+    Cache(&'a Cache),
+    /// The staging tree, which received the graph files directly.
+    Staging(&'a Staging),
+}
+
+/// What derive made, besides the archive's comparisons.
+#[derive(Default)]
+pub struct Derived {
+    /// Comparisons made in this build (not found in the cache or the state).
+    pub made: usize,
+    /// The change lists of those, by key (others are read from their cache entries).
+    pub changes: HashMap<String, Vec<GraphChanges>>,
+    /// Comparisons that could not be made: (the later run's source, why).
+    pub failed: Vec<(String, String)>,
+    /// Baselines named in `site.toml` that no run matches: (series, what was named).
+    pub unknown_baselines: Vec<(String, String)>,
+}
+
+/// Adds every comparison to `archive`. `known` holds what earlier builds made, by key.
+pub fn derive(config: &Config, archive: &mut Archive, source: Source, known: &HashMap<String, Compared>) -> Derived {
+    let mut out = Derived::default();
+    // The pairs: (before, after, baseline, url).
+    let mut pairs: Vec<(usize, usize, bool, String)> = Vec::new();
+    for si in 0..archive.series.len() {
+        let baseline = match config.archive.baselines.get(&archive.series[si].name) {
+            Some(spec) => {
+                let found = find_run(archive, si, spec);
+                if found.is_none() {
+                    out.unknown_baselines.push((archive.series[si].name.clone(), spec.clone()));
+                }
+                found
+            }
+            None => None,
+        };
+        archive.series[si].baseline = baseline;
+        let s = &archive.series[si];
+        for (k, &i) in s.runs.iter().enumerate() {
+            if k > 0 {
+                pairs.push((s.runs[k - 1], i, false, format!("{}compare/", archive.runs[i].url)));
+            }
+            if let Some(b) = baseline {
+                let pos = s.runs.iter().position(|&x| x == b).expect("the baseline is a run of its series");
+                if k > pos && k != pos + 1 {
+                    let url = format!("{}{}/{}/", archive.runs[i].url, slug::VS, archive.runs[b].slug);
+                    pairs.push((b, i, true, url));
+                }
+            }
+        }
+    }
+    let keys: Vec<String> = pairs
+        .iter()
+        .map(|(b, a, _, url)| match &source {
+            Source::Cache(c) => c.pair_key(&archive.runs[*b].record.key, &archive.runs[*a].record.key),
+            Source::Staging(_) => url.clone(),
+        })
+        .collect();
+    let results: Vec<Option<Result<(Compared, Option<Vec<GraphChanges>>), String>>> = pairs
+        .par_iter()
+        .zip(&keys)
+        .map(|((b, a, _, url), key)| {
+            let (before, after) = (&archive.runs[*b], &archive.runs[*a]);
+            let shared: Vec<(&GraphInfo, &GraphInfo)> =
+                after.record.graphs.iter().filter_map(|g| before.record.graphs.iter().find(|x| x.name == g.name).map(|x| (x, g))).collect();
+            if shared.is_empty() {
+                return None;
+            }
+            if let Source::Cache(_) = source {
+                if let Some(k) = known.get(key) {
+                    return Some(Ok((k.clone(), None)));
+                }
+            }
+            let dir = |run: &crate::archive::run::Run, g: &GraphInfo| -> PathBuf {
+                match &source {
+                    Source::Cache(c) => c.file(&run.record.key, &g.data),
+                    Source::Staging(s) => s.path(&format!("{}{}", run.url, g.data)),
+                }
+            };
+            let make = |sink: chunk::Sink| compare(config, &shared, &dir, before, after, sink);
+            let made = match &source {
+                Source::Cache(c) => match c.get(key) {
+                    Some(p) => Ok(p),
+                    None => c.fill(key, make),
+                },
+                Source::Staging(s) => {
+                    let sink = |rel: &str, bytes: &[u8]| s.write(&format!("{url}{rel}"), bytes).map_err(|e| e.to_string());
+                    make(&sink)
+                }
+            };
+            Some(made.map(|p| {
+                let top = top_regression(&p.changes);
+                let compared = Compared { key: key.clone(), graphs: p.graphs, preload: p.preload, preview: p.files.iter().any(|f| f == PREVIEW), top };
+                (compared, Some(p.changes))
+            }))
+        })
+        .collect();
+    for ((b, a, baseline, url), result) in pairs.into_iter().zip(results) {
+        match result {
+            None => {}
+            Some(Err(e)) => out.failed.push((archive.runs[a].record.source.clone(), format!("its comparison with {}: {e}", archive.runs[b].record.source))),
+            Some(Ok((made, changes))) => {
+                if let Some(c) = changes {
+                    out.made += 1;
+                    out.changes.insert(made.key.clone(), c);
+                }
+                let index = archive.comparisons.len();
+                if baseline {
+                    archive.runs[a].vs_baseline = Some(index);
+                } else {
+                    archive.runs[a].compare = Some(index);
+                }
+                archive.comparisons.push(Comparison { before: b, after: a, baseline, url, made });
+            }
+        }
+    }
+    out
+}
+
+/// The run of series `si` that `spec` names: by date (`2026-11-14`, the first that day), title,
+/// path without extensions, or slug.
+fn find_run(archive: &Archive, si: usize, spec: &str) -> Option<usize> {
+    let runs = &archive.series[si].runs;
+    let by = |f: &dyn Fn(usize) -> bool| runs.iter().copied().find(|&i| f(i));
+    by(&|i| archive.runs[i].record.date.rfc3339().starts_with(spec) && spec.len() >= 10)
+        .or_else(|| by(&|i| archive.runs[i].record.title == spec))
+        .or_else(|| by(&|i| crate::ingest::scan::stem(&archive.runs[i].record.source) == spec))
+        .or_else(|| by(&|i| archive.runs[i].slug == spec))
+}
+
+/// The function whose self share grew most in the first graph.
+fn top_regression(changes: &[GraphChanges]) -> Option<Regression> {
+    let g = changes.first()?;
+    let c = g.grew.first()?;
+    Some(Regression { graph: g.graph.clone(), name: c.name.clone(), points: c.self_points(g.total_before, g.total_after) })
+}
+
+/// Makes the comparison of two runs' `shared` graphs, handing its files to `sink`.
+fn compare(
+    config: &Config,
+    shared: &[(&GraphInfo, &GraphInfo)],
+    dir: &dyn Fn(&crate::archive::run::Run, &GraphInfo) -> PathBuf,
+    before: &crate::archive::run::Run,
+    after: &crate::archive::run::Run,
+    sink: chunk::Sink,
+) -> Result<Product, String> {
+    let files = std::sync::Mutex::new(Vec::new());
+    let write = |rel: String, bytes: &[u8]| {
+        sink(&rel, bytes)?;
+        files.lock().expect("no panic while holding it").push(rel);
+        Ok::<(), String>(())
+    };
+    let mut graphs = Vec::new();
+    let mut changes = Vec::new();
+    let mut preload = Vec::new();
+    for (gb, ga) in shared {
+        let (_, tb) = chunk::read_graph(&dir(before, gb))?;
+        let (_, ta) = chunk::read_graph(&dir(after, ga))?;
+        let table = diff::merge(&tb, &ta).map_err(|e| e.to_string())?;
+        let data = ga.data.clone();
+        let graph_sink = |rel: &str, bytes: &[u8]| write(format!("{data}{rel}"), bytes);
+        let manifest = chunk::encode_graph(&ga.name, &ga.unit, &table, &config.chunks, config.palette, &graph_sink)?;
+        if graphs.is_empty() {
+            preload = manifest.first_view(crate::ingest::FIRST_VIEW_ROWS);
+            if !config.base_url.is_empty() {
+                write(PREVIEW.to_string(), &preview::png(&table, config.palette)?)?;
+            }
+        }
+        graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total: ga.total, frames: manifest.frames, data: ga.data.clone() });
+        changes.push(listed(&ga.name, &ga.unit, &table));
+    }
+    let mut files = files.into_inner().expect("no panic while holding it");
+    files.sort();
+    let metadata = [("before".to_string(), before.record.source.clone()), ("after".to_string(), after.record.source.clone())].into();
+    Ok(Product { format: "comparison".into(), metadata, graphs, preload, warnings: Vec::new(), files, changes })
+}
+
+/// The functions of a differential table whose self share grew most and shrank most.
+pub fn listed(graph: &str, unit: &str, table: &crate::graph::frames::FrameTable) -> GraphChanges {
+    let (tb, ta) = (table.before.as_ref().map_or(0, |b| b.total[0]), table.values().0[0]);
+    let mut all: Vec<(f64, Change)> = diff::changes(table).into_iter().map(|c| (c.self_points(tb, ta), c)).collect();
+    // Largest growth first; ties by name, so the list is the same on every machine.
+    all.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
+    let grew = all.iter().filter(|(p, _)| *p > 0.0).take(LISTED).map(|(_, c)| c.clone()).collect();
+    let shrank = all.iter().rev().filter(|(p, _)| *p < 0.0).take(LISTED).map(|(_, c)| c.clone()).collect();
+    GraphChanges { graph: graph.into(), unit: unit.into(), total_before: tb, total_after: ta, grew, shrank }
+}

@@ -1,0 +1,365 @@
+//! Differential graphs: two frame tables merged into one whose frames carry a before and an
+//! after value, laid out so that nothing present in either run vanishes.
+//!
+//! [`merge`] walks both tables at once (each is in depth-first order with siblings sorted by
+//! name, so their children lists merge like sorted lists) and makes the union tree: every
+//! path of either run is one frame, with zero where a run does not have it. [`relayout`] then
+//! gives the frames their widths, by one of three [`Layout`]s:
+//!
+//! - `Union` (the default view): a frame's own width is its self value before as a share of the
+//!   before total plus its self value after as a share of the after total, each in units of
+//!   2^-30 of a whole and rounded up, so that a path present in only one run still has width.
+//!   Totals are sums of their subtree, so boxes nest exactly as in any graph.
+//! - `After`: the second run's values (flamegraph.pl's view: removed paths get width 0).
+//! - `Before`: the first run's values.
+//!
+//! [`changes`] lists, per function, the self and total before and after, which the comparison
+//! page's list of regressions and the series page's marks read. [`color`] is the colour a frame
+//! gets in the diff views (the page script computes the same, `diff.js`).
+
+use std::collections::HashMap;
+
+use super::frames::{Before, FrameTable, Layout, MergeError, MAX_EXACT, NO_PARENT, ROOT_NAME};
+
+/// One whole in `Union` widths: a run's total is about this wide.
+pub const UNION_SCALE: u64 = 1 << 30;
+
+/// The union of `before` and `after` (two plain or differential tables; of a differential one,
+/// its after values are taken), laid out by [`Layout::Union`].
+pub fn merge(before: &FrameTable, after: &FrameTable) -> Result<FrameTable, MergeError> {
+    // One name table, sorted by bytes with the root first, and each table's ids mapped to it.
+    let mut index: HashMap<&str, u32> = HashMap::new();
+    let mut names: Vec<&str> = Vec::new();
+    for t in [before, after] {
+        for n in t.names.iter().skip(1) {
+            if !index.contains_key(n.as_str()) {
+                index.insert(n, 0);
+                names.push(n);
+            }
+        }
+    }
+    names.sort_unstable();
+    for (i, n) in names.iter().enumerate() {
+        index.insert(n, i as u32 + 1);
+    }
+    let map = |t: &FrameTable| -> Vec<u32> { t.names.iter().enumerate().map(|(i, n)| if i == 0 { 0 } else { index[n.as_str()] }).collect() };
+    let (map_b, map_a) = (map(before), map(after));
+    let (kids_b, kids_a) = (children(before), children(after));
+    let (vb, va) = (before.values(), after.values());
+
+    let n_guess = before.len().max(after.len());
+    let mut out = FrameTable {
+        names: std::iter::once(ROOT_NAME.to_string()).chain(names.iter().map(|s| s.to_string())).collect(),
+        name: Vec::with_capacity(n_guess),
+        depth: Vec::with_capacity(n_guess),
+        parent: Vec::with_capacity(n_guess),
+        offset: Vec::new(),
+        total: Vec::new(),
+        self_: Vec::new(),
+        before: Some(Before { total: Vec::with_capacity(n_guess), self_: Vec::with_capacity(n_guess) }),
+        after: Some(Before { total: Vec::with_capacity(n_guess), self_: Vec::with_capacity(n_guess) }),
+        layout: Layout::After,
+    };
+    const NONE: u32 = u32::MAX;
+    // Pending pairs (row in before, row in after, depth, parent row in out); either row may be
+    // NONE, not both.
+    let root_b = if before.is_empty() { NONE } else { 0 };
+    let root_a = if after.is_empty() { NONE } else { 0 };
+    let mut todo: Vec<(u32, u32, u32, u32)> = vec![(root_b, root_a, 0, NO_PARENT)];
+    let mut merged: Vec<(u32, u32)> = Vec::new();
+    while let Some((rb, ra, depth, parent)) = todo.pop() {
+        let row = out.name.len() as u32;
+        let name = if rb != NONE { map_b[before.name[rb as usize] as usize] } else if ra != NONE { map_a[after.name[ra as usize] as usize] } else { 0 };
+        out.name.push(name);
+        out.depth.push(depth);
+        out.parent.push(parent);
+        let b = out.before.as_mut().expect("set above");
+        b.total.push(if rb != NONE { vb.0[rb as usize] } else { 0 });
+        b.self_.push(if rb != NONE { vb.1[rb as usize] } else { 0 });
+        let a = out.after.as_mut().expect("set above");
+        a.total.push(if ra != NONE { va.0[ra as usize] } else { 0 });
+        a.self_.push(if ra != NONE { va.1[ra as usize] } else { 0 });
+        // Children of both, merged by name (both lists are sorted by name).
+        let cb: &[u32] = if rb != NONE { kids_b.of(rb) } else { &[] };
+        let ca: &[u32] = if ra != NONE { kids_a.of(ra) } else { &[] };
+        merged.clear();
+        let (mut i, mut j) = (0, 0);
+        while i < cb.len() || j < ca.len() {
+            let nb = cb.get(i).map(|&r| map_b[before.name[r as usize] as usize]);
+            let na = ca.get(j).map(|&r| map_a[after.name[r as usize] as usize]);
+            match (nb, na) {
+                (Some(x), Some(y)) if x == y => {
+                    merged.push((cb[i], ca[j]));
+                    i += 1;
+                    j += 1;
+                }
+                (Some(x), Some(y)) if x < y => {
+                    merged.push((cb[i], NONE));
+                    i += 1;
+                }
+                (Some(_), None) => {
+                    merged.push((cb[i], NONE));
+                    i += 1;
+                }
+                _ => {
+                    merged.push((NONE, ca[j]));
+                    j += 1;
+                }
+            }
+        }
+        for &(b, a) in merged.iter().rev() {
+            todo.push((b, a, depth + 1, row));
+        }
+    }
+    relayout(&mut out, Layout::Union)?;
+    Ok(out)
+}
+
+/// Children lists of a table in depth-first order (CSR): each list in row order, which is
+/// name order.
+struct Children {
+    first: Vec<u32>,
+    kids: Vec<u32>,
+}
+
+impl Children {
+    fn of(&self, row: u32) -> &[u32] {
+        &self.kids[self.first[row as usize] as usize..self.first[row as usize + 1] as usize]
+    }
+}
+
+fn children(t: &FrameTable) -> Children {
+    let n = t.len();
+    let mut first = vec![0u32; n + 1];
+    for &p in &t.parent {
+        if p != NO_PARENT {
+            first[p as usize + 1] += 1;
+        }
+    }
+    for i in 0..n {
+        first[i + 1] += first[i];
+    }
+    let mut fill = first.clone();
+    let mut kids = vec![0u32; n.saturating_sub(1)];
+    for (row, &p) in t.parent.iter().enumerate() {
+        if p != NO_PARENT {
+            kids[fill[p as usize] as usize] = row as u32;
+            fill[p as usize] += 1;
+        }
+    }
+    Children { first, kids }
+}
+
+/// Gives a differential table (before columns present) the widths of `layout`. A table laid
+/// out by its second count keeps that count as its `after` columns.
+pub fn relayout(t: &mut FrameTable, layout: Layout) -> Result<(), MergeError> {
+    let n = t.len();
+    let Some(before) = t.before.clone() else { return Ok(()) };
+    if t.after.is_none() {
+        // Laid out by the second count until now: that count is the after columns.
+        t.after = Some(Before { total: t.total.clone(), self_: t.self_.clone() });
+    }
+    let after = t.after.clone().expect("set above");
+    let own: Vec<u64> = match layout {
+        Layout::After => after.self_.clone(),
+        Layout::Before => before.self_.clone(),
+        Layout::Union => {
+            let (tb, ta) = (before.total.first().copied().unwrap_or(0), after.total.first().copied().unwrap_or(0));
+            let share = |v: u64, of: u64| -> u64 {
+                if v == 0 || of == 0 {
+                    0
+                } else {
+                    ((v as u128 * UNION_SCALE as u128).div_ceil(of as u128)) as u64
+                }
+            };
+            (0..n).map(|r| share(before.self_[r], tb) + share(after.self_[r], ta)).collect()
+        }
+    };
+    let mut total = own.clone();
+    // A parent's row is smaller than its children's: sum from the last row up.
+    for r in (1..n).rev() {
+        let p = t.parent[r] as usize;
+        total[p] = total[p].checked_add(total[r]).ok_or(MergeError::Overflow)?;
+    }
+    if total.first().is_some_and(|&g| g >= MAX_EXACT) {
+        return Err(MergeError::TooLarge(total[0]));
+    }
+    let mut offset = vec![0u64; n];
+    let mut cursor = vec![0u64; n];
+    for r in 1..n {
+        let p = t.parent[r] as usize;
+        offset[r] = cursor[p];
+        cursor[p] += total[r];
+        cursor[r] = offset[r];
+    }
+    t.offset = offset;
+    t.total = total;
+    t.self_ = own;
+    t.layout = layout;
+    Ok(())
+}
+
+/// What one function did between the two runs: its self and total (recursion counted once)
+/// before and after.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Change {
+    /// The function.
+    pub name: String,
+    /// Self before.
+    pub self_before: u64,
+    /// Self after.
+    pub self_after: u64,
+    /// Total before (frames under a frame of the same name not counted again).
+    pub total_before: u64,
+    /// Total after.
+    pub total_after: u64,
+}
+
+impl Change {
+    /// Change of its self share of the whole, in percentage points.
+    pub fn self_points(&self, total_before: u64, total_after: u64) -> f64 {
+        points(self.self_before, total_before, self.self_after, total_after)
+    }
+}
+
+/// `after / total_after - before / total_before`, in percentage points (a run with total 0
+/// counts as share 0).
+pub fn points(before: u64, total_before: u64, after: u64, total_after: u64) -> f64 {
+    let share = |v: u64, t: u64| if t == 0 { 0.0 } else { v as f64 / t as f64 };
+    100.0 * (share(after, total_after) - share(before, total_before))
+}
+
+/// Every function of a differential table with its values before and after, in name order
+/// (the root excluded).
+pub fn changes(t: &FrameTable) -> Vec<Change> {
+    let (Some(b), (at, aself)) = (&t.before, t.values()) else { return Vec::new() };
+    let names = t.names.len();
+    let mut out: Vec<Change> = t.names.iter().map(|n| Change { name: n.clone(), ..Change::default() }).collect();
+    // Open frames of each name on the current path: a frame counts in its name's total only
+    // when no ancestor has the same name.
+    let mut open = vec![0u32; names];
+    let mut path: Vec<u32> = Vec::new();
+    for r in 0..t.len() {
+        let d = t.depth[r] as usize;
+        while path.len() > d {
+            let top = path.pop().expect("not empty");
+            open[t.name[top as usize] as usize] -= 1;
+        }
+        let name = t.name[r] as usize;
+        let c = &mut out[name];
+        c.self_before += b.self_[r];
+        c.self_after += aself[r];
+        if open[name] == 0 {
+            c.total_before += b.total[r];
+            c.total_after += at[r];
+        }
+        open[name] += 1;
+        path.push(r as u32);
+    }
+    out.remove(0);
+    out
+}
+
+/// Which of the two measures colours a diff view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// The change of the frame's share of its run's total, in percentage points.
+    Share,
+    /// The change of its value.
+    Absolute,
+}
+
+/// Colour, `0xRRGGBB`, of a change `delta` on a scale where `scale` (> 0) is full colour:
+/// grey for no change, towards red for growth and blue for shrinkage. The page script's
+/// `diffColor` is the same function.
+pub fn color(delta: f64, scale: f64) -> u32 {
+    const NEUTRAL: [f64; 3] = [224.0, 224.0, 224.0];
+    const GREW: [f64; 3] = [220.0, 38.0, 30.0];
+    const SHRANK: [f64; 3] = [38.0, 96.0, 220.0];
+    let i = if scale > 0.0 { (delta.abs() / scale).min(1.0) } else { 0.0 };
+    let to = if delta > 0.0 { GREW } else { SHRANK };
+    let ch = |k: usize| (NEUTRAL[k] + (to[k] - NEUTRAL[k]) * i).round() as u32;
+    (ch(0) << 16) | (ch(1) << 8) | ch(2)
+}
+
+/// Per frame, the change in `measure` of a differential table, and the largest change in
+/// magnitude (the colour scale), the root excluded.
+pub fn deltas(t: &FrameTable, measure: Measure) -> (Vec<f64>, f64) {
+    let Some(b) = &t.before else { return (vec![0.0; t.len()], 0.0) };
+    let (at, _) = t.values();
+    let (tb, ta) = (b.total.first().copied().unwrap_or(0), at.first().copied().unwrap_or(0));
+    let d: Vec<f64> = (0..t.len())
+        .map(|r| match measure {
+            Measure::Share => points(b.total[r], tb, at[r], ta),
+            Measure::Absolute => at[r] as f64 - b.total[r] as f64,
+        })
+        .collect();
+    let max = d.iter().skip(1).fold(0.0f64, |m, x| m.max(x.abs()));
+    (d, max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::frames::StackMerger;
+    use crate::store::fold::folded_lines;
+
+    fn table(lines: &[(&str, u64)]) -> FrameTable {
+        let mut m = StackMerger::new(false, 1000);
+        for (s, c) in lines {
+            m.add(s.as_bytes(), *c, 0).unwrap();
+        }
+        m.finish().unwrap()
+    }
+
+    #[test]
+    fn the_union_keeps_every_path_of_either_run_with_zero_where_it_is_absent() {
+        let before = table(&[("main;gone", 4), ("main;gone;deeper", 6), ("main;a", 10)]);
+        let after = table(&[("main;a", 20), ("main;new;x", 5)]);
+        let d = merge(&before, &after).unwrap();
+        // Reckoned by hand: every stack of either run, before and after.
+        let expected = vec![
+            "main;a 10 20\n".to_string(),
+            "main;gone 4 0\n".into(),
+            "main;gone;deeper 6 0\n".into(),
+            "main;new;x 0 5\n".into(),
+        ];
+        assert_eq!(folded_lines(&d), expected);
+        // Nothing vanishes: every frame has width in the union layout, and boxes nest.
+        assert!(d.total.iter().all(|&w| w > 0));
+        for r in 1..d.len() {
+            let p = d.parent[r] as usize;
+            assert!(d.offset[r] >= d.offset[p] && d.offset[r] + d.total[r] <= d.offset[p] + d.total[p]);
+        }
+        // The root is two wholes (each run's total as a share of itself), give or take
+        // rounding up.
+        assert!(d.total[0] >= 2 * UNION_SCALE && d.total[0] <= 2 * UNION_SCALE + d.len() as u64);
+        // The other layouts are each run's own graph.
+        let mut a = d.clone();
+        relayout(&mut a, Layout::After).unwrap();
+        assert_eq!(a.total[0], 25);
+        let gone = a.names.iter().position(|n| n == "gone").unwrap() as u32;
+        let row = a.name.iter().position(|&n| n == gone).unwrap();
+        assert_eq!((a.total[row], a.before.as_ref().unwrap().total[row]), (0, 10));
+        let mut b = d.clone();
+        relayout(&mut b, Layout::Before).unwrap();
+        assert_eq!((b.total[0], b.total[row]), (20, 10));
+    }
+
+    #[test]
+    fn changes_count_recursion_once_and_colours_go_from_grey_to_red_and_blue() {
+        let before = table(&[("f;f;g", 10), ("h", 10)]);
+        let after = table(&[("f;f;g", 30), ("h", 10)]);
+        let d = merge(&before, &after).unwrap();
+        let c = changes(&d);
+        let f = c.iter().find(|c| c.name == "f").unwrap();
+        assert_eq!((f.total_before, f.total_after, f.self_before, f.self_after), (10, 30, 0, 0));
+        let g = c.iter().find(|c| c.name == "g").unwrap();
+        // g: 50% of 20 before, 75% of 40 after: +25 points.
+        assert!((g.self_points(20, 40) - 25.0).abs() < 1e-9);
+        assert_eq!(color(0.0, 1.0), 0xE0E0E0);
+        assert_eq!(color(1.0, 1.0), 0xDC261E);
+        assert_eq!(color(-2.0, 1.0), 0x2660DC);
+        assert_eq!(color(0.5, 1.0), ((222 << 16) | (131 << 8) | 127));
+    }
+}

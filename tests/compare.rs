@@ -1,0 +1,196 @@
+//! Comparisons of runs (issue "What changed between runs"): each run with the one before it
+//! and with its series' baseline, as differential graphs built with the site. Expected values
+//! are reckoned here from the folded inputs, never by the code under test.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::*;
+
+/// Per stack, the sum of its counts in folded `text`.
+fn stacks(text: &str) -> BTreeMap<String, u64> {
+    let mut out = BTreeMap::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let (stack, count) = line.rsplit_once(' ').unwrap();
+        *out.entry(stack.to_string()).or_insert(0) += count.parse::<u64>().unwrap();
+    }
+    out
+}
+
+/// Every stack of either run with its count before and after, zero where a run lacks it: the
+/// two-count folded form, sorted.
+fn reckoned_diff(before: &str, after: &str) -> String {
+    let (b, a) = (stacks(before), stacks(after));
+    let mut all: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    for (s, v) in &b {
+        all.entry(s).or_default().0 = *v;
+    }
+    for (s, v) in &a {
+        all.entry(s).or_default().1 = *v;
+    }
+    let mut lines: Vec<String> = all.iter().map(|(s, (x, y))| format!("{s} {x} {y}\n")).collect();
+    lines.sort();
+    lines.concat()
+}
+
+fn fold(dir: &Path) -> String {
+    let o = run(dir, &["fold", "."]);
+    assert!(o.status.success(), "fold {}: {}", dir.display(), stderr(&o));
+    stdout(&o)
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn fold_of_a_comparison_is_every_stack_of_either_run_with_zero_where_it_is_absent() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let runs: Vec<String> = (0..3).map(|i| awkward_profile(40 + i, 300)).collect();
+    for (i, text) in runs.iter().enumerate() {
+        write(&input.join(format!("api/2026-11-{:02}.folded.gz", 10 + i)), &gzip(text.as_bytes()));
+    }
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("2 comparisons (2 made"), "{}", stderr(&o));
+    // The first run has nothing to compare with.
+    assert!(!out.join("p/api/2026-11-10/compare").exists());
+    for (i, name) in ["2026-11-11", "2026-11-12"].iter().enumerate() {
+        let graph = out.join(format!("p/api/{name}/compare/g/samples"));
+        let expected = reckoned_diff(&runs[i], &runs[i + 1]);
+        assert_eq!(fold(&graph), expected, "{name} against the run before");
+        // Each layout holds the same frames and values; only the widths differ.
+        assert_eq!(fold(&graph.join("after")), expected);
+        assert_eq!(fold(&graph.join("before")), expected);
+        let page = read(&out.join(format!("p/api/{name}/compare/index.html")));
+        assert!(page.contains("compared with the previous run") && page.contains("g/samples/"), "{page}");
+        // The run page links to it.
+        let run_page = read(&out.join(format!("p/api/{name}/index.html")));
+        assert!(run_page.contains("compare/\">Compare with the previous run"), "{run_page}");
+    }
+}
+
+/// The files of a graph folder's search buckets, decoded from docs/FORMAT.md: per name id, its
+/// intervals as (before, after, id, last).
+fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<(u64, u64, u32, u32)>>) {
+    let manifest: serde_json::Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
+    assert_eq!(manifest["version"], 3);
+    let mut names = Vec::new();
+    for f in manifest["names"].as_array().unwrap() {
+        let n: serde_json::Value = serde_json::from_str(&read(&graph.join(f["file"].as_str().unwrap()))).unwrap();
+        names.extend(n["names"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()));
+    }
+    let mut per_name = vec![Vec::new(); names.len()];
+    for s in manifest["search"].as_array().unwrap() {
+        let b = std::fs::read(graph.join(s["file"].as_str().unwrap())).unwrap();
+        let u = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+        assert_eq!(&b[0..4], b"FSSI");
+        assert_eq!(u(4), 3);
+        let (lo, hi, k, flags) = (u(8) as usize, u(12) as usize, u(16) as usize, u(20));
+        assert_eq!(flags & 2, 2, "the differential flag");
+        let w = if flags & 1 == 1 { 4 } else { 8 };
+        let value = |at: usize| if w == 4 { u(at) as u64 } else { f64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as u64 };
+        let starts: Vec<usize> = (0..=hi - lo).map(|i| u(24 + 4 * i) as usize).collect();
+        let a = (24 + 4 * (hi - lo + 1)).div_ceil(8) * 8;
+        let before_at = a + 2 * w * k;
+        let after_at = before_at + w * k;
+        let id_at = after_at + w * k;
+        let last_at = id_at + 4 * k;
+        for name in lo..hi {
+            for j in starts[name - lo]..starts[name - lo + 1] {
+                per_name[name].push((value(before_at + w * j), value(after_at + w * j), u(id_at + 4 * j), u(last_at + 4 * j)));
+            }
+        }
+    }
+    (names, per_name)
+}
+
+#[test]
+fn search_gives_the_matched_values_before_and_after_as_counted_from_the_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let (before, after) = (awkward_profile(7, 400), awkward_profile(8, 400));
+    write(&input.join("api/2026-11-10.folded"), before.as_bytes());
+    write(&input.join("api/2026-11-11.folded"), after.as_bytes());
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for layout in ["", "after", "before"] {
+        let graph = out.join("p/api/2026-11-11/compare/g/samples").join(layout);
+        let (names, per_name) = diff_search(&graph);
+        for pattern in ["recurse", "push_back|HashMap", "^main$", "<script>", "λ"] {
+            let re = regex::Regex::new(pattern).unwrap();
+            // What a reader does: the intervals of every matching name; an interval inside
+            // another (its id within the other's [id, last]) is counted once.
+            let mut hits: Vec<(u64, u64, u32, u32)> =
+                names.iter().enumerate().filter(|(_, n)| re.is_match(n)).flat_map(|(i, _)| per_name[i].clone()).collect();
+            hits.sort_by_key(|h| h.2);
+            let (mut b, mut a, mut end) = (0, 0, None::<u32>);
+            for (hb, ha, id, last) in hits {
+                if end.is_some_and(|e| id <= e) {
+                    continue;
+                }
+                b += hb;
+                a += ha;
+                end = Some(last);
+            }
+            // Counted from the inputs: a stack matches when any of its frames does.
+            let matched = |text: &str| -> u64 {
+                stacks(text).iter().filter(|(s, _)| s.split(';').any(|f| re.is_match(f))).map(|(_, v)| v).sum()
+            };
+            assert_eq!((b, a), (matched(&before), matched(&after)), "layout {layout:?}, pattern {pattern}");
+        }
+    }
+}
+
+#[test]
+fn adding_a_run_makes_one_comparison_and_baselines_and_regressions_are_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let base = "main;serve;parse 50\nmain;serve;respond 50\n";
+    write(&input.join("api/2026-11-10.folded"), base.as_bytes());
+    write(&input.join("api/2026-11-11.folded"), base.as_bytes());
+    write(&input.join("api/2026-11-12.folded"), base.as_bytes());
+    write(
+        &dir.path().join("site.toml"),
+        b"input = \"in\"\noutput = \"out\"\n[archive]\nregression_points = 5\n[archive.baselines]\napi = \"2026-11-10\"\n",
+    );
+    let o = run(dir.path(), &["build"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Two with the run before, one with the baseline (the run after the baseline is compared
+    // with it once, as its previous run).
+    assert!(stderr(&o).contains("3 comparisons (3 made"), "{}", stderr(&o));
+    let out = dir.path().join("out");
+    assert!(out.join("p/api/2026-11-12/vs/api/2026-11-10/index.html").is_file());
+    assert!(read(&out.join("p/api/2026-11-12/index.html")).contains("vs/api/2026-11-10/"));
+
+    // A new run where `parse` went from 50% to 80% of the total (self): +30 points.
+    write(&input.join("api/2026-11-13.folded"), b"main;serve;parse 80\nmain;serve;respond 20\n");
+    let o = run(dir.path(), &["build"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Its comparison with the run before and with the baseline; nothing else.
+    assert!(stderr(&o).contains("5 comparisons (2 made"), "{}", stderr(&o));
+    let series = read(&out.join("s/api/index.html"));
+    assert!(series.contains("▲ parse +30.0 pp"), "{series}");
+    assert_eq!(series.matches("fs-regression").count(), 1, "only the run that grew is marked");
+    let feed = read(&out.join("s/api/feed.xml"));
+    assert!(feed.contains("Regression: parse grew by +30.0 pp"), "{feed}");
+    let page = read(&out.join("p/api/2026-11-13/compare/index.html"));
+    let grew = &page[page.find("Grew most").unwrap()..page.find("Shrank most").unwrap()];
+    assert!(grew.contains(">parse</a> <span class=\"fs-num\">+30.00 pp</span>"), "{grew}");
+    assert!(grew.contains("href=\"#g=samples&amp;q=%5Eparse%24&amp;c=1\""), "{grew}");
+    let shrank = &page[page.find("Shrank most").unwrap()..];
+    assert!(shrank.contains(">respond</a> <span class=\"fs-num\">−30.00 pp</span>"), "{shrank}");
+
+    // A threshold above the growth marks nothing.
+    write(&dir.path().join("site.toml"), b"input = \"in\"\noutput = \"out\"\n[archive]\nregression_points = 31\n");
+    let o = run(dir.path(), &["build"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!read(&out.join("s/api/index.html")).contains("fs-regression"));
+    // The baseline's comparisons are gone with it.
+    assert!(!out.join("p/api/2026-11-12/vs").exists());
+}
