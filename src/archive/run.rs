@@ -57,6 +57,10 @@ pub struct GraphInfo {
     pub frames: u64,
     /// Its data folder, relative to the run's folder (`g/samples/`).
     pub data: String,
+    /// Whether it is differential (a comparison, or a two-count profile): its folder then
+    /// holds its other layouts too.
+    #[serde(default)]
+    pub differential: bool,
 }
 
 /// Everything the later phases need to know of one run: what the profile held, what its

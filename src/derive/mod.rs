@@ -194,7 +194,7 @@ fn compare(
                 write(PREVIEW.to_string(), &preview::png(&table, config.palette)?)?;
             }
         }
-        graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total: ga.total, frames: manifest.frames, data: ga.data.clone() });
+        graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total: ga.total, frames: manifest.frames, data: ga.data.clone(), differential: true });
         changes.push(listed(&ga.name, &ga.unit, &table));
     }
     let mut files = files.into_inner().expect("no panic while holding it");

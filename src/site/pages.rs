@@ -342,6 +342,7 @@ impl Site<'_> {
                 "date": rec.date.display(), "datetime": rec.date.rfc3339(), "date_from": rec.date_from,
                 "labels": rec.labels, "metadata": rec.metadata, "graphs": graphs, "notes": rec.notes,
                 "preload": rec.preload,
+                "differential": rec.graphs.iter().any(|g| g.differential),
                 "totals": totals(run),
                 "prev": prev.map(run_link), "next": next.map(run_link),
                 "compare": run.compare.map(|c| &self.archive.comparisons[c].url),

@@ -63,7 +63,7 @@ test("decodeChunk refuses bad magic, versions, truncation and bad row indexes", 
   const t = frameTable(parseFolded(FOLDED));
   const good = chunkBytes(t, [0, 1, 5], 0, 2);
   assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { magic: "XXXX" }), "c/0-0.bin"), /c\/0-0\.bin: not a FSCH file/);
-  assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { version: 3 })), /version 3 is not supported/);
+  assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { version: 4 })), /version 4 is not supported/);
   assert.throws(() => decodeChunk(good.slice(0, good.byteLength - 4)), /truncated or corrupt/);
   assert.throws(() => decodeChunk(new ArrayBuffer(10)), GraphError);
   const bad = good.slice(0);
@@ -92,7 +92,7 @@ test("decodeSearch reads interval lists per name", () => {
 test("checkManifest and checkNames refuse what they do not know", () => {
   const { manifest, files } = buildGraph(parseFolded(FOLDED), { namesPerFile: 2 });
   assert.equal(checkManifest(manifest), manifest);
-  assert.throws(() => checkManifest({ ...manifest, version: 3 }), /version 3/);
+  assert.throws(() => checkManifest({ ...manifest, version: 4 }), /version 4/);
   assert.throws(() => checkManifest({ format: "x" }), /not a flamesite graph manifest/);
   assert.throws(() => checkManifest({ ...manifest, names: [manifest.names[1]] }), /do not cover the name ids/);
   const entry = manifest.names[0];

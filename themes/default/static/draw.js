@@ -9,6 +9,7 @@
 // as canvas text (never HTML), cut with an ellipsis to fit their box.
 
 import { MIN_PX, pixelValue, rowY, rowsInRange, visibleDepths, xOf } from "./layout.js";
+import { diffRgb, frameDelta } from "./diff.js";
 
 export const FONT_PX = 12;
 export const FONT = `${FONT_PX}px ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace`;
@@ -90,14 +91,6 @@ export class Palette {
     this.bg = bg;
     for (const c of this.cache) c.fill(0);
     this.match = [pixel(MATCH_RGB), pixel(MATCH_RGB), pixel(mixRgb(MATCH_RGB, bg, FADED_ALPHA)), pixel(mixRgb(MATCH_RGB, bg, FADED_ALPHA))];
-    // Diverging scale for differential graphs: blue (shrank) .. white .. red (grew), 21 steps.
-    this.diff = [[], []];
-    for (let i = -10; i <= 10; i++) {
-      const far = Math.round(255 - 165 * (Math.abs(i) / 10));
-      const rgb = i < 0 ? (far << 16) | (far << 8) | 255 : (255 << 16) | (far << 8) | far;
-      this.diff[0].push(pixel(rgb));
-      this.diff[1].push(pixel(mixRgb(rgb, bg, FADED_ALPHA)));
-    }
   }
 
   /** Pixel colour of name `n` in `mode` (bit 0: dimmed, bit 1: faded). */
@@ -117,12 +110,6 @@ export class Palette {
     return pixel(rgb);
   }
 
-  diffColor(after, before, scale, faded) {
-    const b = before * scale;
-    const m = Math.max(after, b);
-    const r = m > 0 ? (after - b) / m : 0;
-    return this.diff[faded ? 1 : 0][Math.round(r * 10) + 10];
-  }
 
   /** Label text for name id `n` that fits `avail` CSS pixels, or "" when nothing useful fits. */
   label(ctx, n, avail) {
@@ -157,12 +144,13 @@ export class Palette {
  *   palette   a Palette
  *   zoomDepth depth of the zoomed frame (rows below it are its ancestors, drawn faded), 0 if none
  *   match     Uint8Array flag per name id when a search is active, else null
- *   diffScale total / total_before for a differential graph (colours by change), else 0
+ *   diff      of a differential graph: { tb, ta, measure, scale } (totals before and after,
+ *             "share" or "abs", the change drawn in full colour), else null
  * Returns the frames wide enough for a label, as a flat array [x, y, w, nameId, mode, ...]
  * in CSS pixels, and the number of frames painted: { labels, painted }.
  */
 function rasterise(W, dpr, scene, row) {
-  const { view, chunks, palette, zoomDepth, match, diffScale } = scene;
+  const { view, chunks, palette, zoomDepth, match, diff } = scene;
   const bgPix = pixel(palette.bg);
   const minValue = pixelValue(view) * MIN_PX;
   const scale = (view.width / (view.x1 - view.x0)) * dpr;
@@ -212,9 +200,16 @@ function rasterise(W, dpr, scene, row) {
         const n = nm[r];
         let v;
         let mode = faded;
+        let stripe = 0;
         if (match !== null && match[n] !== 0) v = matchPix;
-        else if (diffScale) v = palette.diffColor(c.self[r], c.beforeSelf[r], diffScale, faded);
-        else if (match === null) {
+        else if (diff) {
+          const bt = c.beforeTotal[r];
+          const at = c.afterTotal[r];
+          if (match !== null) mode |= 1;
+          v = palette.make(diffRgb(frameDelta(bt, at, diff.tb, diff.ta, diff.measure), diff.scale), mode);
+          // Only the earlier run has it: striped, so that it reads as gone, not as shrunk.
+          if (at === 0 && bt > 0) stripe = palette.make(0xf4f4f4, mode);
+        } else if (match === null) {
           v = plain[n];
           if (v === 0) v = palette.color(n, mode);
         } else {
@@ -224,7 +219,8 @@ function rasterise(W, dpr, scene, row) {
         }
         // Most frames are a pixel or a few wide, where a store or a loop beats fill() (a
         // builtin call, ~0.5 µs).
-        if (x1 - x0 === 1) scan[x0] = v;
+        if (stripe !== 0) for (let x = x0; x < x1; x++) scan[x] = (x + d) & 4 ? stripe : v;
+        else if (x1 - x0 === 1) scan[x0] = v;
         else if (x1 - x0 > 32) scan.fill(v, x0, x1);
         else for (let x = x0; x < x1; x++) scan[x] = v;
         any = true;

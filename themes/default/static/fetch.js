@@ -44,7 +44,7 @@ function u32s(buf, at, n) {
 const pad8 = (x) => (x + 7) & ~7;
 
 /** Versions of the graph format this page reads: 1 (f64 values) and 2 (u32 or f64 values). */
-const VERSIONS = [1, 2];
+const VERSIONS = [1, 2, 3];
 
 /** [version, field 8, field 12, field 16, field 20] of a chunk or search file. */
 function header(buf, file, magic) {
@@ -53,7 +53,7 @@ function header(buf, file, magic) {
   const got = String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3));
   if (got !== magic) throw new GraphError(file, `not a ${magic} file (bad magic)`);
   const version = dv.getUint32(4, true);
-  if (!VERSIONS.includes(version)) throw new GraphError(file, `version ${version} is not supported (this page reads versions 1 and 2)`);
+  if (!VERSIONS.includes(version)) throw new GraphError(file, `version ${version} is not supported (this page reads versions 1 to 3)`);
   return [version, dv.getUint32(8, true), dv.getUint32(12, true), dv.getUint32(16, true), dv.getUint32(20, true)];
 }
 
@@ -72,7 +72,9 @@ export function decodeChunk(data, file = "chunk") {
   if (depthHi < depthLo) throw new GraphError(file, `depth range ${depthLo}..${depthHi} is reversed`);
   const rows = depthHi - depthLo + 1;
   const a = pad8(24 + 4 * rows);
-  const fcols = diff ? 5 : 3;
+  // Version 3 (a comparison) adds the after columns to the differential ones.
+  const withAfter = diff && version >= 3;
+  const fcols = withAfter ? 7 : diff ? 5 : 3;
   const expected = a + w * fcols * n + 12 * n;
   if (buf.byteLength !== expected) {
     throw new GraphError(file, `is ${buf.byteLength} bytes, expected ${expected} for ${n} frames (truncated or corrupt)`);
@@ -93,15 +95,20 @@ export function decodeChunk(data, file = "chunk") {
   const self = col();
   const beforeTotal = diff ? col() : null;
   const beforeSelf = diff ? col() : null;
+  // Of a graph laid out by its second count, the widths are that count.
+  const afterTotal = withAfter ? col() : diff ? total : null;
+  const afterSelf = withAfter ? col() : diff ? self : null;
   const id = u32s(buf, at, n);
   const parent = u32s(buf, at + 4 * n, n);
   const name = u32s(buf, at + 8 * n, n);
-  return { n, depthLo, depthHi, rowStart, offset, total, self, beforeTotal, beforeSelf, id, parent, name, diff };
+  return { n, depthLo, depthHi, rowStart, offset, total, self, beforeTotal, beforeSelf, afterTotal, afterSelf, id, parent, name, diff };
 }
 
 /**
  * Decode a search bucket (`FSSI`): `{ nameLo, nameHi, k, start, iv }` where the intervals of
- * name `nameLo + i` are `iv[2j] .. iv[2j+1]` for `start[i] <= j < start[i+1]`.
+ * name `nameLo + i` are `iv[2j] .. iv[2j+1]` for `start[i] <= j < start[i+1]`. A
+ * differential bucket (version 3) also has per interval `before`, `after` (the frame's values),
+ * `id` and `last` (its id and its last descendant's).
  */
 export function decodeSearch(data, file = "search bucket") {
   const buf = alignedBuffer(data);
@@ -110,13 +117,22 @@ export function decodeSearch(data, file = "search bucket") {
   if (nameHi < nameLo) throw new GraphError(file, `name range ${nameLo}..${nameHi} is reversed`);
   const m = nameHi - nameLo + 1;
   const a = pad8(24 + 4 * m);
-  const expected = a + 2 * w * k;
+  const diff = version >= 3 && (flags & 2) !== 0;
+  const expected = a + 2 * w * k + (diff ? 2 * w * k + 8 * k : 0);
   if (buf.byteLength !== expected) {
     throw new GraphError(file, `is ${buf.byteLength} bytes, expected ${expected} for ${k} intervals (truncated or corrupt)`);
   }
   const start = u32s(buf, 24, m);
   if (start[0] !== 0 || start[m - 1] !== k) throw new GraphError(file, "interval index does not cover the intervals");
-  return { nameLo, nameHi, k, start, iv: w === 4 ? u32s(buf, a, 2 * k) : f64s(buf, a, 2 * k) };
+  const vals = (at, count) => (w === 4 ? u32s(buf, at, count) : f64s(buf, at, count));
+  const out = { nameLo, nameHi, k, start, iv: vals(a, 2 * k), diff };
+  if (diff) {
+    out.before = vals(a + 2 * w * k, k);
+    out.after = vals(a + 3 * w * k, k);
+    out.id = u32s(buf, a + 4 * w * k, k);
+    out.last = u32s(buf, a + 4 * w * k + 4 * k, k);
+  }
+  return out;
 }
 
 /** The manifest's name files as `[{ file, names: [lo, hi], bytes }]`, in order, without gaps. */
@@ -127,7 +143,7 @@ export function nameFiles(m) {
 /** Check a parsed manifest.json; returns it, or throws GraphError saying what is wrong. */
 export function checkManifest(m, file = "manifest.json") {
   if (!m || m.format !== "flamesite-graph") throw new GraphError(file, "is not a flamesite graph manifest");
-  if (!VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 and 2)`);
+  if (!VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 3)`);
   for (const key of ["total", "depth", "root_width"]) {
     if (typeof m[key] !== "number") throw new GraphError(file, `has no number "${key}"`);
   }
@@ -169,6 +185,9 @@ export class NameTable {
     this.colors = new Uint32Array(this.count);
     this.self = new Float64Array(this.count);
     this.total = new Float64Array(this.count);
+    // Of a differential graph: the earlier run's self and total per name.
+    this.selfBefore = null;
+    this.totalBefore = null;
     this.have = new Uint8Array(files.length);
     this.missing = files.length;
   }
@@ -193,6 +212,14 @@ export class NameTable {
       this.colors[lo + j] = nm.colors[j];
       this.self[lo + j] = nm.self[j];
       this.total[lo + j] = nm.total[j];
+    }
+    if (Array.isArray(nm.self_before) && Array.isArray(nm.total_before)) {
+      this.selfBefore ??= new Float64Array(this.count);
+      this.totalBefore ??= new Float64Array(this.count);
+      for (let j = 0; j < nm.names.length; j++) {
+        this.selfBefore[lo + j] = nm.self_before[j];
+        this.totalBefore[lo + j] = nm.total_before[j];
+      }
     }
     this.have[i] = 1;
     this.missing -= 1;

@@ -101,14 +101,18 @@ export function nameHash(s) {
 //   q  search regex, c=1 case sensitive
 //   v  view: graph | table | both (absent: graph)
 //   m  icicle when the root is at the top
-//   s  table sort: self | total | name (absent: self)
+//   s  table sort: self | total | name (absent: self); of a comparison also self_before,
+//      self_change, total_before, total_change
+//   l  layout of a comparison: after | before (absent: union, widths from both runs)
+//   d  colour of a comparison: abs for the change in value (absent: the change in share)
 
 export const VIEWS = ["graph", "table", "both"];
-export const SORTS = ["self", "total", "name"];
+export const SORTS = ["self", "total", "name", "self_before", "self_change", "total_before", "total_change"];
+export const LAYOUTS = ["union", "after", "before"];
 
 /** The default state: what an empty fragment means. */
 export function defaultState() {
-  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self" };
+  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self", layout: "union", measure: "share" };
 }
 
 /** Parse `#k=v&...` (with or without the `#`) into a state; unknown or bad keys are ignored. */
@@ -131,6 +135,8 @@ export function parseFragment(hash) {
     else if (key === "v" && VIEWS.includes(val)) st.view = val;
     else if (key === "m") st.icicle = val === "icicle";
     else if (key === "s" && SORTS.includes(val)) st.sort = val;
+    else if (key === "l" && LAYOUTS.includes(val)) st.layout = val;
+    else if (key === "d" && val === "abs") st.measure = "abs";
     else if (key === "z") {
       const m = /^(\d+)\.(\d+)\.(\d+)\.([0-9a-f]{8})$/.exec(val);
       if (m && Number(m[3]) > 0) st.zoom = { depth: Number(m[1]), offset: Number(m[2]), total: Number(m[3]), hash: m[4] };
@@ -150,6 +156,8 @@ export function formatFragment(st) {
   if (st.view && st.view !== "graph") parts.push(`v=${st.view}`);
   if (st.icicle) parts.push("m=icicle");
   if (st.sort && st.sort !== "self") parts.push(`s=${st.sort}`);
+  if (st.layout && st.layout !== "union") parts.push(`l=${st.layout}`);
+  if (st.measure === "abs") parts.push("d=abs");
   return parts.length ? "#" + parts.join("&") : "";
 }
 

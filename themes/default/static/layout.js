@@ -181,6 +181,8 @@ export function frameInfo(chunk, row, names) {
   if (chunk.diff) {
     f.beforeTotal = chunk.beforeTotal[row];
     f.beforeSelf = chunk.beforeSelf[row];
+    f.afterTotal = chunk.afterTotal[row];
+    f.afterSelf = chunk.afterSelf[row];
   }
   return f;
 }

@@ -20,6 +20,7 @@ import { Palette, drawGraph, drawHover, parseHex, setupCanvas } from "./draw.js"
 import { bucketsFor, compileQuery, exactQuery, matchNames, matchedValue } from "./search.js";
 import { describeFrame, formatFragment, formatPercent, formatValue, groupDigits, nameHash, parseFragment } from "./format.js";
 import { FunctionTable, Tooltip, copyText } from "./ui.js";
+import { describeDiffFrame, formatPoints, legendText, matchedBeforeAfter } from "./diff.js";
 
 const ROW_H = 18;
 // A graph's first picture waits up to this long (ms from the manifest's arrival) for every
@@ -37,6 +38,7 @@ class Viewer {
     this.spacer = $("fs-spacer");
     this.input = $("fs-search");
     this.select = $("fs-graph");
+    this.isDiffPage = !!$("fs-layout");
     this.graphs = [...this.select.options].map((o) => ({
       name: o.dataset.name,
       unit: o.dataset.unit,
@@ -103,6 +105,25 @@ class Viewer {
       this.updateUrl();
       this.requestRender();
     });
+    for (const b of document.querySelectorAll("#fs-diffmode button[data-measure]")) {
+      b.addEventListener("click", () => {
+        this.st.measure = b.dataset.measure;
+        this.applyControls();
+        this.updateUrl();
+        this.painted = null;
+        this.requestRender();
+      });
+    }
+    for (const b of document.querySelectorAll("#fs-layout button[data-layout]")) {
+      b.addEventListener("click", () => {
+        if (this.st.layout === b.dataset.layout) return;
+        this.st.layout = b.dataset.layout;
+        // Offsets differ between layouts: the zoom does not carry over.
+        this.st.zoom = null;
+        this.updateUrl();
+        this.loadGraph();
+      });
+    }
     for (const b of document.querySelectorAll("#fs-views button[data-view]")) {
       b.addEventListener("click", () => {
         this.st.view = b.dataset.view;
@@ -156,7 +177,7 @@ class Viewer {
     const next = parseFragment(location.hash);
     const prev = this.st;
     this.st = next;
-    if ((next.graph || null) !== (prev.graph || null)) {
+    if ((next.graph || null) !== (prev.graph || null) || next.layout !== prev.layout) {
       this.applyControls();
       this.loadGraph();
       return;
@@ -166,6 +187,7 @@ class Viewer {
     if (!same(z, prev.zoom)) this.setZoom(z ? { ...z, info: null } : null, false);
     this.applyControls();
     if (next.query !== prev.query || next.caseSensitive !== prev.caseSensitive) this.applySearch();
+    if (next.measure !== prev.measure) this.painted = null;
     this.showTable();
     this.requestRender();
   }
@@ -178,8 +200,32 @@ class Viewer {
     }
     $("fs-case").setAttribute("aria-pressed", String(this.st.caseSensitive));
     $("fs-icicle").setAttribute("aria-pressed", String(this.st.icicle));
+    for (const b of document.querySelectorAll("#fs-diffmode button[data-measure]")) {
+      b.setAttribute("aria-pressed", String(b.dataset.measure === this.st.measure));
+    }
+    for (const b of document.querySelectorAll("#fs-layout button[data-layout]")) {
+      b.setAttribute("aria-pressed", String(b.dataset.layout === this.st.layout));
+    }
+    this.showLegend();
     $("fs-reset").disabled = !this.zoom;
     if (this.input.value !== this.st.query) this.input.value = this.st.query;
+  }
+
+  /** The legend of a comparison's colours. */
+  showLegend() {
+    const node = $("fs-legend-text");
+    const m = this.g && this.g.manifest;
+    if (!node) return;
+    node.textContent = m && m.diff ? legendText(m.diff, this.st.measure, m.unit) : "";
+  }
+
+  /** Of a differential graph: { tb, ta, unit } (its two totals), else null. */
+  diffTotals() {
+    const m = this.g && this.g.manifest;
+    if (!m || !m.differential) return null;
+    const tb = m.diff ? m.diff.total_before : m.total_before;
+    const ta = m.diff ? m.diff.total_after : m.total;
+    return { tb, ta, unit: m.unit };
   }
 
   updateUrl() {
@@ -194,7 +240,9 @@ class Viewer {
     const meta = this.graphs.find((m) => m.name === this.st.graph) || this.graphs[0];
     if (!meta) return this.fail("this page lists no graph");
     this.select.selectedIndex = this.graphs.indexOf(meta);
-    const source = new GraphSource(new URL(meta.data, document.baseURI).href);
+    // A comparison's other layouts are folders of its graph folder.
+    const folder = this.st.layout === "union" || !this.isDiffPage ? "" : `${this.st.layout}/`;
+    const source = new GraphSource(new URL(meta.data + folder, document.baseURI).href);
     // The files the page preloads for its first view: asked for now, not after the manifest.
     source.early([...document.querySelectorAll('link[rel="preload"][as="fetch"]')].map((l) => l.href));
     this.g = { meta, source, manifest: null, names: null, palette: null, failed: "", requested: new Set() };
@@ -214,6 +262,7 @@ class Viewer {
       // An empty name table, filled as the name files the drawn chunks need arrive.
       this.g.names = source.nameTable(manifest);
       this.g.palette = new Palette(this.g.names);
+      this.showLegend();
       // The info line first: its text settles the layout, so the first view's size is final.
       this.showInfo(null);
       this.render(); // asks for the first view's chunks and their name files
@@ -383,7 +432,7 @@ class Viewer {
         palette: g.palette,
         zoomDepth,
         match: this.search.flags,
-        diffScale: g.manifest.differential && g.manifest.total_before ? g.manifest.total / g.manifest.total_before : 0,
+        diff: this.diffScene(),
         fg,
       });
       this.drawHoverOutline();
@@ -405,6 +454,18 @@ class Viewer {
    * Once the first view is complete, fetch the rest of the name table while the page is idle:
    * a first search reads every name and would otherwise wait for all of them. Once per graph.
    */
+  /** What drawGraph needs to colour a differential graph, else null. */
+  diffScene() {
+    const d = this.diffTotals();
+    if (!d) return null;
+    const m = this.g.manifest;
+    const measure = this.st.measure;
+    // A two-count profile of format version 2 has no scale: the largest change is the root's.
+    let scale = m.diff ? (measure === "abs" ? m.diff.scale_value : m.diff.scale_points) : 0;
+    if (!scale) scale = measure === "abs" ? Math.abs(d.ta - d.tb) || 1 : 100;
+    return { tb: d.tb, ta: d.ta, measure, scale };
+  }
+
   prefetchNames(g) {
     if (g.prefetch !== undefined || !g.names || g.names.complete()) return;
     g.prefetch = true; // busy until the files are in (see busy())
@@ -508,7 +569,7 @@ class Viewer {
       this.tooltip.hide();
       this.canvas.style.cursor = "";
     } else {
-      const { name, facts } = describeFrame(f, this.graphFacts());
+      const { name, facts } = this.describe(f);
       this.tooltip.show(e.clientX, e.clientY, name, facts);
       this.canvas.style.cursor = "pointer";
     }
@@ -516,6 +577,13 @@ class Viewer {
       this.showInfo(f);
       this.drawHoverOutline();
     }
+  }
+
+  /** Name and facts of a frame, for the tooltip and the info line. */
+  describe(f) {
+    const d = this.diffTotals();
+    if (d && f.afterTotal !== undefined) return { name: f.name, facts: [...describeDiffFrame(f, d), `depth ${f.depth}`] };
+    return describeFrame(f, this.graphFacts());
   }
 
   graphFacts() {
@@ -536,12 +604,14 @@ class Viewer {
     const m = g.manifest;
     const shown = f || (this.zoom && this.zoom.info);
     if (shown) {
-      const { name, facts } = describeFrame(shown, this.graphFacts());
+      const { name, facts } = this.describe(shown);
       nameNode.textContent = (f ? "" : "Zoomed: ") + name;
       factNode.textContent = facts.join(" · ");
     } else {
       nameNode.textContent = g.meta.name;
-      factNode.textContent = `total ${formatValue(m.total, m.unit)} · ${groupDigits(m.frames || 0)} frames · ${m.depth} levels · ${groupDigits(Math.max(0, g.names.count - 1))} functions`;
+      const d = this.diffTotals();
+      const totals = d ? `total ${formatValue(d.tb, m.unit)} → ${formatValue(d.ta, m.unit)}` : `total ${formatValue(m.total, m.unit)}`;
+      factNode.textContent = `${totals} · ${groupDigits(m.frames || 0)} frames · ${m.depth} levels · ${groupDigits(Math.max(0, g.names.count - 1))} functions`;
     }
   }
 
@@ -682,6 +752,7 @@ class Viewer {
     const r = matchedValue(s.buckets, s.ids, z ? z.offset : -Infinity, z ? z.offset + z.total : Infinity);
     s.value = r.value;
     s.inZoom = r.inRange;
+    s.diff = this.diffTotals() && s.buckets.some((b) => b.diff) ? matchedBeforeAfter(s.buckets, s.ids) : null;
     this.showMatched();
   }
 
@@ -695,8 +766,16 @@ class Viewer {
     else if (s.busy) node.textContent = "Matching…";
     else {
       const k = s.ids.length;
-      let text = `Matched ${formatValue(s.value, m.unit)} (${formatPercent(s.value, m.total)})`;
-      if (this.zoom) text += `, ${formatPercent(s.inZoom, this.zoom.total)} of zoom`;
+      const d = this.diffTotals();
+      let text;
+      if (s.diff && d) {
+        const pb = d.tb > 0 ? (100 * s.diff.before) / d.tb : 0;
+        const pa = d.ta > 0 ? (100 * s.diff.after) / d.ta : 0;
+        text = `Matched ${formatValue(s.diff.before, m.unit)} → ${formatValue(s.diff.after, m.unit)} (${formatPercent(s.diff.before, d.tb)} → ${formatPercent(s.diff.after, d.ta)}, ${formatPoints(pa - pb)})`;
+      } else {
+        text = `Matched ${formatValue(s.value, m.unit)} (${formatPercent(s.value, m.total)})`;
+        if (this.zoom) text += `, ${formatPercent(s.inZoom, this.zoom.total)} of zoom`;
+      }
       node.textContent = `${text} in ${groupDigits(k)} ${k === 1 ? "function" : "functions"}`;
     }
   }
@@ -723,7 +802,7 @@ class Viewer {
     }
     this.tableFor = g;
     this.tableSort = this.st.sort;
-    this.table.show(g.names, this.st.sort, g.manifest.unit, g.manifest.total);
+    this.table.show(g.names, this.st.sort, g.manifest.unit, g.manifest.total, this.diffTotals());
     this.table.mark(this.search.flags);
   }
 
@@ -761,7 +840,11 @@ class Viewer {
         percent: m && m.total > 0 ? (100 * s.value) / m.total : 0,
         functions: s.ids ? s.ids.length : 0,
         inZoom: s.inZoom,
+        before: s.diff ? s.diff.before : null,
+        after: s.diff ? s.diff.after : null,
       },
+      layout: this.isDiffPage ? this.st.layout : null,
+      measure: this.diffTotals() ? this.st.measure : null,
       view: this.st.view,
       icicle: this.st.icicle,
       chunksLoaded: g ? [...g.source.loaded] : [],

@@ -2,6 +2,7 @@
 // the clipboard. Text from the profile only ever goes into textContent.
 
 import { formatPercent, formatValue } from "./format.js";
+import { formatPoints } from "./diff.js";
 
 const PAGE_ROWS = 200;
 
@@ -17,7 +18,7 @@ export function el(tag, cls, text) {
  * Name ids (without the root, id 0) ordered for the table: by self or total descending, or
  * by name (UTF-16 order, which is byte order except for characters beyond U+FFFF).
  */
-export function sortedIds(names, key) {
+export function sortedIds(names, key, diff = null) {
   const n = names.names.length;
   const ids = new Uint32Array(Math.max(0, n - 1));
   for (let i = 1; i < n; i++) ids[i - 1] = i;
@@ -25,9 +26,24 @@ export function sortedIds(names, key) {
     const nm = names.names;
     return ids.sort((a, b) => (nm[a] < nm[b] ? -1 : nm[a] > nm[b] ? 1 : a - b));
   }
-  const v = key === "total" ? names.total : names.self;
+  let v = key === "total" ? names.total : names.self;
+  if (key === "self_before" || key === "total_before") v = key === "self_before" ? names.selfBefore : names.totalBefore;
+  if ((key === "self_change" || key === "total_change") && diff && names.selfBefore) {
+    // By the change of the share, largest growth first.
+    const [a, b] = key === "self_change" ? [names.self, names.selfBefore] : [names.total, names.totalBefore];
+    const change = new Float64Array(n);
+    for (let i = 1; i < n; i++) change[i] = points(b[i], a[i], diff);
+    v = change;
+  }
+  if (!v) v = names.self;
   // Ties by name id, so the order is the same on every load.
   return ids.sort((a, b) => v[b] - v[a] || a - b);
+}
+
+/** The change of a share from `before` (of total tb) to `after` (of ta), in points. */
+function points(before, after, diff) {
+  const share = (x, t) => (t > 0 ? x / t : 0);
+  return 100 * (share(after, diff.ta) - share(before, diff.tb));
 }
 
 /**
@@ -60,12 +76,13 @@ export class FunctionTable {
   }
 
   /** Show the names of a graph (names.json) sorted by `key`, in `unit`, of grand total `total`. */
-  show(names, key, unit, total) {
+  show(names, key, unit, total, diff = null) {
+    this.diff = diff && names.selfBefore ? diff : null;
     this.names = names;
     this.unit = unit;
     this.total = total;
     this.key = key;
-    this.order = sortedIds(names, key);
+    this.order = sortedIds(names, key, this.diff);
     for (const b of this.table.tHead.querySelectorAll("button[data-sort]")) {
       const sorted = b.dataset.sort === key;
       b.closest("th").setAttribute("aria-sort", sorted ? (key === "name" ? "ascending" : "descending") : "none");
@@ -88,13 +105,30 @@ export class FunctionTable {
       tr.tabIndex = 0;
       const name = el("td", "fs-name", nm.names[id]);
       name.title = nm.names[id];
-      tr.append(
-        name,
-        el("td", "fs-num", formatValue(nm.self[id], this.unit)),
-        el("td", "fs-num", formatPercent(nm.self[id], this.total)),
-        el("td", "fs-num", formatValue(nm.total[id], this.unit)),
-        el("td", "fs-num", formatPercent(nm.total[id], this.total)),
-      );
+      const d = this.diff;
+      if (d) {
+        const change = (b, a) => {
+          const p = points(b, a, d);
+          return el("td", `fs-num ${p > 0 ? "fs-grew" : p < 0 ? "fs-shrank" : ""}`, formatPoints(p));
+        };
+        tr.append(
+          name,
+          el("td", "fs-num", formatValue(nm.selfBefore[id], this.unit)),
+          el("td", "fs-num", formatValue(nm.self[id], this.unit)),
+          change(nm.selfBefore[id], nm.self[id]),
+          el("td", "fs-num", formatValue(nm.totalBefore[id], this.unit)),
+          el("td", "fs-num", formatValue(nm.total[id], this.unit)),
+          change(nm.totalBefore[id], nm.total[id]),
+        );
+      } else {
+        tr.append(
+          name,
+          el("td", "fs-num", formatValue(nm.self[id], this.unit)),
+          el("td", "fs-num", formatPercent(nm.self[id], this.total)),
+          el("td", "fs-num", formatValue(nm.total[id], this.unit)),
+          el("td", "fs-num", formatPercent(nm.total[id], this.total)),
+        );
+      }
       if (this.match && this.match[id]) tr.classList.add("fs-match");
       frag.append(tr);
     }

@@ -1,0 +1,101 @@
+// Differential graphs (comparisons of two runs, and two-count folded profiles): the colour of a
+// change, what a frame's tooltip says, and the values a search matched before and after. Pure
+// functions: node's test runner checks them. The colour rule is src/graph/diff.rs's `color`.
+
+import { formatValue, formatPercent } from "./format.js";
+
+const NEUTRAL = [224, 224, 224];
+const GREW = [220, 38, 30];
+const SHRANK = [38, 96, 220];
+
+/** 0xRRGGBB of a change `delta` on a scale where `scale` (> 0) is full colour. */
+export function diffRgb(delta, scale) {
+  const i = scale > 0 ? Math.min(1, Math.abs(delta) / scale) : 0;
+  const to = delta > 0 ? GREW : SHRANK;
+  const ch = (k) => Math.round(NEUTRAL[k] + (to[k] - NEUTRAL[k]) * i);
+  return (ch(0) << 16) | (ch(1) << 8) | ch(2);
+}
+
+/** Share of `v` in `of`, 0 when `of` is 0. */
+const share = (v, of) => (of > 0 ? v / of : 0);
+
+/**
+ * The change of a frame with totals `before` and `after`, in runs of totals `tb` and `ta`: in
+ * percentage points of the share (`measure` "share") or in value ("abs").
+ */
+export function frameDelta(before, after, tb, ta, measure) {
+  return measure === "abs" ? after - before : 100 * (share(after, ta) - share(before, tb));
+}
+
+/** `+1.23 pp` / `−0.40 pp` (U+2212), two decimals. */
+export function formatPoints(p) {
+  const r = Math.round(Math.abs(p) * 100) / 100;
+  return `${p < 0 && r > 0 ? "−" : "+"}${r.toFixed(2)} pp`;
+}
+
+/** A signed value change: `+1.2 k samples`, `−300 B`, `±0 samples`. */
+export function formatChange(d, unit) {
+  const sign = d > 0 ? "+" : d < 0 ? "−" : "±";
+  return sign + formatValue(Math.abs(d), unit);
+}
+
+/** The relative change of `before` to `after`: `+12.5%`, `−100%`, or "new" when before is 0. */
+export function formatRelative(before, after) {
+  if (before === 0) return after === 0 ? "±0%" : "new";
+  const r = ((after - before) / before) * 100;
+  const t = Math.abs(r) >= 10 ? Math.abs(r).toFixed(0) : Math.abs(r).toFixed(1);
+  return `${r > 0 ? "+" : r < 0 ? "−" : "±"}${t}%`;
+}
+
+/**
+ * What the tooltip and the info line say of a frame of a differential graph: before, after,
+ * the change in value, in points of the total and relative. `f` has beforeTotal, afterTotal,
+ * beforeSelf, afterSelf; `d` is the manifest's totals { tb, ta, unit }.
+ */
+export function describeDiffFrame(f, d) {
+  const { tb, ta, unit } = d;
+  const facts = [];
+  if (f.afterTotal === 0 && f.beforeTotal > 0) facts.push("⊖ only in the earlier run");
+  else if (f.beforeTotal === 0 && f.afterTotal > 0) facts.push("⊕ only in this run");
+  facts.push(
+    `total ${formatValue(f.beforeTotal, unit)} → ${formatValue(f.afterTotal, unit)} (${formatPercent(f.beforeTotal, tb)} → ${formatPercent(f.afterTotal, ta)})`,
+    `change ${formatChange(f.afterTotal - f.beforeTotal, unit)}, ${formatPoints(frameDelta(f.beforeTotal, f.afterTotal, tb, ta, "share"))} of the total, ${formatRelative(f.beforeTotal, f.afterTotal)}`,
+    `self ${formatValue(f.beforeSelf, unit)} → ${formatValue(f.afterSelf, unit)} (${formatPoints(frameDelta(f.beforeSelf, f.afterSelf, tb, ta, "share"))})`,
+  );
+  return facts;
+}
+
+/**
+ * The values a search matched before and after, from differential search buckets: every
+ * interval of a matched name is a frame with its values and its id range [id, last]; a frame
+ * inside another matched frame is counted once, with it.
+ */
+export function matchedBeforeAfter(buckets, ids) {
+  const want = new Set(ids);
+  const hits = [];
+  for (const b of buckets) {
+    if (!b.diff) continue;
+    for (let n = b.nameLo; n < b.nameHi; n++) {
+      if (!want.has(n)) continue;
+      for (let j = b.start[n - b.nameLo]; j < b.start[n - b.nameLo + 1]; j++) hits.push([b.id[j], b.last[j], b.before[j], b.after[j]]);
+    }
+  }
+  hits.sort((x, y) => x[0] - y[0]);
+  let before = 0;
+  let after = 0;
+  let end = -1;
+  for (const [id, last, bv, av] of hits) {
+    if (id <= end) continue;
+    before += bv;
+    after += av;
+    end = last;
+  }
+  return { before, after };
+}
+
+/** The legend's words for `measure` at the manifest's scales. */
+export function legendText(diff, measure, unit) {
+  const full = measure === "abs" ? formatChange(diff.scale_value, unit).slice(1) : `${diff.scale_points.toFixed(2)} pp of the total`;
+  const what = measure === "abs" ? "value" : "share of its run's total";
+  return `Red grew, blue shrank: each frame by the change of its ${what}; full colour at ${full}, grey unchanged. ⊖ striped: only in the earlier run.`;
+}
