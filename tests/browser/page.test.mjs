@@ -534,23 +534,67 @@ describe("the page", () => {
     }
   });
 
-  test("a differential profile is coloured by change and shows the before values", async () => {
-    const { page, done } = await openPage(`${site.url}p/diff/d/`);
-    const st = await state(page);
-    assert.equal(st.total, 32);
+  test("a differential profile draws every path of both counts, coloured by the change of share, and says before and after", async () => {
+    // DIFF: before 44 in all, after 32. Reckoned here from the folded text: each frame of depth
+    // 2 is as wide as its share before plus its share after (the whole is 2), in name order.
+    const rows = [
+      ["a", 10, 20],
+      ["b", 30, 5],
+      ["c", 0, 7],
+      ["gone", 4, 0],
+    ];
+    const [TB, TA] = [44, 32];
+    const points = (b, a) => 100 * (a / TA - b / TB);
+    const scale = Math.max(...rows.map(([, b, a]) => Math.abs(points(b, a))));
+    // Grey 224 to red (220,38,30) or blue (38,96,220), by |change| / scale.
+    const expected = (b, a) => {
+      const d = points(b, a);
+      const i = Math.min(1, Math.abs(d) / scale);
+      const to = d > 0 ? [220, 38, 30] : [38, 96, 220];
+      return to.map((t) => Math.round(224 + (t - 224) * i));
+    };
+    const { page, problems, done } = await openPage(`${site.url}p/diff/d/`);
+    let st = await state(page);
+    assert.equal(st.total, TA);
+    assert.equal(st.totalBefore, TB);
     const box = await page.locator("#fs-canvas").boundingBox();
     const vp = st.viewport;
     const content = Math.max(3 * ROW_H, vp.height);
     const y = content - 3 * ROW_H - vp.scrollTop + ROW_H / 2; // depth 2
-    const at = (v) => ({ x: (v / 32) * vp.width, y });
-    const rgb = (pt) => page.evaluate(([x, y]) => [...document.getElementById("fs-canvas").getContext("2d").getImageData(x, y, 1, 1).data], [Math.round(pt.x), Math.round(pt.y)]);
-    const [ar, , ab] = await rgb(at(10)); // a: [0, 20), grew
-    const [br, , bb] = await rgb(at(22)); // b: [20, 25), shrank
-    assert.ok(ar > ab, `a grew: red ${ar} > blue ${ab}`);
-    assert.ok(bb > br, `b shrank: blue ${bb} > red ${br}`);
-    await page.mouse.move(box.x + at(10).x, box.y + at(10).y);
-    const info = await page.locator("#fs-info").textContent();
-    assert.ok(info.includes("before: total 10 samples"), info);
+    const rgb = (x) => page.evaluate(([x, y]) => [...document.getElementById("fs-canvas").getContext("2d").getImageData(x, y, 1, 1).data].slice(0, 3), [Math.round(x), Math.round(y)]);
+    let left = 0;
+    for (const [name, b, a] of rows) {
+      const w = b / TB + a / TA;
+      const x = ((left + w / 2) / 2) * vp.width;
+      left += w;
+      const got = await rgb(name === "gone" ? x - (x % 8) + 1 : x);
+      const want = expected(b, a);
+      assert.ok(got.every((v, k) => Math.abs(v - want[k]) <= 1), `${name}: ${got} is not ${want}`);
+      if (name === "gone") {
+        // Drawn although the later run lacks it, and hovering it says so.
+        await page.mouse.move(box.x + x, box.y + y);
+        const info = await page.locator("#fs-info").textContent();
+        assert.ok(info.includes("only in the earlier run") && info.includes("total 4 samples → 0 samples"), info);
+        assert.ok(info.includes("−9.09 pp of the total"), info);
+      }
+    }
+    // The table gives before, after and the change of each function.
+    await page.locator('#fs-views button[data-view="both"]').click();
+    st = await idle(page);
+    const row = page.locator("#fs-table tbody tr", { hasText: "gone" });
+    assert.deepEqual(await row.locator("td").allTextContents(), ["gone", "4 samples", "0 samples", "−9.09 pp", "4 samples", "0 samples", "−9.09 pp"]);
+    // Widths of the later run alone (flamegraph.pl's view): a [0, 20), b [20, 25), c [25, 32).
+    await page.locator('#fs-layout button[data-layout="after"]').click();
+    st = await idle(page);
+    assert.equal(st.layout, "after");
+    assert.ok(page.url().includes("l=after"), page.url());
+    for (const [name, b, a, at] of [["a", 10, 20, 10], ["b", 30, 5, 22], ["c", 0, 7, 28]]) {
+      const got = await rgb((at / TA) * st.viewport.width);
+      const want = expected(b, a);
+      assert.ok(got.every((v, k) => Math.abs(v - want[k]) <= 1), `after view, ${name}: ${got} is not ${want}`);
+    }
+    assert.ok((await page.locator("#fs-legend-text").textContent()).includes("Red grew, blue shrank"));
+    assert.deepEqual(problems, []);
     await done();
   });
 

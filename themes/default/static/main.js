@@ -829,7 +829,9 @@ class Viewer {
     const v = this.view;
     return {
       graph: g ? g.meta.name : null,
-      total: m ? m.total : null,
+      // Of a differential graph, the values of the later run (its widths are not values).
+      total: m ? (this.diffTotals() ? this.diffTotals().ta : m.total) : null,
+      totalBefore: this.diffTotals() ? this.diffTotals().tb : null,
       unit: m ? m.unit : null,
       zoom: z ? { name: z.name, depth: z.depth, offset: z.offset, total: z.total, self: z.self } : null,
       query: this.st.query,
