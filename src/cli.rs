@@ -41,6 +41,17 @@ enum Command {
         #[arg(default_value = ".")]
         dir: PathBuf,
     },
+    /// Compare two profile files (any format): write their differential flame graph page to a
+    /// folder any static host serves.
+    Diff {
+        /// The earlier profile.
+        before: PathBuf,
+        /// The later profile.
+        after: PathBuf,
+        /// Folder of the page (replaced whole; never a folder flamesite did not write).
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+    },
     /// Print a built graph as folded stacks, read from its chunk files.
     Fold {
         /// A graph folder (with manifest.json), or a profile page folder with one graph.
@@ -145,6 +156,19 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Init { dir } => {
             init(&dir)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Diff { before, after, output } => {
+            // Chunking, limits, palette and theme from site.toml when there is one.
+            let config = match config_path(cli.config.as_deref()) {
+                Some(path) => Config::load(&path)?,
+                None => Config::default(),
+            };
+            let made = crate::derive::standalone::standalone(&config, &before, &after, &output)?;
+            for g in &made.unmatched {
+                eprintln!("warning: graph {g:?} is in only one of the two profiles; not compared");
+            }
+            eprintln!("compared {} graph{}; wrote {}/index.html", made.graphs.len(), if made.graphs.len() == 1 { "" } else { "s" }, output.display());
             Ok(ExitCode::SUCCESS)
         }
         Command::Fold { graph_dir } => {

@@ -74,9 +74,12 @@ fn fold_of_a_comparison_is_every_stack_of_either_run_with_zero_where_it_is_absen
     }
 }
 
-/// The files of a graph folder's search buckets, decoded from docs/FORMAT.md: per name id, its
-/// intervals as (before, after, id, last).
-fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<(u64, u64, u32, u32)>>) {
+/// One interval of a differential search bucket: (before, after, id, last).
+type Interval = (u64, u64, u32, u32);
+
+/// The files of a graph folder's search buckets, decoded from docs/FORMAT.md: the names, and
+/// per name id its intervals.
+fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<Interval>>) {
     let manifest: serde_json::Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
     assert_eq!(manifest["version"], 3);
     let mut names = Vec::new();
@@ -126,7 +129,7 @@ fn search_gives_the_matched_values_before_and_after_as_counted_from_the_inputs()
             let re = regex::Regex::new(pattern).unwrap();
             // What a reader does: the intervals of every matching name; an interval inside
             // another (its id within the other's [id, last]) is counted once.
-            let mut hits: Vec<(u64, u64, u32, u32)> =
+            let mut hits: Vec<Interval> =
                 names.iter().enumerate().filter(|(_, n)| re.is_match(n)).flat_map(|(i, _)| per_name[i].clone()).collect();
             hits.sort_by_key(|h| h.2);
             let (mut b, mut a, mut end) = (0, 0, None::<u32>);
@@ -193,4 +196,31 @@ fn adding_a_run_makes_one_comparison_and_baselines_and_regressions_are_shown() {
     assert!(!read(&out.join("s/api/index.html")).contains("fs-regression"));
     // The baseline's comparisons are gone with it.
     assert!(!out.join("p/api/2026-11-12/vs").exists());
+}
+
+#[test]
+fn diff_writes_the_comparison_of_two_files_as_a_folder_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let (before, after) = (awkward_profile(3, 200), awkward_profile(4, 200));
+    // Any two formats the build reads: a gzipped folded file and a plain one.
+    write(&dir.path().join("main.folded.gz"), &gzip(before.as_bytes()));
+    write(&dir.path().join("pr.folded"), after.as_bytes());
+    let o = run(dir.path(), &["diff", "main.folded.gz", "pr.folded", "-o", "cmp"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("cmp");
+    assert_eq!(fold(&out.join("g/samples")), reckoned_diff(&before, &after));
+    let page = read(&out.join("index.html"));
+    assert!(page.contains("pr.folded</span> against <span class=\"fs-before\">main.folded.gz"), "{page}");
+    assert!(page.contains("href=\"static/main.js\"") || page.contains("src=\"static/main.js\""), "the page script, relative");
+    assert!(out.join("static/main.js").is_file() && out.join("static/flamesite.css").is_file());
+    // Run again with the files swapped: the folder is replaced whole.
+    let o = run(dir.path(), &["diff", "pr.folded", "main.folded.gz", "-o", "cmp"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(fold(&out.join("g/samples")), reckoned_diff(&after, &before));
+    // Never into a folder flamesite did not write.
+    write(&dir.path().join("mine/notes.txt"), b"keep");
+    let o = run(dir.path(), &["diff", "pr.folded", "main.folded.gz", "-o", "mine"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("refusing to replace"), "{}", stderr(&o));
+    assert_eq!(read(&dir.path().join("mine/notes.txt")), "keep");
 }

@@ -7,6 +7,8 @@
 //! shrank most. Its files are a cache entry keyed by the two runs' keys, so a rebuild makes only
 //! the comparisons of runs that are new or changed: adding a run makes one.
 
+pub mod standalone;
+
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -84,7 +86,9 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, known: &Ha
             Source::Staging(_) => url.clone(),
         })
         .collect();
-    let results: Vec<Option<Result<(Compared, Option<Vec<GraphChanges>>), String>>> = pairs
+    // Per pair: nothing to compare, or what was made (with its change list when made now).
+    type Outcome = Option<Result<(Compared, Option<Vec<GraphChanges>>), String>>;
+    let results: Vec<Outcome> = pairs
         .par_iter()
         .zip(&keys)
         .map(|((b, a, _, url), key)| {

@@ -364,7 +364,17 @@ impl Site<'_> {
         self.theme.render("profile.html", &ctx)
     }
 
+    /// The comparison page `ci` as a folder of its own (`flamesite diff`): no links to runs or
+    /// series, the page at the folder's root.
+    pub fn standalone_comparison(&self, ci: usize) -> Result<String, String> {
+        self.compare_page(ci, true)
+    }
+
     fn compare(&self, ci: usize) -> Result<String, String> {
+        self.compare_page(ci, false)
+    }
+
+    fn compare_page(&self, ci: usize, standalone: bool) -> Result<String, String> {
         let c: &Comparison = &self.archive.comparisons[ci];
         let (before, after) = (self.run(c.before), self.run(c.after));
         let s = &self.archive.series[after.series];
@@ -390,7 +400,7 @@ impl Site<'_> {
                     })
                 };
                 let d = g.total_after as i128 - g.total_before as i128;
-                let pct = if g.total_before > 0 { format!("{:+.1}%", d as f64 * 100.0 / g.total_before as f64) } else { "n/a".into() };
+                let pct = if g.total_before > 0 { format!("{:+.1}%", d as f64 * 100.0 / g.total_before as f64).replace('-', "−") } else { "n/a".into() };
                 json!({
                     "graph": g.graph, "unit": g.unit,
                     "before": format_value(g.total_before as i128, &g.unit), "after": format_value(g.total_after as i128, &g.unit),
@@ -404,7 +414,7 @@ impl Site<'_> {
         ctx.insert("run", &run_link(after));
         ctx.insert("prev", &run_link(before));
         ctx.insert("baseline", &c.baseline);
-        ctx.insert("standalone", &false);
+        ctx.insert("standalone", &standalone);
         ctx.insert("url", &c.url);
         ctx.insert("graphs", &graphs);
         ctx.insert("preload", &c.made.preload);

@@ -1,0 +1,106 @@
+//! `flamesite diff BEFORE AFTER -o DIR`: the comparison page of two profile files, as a
+//! folder any static host serves, for a CI job that compares a change's benchmark profile with
+//! main's. The page, its graphs and the page script are those of a site's comparison page.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::archive::run::{Archive, Comparison, Compared, GraphChanges, GraphInfo, Run, RunRecord, Series};
+use crate::archive::{self, slug};
+use crate::config::Config;
+use crate::graph::diff;
+use crate::ingest::decode;
+use crate::output::staging::Staging;
+use crate::site::pages::Site;
+use crate::site::theme::Theme;
+use crate::store::chunk;
+
+/// What `diff` made.
+pub struct Made {
+    /// Graph names compared.
+    pub graphs: Vec<String>,
+    /// Graphs of only one of the two files, not compared.
+    pub unmatched: Vec<String>,
+}
+
+/// Writes the comparison of the profiles `before` and `after` to the folder `out` (replacing a
+/// previous one whole, never a folder flamesite did not write).
+pub fn standalone(config: &Config, before: &Path, after: &Path, out: &Path) -> Result<Made, String> {
+    let theme = Theme::load(config.theme_dir.as_deref())?;
+    let read = |p: &Path| decode::decode_file(p, config).map_err(|e| format!("{}: {e}", p.display()));
+    let (b, a) = (read(before)?, read(after)?);
+    let staging = Staging::new(out).map_err(|e| e.to_string())?;
+    let write = |rel: &str, bytes: &[u8]| staging.write(rel, bytes).map_err(|e| e.to_string());
+    let names: Vec<&str> = a.graphs.iter().map(|g| g.name.as_str()).collect();
+    let folders = slug::graph_folders(&names);
+    let mut graphs = Vec::new();
+    let mut changes: Vec<GraphChanges> = Vec::new();
+    let mut preload = Vec::new();
+    let mut unmatched = Vec::new();
+    for (ga, folder) in a.graphs.iter().zip(folders) {
+        let Some(gb) = b.graphs.iter().find(|g| g.name == ga.name) else {
+            unmatched.push(ga.name.clone());
+            continue;
+        };
+        let table = diff::merge(&gb.table, &ga.table).map_err(|e| e.to_string())?;
+        let data = format!("g/{folder}/");
+        let sink = |rel: &str, bytes: &[u8]| write(&format!("{data}{rel}"), bytes);
+        let manifest = chunk::encode_graph(&ga.name, &ga.unit, &table, &config.chunks, config.palette, &sink)?;
+        if graphs.is_empty() {
+            preload = manifest.first_view(crate::ingest::FIRST_VIEW_ROWS);
+        }
+        let total = ga.table.values().0.first().copied().unwrap_or(0);
+        graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total, frames: manifest.frames, data, differential: true });
+        changes.push(super::listed(&ga.name, &ga.unit, &table));
+    }
+    unmatched.extend(b.graphs.iter().filter(|g| !a.graphs.iter().any(|x| x.name == g.name)).map(|g| g.name.clone()));
+    if graphs.is_empty() {
+        return Err(format!("{} and {} have no graph (sample type) in common", before.display(), after.display()));
+    }
+    let run = |path: &Path, d: &decode::Decoded| -> Result<Run, String> {
+        let file = path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned());
+        let mtime = std::fs::metadata(path).ok().and_then(|m| m.modified().ok()).and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_secs() as i64);
+        let (info, _) = archive::describe(&file, None, &d.metadata, None, mtime)?;
+        let record = RunRecord {
+            source: path.display().to_string(),
+            stamps: Default::default(),
+            key: String::new(),
+            format: d.format.into(),
+            metadata: d.metadata.clone(),
+            graphs: Vec::new(),
+            preload: Vec::new(),
+            preview: false,
+            series: String::new(),
+            date: info.date,
+            date_from: info.date_from.to_string(),
+            title: file,
+            labels: BTreeMap::new(),
+            notes: None,
+            warnings: Vec::new(),
+        };
+        Ok(Run { record, hash: 0, slug: String::new(), url: String::new(), series: 0, prev: None, next: None, compare: None, vs_baseline: None })
+    };
+    let top = None;
+    let made = Compared { key: String::new(), graphs: graphs.clone(), preload, preview: false, top };
+    let archive = Archive {
+        runs: vec![run(before, &b)?, run(after, &a)?],
+        series: vec![Series { name: "diff".into(), url: String::new(), runs: vec![0, 1], baseline: None }],
+        comparisons: vec![Comparison { before: 0, after: 1, baseline: false, url: String::new(), made }],
+    };
+    let lists = changes.clone();
+    let get = move |_: &str| lists.clone();
+    let names = slug::Record::default();
+    let site = Site { config, theme: &theme, archive: &archive, names: &names, base: 0, changes: &get };
+    write("index.html", site.standalone_comparison(0)?.as_bytes())?;
+    for (name, bytes) in &theme.statics {
+        write(&format!("static/{name}"), bytes)?;
+    }
+    // Marks the folder as flamesite's, so that the next `diff` into it may replace it.
+    let index = serde_json::json!({
+        "format": "flamesite-index", "version": 2, "series": [], "profiles": [],
+        "comparison": { "before": before.display().to_string(), "after": after.display().to_string(), "graphs": graphs },
+    });
+    write("index.json", format!("{index}\n").as_bytes())?;
+    staging.commit(true, false).map_err(|e| e.to_string())?;
+    Ok(Made { graphs: graphs.into_iter().map(|g| g.name).collect(), unmatched })
+}
