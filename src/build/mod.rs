@@ -28,6 +28,7 @@ use crate::archive::run::{group, Archive, Compared, GraphChanges};
 use crate::archive::{slug, Pattern};
 use crate::config::Config;
 use crate::derive;
+use crate::derive::history::History;
 use crate::error::{BuildError, ProfileError, Warning};
 use crate::ingest::cache::{self, Cache};
 use crate::ingest::{self, scan, How, RunRecord, PREVIEW};
@@ -353,7 +354,21 @@ impl<'a> Build<'a> {
                 None => cache.and_then(|c| c.get(key)).map(|p| p.changes).unwrap_or_default(),
             }
         };
-        let site = Site { config: self.config, theme: &self.theme, archive: &archive, names: &self.names, base: hash_str(&self.fingerprint), changes: &changes };
+        let histories: Vec<std::sync::OnceLock<Result<std::sync::Arc<History>, String>>> = archive.series.iter().map(|_| std::sync::OnceLock::new()).collect();
+        let graph_dir = |run: &crate::archive::run::Run, g: &crate::archive::run::GraphInfo| match cache {
+            Some(c) => c.file(&run.record.key, &g.data),
+            None => staging.path(&format!("{}{}", run.url, g.data)),
+        };
+        let history = |si: usize| histories[si].get_or_init(|| derive::history::collect(&archive, si, &graph_dir).map(std::sync::Arc::new)).clone();
+        let site = Site {
+            config: self.config,
+            theme: &self.theme,
+            archive: &archive,
+            names: &self.names,
+            base: hash_str(&self.fingerprint),
+            changes: &changes,
+            history: &history,
+        };
         let plan = site.plan();
         let (staging_ino, _) = staging.inodes();
         let desired = Tree {

@@ -22,6 +22,7 @@ use super::index_json::{GraphEntry, Index, ProfileEntry, SeriesEntry};
 use super::theme::{path_to_root, Theme};
 use crate::units::format_value;
 use crate::archive::run::{Archive, Comparison, GraphChanges, Run, Series};
+use crate::derive::history::{self, History};
 use crate::archive::slug;
 use crate::config::{Config, GroupBy};
 use crate::graph::preview;
@@ -46,6 +47,8 @@ pub struct Site<'a> {
     /// The change lists of comparisons, by key (read from the cache for those not made in
     /// this build).
     pub changes: &'a (dyn Fn(&str) -> Vec<GraphChanges> + Sync),
+    /// The history of series `i` (read once, when one of its files is rendered).
+    pub history: &'a (dyn Fn(usize) -> Result<std::sync::Arc<History>, String> + Sync),
 }
 
 /// A file of the site made from the model, with a hash of what it shows.
@@ -66,6 +69,8 @@ enum Kind {
     SeriesPage(usize, usize),
     Run(usize),
     Compare(usize),
+    HistoryNames(usize),
+    HistoryBucket(usize, usize),
 }
 
 fn hash_of(parts: impl Hash) -> u64 {
@@ -141,6 +146,15 @@ impl Site<'_> {
                 hash: hash_of((base, "series feed", &s.name, &s.url, newest)),
                 kind: Kind::Feed(Some(si)),
             });
+            if s.runs.len() >= 2 {
+                // Its runs' records say everything the history holds (their keys name the bytes).
+                let runs: Vec<_> = s.runs.iter().map(|&i| (self.run(i).hash, &self.run(i).url)).collect();
+                let hash = hash_of((base, "history", &s.url, &runs));
+                pages.push(Page { path: format!("{}history/names.json", s.url), hash, kind: Kind::HistoryNames(si) });
+                for k in 0..history::buckets(s.runs.len()) {
+                    pages.push(Page { path: format!("{}history/b/{k}.json", s.url), hash: hash_of((hash, k)), kind: Kind::HistoryBucket(si, k) });
+                }
+            }
             let per_page = self.config.archive.per_page.max(1) as usize;
             let count = self.pages_of(s);
             for n in 1..=count {
@@ -183,6 +197,12 @@ impl Site<'_> {
             Kind::SeriesPage(s, n) => self.series_page(&self.archive.series[s], n)?,
             Kind::Run(i) => self.run_page(i)?,
             Kind::Compare(i) => self.compare(i)?,
+            Kind::HistoryNames(si) => {
+                let mut json = serde_json::to_string(&(self.history)(si)?.index).map_err(|e| e.to_string())?;
+                json.push('\n');
+                json
+            }
+            Kind::HistoryBucket(si, k) => history::bucket_json(&*(self.history)(si)?, k),
         };
         Ok(text.into_bytes())
     }
@@ -312,6 +332,7 @@ impl Site<'_> {
         let last = chronological.last().map(|r| r.record.date.day()).unwrap_or_default();
         let mut ctx = self.context(&root);
         ctx.insert("series", &json!({ "name": s.name, "url": s.url, "feed": format!("{}feed.xml", s.url), "count": s.runs.len() }));
+        ctx.insert("history", &(s.runs.len() >= 2));
         ctx.insert("page", &n);
         ctx.insert("pages", &count);
         ctx.insert("groups", &groups);

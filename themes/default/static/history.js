@@ -1,0 +1,148 @@
+// A function's history on a series page: type a name or a regex, see its self and total share
+// of every run of the series (their first graph) over the dates; each point opens that run with
+// the search applied. The data is precomputed by the build (src/derive/history.rs): the names,
+// then only the buckets of the names that matched.
+
+import { compileQuery } from "./search.js";
+import { nameHash } from "./format.js";
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/**
+ * Per run, the summed self and total shares of the matched names: `{ self, total }` arrays of
+ * the run count. `points` maps a name to its [run, self, total] list. Self shares add up
+ * exactly; total shares of several names count a frame under another matched frame twice, so
+ * they are capped at 1 (the page says so).
+ */
+export function sumShares(runCount, matched, points) {
+  const self = new Float64Array(runCount);
+  const total = new Float64Array(runCount);
+  for (const name of matched) {
+    for (const [r, s, t] of points.get(name) || []) {
+      self[r] += s;
+      total[r] += t;
+    }
+  }
+  for (let r = 0; r < runCount; r++) total[r] = Math.min(1, total[r]);
+  return { self, total };
+}
+
+/** Bucket of `name` among `buckets` (FNV-1a 32 of its UTF-8 bytes, modulo). */
+export function bucketOf(name, buckets) {
+  return parseInt(nameHash(name), 16) % buckets;
+}
+
+function node(tag, attrs, text) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+class HistoryView {
+  constructor(section) {
+    this.base = section.dataset.history;
+    this.root = section.dataset.root;
+    this.input = document.getElementById("fs-history-q");
+    this.status = document.getElementById("fs-history-status");
+    this.plot = document.getElementById("fs-history-plot");
+    this.index = null;
+    this.buckets = new Map(); // k -> Promise of its JSON
+    this.seq = 0;
+    this.busy = false;
+    this.pending = false; // typed, not yet run
+    this.input.addEventListener("input", () => {
+      clearTimeout(this.timer);
+      this.pending = true;
+      this.timer = setTimeout(() => this.run(), 150);
+    });
+    window.flamesiteHistory = { idle: () => this.idle(), query: (q) => ((this.input.value = q), this.run()) };
+  }
+
+  /** A promise of what the plot shows once nothing is pending (for tests and scripts). */
+  async idle() {
+    while (this.busy || this.pending) await new Promise((r) => setTimeout(r, 10));
+    return { query: this.input.value, status: this.status.textContent, points: this.plot.querySelectorAll("a").length };
+  }
+
+  bucket(k) {
+    if (!this.buckets.has(k)) this.buckets.set(k, fetch(`${this.base}b/${k}.json`).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`b/${k}.json: HTTP ${r.status}`)))));
+    return this.buckets.get(k);
+  }
+
+  async run() {
+    const seq = ++this.seq;
+    const query = this.input.value;
+    this.pending = false;
+    this.busy = true;
+    try {
+      if (!this.index) {
+        const r = await fetch(`${this.base}names.json`);
+        if (!r.ok) throw new Error(`names.json: HTTP ${r.status}`);
+        this.index = await r.json();
+      }
+      if (seq !== this.seq) return;
+      this.plot.replaceChildren();
+      if (!query) {
+        this.status.textContent = "";
+        return;
+      }
+      const { re, error } = compileQuery(query, false);
+      if (!re) {
+        this.status.textContent = `Not a regular expression: ${error}`;
+        return;
+      }
+      const matched = this.index.names.filter((n) => re.test(n));
+      if (matched.length === 0) {
+        this.status.textContent = "No function of this series matches.";
+        return;
+      }
+      const ks = [...new Set(matched.map((n) => bucketOf(n, this.index.buckets)))];
+      const files = await Promise.all(ks.map((k) => this.bucket(k)));
+      if (seq !== this.seq) return;
+      const points = new Map();
+      for (const f of files) for (const [name, list] of Object.entries(f)) points.set(name, list);
+      const sums = sumShares(this.index.runs.length, matched, points);
+      this.status.textContent = `${matched.length} function${matched.length === 1 ? "" : "s"} matched${matched.length > 1 ? " (total: an upper bound, frames of one inside another counted twice)" : ""}.`;
+      this.draw(sums, query);
+    } catch (e) {
+      if (seq === this.seq) this.status.textContent = `The history could not be loaded: ${e.message}`;
+    } finally {
+      if (seq === this.seq) this.busy = false;
+    }
+  }
+
+  draw({ self, total }, query) {
+    const runs = this.index.runs;
+    const [w, h, left, right, top, bottom] = [720, 200, 40, 12, 12, 28];
+    const pw = w - left - right;
+    const ph = h - top - bottom;
+    const max = Math.max(0.0001, ...total, ...self);
+    const x = (i) => (runs.length > 1 ? left + (pw * i) / (runs.length - 1) : left + pw / 2);
+    const y = (v) => top + ph - (v / max) * ph;
+    const svg = node("svg", { class: "fs-trend fs-history-svg", viewBox: `0 0 ${w} ${h}`, role: "img", "aria-label": `Self and total share of ${query} in each run` });
+    svg.append(node("line", { class: "fs-axis", x1: left, y1: top + ph, x2: w - right, y2: top + ph }));
+    svg.append(node("text", { class: "fs-axis-label", x: left - 4, y: top + 10, "text-anchor": "end" }, `${(max * 100).toFixed(max < 0.1 ? 2 : 1)}%`));
+    svg.append(node("text", { class: "fs-axis-label", x: left - 4, y: top + ph, "text-anchor": "end" }, "0%"));
+    svg.append(node("text", { class: "fs-axis-label", x: left, y: h - 8 }, runs[0].date.slice(0, 10)));
+    svg.append(node("text", { class: "fs-axis-label", x: w - right, y: h - 8, "text-anchor": "end" }, runs[runs.length - 1].date.slice(0, 10)));
+    for (const [values, cls] of [[total, "fs-history-total"], [self, "fs-history-self"]]) {
+      svg.append(node("polyline", { class: cls, points: [...values].map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ") }));
+    }
+    const frag = `#q=${encodeURIComponent(query)}`;
+    runs.forEach((run, i) => {
+      const a = node("a", { href: `${this.root}${run.url}${frag}` });
+      a.append(node("title", {}, `${run.date.slice(0, 10)} ${run.title}: self ${(self[i] * 100).toFixed(2)}%, total ${(total[i] * 100).toFixed(2)}%`));
+      a.append(node("circle", { class: "fs-history-total", cx: x(i).toFixed(1), cy: y(total[i]).toFixed(1), r: 4 }));
+      a.append(node("circle", { class: "fs-history-self", cx: x(i).toFixed(1), cy: y(self[i]).toFixed(1), r: 4 }));
+      svg.append(a);
+    });
+    const legend = document.createElement("p");
+    legend.className = "fs-muted fs-history-legend";
+    legend.textContent = "Upper line: total share (the function and what it calls); lower line: self share. A point opens its run, searched.";
+    this.plot.replaceChildren(svg, legend);
+  }
+}
+
+const section = typeof document !== "undefined" && document.getElementById("fs-history");
+if (section) new HistoryView(section);
