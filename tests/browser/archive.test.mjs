@@ -331,6 +331,29 @@ describe("the archive under nginx", () => {
     assertLogClean(logStart);
   });
 
+  test("a function's history on the series page plots its share in every run and opens the run searched", async () => {
+    const { page, done } = await openPage(`${site.url}s/api/`);
+    await page.waitForFunction(() => !!window.flamesiteHistory);
+    // Only run-3 has its marker frame: a share of (7 + 3) / its total, 0 elsewhere.
+    const r3 = run("api", "run-3");
+    await page.fill("#fs-history-q", "marker::api_run_3");
+    const h = await page.evaluate(() => window.flamesiteHistory.idle());
+    assert.equal(h.points, RUNS.filter((r) => r.series === "api").length, "a point per run of the series");
+    assert.match(h.status, /^1 function matched/);
+    const titles = await page.locator("#fs-history-plot a title").allTextContents();
+    const share = (100 * 10) / r3.total;
+    const withShare = titles.filter((t) => !t.includes("self 0.00%"));
+    assert.deepEqual(withShare, [`${r3.date.slice(0, 10)} ${r3.title}: self ${share.toFixed(2)}%, total ${share.toFixed(2)}%`]);
+    // Its point opens run-3 with the search applied.
+    const point = page.locator("#fs-history-plot a", { has: page.locator("title", { hasText: r3.title }) });
+    await point.locator("circle").first().click();
+    await page.waitForURL(new RegExp(`p/${r3.slug}/#q=`));
+    const st = await graphIdle(page);
+    assert.equal(st.query, "marker::api_run_3");
+    assert.equal(st.matched.value, 10);
+    await done();
+  });
+
   test("the feeds are served: the whole archive's and each series'", async () => {
     const logStart = site.requests().length;
     for (const p of ["feed.xml", "s/api/feed.xml", "s/worker/feed.xml"]) {
@@ -381,6 +404,27 @@ describe("the archive under nginx", () => {
     const matchedText = await page.locator("#fs-matched").textContent();
     await done();
 
+    // The same for a comparison: run-3 against run-1, the run before it by date. Widths are
+    // each run's share added, so a frame's place is reckoned from both runs' stacks.
+    const r1 = run("api", "run-1");
+    const cmp = await openPage(`${site.url}p/${r.slug}/compare/`);
+    let c1 = await graphIdle(cmp.page);
+    assert.deepEqual([c1.totalBefore, c1.total], [r1.total, r.total]);
+    const frac = (f) => (f(r1.stacks) / r1.total + f(r.stacks) / r.total) / 2;
+    const mid = frac((st) => pathOffset(st, frame)) + frac((st) => pathTotal(st, frame)) / 2;
+    const box = await cmp.page.locator("#fs-canvas").boundingBox();
+    const vp = c1.viewport;
+    const content = Math.max(manifest.depth * vp.rowHeight, vp.height);
+    await cmp.page.mouse.click(box.x + mid * vp.width, box.y + content - (frame.length + 1) * vp.rowHeight - vp.scrollTop + vp.rowHeight / 2);
+    await cmp.page.fill("#fs-search", query);
+    c1 = await graphIdle(cmp.page);
+    assert.equal(c1.zoom && c1.zoom.name, "server::handle_request");
+    assert.deepEqual([c1.matched.before, c1.matched.after], [matchedByStacks(r1.stacks, new RegExp(query, "i")), matched]);
+    await cmp.page.waitForFunction(() => /[#&]z=/.test(location.hash) && /[#&]q=/.test(location.hash));
+    const cmpLink = cmp.page.url();
+    const cmpText = await cmp.page.locator("#fs-matched").textContent();
+    await cmp.done();
+
     // More profiles: a new series, and a new run of api (the newest, so run-3 gets a newer one).
     for (const m of MORE) writeRun(input, m);
     build(input, output, site.url);
@@ -400,6 +444,13 @@ describe("the archive under nginx", () => {
     await again.page.goto(site.url);
     assert.equal(await again.page.locator('tr.fs-series-row[data-series="batch"]').count(), 1, "the new series is on the home page");
     await again.done();
+    const cmp2 = await openPage(cmpLink);
+    const c2 = await graphIdle(cmp2.page);
+    assert.equal(cmp2.page.url(), cmpLink);
+    assert.deepEqual(c2.zoom, c1.zoom, "the same frame of the comparison is zoomed");
+    assert.deepEqual(c2.matched, c1.matched);
+    assert.equal(await cmp2.page.locator("#fs-matched").textContent(), cmpText);
+    await cmp2.done();
     assertLogClean(logStart);
   });
 });
