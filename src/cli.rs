@@ -239,10 +239,11 @@ fn report(summary: &Summary, config: &Config, check: bool) -> ExitCode {
     if !check && summary.comparisons > 0 {
         let _ = write!(
             err,
-            "; {} comparison{} ({} made, the others kept)",
+            "; {} comparison{} ({} made in {:.2} s, the others kept)",
             summary.comparisons,
             if summary.comparisons == 1 { "" } else { "s" },
-            summary.comparisons_made
+            summary.comparisons_made,
+            summary.derive_elapsed.as_secs_f64()
         );
     }
     if !summary.skipped.is_empty() {

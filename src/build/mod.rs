@@ -70,6 +70,8 @@ pub struct Summary {
     pub comparisons: usize,
     /// How many of them were made in this build (the others were known).
     pub comparisons_made: usize,
+    /// Wall time of the derive phase (making the comparisons).
+    pub derive_elapsed: Duration,
     /// Pages rendered and written.
     pub pages_rendered: usize,
     /// Pages taken as they were from the published site.
@@ -326,7 +328,9 @@ impl<'a> Build<'a> {
             (None, None) => return,
         };
         let config = self.config;
+        let start = Instant::now();
         let derived = self.pool.install(|| derive::derive(config, archive, source, &known));
+        self.summary.derive_elapsed = start.elapsed();
         for (path, why) in derived.failed {
             self.summary.warnings.push(Warning { path, message: why });
         }

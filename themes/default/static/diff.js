@@ -72,23 +72,40 @@ export function describeDiffFrame(f, d) {
  */
 export function matchedBeforeAfter(buckets, ids) {
   const want = new Set(ids);
-  const hits = [];
+  // The matched intervals as (bucket, index) pairs, then sorted by frame id through one native
+  // sort of packed keys (id · 2^21 + position), which allocates no object per interval.
+  const from = [];
+  const at = [];
   for (const b of buckets) {
     if (!b.diff) continue;
     for (let n = b.nameLo; n < b.nameHi; n++) {
       if (!want.has(n)) continue;
-      for (let j = b.start[n - b.nameLo]; j < b.start[n - b.nameLo + 1]; j++) hits.push([b.id[j], b.last[j], b.before[j], b.after[j]]);
+      for (let j = b.start[n - b.nameLo]; j < b.start[n - b.nameLo + 1]; j++) {
+        from.push(b);
+        at.push(j);
+      }
     }
   }
-  hits.sort((x, y) => x[0] - y[0]);
+  const k = from.length;
+  let order;
+  if (k < 1 << 21) {
+    const keys = new Float64Array(k);
+    for (let i = 0; i < k; i++) keys[i] = from[i].id[at[i]] * 2097152 + i;
+    keys.sort();
+    order = Array.from(keys, (x) => x % 2097152);
+  } else {
+    order = [...Array(k).keys()].sort((x, y) => from[x].id[at[x]] - from[y].id[at[y]]);
+  }
   let before = 0;
   let after = 0;
   let end = -1;
-  for (const [id, last, bv, av] of hits) {
-    if (id <= end) continue;
-    before += bv;
-    after += av;
-    end = last;
+  for (const i of order) {
+    const b = from[i];
+    const j = at[i];
+    if (b.id[j] <= end) continue;
+    before += b.before[j];
+    after += b.after[j];
+    end = b.last[j];
   }
   return { before, after };
 }
