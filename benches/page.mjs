@@ -190,7 +190,25 @@ await pipeline(fs.createReadStream(folded), zlib.createGzip({ level: 6 }), fs.cr
 const cfg = path.join(work, "site.toml");
 fs.writeFileSync(cfg, `title = "page benchmark"\ntheme_dir = ${JSON.stringify(THEME)}\n${process.env.BENCH_TOML || ""}\n`);
 execFileSync(BIN, ["build", "--config", cfg, "--input", inDir, "--output", outDir], { stdio: "inherit" });
-const dataDir = path.join(outDir, "p/large/g/samples");
+// BENCH_DIFF=1 measures the comparison page of the large profile and a variant of it (every
+// 20th stack removed, every 20th re-weighted, every 20th copied under a new leaf, as
+// benches/diff.sh makes it), written by `flamesite diff` into the served folder's d/.
+const DIFF = !!process.env.BENCH_DIFF;
+if (DIFF) {
+  const lines = fs.readFileSync(folded, "utf8").split("\n").filter(Boolean);
+  const out = [];
+  lines.forEach((line, i) => {
+    const at = line.lastIndexOf(" ");
+    const [stack, count] = [line.slice(0, at), Number(line.slice(at + 1))];
+    if (i % 20 === 0) return;
+    out.push(i % 20 === 1 ? `${stack} ${count * 2 + 1}` : line);
+    if (i % 20 === 2) out.push(`${stack};bench::added_${i % 97} ${count}`);
+  });
+  const variant = path.join(work, "variant.folded");
+  fs.writeFileSync(variant, out.join("\n") + "\n");
+  execFileSync(BIN, ["diff", "--config", cfg, folded, variant, "-o", path.join(outDir, "d")], { stdio: "inherit" });
+}
+const dataDir = path.join(outDir, DIFF ? "d/g/samples" : "p/large/g/samples");
 const manifest = JSON.parse(fs.readFileSync(path.join(dataDir, "manifest.json"), "utf8"));
 const flamesiteVersion = execFileSync(BIN, ["--version"], { encoding: "utf8" }).trim();
 
@@ -218,6 +236,7 @@ function decodeChunk(buf) {
   const total = col();
   col(); // self
   if (flags & 1) (col(), col());
+  if (flags & 1 && dv.getUint32(4, true) >= 3) (col(), col()); // the after columns of version 3
   at += 8 * n; // id, parent
   const name = [];
   for (let i = 0; i < n; i++) name.push(dv.getUint32(at + 4 * i, true));
@@ -529,7 +548,7 @@ async function floorRun(browser, url) {
 }
 
 const site = await serve(outDir, "/perf/");
-const pageUrl = `${site.url}p/large/`;
+const pageUrl = DIFF ? `${site.url}d/` : `${site.url}p/large/`;
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 const runs = [];
 const floor = [];
