@@ -1,19 +1,21 @@
 //! flamesite turns a directory of compressed profiles into a static archive of interactive
 //! flame graphs.
 //!
-//! The pipeline, one module per stage, in the order the data flows:
+//! The build runs in four phases ([`build`]), each handing the next plain data:
 //!
 //! ```text
-//! config ─► scan ─► decode (gzip/zstd; folded, pprof, perf…, cpuprofile, speedscope)
-//!        ─► frames (merge into a FrameTable)
-//!        ─► color (name hash) ─► chunk (manifest, names, depth chunks, search buckets)
-//!        ─► archive (series, dated runs) ─► pages (home, series, run pages, feeds)
-//!        ─► render (tera, themes/) ─► write (staging folder, atomic swap)
+//! ingest   scan the input folder, decode each changed profile (gzip/zstd; folded, pprof,
+//!          perf…, cpuprofile, speedscope), merge its stacks into frame tables (graph) and
+//!          write its graph files (store) into the cache
+//! group    series, dates, previous and next runs (archive)
+//! derive   comparisons of runs: differential graphs (graph::diff), regressions, a function's
+//!          history per series (derive)
+//! publish  plan every page with a hash of what it shows, render the changed ones with tera
+//!          (site, themes/), link the graph files, swap the staging folder in (output)
 //! ```
 //!
-//! [`site::build`] runs it for a whole site; each profile is independent until the index
-//! pages, so profiles are processed in parallel with rayon, and the output is the same bytes
-//! whatever the thread count. [`fold`] reads a built graph back into folded stacks.
+//! Profiles are processed in parallel with rayon, and the output is the same bytes whatever the
+//! thread count. [`store::fold`] reads a built graph back into folded stacks.
 #![deny(missing_docs)]
 
 pub mod archive;
