@@ -66,6 +66,15 @@ fn fold_of_a_comparison_is_every_stack_of_either_run_with_zero_where_it_is_absen
         // Each layout holds the same frames and values; only the widths differ.
         assert_eq!(fold(&graph.join("after")), expected);
         assert_eq!(fold(&graph.join("before")), expected);
+        // Those two layouts share the union's name files and search buckets, not copies.
+        for layout in ["after", "before"] {
+            let m: serde_json::Value = serde_json::from_str(&read(&graph.join(layout).join("manifest.json"))).unwrap();
+            for (key, folder) in [("names", "../n/"), ("search", "../s/")] {
+                let files: Vec<&str> = m[key].as_array().unwrap().iter().map(|f| f["file"].as_str().unwrap()).collect();
+                assert!(!files.is_empty() && files.iter().all(|f| f.starts_with(folder)), "{layout} {key}: {files:?}");
+            }
+            assert!(!graph.join(layout).join("n").exists() && !graph.join(layout).join("s").exists());
+        }
         let page = read(&out.join(format!("p/api/{name}/compare/index.html")));
         assert!(page.contains("compared with the previous run") && page.contains("g/samples/"), "{page}");
         // The run page links to it.

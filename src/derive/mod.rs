@@ -172,7 +172,7 @@ fn top_regression(changes: &[GraphChanges]) -> Option<Regression> {
 fn compare(
     config: &Config,
     shared: &[(&GraphInfo, &GraphInfo)],
-    dir: &dyn Fn(&crate::archive::run::Run, &GraphInfo) -> PathBuf,
+    dir: &(dyn Fn(&crate::archive::run::Run, &GraphInfo) -> PathBuf + Sync),
     before: &crate::archive::run::Run,
     after: &crate::archive::run::Run,
     sink: chunk::Sink,
@@ -187,8 +187,9 @@ fn compare(
     let mut changes = Vec::new();
     let mut preload = Vec::new();
     for (gb, ga) in shared {
-        let (_, tb) = chunk::read_graph(&dir(before, gb))?;
-        let (_, ta) = chunk::read_graph(&dir(after, ga))?;
+        // The two runs' graphs are read back at once: each read is one thread's work.
+        let (rb, ra) = rayon::join(|| chunk::read_graph(&dir(before, gb)), || chunk::read_graph(&dir(after, ga)));
+        let ((_, tb), (_, ta)) = (rb?, ra?);
         let table = diff::merge(&tb, &ta).map_err(|e| e.to_string())?;
         let data = ga.data.clone();
         let graph_sink = |rel: &str, bytes: &[u8]| write(format!("{data}{rel}"), bytes);

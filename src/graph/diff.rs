@@ -154,12 +154,14 @@ fn children(t: &FrameTable) -> Children {
 /// out by its second count keeps that count as its `after` columns.
 pub fn relayout(t: &mut FrameTable, layout: Layout) -> Result<(), MergeError> {
     let n = t.len();
-    let Some(before) = t.before.clone() else { return Ok(()) };
+    if t.before.is_none() {
+        return Ok(());
+    }
     if t.after.is_none() {
         // Laid out by the second count until now: that count is the after columns.
         t.after = Some(Before { total: t.total.clone(), self_: t.self_.clone() });
     }
-    let after = t.after.clone().expect("set above");
+    let (before, after) = (t.before.as_ref().expect("checked above"), t.after.as_ref().expect("set above"));
     let own: Vec<u64> = match layout {
         Layout::After => after.self_.clone(),
         Layout::Before => before.self_.clone(),

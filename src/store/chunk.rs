@@ -231,6 +231,35 @@ pub fn encode(
     palette: Palette,
     sink: Sink,
 ) -> Result<Manifest, String> {
+    encode_layout(graph, unit, table, config, palette, sink, None).map(|(m, _)| m)
+}
+
+/// What the other layouts of a differential graph take from its union layout, whose files
+/// they share: the frames, their names and their values are the same in every layout, only
+/// the widths differ.
+struct Shared {
+    /// Name ids as the union's chunks number them, by name of the table (and back).
+    new_id: Vec<u32>,
+    old_id: Vec<usize>,
+    /// The union's name files and search buckets, relative to the graph folder.
+    names: Vec<NamesRef>,
+    search: Vec<SearchRef>,
+    /// The colour scales (the same in every layout).
+    scale_points: f64,
+    scale_value: f64,
+}
+
+/// [`encode`], and for a differential layout other than the union, with the union's name ids,
+/// name files and search buckets (`shared`) instead of files of its own.
+fn encode_layout(
+    graph: &str,
+    unit: &str,
+    table: &FrameTable,
+    config: &ChunkConfig,
+    palette: Palette,
+    sink: Sink,
+    shared: Option<&Shared>,
+) -> Result<(Manifest, Shared), String> {
     let n = table.len();
     let grand = table.grand_total();
     let values = Values::for_table(table);
@@ -305,18 +334,25 @@ pub fn encode(
 
     drop(classes);
 
-    // Names are numbered in order of first use, so the root view needs the first few.
-    let mut new_id = vec![u32::MAX; table.names.len()];
-    let mut old_id = Vec::with_capacity(table.names.len());
-    for (_, rows) in &tiles {
-        for &r in rows {
-            let old = table.name[r as usize] as usize;
-            if new_id[old] == u32::MAX {
-                new_id[old] = old_id.len() as u32;
-                old_id.push(old);
+    // Names are numbered in order of first use, so the root view needs the first few (a
+    // layout that shares the union's name files keeps the union's numbers).
+    let (new_id, old_id) = match shared {
+        Some(s) => (s.new_id.clone(), s.old_id.clone()),
+        None => {
+            let mut new_id = vec![u32::MAX; table.names.len()];
+            let mut old_id = Vec::with_capacity(table.names.len());
+            for (_, rows) in &tiles {
+                for &r in rows {
+                    let old = table.name[r as usize] as usize;
+                    if new_id[old] == u32::MAX {
+                        new_id[old] = old_id.len() as u32;
+                        old_id.push(old);
+                    }
+                }
             }
+            (new_id, old_id)
         }
-    }
+    };
 
     let mut seq = vec![0u32; k_max as usize + 1];
     let chunk_files: Vec<String> = tiles
@@ -349,6 +385,77 @@ pub fn encode(
         })
         .collect::<Result<Vec<_>, String>>()?;
 
+    let differential = table.before.is_some();
+    let here = layout_folder(table.layout);
+    let (search, name_files) = match shared {
+        Some(s) => {
+            // The union's files, from this layout's folder.
+            let up = relative(here, layout_folder(Layout::Union));
+            let search = s.search.iter().map(|r| SearchRef { file: format!("{up}{}", r.file), ..r.clone() }).collect();
+            let names = s.names.iter().map(|r| NamesRef { file: format!("{up}{}", r.file), ..r.clone() }).collect();
+            (search, names)
+        }
+        None => search_and_names(table, config, palette, &old_id, sink)?,
+    };
+    let (scale_points, scale_value) = match shared {
+        Some(s) => (s.scale_points, s.scale_value),
+        None if differential => (diff::deltas(table, Measure::Share).1, diff::deltas(table, Measure::Absolute).1),
+        None => (0.0, 0.0),
+    };
+    let diff_info = table.before.as_ref().map(|b| {
+        let others = [Layout::Union, Layout::After, Layout::Before].into_iter().filter(|&l| l != table.layout);
+        let layouts = others.map(|l| (l.as_str().to_string(), relative(here, layout_folder(l)))).collect();
+        DiffInfo {
+            layout: table.layout.as_str().into(),
+            layouts,
+            total_before: b.total[0],
+            total_after: table.values().0[0],
+            scale_points,
+            scale_value,
+        }
+    });
+    let manifest = Manifest {
+        format: "flamesite-graph".into(),
+        version: if differential { DIFF_VERSION } else { VERSION },
+        graph: graph.into(),
+        unit: unit.into(),
+        differential: table.before.is_some(),
+        total: grand,
+        total_before: table.before.as_ref().map(|b| b.total[0]),
+        frames: n as u64,
+        depth: depth_count,
+        palette: palette.as_str().into(),
+        root_width: config.root_width,
+        class_factor: config.class_factor,
+        values: match values {
+            Values::U32 => "u32",
+            Values::F64 => "f64",
+        }
+        .into(),
+        names: name_files,
+        chunks,
+        search,
+        diff: diff_info,
+    };
+    // Compact: the page fetches it for its first paint (the pretty form was twice the bytes).
+    let mut manifest_bytes = serde_json::to_vec(&manifest).expect("manifest serialises");
+    manifest_bytes.push(b'\n');
+    sink("manifest.json", &manifest_bytes)?;
+    let shared = Shared { new_id, old_id, names: manifest.names.clone(), search: manifest.search.clone(), scale_points, scale_value };
+    Ok((manifest, shared))
+}
+
+/// The search buckets and name files of a graph whose names are numbered by `old_id` (the
+/// table's name of each new id), handed to `sink`.
+fn search_and_names(
+    table: &FrameTable,
+    config: &ChunkConfig,
+    palette: Palette,
+    old_id: &[usize],
+    sink: Sink,
+) -> Result<(Vec<SearchRef>, Vec<NamesRef>), String> {
+    let n = table.len();
+    let values = Values::for_table(table);
     let differential = table.before.is_some();
     let frames_of = if differential { Some(topmost_frames(table)) } else { None };
     let by_old = match &frames_of {
@@ -429,52 +536,14 @@ pub fn encode(
             Ok(NamesRef { file, names: [lo as u32, (lo + ids.len()) as u32], bytes: bytes.len() as u64 })
         })
         .collect::<Result<Vec<_>, String>>()?;
-    let diff_info = table.before.as_ref().map(|b| {
-        let others = [Layout::Union, Layout::After, Layout::Before].into_iter().filter(|&l| l != table.layout);
-        let here = layout_folder(table.layout);
-        let layouts = others.map(|l| (l.as_str().to_string(), relative(here, layout_folder(l)))).collect();
-        DiffInfo {
-            layout: table.layout.as_str().into(),
-            layouts,
-            total_before: b.total[0],
-            total_after: table.values().0[0],
-            scale_points: diff::deltas(table, Measure::Share).1,
-            scale_value: diff::deltas(table, Measure::Absolute).1,
-        }
-    });
-    let manifest = Manifest {
-        format: "flamesite-graph".into(),
-        version: if differential { DIFF_VERSION } else { VERSION },
-        graph: graph.into(),
-        unit: unit.into(),
-        differential: table.before.is_some(),
-        total: grand,
-        total_before: table.before.as_ref().map(|b| b.total[0]),
-        frames: n as u64,
-        depth: depth_count,
-        palette: palette.as_str().into(),
-        root_width: config.root_width,
-        class_factor: config.class_factor,
-        values: match values {
-            Values::U32 => "u32",
-            Values::F64 => "f64",
-        }
-        .into(),
-        names: name_files,
-        chunks,
-        search,
-        diff: diff_info,
-    };
-    // Compact: the page fetches it for its first paint (the pretty form was twice the bytes).
-    let mut manifest_bytes = serde_json::to_vec(&manifest).expect("manifest serialises");
-    manifest_bytes.push(b'\n');
-    sink("manifest.json", &manifest_bytes)?;
-    Ok(manifest)
+    Ok((search, name_files))
 }
 
 /// Writes a graph: a plain table as [`encode`] does; a differential one in its three layouts,
-/// the union in the graph folder and the others in `after/` and `before/` beside its files
-/// (each a whole graph folder). Returns the manifest of the graph folder.
+/// the union in the graph folder and the others in `after/` and `before/` beside its files.
+/// Those two have a manifest and chunks of their own and share the union's name files and
+/// search buckets (only widths differ between layouts, and a diff search sums values, not
+/// widths). Returns the manifest of the graph folder.
 pub fn encode_graph(
     graph: &str,
     unit: &str,
@@ -487,15 +556,15 @@ pub fn encode_graph(
         return encode(graph, unit, table, config, palette, sink);
     }
     let mut t = table.clone();
-    let mut first = None;
-    for layout in [Layout::Union, Layout::After, Layout::Before] {
+    diff::relayout(&mut t, Layout::Union).map_err(|e| e.to_string())?;
+    let (manifest, shared) = encode_layout(graph, unit, &t, config, palette, sink, None)?;
+    for layout in [Layout::After, Layout::Before] {
         diff::relayout(&mut t, layout).map_err(|e| e.to_string())?;
         let folder = layout_folder(layout);
         let inner = |rel: &str, bytes: &[u8]| sink(&format!("{folder}{rel}"), bytes);
-        let m = encode(graph, unit, &t, config, palette, &inner)?;
-        first.get_or_insert(m);
+        encode_layout(graph, unit, &t, config, palette, &inner, Some(&shared))?;
     }
-    Ok(first.expect("three layouts written"))
+    Ok(manifest)
 }
 
 /// Folder of a differential graph's layout, relative to the graph folder.

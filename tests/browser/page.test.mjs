@@ -593,6 +593,12 @@ describe("the page", () => {
       const want = expected(b, a);
       assert.ok(got.every((v, k) => Math.abs(v - want[k]) <= 1), `after view, ${name}: ${got} is not ${want}`);
     }
+    // A search in this layout (which reads the union's search files) matches the same values,
+    // and its matched value is the later run's: b and gone, 30 + 4 before, 5 + 0 after.
+    await page.fill("#fs-search", "^(b|gone)$");
+    st = await idle(page);
+    assert.deepEqual([st.matched.before, st.matched.after, st.matched.value], [34, 5, 5]);
+    assert.ok((await page.locator("#fs-matched").textContent()).startsWith("Matched 34 samples → 5 samples"));
     assert.ok((await page.locator("#fs-legend-text").textContent()).includes("Red grew, blue shrank"));
     assert.deepEqual(problems, []);
     await done();

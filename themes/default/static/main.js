@@ -753,6 +753,13 @@ class Viewer {
     s.value = r.value;
     s.inZoom = r.inRange;
     s.diff = this.diffTotals() && s.buckets.some((b) => b.diff) ? matchedBeforeAfter(s.buckets, s.ids) : null;
+    const layout = this.g.manifest.diff && this.g.manifest.diff.layout;
+    if (s.diff && (layout === "after" || layout === "before")) {
+      // These layouts share the union's search files, whose intervals are union widths; their
+      // own widths are one run's values, which the frames' values give exactly.
+      s.value = layout === "after" ? s.diff.after : s.diff.before;
+      s.inZoom = null;
+    }
     this.showMatched();
   }
 
