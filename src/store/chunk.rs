@@ -458,6 +458,8 @@ fn search_and_names(
     let values = Values::for_table(table);
     let differential = table.before.is_some();
     let frames_of = if differential { Some(topmost_frames(table)) } else { None };
+    // Once for every bucket (it is a pass over every frame).
+    let last = if differential { Some(subtree_last(table)) } else { None };
     let by_old = match &frames_of {
         Some(frames) => diff_intervals(table, frames),
         None => name_intervals(table),
@@ -482,7 +484,7 @@ fn search_and_names(
             let bytes = match &frames_of {
                 Some(frames) => {
                     let lists: Vec<&Vec<u32>> = old_id[lo..hi].iter().map(|&o| &frames[o]).collect();
-                    encode_diff_search(lo as u32, table, &lists, values)
+                    encode_diff_search(lo as u32, table, &lists, last.as_ref().expect("made for a differential table"), values)
                 }
                 None => encode_search(lo as u32, &intervals[lo..hi], values),
             };
@@ -619,11 +621,11 @@ fn diff_intervals(table: &FrameTable, frames: &[Vec<u32>]) -> Vec<Vec<(u64, u64)
 /// topmost frame), then per interval the frame's before and after totals, its id and the id of
 /// its last descendant, so that a reader sums the values of a match exactly, nested frames
 /// once, in any layout.
-fn encode_diff_search(name_lo: u32, table: &FrameTable, lists: &[&Vec<u32>], values: Values) -> Vec<u8> {
+/// `last` is [`subtree_last`] of the table.
+fn encode_diff_search(name_lo: u32, table: &FrameTable, lists: &[&Vec<u32>], last: &[u32], values: Values) -> Vec<u8> {
     let k: usize = lists.iter().map(|l| l.len()).sum();
     let before = table.before.as_ref().expect("a differential table");
     let (after, _) = table.values();
-    let last = subtree_last(table);
     let mut out = Vec::with_capacity(32 + 4 * lists.len() + (4 * values.width() + 8) * k);
     out.extend_from_slice(SEARCH_MAGIC);
     put_u32(&mut out, DIFF_VERSION);
@@ -745,11 +747,7 @@ fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32], values: Values
         put_u32(&mut out, i as u32);
     }
     pad8(&mut out);
-    let mut column = |col: &[u64]| {
-        for &r in rows {
-            values.put(&mut out, col[r as usize]);
-        }
-    };
+    let mut column = |col: &[u64]| put_column(&mut out, values, rows.iter().map(|&r| col[r as usize]));
     column(&table.offset);
     column(&table.total);
     column(&table.self_);
@@ -760,16 +758,30 @@ fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32], values: Values
         column(at);
         column(aself);
     }
-    for &r in rows {
-        put_u32(&mut out, r);
-    }
-    for &r in rows {
-        put_u32(&mut out, table.parent[r as usize]);
-    }
-    for &r in rows {
-        put_u32(&mut out, new_id[table.name[r as usize] as usize]);
-    }
+    put_u32_column(&mut out, rows.iter().copied());
+    put_u32_column(&mut out, rows.iter().map(|&r| table.parent[r as usize]));
+    put_u32_column(&mut out, rows.iter().map(|&r| new_id[table.name[r as usize] as usize]));
     out
+}
+
+/// Appends a column of values: the bytes are reserved once and filled in place (a push per
+/// value, with its capacity check, was a large part of encoding a graph).
+fn put_column(out: &mut Vec<u8>, values: Values, column: impl ExactSizeIterator<Item = u64>) {
+    let w = values.width();
+    let start = out.len();
+    out.resize(start + w * column.len(), 0);
+    let dst = &mut out[start..];
+    match values {
+        Values::U32 => dst.chunks_exact_mut(4).zip(column).for_each(|(d, v)| d.copy_from_slice(&(v as u32).to_le_bytes())),
+        Values::F64 => dst.chunks_exact_mut(8).zip(column).for_each(|(d, v)| d.copy_from_slice(&(v as f64).to_le_bytes())),
+    }
+}
+
+/// Appends a column of u32, as [`put_column`] does.
+fn put_u32_column(out: &mut Vec<u8>, column: impl ExactSizeIterator<Item = u32>) {
+    let start = out.len();
+    out.resize(start + 4 * column.len(), 0);
+    out[start..].chunks_exact_mut(4).zip(column).for_each(|(d, v)| d.copy_from_slice(&v.to_le_bytes()));
 }
 
 fn encode_search(name_lo: u32, intervals: &[&Vec<(u64, u64)>], values: Values) -> Vec<u8> {
