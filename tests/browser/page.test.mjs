@@ -494,6 +494,8 @@ describe("the page", () => {
     await page.click("#fs-icicle");
     st = await idle(page);
     const link = st.link;
+    await page.mouse.move(0, 0);
+    const picture = await canvasPicture(page);
     assert.equal(st.zoom.name, "visit");
     assert.equal(st.zoom.depth, 4);
     const check = async (url, expect) => {
@@ -506,6 +508,9 @@ describe("the page", () => {
       assert.equal(s2.view, "both");
       assert.equal(s2.icicle, true);
       assert.equal(await again.page.locator("#fs-search").inputValue(), expect.query);
+      // And the user sees the same picture: the zoomed, highlighted icicle, pixel for pixel.
+      assert.deepEqual(s2.viewport, expect.viewport);
+      assert.ok((await canvasPicture(again.page)) === picture, "the canvas shows the same picture");
       await again.done();
     };
     await check(link, st);
