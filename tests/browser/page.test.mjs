@@ -745,7 +745,9 @@ describe("the page", () => {
     const STACKS7 = parseFolded(folded(2));
     // Nothing of it became markup: no element or handler of a payload, no script but the page's.
     const clean = async (page, where) => {
-      await page.waitForLoadState("networkidle"); // an <img src=x> would have failed by now
+      // Any image or frame in the page has finished loading or failing, so an onerror or a
+      // frame's script would have run by the next task.
+      await page.waitForFunction(() => [...document.images].every((i) => i.complete) && [...document.querySelectorAll("iframe")].every((f) => f.contentDocument?.readyState === "complete"));
       assert.equal(await page.evaluate(() => typeof window.__pwned), "undefined", `${where}: a payload ran (${await page.evaluate(() => window.__pwned)})`);
       const injected = await page.evaluate(() =>
         [...document.querySelectorAll("img, iframe, svg[onload], [onerror], [onload], [onclick], a[href^='javascript']")].map((e) => e.outerHTML),
