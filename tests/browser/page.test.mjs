@@ -378,11 +378,21 @@ describe("the page", () => {
   test("clicking a faded ancestor zooms out to it, Escape and the reset button reset", async () => {
     const { page, done } = await openPage(`${site.url}p/big/`);
     let st = await state(page);
+    const root = await canvasPicture(page);
+    /** The box of the frame at depth `d` spans the canvas's width (less its end gap) in `rgb`. */
+    const spans = async (d, rgb, tol = 0) => {
+      const row = await canvasRow(page, rowTop(st, manifest.depth, d));
+      const off = row.findIndex((px, i) => i < row.length - 1 && !isRgb(px, rgb, tol));
+      assert.equal(off, -1, `depth ${d}: pixel ${off} is ${row[off]}, not ${hex(rgb)}`);
+    };
     const deep = ["main", "server::run", "server::handle_request"];
     let pt = await frameCenter(page, deep, st);
     await page.mouse.click(pt.x, pt.y);
     st = await idle(page);
     assert.equal(st.zoom.name, "server::handle_request");
+    await spans(3, hotColor("server::handle_request"));
+    const bg = await canvasBackground(page);
+    await spans(2, faded(hotColor("server::run"), bg), 1);
     await shot(page, "zoom");
     // server::run is an ancestor, drawn faded across the whole width below the zoomed frame.
     pt = await frameCenter(page, ["main", "server::run"], st);
@@ -391,17 +401,21 @@ describe("the page", () => {
     st = await idle(page);
     assert.equal(st.zoom.name, "server::run");
     assert.equal(st.zoom.total, pathTotal(STACKS, ["main", "server::run"]));
+    await spans(2, hotColor("server::run"));
+    await spans(1, faded(hotColor("main"), bg), 1);
     await page.mouse.move(5, 5);
     await page.keyboard.press("Escape");
     st = await idle(page);
     assert.equal(st.zoom, null);
     assert.equal(new URL(page.url()).hash, "");
+    assert.ok((await canvasPicture(page)) === root, "Escape: the canvas shows the whole graph again, as first drawn");
     pt = await frameCenter(page, deep, st);
     await page.mouse.click(pt.x, pt.y);
     await idle(page);
     await page.click("#fs-reset");
     st = await idle(page);
     assert.equal(st.zoom, null);
+    assert.ok((await canvasPicture(page)) === root, "reset: the canvas shows the whole graph again, as first drawn");
     await done();
   });
 
@@ -479,6 +493,7 @@ describe("the page", () => {
     assert.equal(st.matched.value, totalOf(TEMPLATE_FN));
     assert.equal(st.matched.functions, 1);
     assert.equal(st.view, "both", "the graph comes back to show the matches");
+    await searchPixels(page, st, new RegExp(st.query));
     await done();
   });
 
