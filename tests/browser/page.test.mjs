@@ -680,7 +680,7 @@ describe("the page", () => {
     const vp = st.viewport;
     const content = Math.max(3 * ROW_H, vp.height);
     const y = content - 3 * ROW_H - vp.scrollTop + ROW_H / 2; // depth 2
-    const rgb = (x) => page.evaluate(([x, y]) => [...document.getElementById("fs-canvas").getContext("2d").getImageData(x, y, 1, 1).data].slice(0, 3), [Math.round(x), Math.round(y)]);
+    const rgb = async (x) => (await canvasRow(page, y))[Math.round(x)];
     let left = 0;
     for (const [name, b, a] of rows) {
       const w = b / TB + a / TA;
