@@ -125,3 +125,88 @@ export function pathOffset(stacks, path) {
   }
   return s;
 }
+
+const layouts = new WeakMap(); // stacks -> frames by depth
+
+/**
+ * The frames of depth `d` (1: the first frame of a stack; 0 is the root) of `stacks`, in
+ * layout order: [{ path, name, offset, total }], reckoned from the stacks alone: a frame's
+ * children sorted by name bytes, each after the totals of the ones before it.
+ */
+export function framesAtDepth(stacks, d) {
+  if (!layouts.has(stacks)) {
+    const root = { kids: new Map(), total: 0 };
+    for (const [frames, c] of stacks) {
+      let n = root;
+      n.total += c;
+      for (const f of frames) {
+        if (!n.kids.has(f)) n.kids.set(f, { kids: new Map(), total: 0 });
+        n = n.kids.get(f);
+        n.total += c;
+      }
+    }
+    const byDepth = [];
+    const lay = (node, p, offset) => {
+      let o = offset;
+      for (const name of [...node.kids.keys()].sort(byteCompare)) {
+        const k = node.kids.get(name);
+        const path = [...p, name];
+        (byDepth[path.length] ||= []).push({ path, name, offset: o, total: k.total });
+        lay(k, path, o);
+        o += k.total;
+      }
+    };
+    lay(root, [], 0);
+    layouts.set(stacks, byDepth);
+  }
+  return layouts.get(stacks)[d] || [];
+}
+
+/**
+ * The canvas's pixels ([r, g, b] each) of the CSS pixel row `y` of #fs-canvas, as it is on
+ * screen (getImageData, device pixel ratio 1): what a user sees, not what the page reports.
+ */
+export function canvasRow(page, y) {
+  return page.evaluate((y) => {
+    const c = document.getElementById("fs-canvas");
+    const d = c.getContext("2d").getImageData(0, y, c.width, 1).data;
+    const out = [];
+    for (let i = 0; i < d.length; i += 4) out.push([d[i], d[i + 1], d[i + 2]]);
+    return out;
+  }, Math.round(y));
+}
+
+/** All of the canvas's pixels as one string of hex, to tell two pictures apart. */
+export function canvasPicture(page) {
+  return page.evaluate(() => {
+    const c = document.getElementById("fs-canvas");
+    const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+    let h = `${c.width}x${c.height}:`;
+    for (let i = 0; i < d.length; i += 4) h += ((d[i] << 16) | (d[i + 1] << 8) | d[i + 2]).toString(16).padStart(6, "0");
+    return h;
+  });
+}
+
+/**
+ * Canvas y (CSS pixels) of the first pixel row of the box of depth `d`: one pixel below the
+ * top of its row, above any label's glyphs.
+ */
+export function rowTop(st, depthRows, d) {
+  const vp = st.viewport;
+  const content = Math.max(depthRows * vp.rowHeight, vp.height);
+  return (st.icicle ? d * vp.rowHeight : content - (d + 1) * vp.rowHeight) - vp.scrollTop + 1;
+}
+
+/** Canvas x (CSS pixels) of value `v` in the view of `st`. */
+export function xOfValue(st, v) {
+  const vp = st.viewport;
+  return ((v - vp.x0) / (vp.x1 - vp.x0)) * vp.width;
+}
+
+/** Whether pixel [r, g, b] is 0xRRGGBB, each channel within `tol`. */
+export function isRgb(px, rgb, tol = 0) {
+  const want = [(rgb >> 16) & 255, (rgb >> 8) & 255, rgb & 255];
+  return px.every((v, i) => Math.abs(v - want[i]) <= tol);
+}
+
+export const hex = (rgb) => `#${rgb.toString(16).padStart(6, "0")}`;

@@ -17,8 +17,10 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
 import {
-  DEEP, HOSTILE, TEMPLATE_FN, bigProfile, frameCenter as frameAt, matchedByStacks, parseFolded, pathOffset, pathSelf, pathTotal, smallProfile, total,
+  DEEP, HOSTILE, TEMPLATE_FN, bigProfile, canvasPicture, canvasRow, framesAtDepth, frameCenter as frameAt, hex, isRgb, matchedByStacks, parseFolded, pathOffset,
+  pathSelf, pathTotal, rowTop, smallProfile, total, xOfValue,
 } from "./fixtures.mjs";
+import { dimmed, faded, hotColor, matchColor } from "../js/colors.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const THEME = path.resolve(HERE, "../../themes/default");
@@ -51,6 +53,18 @@ const countText = (v) => {
     i += 1;
   }
   return `${x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)} ${"kMGTP"[i]}`;
+};
+// Bytes as tests/data/units/vectors.json says them: below 1024 exact, else three significant
+// digits and binary prefixes.
+const bytesText = (v) => {
+  if (v < 1024) return `${groupDigits(v)} B`;
+  let x = v / 1024;
+  let i = 0;
+  while (x >= 1024 && i < 4) {
+    x /= 1024;
+    i += 1;
+  }
+  return `${x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)} ${["KiB", "MiB", "GiB", "TiB", "PiB"][i]}`;
 };
 const pct = (a, b) => `${((100 * a) / b).toFixed(2)}%`;
 
@@ -131,6 +145,37 @@ function visible(vp) {
   const lo = Math.max(0, Math.floor((content - vp.scrollTop - vp.height) / ROW_H));
   const hi = Math.min(manifest.depth, Math.ceil((content - vp.scrollTop) / ROW_H));
   return [lo, hi];
+}
+
+/** The canvas's background: `--fs-canvas-bg` of the page's stylesheet, as 0xRRGGBB. */
+async function canvasBackground(page) {
+  const css = (await page.locator("#fs-app").evaluate((e) => getComputedStyle(e).getPropertyValue("--fs-canvas-bg"))).trim();
+  const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec(css);
+  assert.ok(m, `--fs-canvas-bg is ${css}`);
+  return parseInt(m[1].length === 3 ? m[1].replace(/./g, "$&$&") : m[1], 16);
+}
+
+/**
+ * On the canvas, every frame of depths 1 to 16 at least 6 px wide is in the highlight colour
+ * when `re` matches its name, else in its own colour dimmed: each reckoned here (colors.mjs).
+ */
+async function searchPixels(page, st, re) {
+  const seen = { matched: 0, dimmed: 0 };
+  for (let d = 1; d <= 16; d++) {
+    const row = await canvasRow(page, rowTop(st, manifest.depth, d));
+    for (const f of framesAtDepth(STACKS, d)) {
+      const x0 = xOfValue(st, f.offset);
+      const x1 = xOfValue(st, f.offset + f.total);
+      if (x1 - x0 < 6 || x1 < 0 || x0 > st.viewport.width) continue;
+      const x = Math.floor((Math.max(0, x0) + Math.min(st.viewport.width, x1)) / 2);
+      const hit = re.test(f.name);
+      const want = hit ? matchColor() : dimmed(hotColor(f.name));
+      assert.ok(isRgb(row[x], want), `${f.path.join(";")} (depth ${d}, x ${x}) is ${row[x]}, not ${hex(want)} (${hit ? "matched" : "dimmed"})`);
+      seen[hit ? "matched" : "dimmed"] += 1;
+    }
+  }
+  assert.ok(seen.matched > 0 && seen.dimmed > 0, JSON.stringify(seen));
+  return seen;
 }
 
 async function shot(page, name) {
@@ -258,7 +303,7 @@ describe("the page", () => {
     const { page, done } = await openPage(`${site.url}p/big/`);
     const before = (await state(page)).chunksLoaded.length;
     await page.locator("#fs-scroll").evaluate((e) => (e.scrollTop = 0));
-    await page.waitForTimeout(50);
+    await page.waitForFunction(() => window.flamesite.state().viewport.scrollTop === 0);
     const st = await idle(page);
     const [lo, hi] = visible(st.viewport);
     assert.equal(hi, manifest.depth, "the deepest row is in view");
@@ -308,6 +353,18 @@ describe("the page", () => {
     for (const u of added) assert.ok(manifest.chunks.find((c) => dataUrl() + c.file === u).class > 0);
     assert.equal(await page.locator("#fs-reset").isEnabled(), true);
     assert.match(new URL(page.url()).hash, /z=2\.\d+\.\d+\.[0-9a-f]{8}/);
+    // On the canvas, not only in the state: the zoomed frame's box spans the whole width at
+    // its row (less the one-pixel gap at its end), and main, its parent, spans it faded.
+    const row = await canvasRow(page, rowTop(st, manifest.depth, 2));
+    assert.equal(row.length, st.viewport.width);
+    const gc = hotColor("background::gc");
+    const off = row.findIndex((px, i) => i < row.length - 1 && !isRgb(px, gc));
+    assert.equal(off, -1, `background::gc fills its row: pixel ${off} is ${row[off]}, not ${hex(gc)}`);
+    const bg = await canvasBackground(page);
+    assert.ok(isRgb(row[row.length - 1], bg), "the gap after it");
+    const fadedMain = faded(hotColor("main"), bg);
+    const mainRow = await canvasRow(page, rowTop(st, manifest.depth, 1));
+    assert.ok(mainRow.slice(0, -1).every((px) => isRgb(px, fadedMain, 1)), `main is faded across the width (${hex(fadedMain)}): ${mainRow[0]}`);
     // The zoomed frame now spans the canvas: hovering anywhere on its row shows 100% of zoom.
     const box = await page.locator("#fs-canvas").boundingBox();
     const c = await frameCenter(page, p, st);
@@ -321,11 +378,21 @@ describe("the page", () => {
   test("clicking a faded ancestor zooms out to it, Escape and the reset button reset", async () => {
     const { page, done } = await openPage(`${site.url}p/big/`);
     let st = await state(page);
+    const root = await canvasPicture(page);
+    /** The box of the frame at depth `d` spans the canvas's width (less its end gap) in `rgb`. */
+    const spans = async (d, rgb, tol = 0) => {
+      const row = await canvasRow(page, rowTop(st, manifest.depth, d));
+      const off = row.findIndex((px, i) => i < row.length - 1 && !isRgb(px, rgb, tol));
+      assert.equal(off, -1, `depth ${d}: pixel ${off} is ${row[off]}, not ${hex(rgb)}`);
+    };
     const deep = ["main", "server::run", "server::handle_request"];
     let pt = await frameCenter(page, deep, st);
     await page.mouse.click(pt.x, pt.y);
     st = await idle(page);
     assert.equal(st.zoom.name, "server::handle_request");
+    await spans(3, hotColor("server::handle_request"));
+    const bg = await canvasBackground(page);
+    await spans(2, faded(hotColor("server::run"), bg), 1);
     await shot(page, "zoom");
     // server::run is an ancestor, drawn faded across the whole width below the zoomed frame.
     pt = await frameCenter(page, ["main", "server::run"], st);
@@ -334,17 +401,21 @@ describe("the page", () => {
     st = await idle(page);
     assert.equal(st.zoom.name, "server::run");
     assert.equal(st.zoom.total, pathTotal(STACKS, ["main", "server::run"]));
+    await spans(2, hotColor("server::run"));
+    await spans(1, faded(hotColor("main"), bg), 1);
     await page.mouse.move(5, 5);
     await page.keyboard.press("Escape");
     st = await idle(page);
     assert.equal(st.zoom, null);
     assert.equal(new URL(page.url()).hash, "");
+    assert.ok((await canvasPicture(page)) === root, "Escape: the canvas shows the whole graph again, as first drawn");
     pt = await frameCenter(page, deep, st);
     await page.mouse.click(pt.x, pt.y);
     await idle(page);
     await page.click("#fs-reset");
     st = await idle(page);
     assert.equal(st.zoom, null);
+    assert.ok((await canvasPicture(page)) === root, "reset: the canvas shows the whole graph again, as first drawn");
     await done();
   });
 
@@ -370,6 +441,7 @@ describe("the page", () => {
     assert.deepEqual([...st.searchLoaded].sort(), buckets.sort());
     const text = await page.locator("#fs-matched").textContent();
     assert.ok(text.includes(`${countText(want)} samples (${pct(want, TOTAL)})`), text);
+    await searchPixels(page, st, new RegExp(q, "i"));
     t.diagnostic(`search with the bucket fetch took ${st.searchMs.toFixed(1)} ms`);
     await shot(page, "search");
     // The case toggle: "JSON" no longer matches json.
@@ -377,6 +449,7 @@ describe("the page", () => {
     st = await idle(page);
     assert.equal(st.caseSensitive, true);
     assert.equal(st.matched.value, matchedByStacks(STACKS, new RegExp(q)));
+    await searchPixels(page, st, new RegExp(q));
     // Ctrl-F focuses the search box too.
     await page.mouse.click(5, 300);
     await page.keyboard.press("Control+f");
@@ -420,6 +493,7 @@ describe("the page", () => {
     assert.equal(st.matched.value, totalOf(TEMPLATE_FN));
     assert.equal(st.matched.functions, 1);
     assert.equal(st.view, "both", "the graph comes back to show the matches");
+    await searchPixels(page, st, new RegExp(st.query));
     await done();
   });
 
@@ -435,6 +509,8 @@ describe("the page", () => {
     await page.click("#fs-icicle");
     st = await idle(page);
     const link = st.link;
+    await page.mouse.move(0, 0);
+    const picture = await canvasPicture(page);
     assert.equal(st.zoom.name, "visit");
     assert.equal(st.zoom.depth, 4);
     const check = async (url, expect) => {
@@ -447,6 +523,9 @@ describe("the page", () => {
       assert.equal(s2.view, "both");
       assert.equal(s2.icicle, true);
       assert.equal(await again.page.locator("#fs-search").inputValue(), expect.query);
+      // And the user sees the same picture: the zoomed, highlighted icicle, pixel for pixel.
+      assert.deepEqual(s2.viewport, expect.viewport);
+      assert.ok((await canvasPicture(again.page)) === picture, "the canvas shows the same picture");
       await again.done();
     };
     await check(link, st);
@@ -500,37 +579,77 @@ describe("the page", () => {
     }
   });
 
-  test("a profile with several graphs switches between them, each in its unit", async () => {
-    // The folded build has one graph per profile; make a second one (as pprof sample types
-    // give) by copying the graph folder with another unit and listing it on the page.
-    const multi = path.join(tmp, "out-multi");
-    fs.cpSync(path.join(tmp, "out"), multi, { recursive: true });
-    const g = path.join(multi, "p/big/g");
-    fs.cpSync(path.join(g, "samples"), path.join(g, "alloc_space"), { recursive: true });
-    const mf = path.join(g, "alloc_space/manifest.json");
-    fs.writeFileSync(mf, JSON.stringify({ ...JSON.parse(fs.readFileSync(mf, "utf8")), graph: "alloc_space", unit: "bytes" }));
-    const page = path.join(multi, "p/big/index.html");
-    const html = fs.readFileSync(page, "utf8");
-    const option = /<option value="g\/samples\/"[^>]*>[^<]*<\/option>/.exec(html.replace(/&#x2F;/g, "/"));
-    assert.ok(option, "the profile page lists its graphs as options");
-    const extra = option[0].replace(/samples/g, "alloc_space").replace(/data-unit="[^"]*"/, 'data-unit="bytes"');
-    fs.writeFileSync(page, html.replace(/&#x2F;/g, "/").replace(option[0], option[0] + extra).replace(/<select id="fs-graph"([^>]*) disabled>/, '<select id="fs-graph"$1>'));
-    const site5 = await serve(multi, "/perf/");
+  test("a real pprof heap profile's page switches between its four graphs with the selector; each is drawn in its unit and kept in the link", async () => {
+    // Go's heap profile (tests/data/pprof, written by runtime/pprof) has four sample types;
+    // the expected graphs are raw2folded.py's folded files of the same profile, not the build's.
+    const data = path.resolve(HERE, "../data/pprof");
+    const input = path.join(tmp, "in-heap");
+    fs.mkdirSync(input, { recursive: true });
+    fs.copyFileSync(path.join(data, "heap.pb.gz"), path.join(input, "heap.pb.gz"));
+    build(input, path.join(tmp, "out-heap"));
+    const types = fs.readFileSync(path.join(data, "heap.types"), "utf8").trim().split("\n").map((l) => l.split(/\s+/));
+    const first = types.find((t) => t[2] === "default")[0];
+    assert.equal(first, "inuse_space");
+    const graphs = Object.fromEntries(
+      types.map(([name, unit]) => {
+        const stacks = parseFolded(fs.readFileSync(path.join(data, `heap.${name}.folded`), "utf8"));
+        return [name, { unit, stacks, total: total(stacks) }];
+      }),
+    );
+    const site6 = await serve(path.join(tmp, "out-heap"), "/perf/");
     try {
-      const { page: p, done } = await openPage(`${site5.url}p/big/#g=alloc_space`);
-      let st = await state(p);
-      assert.equal(st.graph, "alloc_space");
-      assert.equal(st.unit, "bytes");
-      assert.ok(st.chunksLoaded.every((u) => u.includes("/g/alloc_space/")));
-      assert.match(await p.locator("#fs-info").textContent(), /total 90\.4 KiB/);
-      await p.selectOption("#fs-graph", { index: 0 });
-      st = await idle(p);
-      assert.equal(st.graph, "samples");
-      assert.equal(st.unit, "samples");
-      assert.equal(new URL(p.url()).hash, "");
+      const { page, done } = await openPage(`${site6.url}p/heap/`);
+      const select = page.locator("#fs-graph");
+      assert.equal(await select.isEnabled(), true, "the selector is enabled: the page has several graphs");
+      const options = await select.locator("option").evaluateAll((os) => os.map((o) => o.dataset.name));
+      assert.deepEqual(options, [first, ...types.map((t) => t[0]).filter((n) => n !== first)], "pprof's default sample type first, then the file's order");
+      const fn = "main.allocSmall";
+      const fnPath = ["runtime.main", "main.main", fn];
+      /** What the user sees of graph `name`: the info line, and the canvas. */
+      const seen = async (name) => {
+        const st = await idle(page);
+        const want = graphs[name];
+        assert.equal(st.graph, name);
+        assert.equal(await select.evaluate((s) => s.options[s.selectedIndex].dataset.name), name, "the selector shows the graph");
+        const facts = await page.locator("#fs-info-facts").textContent();
+        const totalText = want.unit === "bytes" ? bytesText(want.total) : countText(want.total);
+        assert.ok(facts.startsWith(`total ${totalText} ·`), `${name}: ${facts} does not start with total ${totalText}`);
+        // main.allocSmall's box at depth 3 is as wide as its share of this graph.
+        const row = await canvasRow(page, rowTop(st, want.stacks.reduce((m, [f]) => Math.max(m, f.length + 1), 0), 3));
+        const color = hotColor(fn);
+        const width = row.filter((px) => isRgb(px, color)).length;
+        const share = pathTotal(want.stacks, fnPath) / want.total;
+        assert.ok(Math.abs(width - (share * st.viewport.width - 1)) <= 2, `${name}: ${fn} is ${width} px wide, not ${(share * 100).toFixed(1)}% of ${st.viewport.width} px`);
+        const x = Math.floor(xOfValue(st, pathOffset(want.stacks, fnPath) + pathTotal(want.stacks, fnPath) / 2));
+        assert.ok(isRgb(row[x], color), `${name}: the middle of ${fn} (x ${x}) is ${row[x]}, not ${hex(color)}`);
+        return { picture: await canvasPicture(page), facts };
+      };
+      const pick = async (name) => {
+        await select.selectOption({ index: options.indexOf(name) });
+        await page.waitForFunction((n) => window.flamesite.state().graph === n, name);
+        return seen(name);
+      };
+      const inuse = await seen(first);
+      assert.equal(new URL(page.url()).hash, "");
+      const objects = await pick("alloc_objects");
+      assert.notEqual(objects.picture, inuse.picture, "the canvas shows another picture");
+      assert.notEqual(objects.facts, inuse.facts);
+      assert.equal(new URL(page.url()).hash, "#g=alloc_objects");
+      // The link keeps the graph: reloading it shows the same graph, drawn the same.
+      await page.reload();
+      await page.waitForFunction(() => !!window.flamesite);
+      assert.deepEqual(await seen("alloc_objects"), objects);
+      // Every other graph, then back to the first, whose link has no `g`.
+      for (const name of ["alloc_space", "inuse_objects"]) {
+        const other = await pick(name);
+        assert.equal(new URL(page.url()).hash, `#g=${name}`);
+        assert.notEqual(other.picture, objects.picture);
+      }
+      assert.deepEqual(await pick(first), inuse);
+      assert.equal(new URL(page.url()).hash, "");
       await done();
     } finally {
-      await site5.close();
+      await site6.close();
     }
   });
 
@@ -561,7 +680,7 @@ describe("the page", () => {
     const vp = st.viewport;
     const content = Math.max(3 * ROW_H, vp.height);
     const y = content - 3 * ROW_H - vp.scrollTop + ROW_H / 2; // depth 2
-    const rgb = (x) => page.evaluate(([x, y]) => [...document.getElementById("fs-canvas").getContext("2d").getImageData(x, y, 1, 1).data].slice(0, 3), [Math.round(x), Math.round(y)]);
+    const rgb = async (x) => (await canvasRow(page, y))[Math.round(x)];
     let left = 0;
     for (const [name, b, a] of rows) {
       const w = b / TB + a / TA;
@@ -604,20 +723,147 @@ describe("the page", () => {
     await done();
   });
 
-  test("a hostile function name is drawn and listed as text; no script runs", async () => {
-    const { page, problems, done } = await openPage(`${site.url}p/big/#v=both&q=${encodeURIComponent("<script>")}`);
-    const st = await state(page);
-    assert.equal(st.matched.value, pathTotal(STACKS, ["main", HOSTILE]));
-    assert.equal(await page.locator("script").count(), 1, "only the page's own module script");
-    assert.equal(await page.locator("body img, body iframe").count(), 0);
-    const cell = page.locator("#fs-table td.fs-name", { hasText: "<script>" }).first();
-    assert.equal(await cell.textContent(), HOSTILE);
-    assert.equal(await cell.evaluate((e) => e.children.length), 0);
-    assert.equal(await page.evaluate(() => typeof window.__pwned), "undefined");
-    assert.deepEqual(problems, []);
-    // The profile whose file name is markup.
+  test("markup in function names, titles, labels and notes is shown as text and never runs: hover, zoom, search, table, comparison, history", async () => {
+    // Each payload sets window.__pwned to its own tag if it ever becomes HTML or script,
+    // whether put in as an element, inside an attribute (both quotes) or in <title>.
+    const PWN = {
+      img: `<img src=x onerror="window.__pwned='img'">`,
+      script: `<script>window.__pwned='script'</script>`,
+      dq: `"><svg onload="window.__pwned='dq'">`,
+      sq: `'><img src=x onerror=window.__pwned='sq'>`,
+      iframe: `<iframe srcdoc="<script>parent.__pwned='iframe'</script>"></iframe>`,
+    };
+    const names = Object.values(PWN);
+    const folded = (k) => names.map((n, i) => `main;${n};work ${(names.length - i) * 10 * k}`).join("\n") + "\nmain;plain 7\n";
+    const input = path.join(tmp, "in-pwn");
+    fs.mkdirSync(path.join(input, "evil"), { recursive: true });
+    const runs = [
+      { file: "2026-11-20", title: `"><svg onload="window.__pwned='title-dq'">`, k: 1 },
+      { file: "2026-11-21", title: `</title><img src=x onerror="window.__pwned='title'">`, k: 2 },
+    ];
+    const series = `'><svg onload="window.__pwned='series'">`;
+    const label = `"><script>window.__pwned='label'</script>`;
+    for (const r of runs) {
+      fs.writeFileSync(path.join(input, "evil", `${r.file}.folded`), folded(r.k));
+      fs.writeFileSync(path.join(input, "evil", `${r.file}.toml`), `series = ${JSON.stringify(series)}\ntitle = ${JSON.stringify(r.title)}\n[labels]\nhost = ${JSON.stringify(label)}\n`);
+    }
+    fs.writeFileSync(
+      path.join(input, "evil", "2026-11-21.md"),
+      [
+        `Notes ${PWN.img} and ${PWN.script}.`,
+        "",
+        `[a link](javascript:window.__pwned='notes-js') <a href="#" onclick="window.__pwned='notes-click'">click</a> ${PWN.dq}`,
+        "",
+        `<iframe srcdoc="<script>parent.__pwned='notes-iframe'</script>"></iframe>`,
+        "",
+      ].join("\n"),
+    );
+    build(input, path.join(tmp, "out-pwn"));
+    const index = JSON.parse(fs.readFileSync(path.join(tmp, "out-pwn/index.json"), "utf8"));
+    const entry = index.series.find((x) => x.name === series);
+    assert.ok(entry, JSON.stringify(index.series));
+    const site7 = await serve(path.join(tmp, "out-pwn"), "/perf/");
+    const STACKS7 = parseFolded(folded(2));
+    // Nothing of it became markup: no element or handler of a payload, no script but the page's.
+    const clean = async (page, where) => {
+      // Any image or frame in the page has finished loading or failing, so an onerror or a
+      // frame's script would have run by the next task.
+      await page.waitForFunction(() => [...document.images].every((i) => i.complete) && [...document.querySelectorAll("iframe")].every((f) => f.contentDocument?.readyState === "complete"));
+      assert.equal(await page.evaluate(() => typeof window.__pwned), "undefined", `${where}: a payload ran (${await page.evaluate(() => window.__pwned)})`);
+      const injected = await page.evaluate(() =>
+        [...document.querySelectorAll("img, iframe, svg[onload], [onerror], [onload], [onclick], a[href^='javascript']")].map((e) => e.outerHTML),
+      );
+      assert.deepEqual(injected, [], `${where}: injected elements`);
+      const scripts = await page.evaluate(() => [...document.scripts].map((e) => e.src || e.textContent.slice(0, 60)));
+      assert.ok(scripts.every((src) => /\/static\/[a-z]+\.js$/.test(src)), `${where}: scripts ${JSON.stringify(scripts)}`);
+    };
+    try {
+      // The run page: title, labels and notes.
+      const run = await openPage(new URL(entry.newest, site7.url).href);
+      const { page } = run;
+      await clean(page, "run page");
+      assert.equal(await page.title(), `${runs[1].title} · ${series} · Test <site> & co`);
+      assert.equal(await page.locator("h1.fs-crumb").textContent(), runs[1].title);
+      assert.equal(await page.locator(".fs-crumb-series").textContent(), series);
+      assert.equal(await page.locator(`a[rel="prev"]`).getAttribute("title"), runs[0].title, "the earlier run's title, whole, in an attribute");
+      assert.ok((await page.locator(".fs-runmeta").textContent()).includes(label));
+      const notes = await page.locator(".fs-notes").textContent();
+      assert.ok(notes.includes("Notes") && notes.includes("a link") && notes.includes("click"), notes);
+      // Hover each payload's frame: the tooltip and the info line give the name as text.
+      let st = await state(page);
+      const depth = 4; // rows: all, main, the payload, work
+      for (const n of names) {
+        const { x, y } = await frameAt(page, STACKS7, ["main", n], st, depth);
+        await page.mouse.move(x, y);
+        assert.equal(await page.locator("#fs-tooltip .fs-tip-name").textContent(), n);
+        assert.equal(await page.locator("#fs-info-name").textContent(), n);
+        assert.equal(await page.locator("#fs-tooltip .fs-tip-name").evaluate((e) => e.children.length), 0);
+      }
+      await clean(page, "run page, hovered");
+      // Zoom to one: the info line says so, as text.
+      const z = await frameAt(page, STACKS7, ["main", PWN.iframe], st, depth);
+      await page.mouse.click(z.x, z.y);
+      st = await idle(page);
+      assert.equal(st.zoom.name, PWN.iframe);
+      await page.mouse.move(5, 5);
+      assert.equal(await page.locator("#fs-info-name").textContent(), `Zoomed: ${PWN.iframe}`);
+      // Search them all and list them in the table: each row's name is exactly the payload.
+      await page.keyboard.press("Escape");
+      await page.fill("#fs-search", "onerror|script|svg|iframe");
+      await page.click("#fs-views button[data-view=both]");
+      st = await idle(page);
+      assert.equal(st.matched.functions, names.length);
+      const cells = page.locator("#fs-table td.fs-name");
+      const listed = await cells.allTextContents();
+      for (const n of names) assert.ok(listed.includes(n), `${n} listed: ${JSON.stringify(listed)}`);
+      assert.deepEqual(await cells.evaluateAll((es) => es.filter((e) => e.children.length > 0).map((e) => e.innerHTML)), []);
+      // A click on a row searches for exactly that name (escaped into a regex, shown in the box).
+      await page.locator("#fs-table tbody tr", { hasText: "parent.__pwned" }).first().click();
+      st = await idle(page);
+      assert.equal(new RegExp(st.query).test(PWN.iframe), true);
+      assert.equal(await page.locator("#fs-search").inputValue(), st.query);
+      assert.equal(st.matched.value, pathTotal(STACKS7, ["main", PWN.iframe]));
+      await clean(page, "run page, searched");
+      // The permalink of that search opens the same, still as text.
+      const again = await openPage(st.link);
+      assert.equal((await state(again.page)).matched.value, st.matched.value);
+      await clean(again.page, "permalink");
+      await again.done();
+      await run.done();
+
+      // The comparison with the earlier run: the table of what changed lists the names as text.
+      const cmp = await openPage(new URL("compare/", new URL(entry.newest, site7.url)).href);
+      await cmp.page.fill("#fs-search", "onerror|script|svg|iframe");
+      await cmp.page.click("#fs-views button[data-view=both]");
+      await idle(cmp.page);
+      const cmpListed = await cmp.page.locator("#fs-table td.fs-name").allTextContents();
+      for (const n of names) assert.ok(cmpListed.includes(n), `${n} listed in the comparison: ${JSON.stringify(cmpListed)}`);
+      await clean(cmp.page, "comparison");
+      await cmp.done();
+
+      // The series page: the runs' titles, and a function's history, whose points name the runs.
+      const ser = await openPage(new URL(entry.url, site7.url).href, { app: false });
+      await ser.page.fill("#fs-history-q", "onerror|iframe");
+      const titles = ser.page.locator("#fs-history-plot svg title");
+      await titles.first().waitFor({ state: "attached" });
+      const tips = await titles.allTextContents();
+      for (const r of runs) assert.ok(tips.some((t) => t.includes(r.title)), `${r.title} in ${JSON.stringify(tips)}`);
+      assert.ok((await ser.page.locator("main").textContent()).includes(runs[0].title));
+      await clean(ser.page, "series page");
+      await ser.done();
+
+      // The home page lists the series by its name, as text.
+      const home = await openPage(site7.url, { app: false });
+      assert.ok((await home.page.locator("main").textContent()).includes(series));
+      await clean(home.page, "home page");
+      await home.done();
+    } finally {
+      await site7.close();
+    }
+  });
+
+  test("a profile whose file name is markup gets a page that shows it as text", async () => {
     const slug = fs.readdirSync(path.join(tmp, "out", "p")).find((d) => d.includes("img"));
-    await done();
     const evil = await openPage(`${site.url}p/${encodeURIComponent(slug)}/`);
     assert.equal(await evil.page.locator("body img").count(), 0);
     assert.ok((await evil.page.locator(".fs-meta").textContent()).includes(HOSTILE_FILE));
@@ -645,7 +891,7 @@ describe("the page", () => {
       assert.equal(st.errors.length, 1);
       assert.ok(st.paints >= 1, "the page still paints what it has");
       await page.locator("#fs-scroll").evaluate((e) => (e.scrollTop = 0));
-      await page.waitForTimeout(50);
+      await page.waitForFunction(() => window.flamesite.state().viewport.scrollTop === 0);
       st = await idle(page);
       text = await err.textContent();
       assert.ok(text.includes(gone) && /HTTP 404/.test(text), text);

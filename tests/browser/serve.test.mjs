@@ -1,5 +1,6 @@
 // `flamesite serve` as a user lives with it: a run page open in headless Chromium reloads by
-// itself after the user edits the run's notes, a template or site.toml, and shows the change.
+// itself after the user edits the run's notes, a template, a static file or site.toml, and
+// shows the change.
 //
 // Needs FLAMESITE_BIN and Chromium (CHROMIUM_BIN, default /usr/bin/chromium); run through run.sh.
 
@@ -9,8 +10,11 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { freePort } from "./server.mjs";
+
+const THEME = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../themes/default");
 
 const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium";
 const BIN = process.env.FLAMESITE_BIN;
@@ -56,31 +60,81 @@ after(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-test("an open run page reloads after notes, templates or site.toml change", async () => {
+/**
+ * Counts the page's polls of `/__flamesite/generation` (the documented way an open page learns
+ * of a rebuild), per document. `learned()` resolves once the current document has asked
+ * twice: it polls again only after it has read the first answer, so from then on it knows
+ * the current build and reloads after the next one, with no guess at how long that takes.
+ */
+function watchPolls(page) {
+  let polls = 0;
+  let wake = () => {};
+  page.on("framenavigated", (f) => {
+    if (f === page.mainFrame()) polls = 0;
+  });
+  page.on("request", (r) => {
+    if (r.frame() === page.mainFrame() && new URL(r.url()).pathname === "/__flamesite/generation") {
+      polls += 1;
+      wake();
+    }
+  });
+  return {
+    learned: () =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the page polled /__flamesite/generation ${polls} times in 20 s`)), 20_000);
+        const check = () => {
+          if (polls < 2) return;
+          clearTimeout(timer);
+          wake = () => {};
+          resolve();
+        };
+        wake = check;
+        check();
+      }),
+  };
+}
+
+test("an open run page reloads after notes, a template, a static file or site.toml change, and shows the change", async () => {
   const page = await browser.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
+  const polls = watchPolls(page);
   await page.goto(`http://127.0.0.1:${port}/p/api/2026-11-20/`);
   await page.evaluate(() => window.flamesite.idle());
   assert.match(await page.textContent(".fs-notes"), /First notes/);
-  // Give the page's poll a moment to learn the current build, as a user's page would have.
-  await page.waitForTimeout(1500);
 
-  const reloaded = () => page.waitForEvent("load", { timeout: 20_000 });
-  let load = reloaded();
-  fs.writeFileSync(path.join(tmp, "profiles/api/2026-11-20.md"), "Incident [INC-9](https://tracker.example.com/INC-9)\n");
-  await load;
+  /** Make a change with `edit`, then wait for the page to reload and learn the new build. */
+  const reloadsAfter = async (edit) => {
+    await polls.learned();
+    const load = page.waitForEvent("load", { timeout: 20_000 });
+    edit();
+    await load;
+    await page.evaluate(() => window.flamesite.idle());
+  };
+
+  await reloadsAfter(() => fs.writeFileSync(path.join(tmp, "profiles/api/2026-11-20.md"), "Incident [INC-9](https://tracker.example.com/INC-9)\n"));
   assert.equal(await page.getAttribute(".fs-notes a", "href"), "https://tracker.example.com/INC-9");
 
-  load = reloaded();
-  fs.writeFileSync(path.join(tmp, "site.toml"), 'title = "After"\n');
-  await load;
+  await reloadsAfter(() => fs.writeFileSync(path.join(tmp, "site.toml"), 'title = "After"\n'));
   assert.equal(await page.textContent(".fs-home"), "After");
 
-  load = reloaded();
-  fs.mkdirSync(path.join(tmp, "static"), { recursive: true });
-  fs.writeFileSync(path.join(tmp, "static/flamesite.css"), ".fs-home { color: rgb(1, 2, 3); }\n");
-  await load;
+  // A template: the theme's base.html, copied beside site.toml (theme_dir) and edited.
+  await reloadsAfter(() => {
+    const base = fs.readFileSync(path.join(THEME, "templates/base.html"), "utf8");
+    const edited = base.replace('<main class="fs-main">', '<main class="fs-main"><p id="fs-test-edit">Edited template</p>');
+    assert.notEqual(edited, base);
+    fs.mkdirSync(path.join(tmp, "templates"), { recursive: true });
+    fs.writeFileSync(path.join(tmp, "templates/base.html"), edited);
+  });
+  assert.equal(await page.textContent("#fs-test-edit"), "Edited template");
+
+  // A static file: the stylesheet, also overridden beside site.toml.
+  await reloadsAfter(() => {
+    fs.mkdirSync(path.join(tmp, "static"), { recursive: true });
+    const css = fs.readFileSync(path.join(THEME, "static/flamesite.css"), "utf8");
+    fs.writeFileSync(path.join(tmp, "static/flamesite.css"), `${css}\n.fs-home { color: rgb(1, 2, 3); }\n`);
+  });
   assert.equal(await page.$eval(".fs-home", (e) => getComputedStyle(e).color), "rgb(1, 2, 3)");
+  assert.equal(await page.textContent("#fs-test-edit"), "Edited template", "the template edit stays");
   assert.deepEqual(errors, []);
 });

@@ -1,11 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DIM_GREY, DIM_KEEP, MATCH_RGB, Palette, cssColor, dimRgb, drawGraph, mixRgb, paintFrames, parseHex, pixel } from "../../themes/default/static/draw.js";
+import { Palette, cssColor, dimRgb, drawGraph, mixRgb, paintFrames, parseHex, pixel } from "../../themes/default/static/draw.js";
 import { decodeChunk } from "../../themes/default/static/fetch.js";
 import { buildGraph, parseFolded } from "./helpers.mjs";
+import { dimmed, faded, hotColor, matchColor, rgbOf } from "./colors.mjs";
 
 // main;a 60, main;b 30, other 10 — at 100 px: main [0,90), a [0,60), b [60,90), other [90,100).
 const g = buildGraph(parseFolded("main;a 60\nmain;b 30\nother 10\n"), { rootWidth: 100, depthBlock: 8 });
+// The name file's colours as a build writes them: the `hot` palette of docs/FORMAT.md.
+g.names.colors = g.names.names.map(hotColor);
 const chunks = g.manifest.chunks.map((c) => decodeChunk(g.files.get(c.file)));
 const id = (name) => g.names.names.indexOf(name);
 const ROW = 10;
@@ -21,23 +24,30 @@ function paint({ dpr = 1, x0 = 0, x1 = 100, match = null, zoomDepth = 0, width =
   return { ...out, at, palette };
 }
 
+/** The pixel value of 0xRRGGBB in an RGBA8 buffer read as a little-endian Uint32: bytes r, g, b, 255. */
+const px = (rgb) => {
+  const [r, g, b] = rgbOf(rgb);
+  return new Uint32Array(new Uint8Array([r, g, b, 255]).buffer)[0];
+};
+
 test("pixel and colour helpers", () => {
   assert.equal(pixel(0x112233), 0xff332211);
   assert.equal(parseHex("#fff"), 0xffffff);
   assert.equal(parseHex(" #0a0B0c "), 0x0a0b0c);
   assert.equal(parseHex("rgb(1,2,3)"), 0xffffff);
   assert.equal(mixRgb(0xff0000, 0x0000ff, 0.5), 0x800080);
-  // The integer dimming is the general mix toward the grey, for every channel value.
-  const grey = (DIM_GREY << 16) | (DIM_GREY << 8) | DIM_GREY;
+  // Dimming keeps a quarter of each channel over three quarters of grey #d8d8d8 (the rule
+  // reckoned in colors.mjs), for every channel value.
+  assert.equal(dimRgb(0xe90730), 0xdca4ae);
   for (let c = 0; c < 256; c++) {
-    for (const rgb of [c << 16, c << 8, c, (c << 16) | ((255 - c) << 8) | (c ^ 0x5a)]) assert.equal(dimRgb(rgb), mixRgb(rgb, grey, DIM_KEEP), rgb.toString(16));
+    for (const rgb of [c << 16, c << 8, c, (c << 16) | ((255 - c) << 8) | (c ^ 0x5a)]) assert.equal(dimRgb(rgb), dimmed(rgb), rgb.toString(16));
   }
 });
 
 test("frames land on their rows and columns, root at the bottom, with gaps", () => {
   const { at, painted, labels } = paint();
-  const c = (name) => pixel(g.names.colors[id(name)]);
-  const bg = pixel(0xffffff);
+  const c = (name) => px(hotColor(name));
+  const bg = px(0xffffff);
   // Row of depth d spans y in [30 - (d+1)*10, 30 - d*10), the last pixel row is the gap.
   assert.equal(at(50, 25), c("all"));
   assert.equal(at(30, 15), c("main"));
@@ -63,14 +73,19 @@ test("device pixels: the same picture at twice the resolution", () => {
 test("a zoom fills the width; ancestors are faded, a search dims the rest", () => {
   const z = paint({ x0: 60, x1: 90, zoomDepth: 2 });
   const bg = 0xffffff;
-  assert.equal(z.at(50, 5), pixel(g.names.colors[id("b")]), "b fills the width");
-  assert.equal(z.at(50, 15), pixel(mixRgb(g.names.colors[id("main")], bg, 0.4)), "main is a faded ancestor");
+  assert.equal(z.at(50, 5), px(hotColor("b")), "b fills the width");
+  assert.equal(z.at(99, 5), px(bg), "less the gap at its end");
+  // 40% of main's colour over the background, give or take the rounding of a half.
+  const fadedMain = [...new Uint8Array(new Uint32Array([z.at(50, 15)]).buffer)].slice(0, 3);
+  const want = rgbOf(faded(hotColor("main"), bg));
+  assert.ok(fadedMain.every((v, k) => Math.abs(v - want[k]) <= 1), `main is a faded ancestor: ${fadedMain} is not ${want}`);
   const match = new Uint8Array(g.names.names.length);
   match[id("a")] = 1;
   const s = paint({ match });
-  assert.equal(s.at(30, 5), pixel(MATCH_RGB));
-  assert.notEqual(s.at(75, 5), pixel(g.names.colors[id("b")]), "b is dimmed");
-  assert.equal(s.at(75, 5), s.palette.color(id("b"), 1));
+  assert.equal(s.at(30, 5), px(matchColor()), "a matches: the stylesheet's --fs-match");
+  assert.equal(s.at(75, 5), px(dimmed(hotColor("b"))), "b is dimmed");
+  assert.equal(s.at(30, 15), px(dimmed(hotColor("main"))), "main is dimmed");
+  assert.equal(s.at(95, 15), px(dimmed(hotColor("other"))), "other is dimmed");
 });
 
 test("frames under half a pixel are not painted, sub-pixel ones get a pixel", () => {

@@ -1,0 +1,69 @@
+// Colours the tests expect on the canvas, reckoned here and never imported from the page's
+// modules, so that a slip in draw.js cannot make its own expected value:
+// - a name's colour from docs/FORMAT.md ("Colours"), checked against the independent Python
+//   reckoning's output, tests/data/colors/colors.txt (colors.test.mjs);
+// - the search highlight from the theme's stylesheet (`--fs-match` in flamesite.css);
+// - dimmed and faded colours from the page's rules, written out here as arithmetic.
+
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const REPO = path.resolve(HERE, "../..");
+
+/** FNV-1a-32 of the UTF-8 bytes of `name` (docs/FORMAT.md, "Colours", step 1). */
+export function fnv1a(name) {
+  let h = 0x811c9dc5;
+  for (const b of new TextEncoder().encode(name)) h = Math.imul(h ^ b, 0x01000193) >>> 0; // exact mod 2^32
+  return h;
+}
+
+/** The `hot` palette's colour of `name` as 0xRRGGBB: r = 205 + 50·v3, g = 230·v1, b = 55·v2, rounded down. */
+export function hotColor(name) {
+  const h = fnv1a(name);
+  const [b1, b2, b3] = [h & 0xff, (h >>> 8) & 0xff, (h >>> 16) & 0xff];
+  // floor(base + k · byte / 255), in integers: no float rounding to share with the code.
+  const ch = (base, k, byte) => base + Math.floor((k * byte) / 255);
+  return (ch(205, 50, b3) << 16) | (ch(0, 230, b1) << 8) | ch(0, 55, b2);
+}
+
+/** 0xRRGGBB as [r, g, b]. */
+export const rgbOf = (c) => [(c >> 16) & 255, (c >> 8) & 255, c & 255];
+
+/** [r, g, b] as 0xRRGGBB. */
+export const packRgb = ([r, g, b]) => (r << 16) | (g << 8) | b;
+
+/**
+ * A frame that a search does not match keeps a quarter of its colour and takes three
+ * quarters of the grey #d8d8d8, each channel rounded to the nearest integer (halves up).
+ */
+export function dimmed(rgb) {
+  return packRgb(rgbOf(rgb).map((c) => Math.floor((c + 3 * 0xd8) / 4 + 0.5)));
+}
+
+/** An ancestor of the zoomed frame keeps 40% of its colour over 60% of the background `bg`. */
+export function faded(rgb, bg) {
+  const b = rgbOf(bg);
+  return packRgb(rgbOf(rgb).map((c, i) => Math.floor((c * 4 + b[i] * 6) / 10 + 0.5)));
+}
+
+/** The search highlight colour: `--fs-match` of the theme's stylesheet, as 0xRRGGBB. */
+export function matchColor() {
+  const css = fs.readFileSync(path.join(REPO, "themes/default/static/flamesite.css"), "utf8");
+  const m = /--fs-match:\s*#([0-9a-f]{6})\s*;/i.exec(css);
+  if (!m) throw new Error("flamesite.css declares no --fs-match: #rrggbb");
+  return parseInt(m[1], 16);
+}
+
+/** The lines of tests/data/colors/colors.txt: [palette, name, colour]. */
+export function reckonedColors() {
+  const text = fs.readFileSync(path.join(REPO, "tests/data/colors/colors.txt"), "utf8");
+  return text
+    .split("\n")
+    .filter((l) => l && !l.startsWith("example"))
+    .map((l) => {
+      const [palette, name, dec] = l.split("\t");
+      return [palette, JSON.parse(name), Number(dec)];
+    });
+}
