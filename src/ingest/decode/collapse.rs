@@ -10,6 +10,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Read};
+use std::sync::mpsc;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use inferno::collapse::{dtrace, perf, sample, vtune, Collapse};
@@ -76,158 +77,273 @@ fn judge(folder: &mut impl Collapse, sniff: &[u8]) -> Option<bool> {
 }
 
 /// The event of the first sample of `perf script` text, and whether it carries a period:
-/// `comm [pid/]tid [cpu] time: [period] event[:modifiers]:`.
+/// `comm [pid/]tid [cpu] [time:] [period] event[:modifiers]:`.
 pub fn first_perf_event(text: &[u8]) -> Option<(String, bool)> {
     let text = String::from_utf8_lossy(text);
     let line = text.lines().find(|l| !l.trim().is_empty() && !l.starts_with('#'))?;
-    event_of_line(line)
+    EventLine::read(line).map(|e| (e.event, e.period.is_some()))
 }
 
-/// The event of a sample's first line, and whether the line has a period.
-fn event_of_line(line: &str) -> Option<(String, bool)> {
-    // The thread id is the first all-digit word (`tid` or `pid/tid`); comm may have spaces.
-    let words: Vec<&str> = line.split(' ').collect();
-    let is_id = |w: &str| !w.is_empty() && w.split('/').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
-    let at = words.iter().skip(1).position(|w| is_id(w))? + 2;
-    let rest = words[at..].join(" ");
-    // After the time's colon comes `[period] event`, up to the next colon.
-    let (_, after_time) = rest.split_once(':')?;
-    let field = after_time.split(':').next()?.trim();
-    let mut parts = field.rsplit(' ').filter(|w| !w.is_empty());
-    let event = parts.next()?;
-    let period = parts.next().is_some_and(|p| p.parse::<u64>().is_ok());
-    Some((event.to_string(), period))
+/// A sample's first line: `comm [pid/]tid [[cpu] time:] [period] event[:modifiers]:`.
+#[derive(Debug, PartialEq)]
+struct EventLine {
+    /// Where the words after the thread id start.
+    rest: usize,
+    /// Whether a `[cpu] time:` field comes before the event (`perf script -F` may leave it out).
+    time: bool,
+    /// Where the `[period] event` field starts and ends (at the colon after the event).
+    field: (usize, usize),
+    /// The event's name, without its modifiers (`cycles` of `cycles:u:`).
+    event: String,
+    /// The sample's period, if it has one.
+    period: Option<u64>,
 }
 
-/// Passes `perf script` text through to inferno and counts the samples of each event on the
-/// way, so that the samples inferno leaves out (those of other events) can be reported.
-struct EventCounter<'a> {
-    inner: &'a mut dyn BufRead,
-    events: EventCounts,
-}
-
-/// Samples per event, counted from the lines that go by.
-#[derive(Default)]
-struct EventCounts {
-    /// `+` and the start of the line being read (enough for its event), when it is a
-    /// sample's first line; empty otherwise.
-    line: Vec<u8>,
-    in_line: bool,
-    counts: BTreeMap<String, u64>,
-}
-
-impl<'a> EventCounter<'a> {
-    fn new(inner: &'a mut dyn BufRead) -> Self {
-        EventCounter { inner, events: EventCounts::default() }
+impl EventLine {
+    fn read(line: &str) -> Option<EventLine> {
+        let rest = id_end(line)?;
+        let after = &line[rest..];
+        // `[cpu] time:` first, unless perf was told to print no time.
+        let time_colon = after.find(':').filter(|&c| is_cpu_time(&after[..c]));
+        let start = rest + time_colon.map_or(0, |c| c + 1);
+        // The event ends at a colon (`cycles:`, `cycles:u:`), also when there is no time.
+        let end = start + line[start..].find(':')?;
+        let words: Vec<&str> = line[start..end].split_ascii_whitespace().collect();
+        let (&event, before) = words.split_last()?;
+        let period = match before {
+            [] => None,
+            [p] => Some(p.parse::<u64>().ok()?),
+            _ => return None,
+        };
+        Some(EventLine { rest, time: time_colon.is_some(), field: (start, end), event: event.to_string(), period })
     }
-}
 
-impl EventCounts {
-    fn see(&mut self, mut bytes: &[u8]) {
-        while !bytes.is_empty() {
-            let end = memchr::memchr(b'\n', bytes);
-            let part = &bytes[..end.unwrap_or(bytes.len())];
-            if !self.in_line {
-                self.in_line = true;
-                // Stack lines start with whitespace, comments with '#'.
-                if part.first().is_some_and(|b| !b.is_ascii_whitespace() && *b != b'#') {
-                    self.line.push(b'+');
-                }
-            }
-            if !self.line.is_empty() && self.line.len() < 1024 {
-                let room = 1024 - self.line.len();
-                self.line.extend_from_slice(&part[..part.len().min(room)]);
-            }
-            match end {
-                Some(e) => {
-                    self.end_line();
-                    bytes = &bytes[e + 1..];
-                }
-                None => bytes = &[],
-            }
+    /// The line as inferno reads every field of it: a time (zero where there is none), and
+    /// one space before the period and the event. perf pads the event names of a file of
+    /// several events to one width (`2004008  task-clock:`), and inferno, which splits at the
+    /// last space, would read no period there. None when the line is already so.
+    fn for_inferno(&self, line: &[u8]) -> Option<Vec<u8>> {
+        let field = match self.period {
+            Some(p) => format!(" {p} {}", self.event),
+            None => format!(" {}", self.event),
+        };
+        if self.time && line[self.field.0..self.field.1] == *field.as_bytes() {
+            return None;
         }
-    }
-
-    fn end_line(&mut self) {
-        if self.line.len() > 1 {
-            if let Some((event, _)) = event_of_line(&String::from_utf8_lossy(&self.line[1..])) {
-                *self.counts.entry(event).or_default() += 1;
-            }
+        let mut out = Vec::with_capacity(line.len() + 8);
+        if self.time {
+            out.extend_from_slice(&line[..self.field.0]);
+        } else {
+            out.extend_from_slice(&line[..self.rest]);
+            out.extend_from_slice(b"0.0:");
         }
-        self.line.clear();
-        self.in_line = false;
+        out.extend_from_slice(field.as_bytes());
+        out.extend_from_slice(&line[self.field.1..]);
+        Some(out)
     }
 }
 
-impl std::io::Read for EventCounter<'_> {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let avail = self.fill_buf()?;
-        let n = avail.len().min(out.len());
-        out[..n].copy_from_slice(&avail[..n]);
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl BufRead for EventCounter<'_> {
-    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, amt: usize) {
-        // `fill_buf` returns what it returned before, without reading.
-        if let Ok(buf) = self.inner.fill_buf() {
-            self.events.see(&buf[..amt.min(buf.len())]);
-        }
-        self.inner.consume(amt);
-    }
-}
-
-/// Folds `perf script` text with the `[perf]` options of `site.toml`.
-pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, String> {
-    // Lines up to the first sample's (after the header's comments), then put back in front.
-    let mut head = Vec::new();
+/// Where the words after a sample line's thread id start: the id is the first word after the
+/// command's first word that is all digits (`tid`, or `pid/tid`) and is followed by a space.
+fn id_end(line: &str) -> Option<usize> {
+    let mut at = line.find(' ')?;
     loop {
-        let start = head.len();
-        let n = (&mut *reader).take(config.limits.max_line_bytes + 1).read_until(b'\n', &mut head).map_err(|e| e.to_string())?;
-        let line = &head[start..];
-        if n == 0 || line.first().is_some_and(|b| !b.is_ascii_whitespace() && *b != b'#') || head.len() > 1 << 20 {
-            break;
+        let start = at + 1;
+        let end = start + line[start..].find(' ')?;
+        let word = &line[start..end];
+        if !word.is_empty() && word.split('/').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) && word.split('/').count() <= 2 {
+            return Some(end + 1);
         }
+        at = end;
     }
-    let (event, periods) = first_perf_event(&head).ok_or(
-        "perf script: the first sample's line names no event (expected `comm pid time: [period] event:`)",
-    )?;
-    let mut folder = perf::Folder::from(perf_options(&config.perf, &event));
-    let mut chained = std::io::Cursor::new(head).chain(reader);
-    let mut counter = EventCounter::new(&mut chained);
-    let mut decoded = fold(&mut folder, &mut counter, config, "perf")?;
-    counter.events.end_line();
-    let others: Vec<String> =
-        counter.events.counts.iter().filter(|(e, _)| **e != event).map(|(e, n)| format!("{e} ({n} samples)")).collect();
-    if !others.is_empty() {
-        decoded.warnings.push(format!(
-            "perf: only the samples of the first sample's event, {event}, are shown; left out: {}",
-            others.join(", ")
-        ));
-    }
-    // Without periods every sample counts 1; with them inferno sums the periods, in the
-    // event's own unit (nanoseconds for the software clocks).
-    let (name, unit) = if !periods {
-        ("samples".to_string(), "samples".to_string())
-    } else if matches!(event.as_str(), "cpu-clock" | "task-clock") {
-        (event.clone(), "nanoseconds".to_string())
-    } else {
-        (event.clone(), event.clone())
-    };
-    decoded.graphs[0].name = name;
-    decoded.graphs[0].unit = unit;
-    decoded.metadata.insert("perf event".into(), event);
-    Ok(decoded)
 }
 
-/// inferno's perf options from ours. Only samples of `event`, the first one's, are kept (as
-/// inferno does by default; stated here so that its parser never has to guess). The folding
+/// Whether `s` is perf's `[cpu] seconds.fraction` (the time field without its colon).
+fn is_cpu_time(s: &str) -> bool {
+    let mut words = s.split_ascii_whitespace().peekable();
+    if words.peek().is_some_and(|w| w.starts_with('[') && w.ends_with(']') && w.len() > 2 && w[1..w.len() - 1].bytes().all(|b| b.is_ascii_digit())) {
+        words.next();
+    }
+    let is_time = |w: &str| {
+        w.split_once('.').is_some_and(|(a, b)| !a.is_empty() && !b.is_empty() && a.bytes().chain(b.bytes()).all(|c| c.is_ascii_digit()))
+    };
+    matches!((words.next(), words.next()), (Some(w), None) if is_time(w))
+}
+
+/// Events of one `perf script` file made into graphs at most; the samples of any further
+/// events are left out with a warning.
+pub const MAX_PERF_EVENTS: usize = 16;
+
+/// Bytes of text handed to an event's folder at a time.
+const ROUTE_BATCH: usize = 1 << 18;
+
+/// One event's folder as the text is routed: its name, whether its samples carry a period,
+/// where its text goes and the text not sent yet.
+struct Route<'scope> {
+    event: String,
+    period: bool,
+    tx: Option<mpsc::SyncSender<std::io::Result<Vec<u8>>>>,
+    batch: Vec<u8>,
+    folding: std::thread::ScopedJoinHandle<'scope, Result<Decoded, String>>,
+}
+
+impl Route<'_> {
+    fn send(&mut self) {
+        if let Some(tx) = &self.tx {
+            // A folder that gave up has dropped its receiver: its error is reported at the end.
+            if tx.send(Ok(std::mem::take(&mut self.batch))).is_err() {
+                self.tx = None;
+            }
+        }
+        self.batch.clear();
+    }
+}
+
+/// Folds `perf script` text with the `[perf]` options of `site.toml`: one graph per event
+/// (`perf record -e cycles,instructions`), in the order the events first appear. The text is
+/// read once; each sample (its first line and its stack) goes to its event's inferno folder,
+/// each on a thread of its own. A first line without a time field (`perf script -F
+/// comm,pid,event,…`, older perf) is handed to inferno with a zero time, and one whose event
+/// is padded with one space before it (see [`EventLine::for_inferno`]), so that inferno reads
+/// every event and period.
+pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, String> {
+    let max_line = config.limits.max_line_bytes;
+    std::thread::scope(|scope| {
+        let mut routes: Vec<Route> = Vec::new();
+        // The route of the sample being read; None while its lines are left out.
+        let mut current: Option<usize> = None;
+        let mut left_out: BTreeMap<String, u64> = BTreeMap::new();
+        let mut unreadable: u64 = 0;
+        let mut line = Vec::with_capacity(256);
+        let mut number: u64 = 0;
+        loop {
+            line.clear();
+            let n = (&mut *reader).take(max_line + 1).read_until(b'\n', &mut line).map_err(|e| format!("perf: {e}"))?;
+            if n == 0 {
+                break;
+            }
+            number += 1;
+            if line.len() as u64 > max_line {
+                return Err(format!("perf: line {number} is longer than limits.max_line_bytes ({max_line} bytes)"));
+            }
+            // Stack lines start with whitespace and comments with '#': a sample starts anywhere else.
+            if line.first().is_some_and(|&b| !b.is_ascii_whitespace() && b != b'#') {
+                let text = String::from_utf8_lossy(&line);
+                let Some(head) = EventLine::read(text.trim_end_matches(['\n', '\r'])) else {
+                    if routes.is_empty() && left_out.is_empty() {
+                        return Err(format!(
+                            "perf script: the first sample's line names no event (line {number}; expected `comm pid [time:] [period] event:`)"
+                        ));
+                    }
+                    unreadable += 1;
+                    current = None;
+                    continue;
+                };
+                current = match routes.iter().position(|r| r.event == head.event) {
+                    Some(i) => Some(i),
+                    None if routes.len() < MAX_PERF_EVENTS => {
+                        let (tx, rx) = mpsc::sync_channel(4);
+                        let options = perf_options(&config.perf, &head.event);
+                        let folding = scope.spawn(move || {
+                            let mut folder = perf::Folder::from(options);
+                            fold(&mut folder, &mut super::ChannelReader::new(rx), config, "perf")
+                        });
+                        routes.push(Route { event: head.event.clone(), period: head.period.is_some(), tx: Some(tx), batch: Vec::with_capacity(ROUTE_BATCH), folding });
+                        Some(routes.len() - 1)
+                    }
+                    None => {
+                        *left_out.entry(head.event.clone()).or_default() += 1;
+                        None
+                    }
+                };
+                if let (Some(i), Some(rewritten)) = (current, head.for_inferno(text.as_bytes())) {
+                    let r = &mut routes[i];
+                    r.batch.extend_from_slice(&rewritten);
+                    if r.batch.len() >= ROUTE_BATCH {
+                        r.send();
+                    }
+                    continue;
+                }
+            }
+            if let Some(i) = current {
+                let r = &mut routes[i];
+                r.batch.extend_from_slice(&line);
+                if r.batch.len() >= ROUTE_BATCH {
+                    r.send();
+                }
+            }
+        }
+        if routes.is_empty() {
+            return Err("perf: no samples found (is the file truncated, or were stacks not recorded?)".into());
+        }
+        let mut results = Vec::new();
+        for mut r in routes {
+            if !r.batch.is_empty() {
+                r.send();
+            }
+            drop(r.tx.take());
+            let folded = r.folding.join().unwrap_or_else(|_| Err("perf: the folder failed".into()));
+            results.push((r.event, r.period, folded));
+        }
+        let several = results.len() > 1;
+        let mut decoded: Option<Decoded> = None;
+        let mut failed = Vec::new();
+        let events: Vec<String> = results.iter().map(|(e, _, _)| e.clone()).collect();
+        for (event, period, folded) in results {
+            let mut d = match folded {
+                Ok(d) => d,
+                Err(e) => {
+                    failed.push(if several { format!("event {event}: {e}") } else { e });
+                    continue;
+                }
+            };
+            // Without periods every sample counts 1; with them inferno sums the periods, in
+            // the event's own unit (nanoseconds for the software clocks). A file of one event
+            // without periods keeps the graph name it always had.
+            let (name, unit) = if !period {
+                (if several { event.clone() } else { "samples".to_string() }, "samples".to_string())
+            } else if matches!(event.as_str(), "cpu-clock" | "task-clock") {
+                (event.clone(), "nanoseconds".to_string())
+            } else {
+                (event.clone(), event.clone())
+            };
+            let mut graph = d.graphs.remove(0);
+            graph.name = name;
+            graph.unit = unit;
+            let warnings = d.warnings.drain(..).map(|w| if several { format!("event {event}: {w}") } else { w });
+            match &mut decoded {
+                None => {
+                    d.graphs = vec![graph];
+                    d.warnings = warnings.collect();
+                    decoded = Some(d);
+                }
+                Some(first) => {
+                    first.graphs.push(graph);
+                    first.warnings.extend(warnings);
+                }
+            }
+        }
+        let Some(mut decoded) = decoded else {
+            return Err(failed.join("; "));
+        };
+        decoded.warnings.extend(failed);
+        if !left_out.is_empty() {
+            let list: Vec<String> = left_out.iter().map(|(e, n)| format!("{e} ({n} samples)")).collect();
+            decoded.warnings.push(format!("perf: more than {MAX_PERF_EVENTS} events; left out: {}", list.join(", ")));
+        }
+        if unreadable > 0 {
+            decoded.warnings.push(format!("perf: {unreadable} samples whose first line names no event were left out"));
+        }
+        decoded.metadata.insert("perf event".into(), events[0].clone());
+        if several {
+            decoded.metadata.insert("perf events".into(), events.join(", "));
+        }
+        Ok(decoded)
+    })
+}
+
+/// inferno's perf options from ours. Only samples of `event` are kept (every sample routed to
+/// the folder is of that event; stated here so that its parser never has to guess). The folding
 /// runs on up to 4 threads (its output is sorted, so it does not depend on them).
 pub fn perf_options(p: &PerfConfig, event: &str) -> perf::Options {
     let mut o = perf::Options::default();
@@ -326,17 +442,44 @@ mod tests {
     }
 
     #[test]
-    fn samples_of_other_events_are_left_out_with_a_warning() {
+    fn each_event_is_a_graph_in_the_order_the_events_first_appear() {
         let text = format!("{PERF}prog 2124 4401.95: 7 instructions:u: \n\t1 f (/p)\n\nprog 2124 4401.96: 7 instructions:u: \n\t1 f (/p)\n");
+        // Read whole, and a byte at a time (lines split across reads).
+        for d in [
+            decode_perf(&mut text.as_bytes(), &Config::default()).unwrap(),
+            decode_perf(&mut std::io::BufReader::with_capacity(1, text.as_bytes()), &Config::default()).unwrap(),
+        ] {
+            assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+            let graphs: Vec<(&str, &str, u64)> = d.graphs.iter().map(|g| (g.name.as_str(), g.unit.as_str(), g.table.grand_total())).collect();
+            assert_eq!(graphs, [("cycles", "cycles", 350000), ("instructions", "instructions", 14)]);
+            assert_eq!(crate::store::fold::folded_lines(&d.graphs[1].table).concat(), "prog;f 14\n");
+            assert_eq!(d.metadata.get("perf events").map(String::as_str), Some("cycles, instructions"));
+        }
+        // Past MAX_PERF_EVENTS events, the samples of the others are left out and counted.
+        let mut many = String::new();
+        for e in 0..MAX_PERF_EVENTS + 2 {
+            many.push_str(&format!("prog 1 1.{e}: 1 ev{e:02}: \n\t1 f (/p)\n\n"));
+        }
+        let d = decode_perf(&mut many.as_bytes(), &Config::default()).unwrap();
+        assert_eq!(d.graphs.len(), MAX_PERF_EVENTS);
+        assert!(d.warnings.iter().any(|w| w.contains("ev16 (1 samples), ev17 (1 samples)")), "{:?}", d.warnings);
+    }
+
+    #[test]
+    fn sample_lines_without_a_time_field_are_read() {
+        // `perf script -F comm,pid,event,ip,sym,dso`: `comm pid event:`, no time, no period.
+        let text = "jit 23648 page-faults: \n\tffff81753 elf_load ([kernel.kallsyms])\n\t7fa9 [unknown] ([unknown])\n\n\
+            jit 23648 task-clock: \n\t55d0 leaf (/tmp/jit)\n\t55d1 main (/tmp/jit)\n\n\
+            jit 23648 task-clock:ppp: \n\t55d0 leaf (/tmp/jit)\n\t55d1 main (/tmp/jit)\n\n";
+        assert_eq!(first_perf_event(text.as_bytes()), Some(("page-faults".into(), false)));
         let d = decode_perf(&mut text.as_bytes(), &Config::default()).unwrap();
-        assert_eq!(d.graphs[0].table.grand_total(), 350000);
-        assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
-        assert!(d.warnings[0].contains("cycles") && d.warnings[0].contains("instructions (2 samples)"), "{:?}", d.warnings);
-        // Read a byte at a time, lines are split across reads.
-        let mut slow = std::io::BufReader::with_capacity(1, text.as_bytes());
-        let d = decode_perf(&mut slow, &Config::default()).unwrap();
-        assert!(d.warnings[0].contains("instructions (2 samples)"), "{:?}", d.warnings);
-        assert!(decode_perf(&mut PERF.as_bytes(), &Config::default()).unwrap().warnings.is_empty());
+        let graphs: Vec<(&str, &str)> = d.graphs.iter().map(|g| (g.name.as_str(), g.unit.as_str())).collect();
+        assert_eq!(graphs, [("page-faults", "samples"), ("task-clock", "samples")]);
+        assert_eq!(crate::store::fold::folded_lines(&d.graphs[1].table).concat(), "jit;main;leaf 2\n");
+        // With a period and no time, and with a cpu and a time: the same event and period.
+        assert_eq!(first_perf_event(b"prog 2124 250000 cycles:u: \n"), Some(("cycles".into(), true)));
+        assert_eq!(first_perf_event(b"V8 Worker 24636/25607 [000] 94564.109216: cycles:\n"), Some(("cycles".into(), false)));
+        assert_eq!(first_perf_event(b"java 12688/12764 6544038.708352: 10101 cpu-clock:\n"), Some(("cpu-clock".into(), true)));
     }
 
     #[test]

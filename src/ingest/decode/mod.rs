@@ -293,11 +293,18 @@ impl<R: Read> Read for Limited<R> {
 }
 
 /// The parser's end of the inflating thread's channel.
-struct ChannelReader {
+pub(super) struct ChannelReader {
     rx: mpsc::Receiver<io::Result<Vec<u8>>>,
     buf: Vec<u8>,
     pos: usize,
     done: bool,
+}
+
+impl ChannelReader {
+    /// A reader of the blocks that come through `rx`, in order, until its sender is dropped.
+    pub(super) fn new(rx: mpsc::Receiver<io::Result<Vec<u8>>>) -> ChannelReader {
+        ChannelReader { rx, buf: Vec::new(), pos: 0, done: false }
+    }
 }
 
 impl Read for ChannelReader {
