@@ -287,3 +287,45 @@ fn perf_script_without_a_time_field_folds_each_event_as_inferno_does_for_that_ev
         assert_eq!(fold(dir.path(), &out.join(format!("p/notime/g/{event}"))), expected, "{event}");
     }
 }
+
+#[test]
+fn austins_comment_lines_are_skipped_and_its_mode_and_interval_kept() {
+    // austin/austin.txt: the austin profiler's output of spin.py (see its make.sh), with its
+    // `# austin:`, `# interval:`, `# mode:` and `# duration:` comment lines.
+    let austin = text("austin/austin.txt");
+    let comments: Vec<&str> = austin.lines().filter(|l| l.starts_with("# ")).collect();
+    assert!(comments.len() >= 4, "{comments:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("spin.txt"), austin.as_bytes());
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("malformed"), "{}", stderr(&o));
+    // The stacks: every line that is not a comment, summed per stack.
+    let stacks: String = austin.lines().filter(|l| !l.starts_with('#')).map(|l| format!("{l}\n")).collect();
+    assert_eq!(fold(dir.path(), &out.join("p/spin/g/samples")), merged_sorted(&stacks));
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let meta = &index["profiles"][0]["metadata"];
+    let value = |key: &str| comments.iter().find_map(|c| c.strip_prefix(&format!("# {key}: ")).map(str::to_string)).unwrap();
+    assert_eq!(meta["mode"], value("mode"), "{meta}");
+    assert_eq!(meta["interval"], format!("{} µs", value("interval")), "{meta}");
+    assert_eq!(meta["austin"], value("austin"), "{meta}");
+}
+
+#[test]
+fn frame_names_round_trip_byte_for_byte_even_a_single_space() {
+    // A frame named " " inside a stack and as its last frame (written `main;  3`: the name,
+    // then the one space before the count), and names with inner and trailing spaces.
+    let input_text = "main; ;leaf 5\nmain;  3\nmain;b  c  2\n \t;x 1\n";
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("spaces.folded"), input_text.as_bytes());
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut expected: Vec<&str> = input_text.lines().collect();
+    expected.sort();
+    let expected: String = expected.iter().map(|l| format!("{l}\n")).collect();
+    assert_eq!(fold(dir.path(), &out.join("p/spaces/g/samples")), expected);
+}

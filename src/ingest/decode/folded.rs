@@ -5,6 +5,7 @@
 //! LF or CRLF; blank lines are ignored; a malformed line is counted, reported with its line
 //! number and skipped, as flamegraph.pl does.
 
+use std::collections::BTreeMap;
 use std::io::{self, BufRead, Read};
 use std::sync::mpsc;
 
@@ -44,12 +45,31 @@ pub fn is_applicable(sniff: &[u8]) -> bool {
     let mut rest = sniff;
     while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
         let line = trim_line(&rest[..nl]);
-        if !line.is_empty() {
+        if !line.is_empty() && !is_comment(line) {
             return split_count(line).is_some();
         }
         rest = &rest[nl + 1..];
     }
     !trim_line(rest).is_empty() && (rest.len() >= 4096 || split_count(trim_line(rest)).is_some())
+}
+
+/// Whether a line is a comment: `#` alone or followed by a space or tab, as the austin
+/// profiler writes its metadata (`# mode: wall`). A stack whose first frame starts with `#`
+/// (`#anon;f 1`) is not one.
+fn is_comment(line: &[u8]) -> bool {
+    line.first() == Some(&b'#') && line.get(1).is_none_or(|&b| b == b' ' || b == b'\t')
+}
+
+/// The comments kept as run metadata, `# key: value`, and the unit their value is in.
+const KNOWN_COMMENTS: &[(&str, &str)] = &[("austin", ""), ("mode", ""), ("interval", " µs")];
+
+/// A known comment's metadata entry.
+fn comment_metadata(line: &[u8]) -> Option<(String, String)> {
+    let text = std::str::from_utf8(&line[1..]).ok()?;
+    let (key, value) = text.split_once(':')?;
+    let (key, value) = (key.trim(), value.trim());
+    let &(_, unit) = KNOWN_COMMENTS.iter().find(|(k, _)| *k == key)?;
+    (!value.is_empty()).then(|| (key.to_string(), format!("{value}{unit}")))
 }
 
 /// Words of tokenized stacks sent to the merging thread at a time.
@@ -71,7 +91,7 @@ pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, Erro
         let tree = merging.join().expect("the merging thread does not panic");
         // A merge error explains a parse that stopped early, so it comes first.
         let tree = tree.map_err(|(e, line)| Error::Merge(e, line))?;
-        let (tokens, warnings) = parsed?;
+        let (tokens, warnings, metadata) = parsed?;
         let tree = tree.expect("a parse that found stacks sent them");
         let table = tree.finish(tokens.into_names()).map_err(|e| Error::Merge(e, 0))?;
         Ok(Decoded {
@@ -79,17 +99,19 @@ pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, Erro
             compression: Compression::None,
             graphs: vec![Graph { name: "samples".into(), unit: "samples".into(), table }],
             warnings,
-            metadata: Default::default(),
+            metadata,
         })
     })
 }
 
-/// Reads lines, tokenizes their stacks and sends them to `tx` in batches.
+/// Reads lines, tokenizes their stacks and sends them to `tx` in batches. Comment lines are
+/// skipped; the known ones are returned as metadata.
 fn parse(
     reader: &mut dyn BufRead,
     limits: &Limits,
     tx: mpsc::SyncSender<StackBatch>,
-) -> Result<(Tokenizer, Vec<String>), Error> {
+) -> Result<(Tokenizer, Vec<String>, BTreeMap<String, String>), Error> {
+    let mut metadata = BTreeMap::new();
     let max_line = limits.max_line_bytes;
     let mut line = Vec::with_capacity(4096);
     let mut number: u64 = 0;
@@ -112,6 +134,12 @@ fn parse(
         }
         let text = trim_line(&line);
         if text.is_empty() {
+            continue;
+        }
+        if is_comment(text) {
+            if let Some((key, value)) = comment_metadata(text) {
+                metadata.entry(key).or_insert(value);
+            }
             continue;
         }
         blank_only = false;
@@ -176,7 +204,7 @@ fn parse(
             if tokens.invalid_utf8 == 1 { "" } else { "s" }
         ));
     }
-    Ok((tokens, warnings))
+    Ok((tokens, warnings, metadata))
 }
 
 fn trim_line(line: &[u8]) -> &[u8] {
@@ -188,6 +216,8 @@ fn trim_line(line: &[u8]) -> &[u8] {
 }
 
 /// Splits `stack count` at the last space; the count is a decimal integer that fits `u64`.
+/// Only that one space goes: a frame's own spaces are kept (a last frame named ` ` is written
+/// `a;  1`), as flamegraph.pl reads the line.
 fn split_count(line: &[u8]) -> Option<(&[u8], u64)> {
     let space = line.iter().rposition(|&b| b == b' ')?;
     let digits = &line[space + 1..];
@@ -201,11 +231,7 @@ fn split_count(line: &[u8]) -> Option<(&[u8], u64)> {
         }
         value = value.checked_mul(10)?.checked_add((d - b'0') as u64)?;
     }
-    let mut end = space;
-    while end > 0 && line[end - 1] == b' ' {
-        end -= 1;
-    }
-    Some((&line[..end], value))
+    Some((&line[..space], value))
 }
 
 #[cfg(test)]
@@ -261,6 +287,27 @@ mod tests {
         assert!(is_applicable(b"\n\nmain;f 1\n"));
         assert!(is_applicable(b"main;f 1"), "no final newline");
         assert!(!is_applicable(b"main;f"));
+    }
+
+    #[test]
+    fn comment_lines_are_skipped_and_austins_known_ones_kept() {
+        // As the austin Python profiler writes them: metadata first, more at the end.
+        let text = "# austin: 3.3.0\n# interval: 100\n# mode: wall\n\nP1;T1;main (a.py);f (a.py) 300\n#anon;g 2\n\n# duration: 5000\n";
+        assert!(is_applicable(text.as_bytes()));
+        let d = decode_str(text).unwrap();
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+        assert_eq!(d.graphs[0].table.grand_total(), 302);
+        assert!(d.graphs[0].table.names.iter().any(|n| n == "#anon"), "a frame starting with # is not a comment");
+        let meta: Vec<(&str, &str)> = d.metadata.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(meta, [("austin", "3.3.0"), ("interval", "100 µs"), ("mode", "wall")]);
+        assert!(!is_applicable(b"# only comments\n# here: 1\n"));
+    }
+
+    #[test]
+    fn frame_names_keep_their_spaces_even_a_last_frame_of_one_space() {
+        let d = decode_str("main; ;leaf 5\nmain;  3\nmain;b  c 1\n").unwrap();
+        let lines = crate::store::fold::folded_lines(&d.graphs[0].table).concat();
+        assert_eq!(lines, "main; 3\nmain; ;leaf 5\nmain;b  c 1\n".replace("main; 3", "main;  3"));
     }
 
     #[test]
