@@ -9,6 +9,13 @@
 //! without ` url:line` for frames that have no url (`(program)`, `(garbage collector)`,
 //! native functions). The `(root)` node is not a frame: the graph's root is `all`. A `;` in
 //! a name is written `:`, since `;` separates frames.
+//!
+//! The layout before 2017 (Chrome before 58, node 8 and older) is read too: a nested tree in
+//! `head` (each node with its `functionName`, `url`, `lineNumber`, `hitCount` and `children`
+//! nodes), `startTime` and `endTime` in seconds, and the absolute time of each sample in
+//! `timestamps` (microseconds). It is turned into the current layout first. Its
+//! `lineNumber` is V8's 1-based line (`CpuProfileNode::GetLineNumber`), where the current
+//! layout's is 0-based; frames are named with the 1-based line either way.
 
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -61,13 +68,90 @@ fn minus_one() -> i64 {
     -1
 }
 
+/// The layout before 2017: a tree of nodes, times in seconds and absolute timestamps.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OldProfile {
+    head: OldNode,
+    #[serde(default)]
+    samples: Option<Vec<u64>>,
+    #[serde(default)]
+    timestamps: Vec<f64>,
+    #[serde(default)]
+    start_time: Option<f64>,
+    #[serde(default)]
+    end_time: Option<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct OldNode {
+    id: u64,
+    #[serde(default)]
+    function_name: String,
+    #[serde(default)]
+    url: String,
+    /// 1-based; 0 where V8 knows no line.
+    #[serde(default)]
+    line_number: i64,
+    #[serde(default)]
+    hit_count: u64,
+    #[serde(default)]
+    children: Vec<OldNode>,
+}
+
+impl OldProfile {
+    /// The same profile in the current layout: the tree as a list of nodes with their
+    /// children's ids, times in microseconds and each sample's time as the delta from the
+    /// one before (the first from `startTime`).
+    fn into_current(self) -> Profile {
+        let mut nodes = Vec::new();
+        // Depth first, without recursion: a deep tree is not a deep stack here.
+        let mut todo = vec![self.head];
+        while let Some(n) = todo.pop() {
+            nodes.push(Node {
+                id: n.id,
+                call_frame: CallFrame { function_name: n.function_name, url: n.url, line_number: n.line_number - 1 },
+                children: n.children.iter().map(|c| c.id).collect(),
+                parent: None,
+                hit_count: n.hit_count,
+            });
+            todo.extend(n.children.into_iter().rev());
+        }
+        let us = |s: f64| s * 1e6;
+        let start = self.start_time.map(us);
+        let time_deltas = match start {
+            Some(start) => {
+                let mut last = start;
+                self.timestamps
+                    .iter()
+                    .map(|&t| {
+                        let d = t - last;
+                        last = t;
+                        d
+                    })
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        Profile { nodes, samples: self.samples, time_deltas, start_time: start, end_time: self.end_time.map(us) }
+    }
+}
+
 /// Whether `sniff` is a JSON object with a `"nodes"` key and a `"samples"`, `"startTime"` or
 /// `"callFrame"` key. (speedscope files, which name their schema, are tried first.)
 pub fn is_applicable(sniff: &[u8]) -> bool {
     let start = sniff.iter().position(|b| !b.is_ascii_whitespace());
     start.is_some_and(|s| sniff[s] == b'{')
-        && contains(sniff, b"\"nodes\"")
-        && (contains(sniff, b"\"samples\"") || contains(sniff, b"\"startTime\"") || contains(sniff, b"\"callFrame\""))
+        && ((contains(sniff, b"\"nodes\"")
+            && (contains(sniff, b"\"samples\"") || contains(sniff, b"\"startTime\"") || contains(sniff, b"\"callFrame\"")))
+            || is_old_layout(sniff))
+}
+
+/// Whether `sniff` starts the layout before 2017: a `"head"` node that has a
+/// `"functionName"`, and no `"nodes"` list.
+fn is_old_layout(sniff: &[u8]) -> bool {
+    contains(sniff, b"\"head\"") && contains(sniff, b"\"functionName\"") && !contains(sniff, b"\"nodes\"")
 }
 
 pub(super) fn contains(hay: &[u8], needle: &[u8]) -> bool {
@@ -102,7 +186,17 @@ pub(super) fn clean(s: &str) -> String {
 pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, String> {
     let mut bytes = Vec::new();
     reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    let profile: Profile = serde_json::from_slice(&bytes).map_err(|e| format!("cpuprofile: {e}"))?;
+    let profile: Profile = if is_old_layout(&bytes[..bytes.len().min(4096)]) {
+        // serde_json refuses nesting past 128 levels (two per node), which keeps a hostile
+        // file from exhausting the stack; such a tree is refused with a message.
+        let old: OldProfile = serde_json::from_slice(&bytes).map_err(|e| {
+            let why = if e.to_string().contains("recursion limit") { format!("its tree is nested more than 63 nodes deep, which is not read ({e})") } else { e.to_string() };
+            format!("cpuprofile (the layout before 2017): {why}")
+        })?;
+        old.into_current()
+    } else {
+        serde_json::from_slice(&bytes).map_err(|e| format!("cpuprofile: {e}"))?
+    };
     drop(bytes);
     let (graphs, samples, warnings) = merge(&profile, config.limits.max_depth)?;
     let mut metadata = std::collections::BTreeMap::new();
@@ -323,6 +417,39 @@ mod tests {
             {"id":2,"parent":1,"callFrame":{"functionName":"main"},"hitCount":3}]}"#;
         let d = decode_str(s).unwrap();
         assert_eq!(crate::store::fold::folded_lines(&d.graphs[0].table).concat(), "main 3\n");
+    }
+
+    #[test]
+    fn the_layout_before_2017_reads_as_the_current_one() {
+        // GOOD in the old layout, written from the format Chrome 57 and node 8 saved: a nested
+        // `head`, 1-based lines, times in seconds and absolute timestamps in microseconds.
+        let old = r#"{"head":{"functionName":"(root)","url":"","lineNumber":0,"callUID":1,"id":1,"hitCount":0,"children":[
+            {"functionName":"(program)","url":"","lineNumber":0,"id":2,"hitCount":1,"children":[]},
+            {"functionName":"","url":"file:///a.js","lineNumber":1,"id":3,"hitCount":1,"children":[
+                {"functionName":"f;g","url":"file:///a.js","lineNumber":10,"id":4,"hitCount":2,"children":[]}]}]},
+            "startTime":0.0001,"endTime":0.0004,"samples":[2,4,4,3],"timestamps":[101,102,103,104]}"#;
+        assert!(is_applicable(old.as_bytes()));
+        let (d, g) = (decode_str(old).unwrap(), decode_str(GOOD).unwrap());
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+        for k in 0..2 {
+            assert_eq!((&d.graphs[k].name, &d.graphs[k].unit), (&g.graphs[k].name, &g.graphs[k].unit));
+            assert_eq!(crate::store::fold::folded_lines(&d.graphs[k].table), crate::store::fold::folded_lines(&g.graphs[k].table));
+        }
+        assert_eq!(d.metadata["duration"], "300 µs");
+        // Without samples, the hit counts.
+        let counts = old.replace(r#""samples":[2,4,4,3],"timestamps":[101,102,103,104]"#, r#""samples":[]"#);
+        let d = decode_str(&counts).unwrap();
+        assert_eq!(d.graphs.len(), 1);
+        assert_eq!(crate::store::fold::folded_lines(&d.graphs[0].table).concat(), "(anonymous) file:///a.js:1 1\n(anonymous) file:///a.js:1;f:g file:///a.js:10 2\n(program) 1\n");
+        let e = decode_str(r#"{"head":{"functionName":"x"},"samples":[1]}"#).unwrap_err();
+        assert!(e.contains("the layout before 2017") && e.contains("missing field `id`"), "{e}");
+        // A tree deeper than the reader takes is refused with a message, not a crash.
+        let mut deep = String::from(r#"{"head":"#);
+        for i in 0..100_000 {
+            deep.push_str(&format!(r#"{{"functionName":"f","id":{i},"children":["#));
+        }
+        let e = decode_str(&deep).unwrap_err();
+        assert!(e.contains("nested more than 63 nodes deep"), "{e}");
     }
 
     #[test]
