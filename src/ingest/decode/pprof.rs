@@ -363,13 +363,24 @@ fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String>
     let mut order = vec![default];
     order.extend((0..types.len()).filter(|&i| i != default));
 
-    // Functions and mappings by id.
+    // Functions and mappings by id. A function written without an id (id 0, as the .NET
+    // profiler writes them, with locations that refer to functions by their 1-based position
+    // in the list) takes its position as its id, as Pyroscope reads such files; an id that a
+    // function states wins over a position.
     let mut functions: FxHashMap<u64, &str> = FxHashMap::default();
-    for f in &p.function {
-        let what = || format!("function {}", f.id);
+    let mut positional = Vec::new();
+    for (k, f) in p.function.iter().enumerate() {
+        let what = || if f.id == 0 { format!("function {} (no id; position {})", f.id, k + 1) } else { format!("function {}", f.id) };
         let name = strings.get(f.name, &what)?;
         let name = if name.is_empty() { strings.get(f.system_name, &what)? } else { name };
-        functions.entry(f.id).or_insert(name);
+        if f.id == 0 {
+            positional.push((k as u64 + 1, name));
+        } else {
+            functions.entry(f.id).or_insert(name);
+        }
+    }
+    for (id, name) in positional {
+        functions.entry(id).or_insert(name);
     }
     let mut mappings: FxHashMap<u64, &str> = FxHashMap::default();
     for m in &p.mapping {
@@ -619,6 +630,36 @@ mod tests {
 
     fn folded(g: &Graph) -> Vec<String> {
         crate::store::fold::folded_lines(&g.table)
+    }
+
+    #[test]
+    fn functions_without_ids_are_found_by_their_position() {
+        // As the .NET profiler writes them: every function's id is 0 (omitted on the wire),
+        // and lines name functions by their 1-based position in the list.
+        let mut b = Builder::new(&[("samples", "count")]);
+        b.function(0, "Program.Main");
+        b.function(0, "Worker.Run");
+        b.function(0, "Hash.Compute");
+        b.location(1, &[1]);
+        b.location(2, &[2]);
+        b.location(3, &[3]);
+        b.sample(&[3, 2, 1], &[5]);
+        b.sample(&[2, 1], &[2]);
+        let d = decode_bytes(&b.bytes()).unwrap();
+        assert_eq!(folded(&d.graphs[0]), ["Program.Main;Worker.Run 2\n", "Program.Main;Worker.Run;Hash.Compute 5\n"]);
+        // Mixed: a function without an id is found by its position, one with an id by its id,
+        // and a stated id wins over a position; a function that is neither is still an error.
+        let mut b = Builder::new(&[("samples", "count")]);
+        b.function(0, "A"); // position 1
+        b.function(2, "B"); // id 2 (and position 2)
+        b.function(1, "C"); // id 1, which A's position would have been
+        b.location(1, &[1]);
+        b.location(2, &[2]);
+        b.sample(&[2, 1], &[1]);
+        assert_eq!(folded(&decode_bytes(&b.bytes()).unwrap().graphs[0]), ["C;B 1\n"]);
+        b.location(3, &[4]);
+        b.sample(&[3], &[1]);
+        assert_eq!(decode_bytes(&b.bytes()).unwrap_err(), "pprof: location 3 refers to function 4, which does not exist");
     }
 
     /// main calls work, into which square was inlined; work calls leaf.
