@@ -66,6 +66,7 @@ const bytesText = (v) => {
   }
   return `${x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)} ${["KiB", "MiB", "GiB", "TiB", "PiB"][i]}`;
 };
+const esc = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 const pct = (a, b) => `${((100 * a) / b).toFixed(2)}%`;
 
 let tmp;
@@ -484,16 +485,65 @@ describe("the page", () => {
     assert.match(new URL(page.url()).hash, /s=total/);
     await page.click("#fs-table button[data-sort=name]");
     assert.equal(await firstName(), [...names].sort()[0]);
-    // Click the row of the C++ template function: an exact, escaped, case-sensitive search.
+    // Click the row of the C++ template function: its exact, escaped alternative is searched.
     await page.click("#fs-table button[data-sort=total]");
-    await page.locator("#fs-table tbody tr", { hasText: TEMPLATE_FN }).first().click();
-    const st = await idle(page);
-    assert.equal(st.caseSensitive, true);
-    assert.equal(new RegExp(st.query).test(TEMPLATE_FN), true);
+    const row = (fn) => page.locator("#fs-table tbody tr", { has: page.locator("td.fs-name", { hasText: new RegExp(`^${esc(fn)}$`) }) });
+    await row(TEMPLATE_FN).click();
+    let st = await idle(page);
+    assert.equal(st.caseSensitive, false, "a row click leaves match case off");
+    assert.equal(st.query, `^${esc(TEMPLATE_FN)}$`);
     assert.equal(st.matched.value, totalOf(TEMPLATE_FN));
     assert.equal(st.matched.functions, 1);
     assert.equal(st.view, "both", "the graph comes back to show the matches");
     await searchPixels(page, st, new RegExp(st.query));
+    // A second row adds its function: both are matched, their stacks counted once.
+    await row("memcpy").click();
+    st = await idle(page);
+    assert.equal(st.query, `^${esc(TEMPLATE_FN)}$|^memcpy$`);
+    const both = new RegExp(`^(${esc(TEMPLATE_FN)}|memcpy)$`);
+    assert.equal(st.matched.value, matchedByStacks(STACKS, both));
+    assert.equal(st.matched.functions, 2);
+    await searchPixels(page, st, both);
+    assert.equal(await row("memcpy").evaluate((tr) => tr.classList.contains("fs-match")), true);
+    // Clicking the first row again takes it out.
+    await row(TEMPLATE_FN).click();
+    st = await idle(page);
+    assert.equal(st.query, "^memcpy$");
+    assert.equal(st.matched.value, matchedByStacks(STACKS, /^memcpy$/));
+    await searchPixels(page, st, /^memcpy$/);
+    // A search typed after row clicks is not case-sensitive: upper case finds lower case names.
+    await page.fill("#fs-search", "MEMCPY|MALLOC");
+    st = await idle(page);
+    assert.equal(st.caseSensitive, false);
+    assert.equal(st.matched.functions, 2);
+    assert.equal(st.matched.value, matchedByStacks(STACKS, /memcpy|malloc/i));
+    await searchPixels(page, st, /memcpy|malloc/i);
+    await done();
+  });
+
+  test("clicking the sorted column's header reverses the order, and the link keeps it", async () => {
+    const { page, done } = await openPage(`${site.url}p/big/#v=table&s=total`);
+    const names = () => page.locator("#fs-table tbody tr td.fs-name").allTextContents();
+    const totals = new Map();
+    for (const [f, c] of STACKS) for (const fn of new Set(f)) totals.set(fn, (totals.get(fn) || 0) + c);
+    const byTotal = [...totals.keys()].sort((a, b) => totals.get(b) - totals.get(a));
+    let shown = await names();
+    assert.equal(totals.get(shown[0]), totals.get(byTotal[0]), "largest total first");
+    assert.equal(await page.locator("#fs-table th:has(button[data-sort=total])").getAttribute("aria-sort"), "descending");
+    await page.click("#fs-table button[data-sort=total]");
+    shown = await names();
+    const least = Math.min(...totals.values());
+    assert.equal(totals.get(shown[0]), least, `smallest total first after a click: ${shown[0]}`);
+    for (let i = 1; i < shown.length; i++) assert.ok(totals.get(shown[i - 1]) <= totals.get(shown[i]), `ascending at row ${i}`);
+    assert.equal(await page.locator("#fs-table th:has(button[data-sort=total])").getAttribute("aria-sort"), "ascending");
+    assert.match(new URL(page.url()).hash, /s=total&r=1/);
+    // Again: back to descending. Another column starts in its own order.
+    await page.click("#fs-table button[data-sort=total]");
+    assert.equal(totals.get((await names())[0]), totals.get(byTotal[0]));
+    await page.click("#fs-table button[data-sort=name]");
+    await page.click("#fs-table button[data-sort=name]");
+    const sortedNames = [...totals.keys()].sort();
+    assert.equal((await names())[0], sortedNames[sortedNames.length - 1], "names Z to A");
     await done();
   });
 

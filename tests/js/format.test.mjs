@@ -45,12 +45,13 @@ test("fragment state round-trips, defaults are left out", () => {
     view: "both",
     icicle: true,
     sort: "name",
+    sortReversed: true,
     layout: "after",
     measure: "abs",
   };
   const frag = formatFragment(st);
   assert.match(frag, /^#g=alloc_space&z=12\.345678\.999\.0badcafe&q=/);
-  assert.match(frag, /&l=after&d=abs$/);
+  assert.match(frag, /&s=name&r=1&l=after&d=abs$/);
   assert.ok(!/[ <>"#&](?![a-z]=)/.test(frag.slice(1).replace(/&(?=[a-z]=)/g, "")), frag);
   assert.deepEqual(parseFragment(frag), st);
   const st2 = { ...defaultState(), query: "main" };

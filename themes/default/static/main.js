@@ -7,7 +7,7 @@
 import { GraphSource } from "./fetch.js";
 import { MIN_PX, depthAtY, frameAt, frameInfo, frameStartingAt, pixelValue, valueAtX } from "./layout.js";
 import { Palette } from "./draw.js";
-import { exactQuery } from "./search.js";
+import { toggleExact } from "./search.js";
 import { describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
 import { Tooltip, copyText } from "./ui.js";
 import { describeDiffFrame, legendText } from "./diff.js";
@@ -65,7 +65,7 @@ class Viewer {
       $("fs-matched"),
     );
     this.table = new TablePanel($("fs-table"), $("fs-more"), {
-      onPick: (id) => this.searchExact(id),
+      onPick: (id) => this.toggleExact(id),
       onSort: (key) => this.setSort(key),
     });
     this.tooltip = new Tooltip($("fs-tooltip"));
@@ -548,9 +548,13 @@ class Viewer {
 
   // ---- search and table ----------------------------------------------------------------------
 
-  searchExact(id) {
-    this.st.query = exactQuery(this.g.names.names[id]);
-    this.st.caseSensitive = true;
+  /**
+   * A click on a row of the table: its function's exact alternative added to the search, or
+   * taken out when it is there. Match case stays as the user set it, so a search typed later
+   * is not made case-sensitive by the click.
+   */
+  toggleExact(id) {
+    this.st.query = toggleExact(this.st.query, this.g.names.names[id]);
     this.applyControls();
     this.updateUrl();
     this.applySearch();
@@ -570,15 +574,20 @@ class Viewer {
   showTable() {
     const g = this.g;
     if (!g || !g.names || this.st.view === "graph") return;
-    this.table.show(g, this.st.sort, this.diffTotals(), this.search.s.flags, () => {
+    this.table.show(g, this.st.sort, this.st.sortReversed, this.diffTotals(), this.search.s.flags, () => {
       if (this.g !== g) return;
       this.showStatus();
       if (g.names.complete()) this.showTable();
     });
   }
 
+  /** A click on a column header: sort by it, or reverse the order when it is the sorted column. */
   setSort(key) {
-    this.st.sort = key;
+    if (this.st.sort === key) this.st.sortReversed = !this.st.sortReversed;
+    else {
+      this.st.sort = key;
+      this.st.sortReversed = false;
+    }
     this.updateUrl();
     this.showTable();
   }

@@ -12,7 +12,12 @@ const PAGE_ROWS = 200;
  * Name ids (without the root, id 0) ordered for the table: by self or total descending, or
  * by name (UTF-16 order, which is byte order except for characters beyond U+FFFF).
  */
-export function sortedIds(names, key, diff = null) {
+export function sortedIds(names, key, diff = null, reversed = false) {
+  const ids = sortedIdsForward(names, key, diff);
+  return reversed ? ids.reverse() : ids;
+}
+
+function sortedIdsForward(names, key, diff) {
   const n = names.names.length;
   const ids = new Uint32Array(Math.max(0, n - 1));
   for (let i = 1; i < n; i++) ids[i - 1] = i;
@@ -42,7 +47,7 @@ function points(before, after, diff) {
 
 /**
  * The top table. `onPick(nameId)` runs when a row is clicked (or Enter is pressed on it),
- * `onSort(key)` when a column header is.
+ * `onSort(key)` when a column header is (the page reverses the order when it is the sorted one).
  */
 export class FunctionTable {
   constructor(table, moreButton, { onPick, onSort }) {
@@ -73,16 +78,17 @@ export class FunctionTable {
   }
 
   /** Show the names of a graph (names.json) sorted by `key`, in `unit`, of grand total `total`. */
-  show(names, key, unit, total, diff = null) {
+  show(names, key, unit, total, diff = null, reversed = false) {
     this.diff = diff && names.selfBefore ? diff : null;
     this.names = names;
     this.unit = unit;
     this.total = total;
     this.key = key;
-    this.order = sortedIds(names, key, this.diff);
+    this.order = sortedIds(names, key, this.diff, reversed);
     for (const b of this.table.tHead.querySelectorAll("button[data-sort]")) {
       const sorted = b.dataset.sort === key;
-      b.closest("th").setAttribute("aria-sort", sorted ? (key === "name" ? "ascending" : "descending") : "none");
+      const ascending = (key === "name") !== reversed;
+      b.closest("th").setAttribute("aria-sort", sorted ? (ascending ? "ascending" : "descending") : "none");
       b.classList.toggle("fs-on", sorted);
     }
     this.body.replaceChildren();
@@ -152,13 +158,14 @@ export class TablePanel {
   constructor(table, moreButton, handlers) {
     this.table = new FunctionTable(table, moreButton, handlers);
     this.shownFor = null; // the graph whose rows are in the table
-    this.shownSort = null;
+    this.shownSort = null; // "key" or "key reversed"
     this.waiting = false; // name files on the way for it
   }
 
   /** Show graph `g` sorted by `sort`, its rows marked by `flags`; `arrived` runs when missing name files came. */
-  show(g, sort, diff, flags, arrived) {
-    if (this.shownFor === g && this.shownSort === sort) return;
+  show(g, sort, reversed, diff, flags, arrived) {
+    const order = reversed ? `${sort} reversed` : sort;
+    if (this.shownFor === g && this.shownSort === order) return;
     if (!g.names.complete()) {
       // The table lists every function: fetch the name files first.
       this.waiting = true;
@@ -170,8 +177,8 @@ export class TablePanel {
       return;
     }
     this.shownFor = g;
-    this.shownSort = sort;
-    this.table.show(g.names, sort, g.manifest.unit, g.manifest.total, diff);
+    this.shownSort = order;
+    this.table.show(g.names, sort, g.manifest.unit, g.manifest.total, diff, reversed);
     this.table.mark(flags);
   }
 
