@@ -547,6 +547,92 @@ describe("the page", () => {
     await done();
   });
 
+  test("a zoom and a search are history entries: Back undoes them without leaving the page, Forward redoes them", async () => {
+    const { page, done } = await openPage(`${site.url}p/big/`);
+    let st = await state(page);
+    const rootPicture = await canvasPicture(page);
+    const start = page.url();
+    const length0 = await page.evaluate(() => history.length);
+    const p = ["main", "background::gc"];
+    const { x, y } = await frameCenter(page, p, st);
+    await page.mouse.click(x, y);
+    st = await idle(page);
+    assert.equal(st.zoom.name, "background::gc");
+    const zoomPicture = await canvasPicture(page);
+    // A search typed letter by letter is one entry, not one per letter.
+    await page.click("#fs-search");
+    await page.keyboard.type("memcpy");
+    st = await idle(page);
+    assert.equal(st.query, "memcpy");
+    const searchPicture = await canvasPicture(page);
+    assert.equal(await page.evaluate(() => history.length), length0 + 2, "the zoom and the search: two entries");
+    // Back: the search is undone, the zoom stays.
+    const settled = (pred) => page.waitForFunction(pred, null, { polling: 50 }).then(() => idle(page));
+    await page.goBack();
+    st = await settled(() => window.flamesite.state().query === "");
+    assert.equal(st.zoom && st.zoom.name, "background::gc");
+    assert.equal(await page.inputValue("#fs-search"), "");
+    assert.equal(await canvasPicture(page), zoomPicture, "the zoomed picture without highlight");
+    // Back again: the whole graph, still on this page.
+    await page.goBack();
+    st = await settled(() => window.flamesite.state().zoom === null);
+    assert.equal(page.url(), start);
+    assert.equal(st.viewport.x0, 0);
+    assert.equal(st.viewport.x1, TOTAL);
+    assert.equal(await canvasPicture(page), rootPicture, "the whole graph as first drawn");
+    // Forward twice: the zoom, then the search, back again.
+    await page.goForward();
+    st = await settled(() => window.flamesite.state().zoom !== null);
+    assert.equal(st.zoom.name, "background::gc");
+    assert.equal(await canvasPicture(page), zoomPicture);
+    await page.goForward();
+    st = await settled(() => window.flamesite.state().query === "memcpy");
+    assert.equal(st.matched.value, matchedByStacks(STACKS, /memcpy/i));
+    assert.equal(await canvasPicture(page), searchPicture);
+    await done();
+  });
+
+  test("a footnote link in the notes scrolls to the note and keeps the zoom and the search", async () => {
+    const input = path.join(tmp, "in-notes");
+    fs.mkdirSync(input, { recursive: true });
+    fs.writeFileSync(path.join(input, "run.folded"), smallProfile());
+    fs.writeFileSync(path.join(input, "run.md"), "Slower since the pool change.[^pool]\n\n[^pool]: The pool shrank from 8 to 4.\n");
+    build(input, path.join(tmp, "out-notes"));
+    const notesSite = await serve(path.join(tmp, "out-notes"), "/perf/");
+    const small = parseFolded(smallProfile());
+    const { page, done } = await openPage(`${notesSite.url}p/run/`);
+    try {
+      let st = await state(page);
+      const { x, y } = await frameAt(page, small, ["main", "a"], st, 4);
+      await page.mouse.click(x, y);
+      await page.fill("#fs-search", "c");
+      st = await idle(page);
+      assert.equal(st.zoom.name, "a");
+      const hash = new URL(page.url()).hash;
+      assert.match(hash, /z=2\.0\.50\.[0-9a-f]{8}&q=c/);
+      const picture = await canvasPicture(page);
+      const ref = page.locator(".fs-notes sup.footnote-reference a");
+      assert.equal(await ref.count(), 1);
+      const target = (await ref.getAttribute("href")).slice(1);
+      await ref.click();
+      await page.waitForFunction((id) => document.activeElement && document.activeElement.id === id, target);
+      st = await idle(page);
+      assert.equal(st.zoom && st.zoom.name, "a", "the zoom stays");
+      assert.equal(st.query, "c", "the search stays");
+      assert.equal(new URL(page.url()).hash, hash, "the fragment still holds the state");
+      assert.equal(await canvasPicture(page), picture, "the canvas still shows the zoom and the highlight");
+      // An anchor typed into the address bar is shown too, and the state put back.
+      await page.evaluate((id) => (location.hash = `#${id}`), target);
+      await page.waitForFunction((h) => location.hash === h, hash);
+      st = await idle(page);
+      assert.equal(st.zoom && st.zoom.name, "a");
+      assert.equal(st.query, "c");
+    } finally {
+      await done();
+      await notesSite.close();
+    }
+  });
+
   test("the permalink restores zoom, search and view, also after a rebuild of the same input", async () => {
     const { page, done } = await openPage(`${site.url}p/big/`);
     let st = await state(page);

@@ -11,7 +11,7 @@ import { toggleExact } from "./search.js";
 import { describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
 import { Tooltip, copyText } from "./ui.js";
 import { describeDiffFrame, legendText } from "./diff.js";
-import { UrlState, sameZoom } from "./state.js";
+import { UrlState, isStateFragment, sameZoom } from "./state.js";
 import { FetchPlan, zoomChunks } from "./plan.js";
 import { Painter } from "./paint.js";
 import { Search } from "./query.js";
@@ -49,6 +49,7 @@ class Viewer {
     this.hidden = false; // the graph is hidden (table view)
     this.loadSeq = 0;
     this.copiedTimer = 0;
+    this.typing = false; // keystrokes in the search box since it got the focus amend one history entry
     this.painter = new Painter({ app: this.app, scroll: this.scroll, spacer: $("fs-spacer"), canvas: this.canvas, overlay: $("fs-overlay") });
     this.search = new Search(
       {
@@ -94,10 +95,13 @@ class Viewer {
     this.canvas.addEventListener("click", (e) => this.onClick(e));
     this.input.addEventListener("input", () => {
       this.st.query = this.input.value;
-      this.updateUrl();
+      // The first keystroke of a word is a history entry, the next ones amend it.
+      this.url.write(this.typing);
+      this.typing = true;
       this.applySearch();
       this.renderNow();
     });
+    this.input.addEventListener("blur", () => (this.typing = false));
     $("fs-case").addEventListener("click", () => {
       this.st.caseSensitive = !this.st.caseSensitive;
       this.applyControls();
@@ -155,7 +159,13 @@ class Viewer {
       this.copiedTimer = setTimeout(() => (s.textContent = ""), 2500);
     });
     document.addEventListener("keydown", (e) => this.onKey(e));
+    // Back and Forward between the entries of zooms and searches (popstate; hashchange for an
+    // edited address). Both may come for one step: the second finds nothing changed.
     window.addEventListener("hashchange", () => this.onHashChange());
+    window.addEventListener("popstate", () => this.onHashChange());
+    // In-page anchors (the notes' footnotes, `#notes-…`) are followed without replacing the
+    // fragment, which holds the zoom and the search.
+    document.addEventListener("click", (e) => this.onAnchorClick(e));
   }
 
   onKey(e) {
@@ -180,10 +190,42 @@ class Viewer {
     }
   }
 
+  /** A click on a link to an element of this page: scroll to it, keep the URL's state. */
+  onAnchorClick(e) {
+    if (e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    const a = e.target instanceof Element && e.target.closest("a[href]");
+    if (!a || a.origin !== location.origin || a.pathname !== location.pathname || a.search !== location.search) return;
+    if (!a.hash || isStateFragment(a.hash)) return;
+    e.preventDefault();
+    this.showAnchor(a.hash);
+  }
+
+  /** Scroll to the element an in-page anchor names, and move the focus there. */
+  showAnchor(hash) {
+    let id = hash.slice(1);
+    try {
+      id = decodeURIComponent(id);
+    } catch {
+      // not an escaped name: look it up as it is
+    }
+    const target = document.getElementById(id);
+    if (!target) return;
+    const details = target.closest("details");
+    if (details) details.open = true;
+    target.scrollIntoView({ block: "nearest" });
+    if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+    target.focus({ preventScroll: true });
+  }
+
   onHashChange() {
     const prev = this.st;
     const next = this.url.read();
-    if (!next) return;
+    if (!next) {
+      // An in-page anchor typed or followed some other way: show it, put the state back.
+      this.showAnchor(location.hash);
+      this.url.restore();
+      return;
+    }
     this.url.st = next;
     if ((next.graph || null) !== (prev.graph || null) || next.layout !== prev.layout) {
       this.applyControls();
@@ -235,7 +277,9 @@ class Viewer {
     return { tb, ta, unit: m.unit };
   }
 
+  /** Write the state to the URL: a zoom or a search is a new history entry (state.js). */
   updateUrl() {
+    this.typing = false;
     this.url.write();
   }
 
@@ -436,7 +480,8 @@ class Viewer {
     }
     if (pending) return undefined;
     this.notice = `The zoomed frame of this link (depth ${z.depth}, offset ${z.offset}) is not in this graph; showing the whole graph.`;
-    this.setZoom(null, true);
+    this.setZoom(null, false);
+    this.url.restore(); // the link's entry corrected, not a new one
     return false;
   }
 

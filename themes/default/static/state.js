@@ -48,13 +48,22 @@ export class UrlState {
 
   /** Write `st` to the URL: a new history entry or the current one, as `historyStep` says. */
   write(typing = false) {
+    const step = historyStep(this.written, this.st, typing);
     const frag = formatFragment(this.st) || this.loc.pathname + this.loc.search;
-    this.hist.replaceState(this.hist.state, "", frag);
+    if (step === "push" && formatFragment(this.st) !== formatFragment(this.written)) this.hist.pushState(null, "", frag);
+    else this.hist.replaceState(this.hist.state, "", frag);
     this.written = { ...this.st };
+  }
+
+  /** Put the state back in the URL (after an in-page anchor took its place), in the same entry. */
+  restore() {
+    this.written = { ...this.st };
+    this.hist.replaceState(this.hist.state, "", formatFragment(this.st) || this.loc.pathname + this.loc.search);
   }
 
   /** After Back, Forward or an edited address: the state of the URL, or null when it is an in-page anchor. */
   read() {
+    if (!isStateFragment(this.loc.hash)) return null;
     const st = parseFragment(this.loc.hash);
     this.written = { ...st };
     return st;
