@@ -376,6 +376,43 @@ describe("the page", () => {
     await done();
   });
 
+  test("words: an ancestor of the zoom contains it, the Matched line names each whole, metadata goes through the value formatter", async () => {
+    const { page, done } = await openPage(`${site.url}p/big/`);
+    let st = await state(page);
+    const p = ["main", "background::gc"];
+    const { x, y } = await frameCenter(page, p, st);
+    await page.mouse.click(x, y);
+    st = await idle(page);
+    // Hover main, the zoomed frame's parent: its share of the zoom would be over 100%.
+    const m = await frameCenter(page, ["main"], st);
+    await page.mouse.move(m.x, m.y);
+    const info = await page.locator("#fs-info").textContent();
+    assert.ok(info.includes(`main`) && info.includes(`(${pct(TOTAL, TOTAL)} of all, contains the zoom)`), info);
+    assert.ok(!/% of zoom/.test(info), info);
+    // The zoomed frame itself still gives its share of the zoom.
+    const z = await frameCenter(page, p, st);
+    await page.mouse.move(z.x, z.y);
+    assert.ok((await page.locator("#fs-info").textContent()).includes("100.00% of zoom"));
+    // A search in the zoom: the two percentages say what they are of.
+    await page.fill("#fs-search", "finalize_1");
+    st = await idle(page);
+    const want = matchedByStacks(STACKS, /finalize_1/i);
+    const tot = pathTotal(STACKS, p);
+    const fns = new Set(STACKS.flatMap(([f]) => f.filter((n) => /finalize_1/i.test(n)))).size;
+    assert.equal(
+      await page.locator("#fs-matched").textContent(),
+      `Matched ${countText(want)} samples (${pct(want, TOTAL)} of total; ${pct(want, tot)} of the zoomed frame) in ${fns} functions`,
+    );
+    await done();
+    // A cpuprofile's duration (787,980 µs) in the run page's metadata, as the value formatter says it.
+    const input = path.join(tmp, "in-cpu");
+    fs.mkdirSync(input, { recursive: true });
+    fs.copyFileSync(path.join(HERE, "../data/cpuprofile/node.cpuprofile"), path.join(input, "node.cpuprofile"));
+    build(input, path.join(tmp, "out-cpu"));
+    const html = fs.readFileSync(path.join(tmp, "out-cpu/p/node/index.html"), "utf8");
+    assert.match(html, /<span class="fs-meta-item" title="duration">duration 788 ms<\/span>/);
+  });
+
   test("clicking a faded ancestor zooms out to it, Escape and the reset button reset", async () => {
     const { page, done } = await openPage(`${site.url}p/big/`);
     let st = await state(page);
@@ -441,7 +478,7 @@ describe("the page", () => {
     const buckets = manifest.search.filter((b) => ids.some((i) => b.names[0] <= i && i < b.names[1])).map((b) => dataUrl() + b.file);
     assert.deepEqual([...st.searchLoaded].sort(), buckets.sort());
     const text = await page.locator("#fs-matched").textContent();
-    assert.ok(text.includes(`${countText(want)} samples (${pct(want, TOTAL)})`), text);
+    assert.ok(text.includes(`${countText(want)} samples (${pct(want, TOTAL)} of total) in `), text);
     await searchPixels(page, st, new RegExp(q, "i"));
     t.diagnostic(`search with the bucket fetch took ${st.searchMs.toFixed(1)} ms`);
     await shot(page, "search");

@@ -109,7 +109,8 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
     metadata.insert("samples".to_string(), samples.to_string());
     if let (Some(s), Some(e)) = (profile.start_time, profile.end_time) {
         if e >= s {
-            metadata.insert("duration".to_string(), format!("{} µs", (e - s).round()));
+            // Through the one value formatter, as pprof's duration: "788 ms", not "787980 µs".
+            metadata.insert("duration".to_string(), crate::units::format_value((e - s).round() as i128, "microseconds"));
         }
     }
     Ok(Decoded {

@@ -166,12 +166,15 @@ export function formatFragment(st) {
 
 /**
  * What the info line and the tooltip say about a frame: its name and a list of facts.
- * `g`: { total, unit, zoomTotal (0 when not zoomed), totalBefore (differential graphs) }.
+ * `g`: { total, unit, zoomTotal (0 when not zoomed), zoomDepth, totalBefore (differential
+ * graphs) }. A frame below the zoomed one (depth < zoomDepth) is one of its ancestors: it
+ * contains the zoom, and a share of the zoom above 100% would say nothing.
  */
 export function describeFrame(f, g) {
+  let share = "";
+  if (g.zoomTotal) share = f.depth < (g.zoomDepth || 0) ? ", contains the zoom" : `, ${formatPercent(f.total, g.zoomTotal)} of zoom`;
   const facts = [
-    `total ${formatValue(f.total, g.unit)} (${formatPercent(f.total, g.total)} of all` +
-      (g.zoomTotal ? `, ${formatPercent(f.total, g.zoomTotal)} of zoom)` : ")"),
+    `total ${formatValue(f.total, g.unit)} (${formatPercent(f.total, g.total)} of all${share})`,
     `self ${formatValue(f.self, g.unit)} (${formatPercent(f.self, g.total)})`,
   ];
   if (f.beforeTotal !== undefined) {

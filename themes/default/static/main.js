@@ -528,7 +528,7 @@ class Viewer {
 
   graphFacts() {
     const m = this.g.manifest;
-    return { total: m.total, unit: m.unit, zoomTotal: this.zoom ? this.zoom.total : 0 };
+    return { total: m.total, unit: m.unit, zoomTotal: this.zoom ? this.zoom.total : 0, zoomDepth: this.zoom ? this.zoom.depth : 0 };
   }
 
   /** The info line: the hovered frame, else the zoomed frame, else the whole graph. */

@@ -26,8 +26,9 @@ export function matchedText(s, m, zoom, d) {
     const pa = d.ta > 0 ? (100 * s.diff.after) / d.ta : 0;
     text = `Matched ${formatValue(s.diff.before, m.unit)} → ${formatValue(s.diff.after, m.unit)} (${formatPercent(s.diff.before, d.tb)} → ${formatPercent(s.diff.after, d.ta)}, ${formatPoints(pa - pb)})`;
   } else {
-    text = `Matched ${formatValue(s.value, m.unit)} (${formatPercent(s.value, m.total)})`;
-    if (zoom) text += `, ${formatPercent(s.inZoom, zoom.total)} of zoom`;
+    // "Matched 20.4 k samples (12.34% of total; 84.73% of the zoomed frame) in 104 functions"
+    const zoomed = zoom && s.inZoom !== null ? `; ${formatPercent(s.inZoom, zoom.total)} of the zoomed frame` : "";
+    text = `Matched ${formatValue(s.value, m.unit)} (${formatPercent(s.value, m.total)} of total${zoomed})`;
   }
   return `${text} in ${groupDigits(k)} ${k === 1 ? "function" : "functions"}`;
 }
