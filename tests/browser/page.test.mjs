@@ -413,6 +413,69 @@ describe("the page", () => {
     assert.match(html, /<span class="fs-meta-item" title="duration">duration 788 ms<\/span>/);
   });
 
+  test("the keyboard reaches every frame: Tab to the graph, arrows to parent, child and neighbour, Enter zooms; the info line is announced", async () => {
+    const { page, done } = await openPage(`${site.url}p/big/`);
+    // Every control has an accessible name; the canvas is focusable and no static image.
+    const unnamed = await page.evaluate(() =>
+      [...document.querySelectorAll("#fs-app button, #fs-app input, #fs-app select, #fs-canvas")]
+        .filter((e) => !e.hidden && !(e.getAttribute("aria-label") || e.textContent.trim() || e.labels?.length))
+        .map((e) => e.outerHTML),
+    );
+    assert.deepEqual(unnamed, []);
+    assert.equal(await page.getAttribute("#fs-canvas", "role"), null);
+    assert.equal(await page.getAttribute("#fs-canvas", "tabindex"), "0");
+    assert.equal(await page.getAttribute("#fs-info", "aria-live"), "polite");
+    // Tab from the last toolbar control to the canvas: the keyboard starts on the root.
+    await page.focus("#fs-copy");
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement.id), "fs-canvas");
+    assert.equal(await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle), "solid", "focus is visible");
+    let st = await state(page);
+    assert.deepEqual(st.focus, { name: "all", depth: 0, offset: 0, total: TOTAL });
+    const kids = (d, parent) => framesAtDepth(STACKS, d).filter((f) => f.path.slice(0, -1).join(";") === parent.join(";"));
+    const at = (f) => ({ name: f.name, depth: f.path.length, offset: f.offset, total: f.total });
+    // Up (children are above in a flame graph): main, then main's first child.
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("ArrowUp");
+    st = await state(page);
+    const first = kids(2, ["main"])[0];
+    assert.deepEqual(st.focus, at(first));
+    assert.ok((await page.locator("#fs-info").textContent()).includes(first.name), "the info line says the focused frame");
+    // The focused frame is outlined on the overlay: dark pixels along its box's top edge.
+    const edge = await page.evaluate(({ y, x0, x1 }) => {
+      const c = document.getElementById("fs-overlay");
+      const d = c.getContext("2d").getImageData(0, y, c.width, 1).data;
+      let n = 0;
+      for (let x = Math.ceil(x0) + 2; x < Math.floor(x1) - 2; x++) if (d[4 * x + 3] > 128 && d[4 * x] < 64) n += 1;
+      return { n, want: Math.floor(x1) - Math.ceil(x0) - 4 };
+    }, { y: rowTop(st, manifest.depth, 2) - 1, x0: xOfValue(st, first.offset), x1: xOfValue(st, first.offset + first.total) });
+    assert.equal(edge.n, edge.want, "the outline runs along the frame");
+    // Right: the next sibling; Left: back; Down: the parent.
+    await page.keyboard.press("ArrowRight");
+    const second = kids(2, ["main"])[1];
+    assert.deepEqual((await state(page)).focus, at(second));
+    await page.keyboard.press("ArrowLeft");
+    assert.deepEqual((await state(page)).focus, at(first));
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("ArrowDown");
+    assert.equal((await state(page)).focus.name, "main");
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("ArrowRight");
+    // Enter zooms to the focused frame: on the canvas, it fills its row.
+    await page.keyboard.press("Enter");
+    st = await idle(page);
+    const third = kids(2, ["main"])[1];
+    assert.deepEqual(st.zoom && { name: st.zoom.name, depth: st.zoom.depth, offset: st.zoom.offset, total: st.zoom.total }, at(third));
+    const row = await canvasRow(page, rowTop(st, manifest.depth, 2));
+    const col = hotColor(third.name);
+    assert.ok(row.slice(0, -1).every((px) => isRgb(px, col)), `${third.name} fills its row`);
+    // Escape on the canvas resets the zoom.
+    await page.keyboard.press("Escape");
+    st = await idle(page);
+    assert.equal(st.zoom, null);
+    await done();
+  });
+
   test("clicking a faded ancestor zooms out to it, Escape and the reset button reset", async () => {
     const { page, done } = await openPage(`${site.url}p/big/`);
     let st = await state(page);

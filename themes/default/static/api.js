@@ -29,6 +29,7 @@ export function snapshot(v) {
     totalBefore: d ? d.tb : null,
     unit: m ? m.unit : null,
     zoom: z ? { name: z.name, depth: z.depth, offset: z.offset, total: z.total, self: z.self } : null,
+    focus: v.focus ? { name: v.focus.name, depth: v.focus.depth, offset: v.focus.offset, total: v.focus.total } : null,
     query: st.query,
     caseSensitive: st.caseSensitive,
     queryError: s.error || null,

@@ -5,7 +5,7 @@
 // API in api.js; every module is imported here, so the browser fetches them all at once.
 
 import { GraphSource } from "./fetch.js";
-import { MIN_PX, depthAtY, frameAt, frameInfo, frameStartingAt, pixelValue, valueAtX } from "./layout.js";
+import { MIN_PX, depthAtY, frameAt, frameInfo, frameStartingAt, pixelValue, rowY, valueAtX } from "./layout.js";
 import { Palette } from "./draw.js";
 import { toggleExact } from "./search.js";
 import { describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
@@ -17,6 +17,7 @@ import { Painter } from "./paint.js";
 import { Search } from "./query.js";
 import { TablePanel } from "./table.js";
 import { installApi } from "./api.js";
+import { keyDirection, step } from "./nav.js";
 
 // A graph's first picture waits up to this long (ms from the manifest's arrival) for every
 // file of its view, rather than painting each part as it comes: on the first load a paint costs
@@ -43,6 +44,7 @@ class Viewer {
     this.zoom = null; // { depth, offset, total, hash, info } — info once the frame is verified
     this.drawn = []; // the chunks on the canvas, for hit testing
     this.hover = null;
+    this.focus = null; // the frame the keyboard is on (frameInfo), outlined while the canvas has the focus
     this.notice = "";
     this.scheduled = false; // a render is requested for the next animation frame
     this.waiting = 0; // files the view on the canvas still waits for
@@ -93,6 +95,13 @@ class Viewer {
     this.canvas.addEventListener("mousemove", (e) => this.onMove(e));
     this.canvas.addEventListener("mouseleave", () => this.setHover(null));
     this.canvas.addEventListener("click", (e) => this.onClick(e));
+    this.canvas.addEventListener("keydown", (e) => this.onCanvasKey(e));
+    // Focus from the keyboard (Tab) puts the keyboard on a frame; a mouse click's focus does not.
+    this.canvas.addEventListener("focus", () => this.canvas.matches(":focus-visible") && this.setFocus(this.focus || this.startFrame()));
+    this.canvas.addEventListener("blur", () => {
+      this.painter.outline(this.hover);
+      if (!this.hover) this.showInfo(this.keyboardFrame());
+    });
     this.input.addEventListener("input", () => {
       this.st.query = this.input.value;
       // The first keystroke of a word is a history entry, the next ones amend it.
@@ -188,6 +197,61 @@ class Viewer {
       this.setHover(null);
       this.resetZoom();
     }
+  }
+
+  // ---- keyboard on the canvas ---------------------------------------------------------------
+
+  /** Where the keyboard starts: the zoomed frame, else the root. */
+  startFrame() {
+    if (this.zoom && this.zoom.info) return this.zoom.info;
+    const v = this.painter.view;
+    const hit = v && frameAt(this.drawn, 0, v.x0);
+    return hit ? frameInfo(hit.chunk, hit.row, this.g.names) : null;
+  }
+
+  /** Arrow keys move between frames (parent, first child, neighbours); Enter zooms to the frame. */
+  onCanvasKey(e) {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const f = this.focus || this.startFrame();
+    const v = this.painter.view;
+    if (!f || !v) return;
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      if (f.depth === 0) this.resetZoom();
+      else this.zoomTo(f);
+      this.setFocus(f);
+      this.renderNow();
+      return;
+    }
+    const dir = keyDirection(e.key, this.st.icicle);
+    if (!dir) return;
+    e.preventDefault();
+    const hit = step(this.drawn, f, dir, pixelValue(v) * MIN_PX);
+    if (!hit) return;
+    const next = frameInfo(hit.chunk, hit.row, this.g.names);
+    // Only frames on the canvas: not the neighbours outside a zoom.
+    if (next.offset + next.total <= v.x0 || next.offset >= v.x1) return;
+    this.setFocus(next);
+  }
+
+  /** The keyboard's frame while the canvas has the keyboard focus, else null. */
+  keyboardFrame() {
+    return this.focus && document.activeElement === this.canvas ? this.focus : null;
+  }
+
+  /** Put the keyboard on frame `f`: outlined, said in the info line (an aria-live region), scrolled to. */
+  setFocus(f) {
+    this.focus = f;
+    const v = this.painter.view;
+    if (f && v) {
+      const y = rowY(v, f.depth);
+      if (y < 0 || y + v.rowH > v.height) {
+        this.scroll.scrollTop = Math.max(0, v.scrollTop + (y < 0 ? y : y + v.rowH - v.height));
+        this.requestRender();
+      }
+    }
+    this.showInfo(this.hover || f);
+    this.painter.outline(this.hover || this.keyboardFrame());
   }
 
   /** A click on a link to an element of this page: scroll to it, keep the URL's state. */
@@ -309,6 +373,7 @@ class Viewer {
     };
     this.search.reset();
     this.drawn = [];
+    this.focus = null;
     this.notice = "";
     this.setHover(null);
     this.zoom = this.st.zoom ? { ...this.st.zoom, info: null } : null;
@@ -424,7 +489,7 @@ class Viewer {
     // to show yet, must not make its chunks wait for a paint of the empty canvas.
     const showsNew = !decision.same && ready.length > 0;
     if (!showsNew) plan.start();
-    this.painter.paint(scene, decision, this.hover);
+    this.painter.paint(scene, decision, this.hover || this.keyboardFrame());
     if (showsNew && plan.fetches.length) setTimeout(() => plan.start(), 0);
     this.showStatus();
     if (this.painter.settle(scene, decision)) this.prefetchNames(g);
@@ -514,8 +579,9 @@ class Viewer {
       this.canvas.style.cursor = "pointer";
     }
     if (prev !== f && (!prev || !f || prev.id !== f.id)) {
-      this.showInfo(f);
-      this.painter.outline(f);
+      const kb = this.keyboardFrame();
+      this.showInfo(f || kb);
+      this.painter.outline(f || kb);
     }
   }
 
@@ -566,10 +632,12 @@ class Viewer {
   // ---- zoom ----------------------------------------------------------------------------------
 
   zoomTo(info) {
+    this.focus = null;
     this.setZoom({ depth: info.depth, offset: info.offset, total: info.total, hash: nameHash(info.name), info }, true);
   }
 
   resetZoom() {
+    this.focus = null;
     if (this.zoom) this.setZoom(null, true);
   }
 
@@ -587,7 +655,7 @@ class Viewer {
 
   afterZoom() {
     this.search.count();
-    this.showInfo(this.hover);
+    this.showInfo(this.hover || this.keyboardFrame());
     $("fs-reset").disabled = !this.zoom;
   }
 
