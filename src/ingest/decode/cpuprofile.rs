@@ -298,6 +298,9 @@ mod tests {
             "(anonymous) file:///a.js:1 1\n(anonymous) file:///a.js:1;f:g file:///a.js:10 2\n(program) 1\n"
         );
         assert_eq!(d.metadata["duration"], "300 µs");
+        // The duration goes through the one value formatter, as pprof's does: not "787980 µs".
+        let long = GOOD.replace(r#""endTime":400"#, r#""endTime":788080"#);
+        assert_eq!(decode_str(&long).unwrap().metadata["duration"], "788 ms");
         // Each sample lasts until the next, the last until endTime.
         assert_eq!((d.graphs[1].name.as_str(), d.graphs[1].unit.as_str()), ("time", "microseconds"));
         assert_eq!(
