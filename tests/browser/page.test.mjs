@@ -66,6 +66,7 @@ const bytesText = (v) => {
   }
   return `${x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2)} ${["KiB", "MiB", "GiB", "TiB", "PiB"][i]}`;
 };
+const esc = (s) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 const pct = (a, b) => `${((100 * a) / b).toFixed(2)}%`;
 
 let tmp;
@@ -375,6 +376,106 @@ describe("the page", () => {
     await done();
   });
 
+  test("words: an ancestor of the zoom contains it, the Matched line names each whole, metadata goes through the value formatter", async () => {
+    const { page, done } = await openPage(`${site.url}p/big/`);
+    let st = await state(page);
+    const p = ["main", "background::gc"];
+    const { x, y } = await frameCenter(page, p, st);
+    await page.mouse.click(x, y);
+    st = await idle(page);
+    // Hover main, the zoomed frame's parent: its share of the zoom would be over 100%.
+    const m = await frameCenter(page, ["main"], st);
+    await page.mouse.move(m.x, m.y);
+    const info = await page.locator("#fs-info").textContent();
+    assert.ok(info.includes(`main`) && info.includes(`(${pct(TOTAL, TOTAL)} of all, contains the zoom)`), info);
+    assert.ok(!/% of zoom/.test(info), info);
+    // The zoomed frame itself still gives its share of the zoom.
+    const z = await frameCenter(page, p, st);
+    await page.mouse.move(z.x, z.y);
+    assert.ok((await page.locator("#fs-info").textContent()).includes("100.00% of zoom"));
+    // A search in the zoom: the two percentages say what they are of.
+    await page.fill("#fs-search", "finalize_1");
+    st = await idle(page);
+    const want = matchedByStacks(STACKS, /finalize_1/i);
+    const tot = pathTotal(STACKS, p);
+    const fns = new Set(STACKS.flatMap(([f]) => f.filter((n) => /finalize_1/i.test(n)))).size;
+    assert.equal(
+      await page.locator("#fs-matched").textContent(),
+      `Matched ${countText(want)} samples (${pct(want, TOTAL)} of total; ${pct(want, tot)} of the zoomed frame) in ${fns} functions`,
+    );
+    await done();
+    // A cpuprofile's duration (787,980 µs) in the run page's metadata, as the value formatter says it.
+    const input = path.join(tmp, "in-cpu");
+    fs.mkdirSync(input, { recursive: true });
+    fs.copyFileSync(path.join(HERE, "../data/cpuprofile/node.cpuprofile"), path.join(input, "node.cpuprofile"));
+    build(input, path.join(tmp, "out-cpu"));
+    const html = fs.readFileSync(path.join(tmp, "out-cpu/p/node/index.html"), "utf8");
+    assert.match(html, /<span class="fs-meta-item" title="duration">duration 788 ms<\/span>/);
+  });
+
+  test("the keyboard reaches every frame: Tab to the graph, arrows to parent, child and neighbour, Enter zooms; the info line is announced", async () => {
+    const { page, done } = await openPage(`${site.url}p/big/`);
+    // Every control has an accessible name; the canvas is focusable and no static image.
+    const unnamed = await page.evaluate(() =>
+      [...document.querySelectorAll("#fs-app button, #fs-app input, #fs-app select, #fs-canvas")]
+        .filter((e) => !e.hidden && !(e.getAttribute("aria-label") || e.textContent.trim() || e.labels?.length))
+        .map((e) => e.outerHTML),
+    );
+    assert.deepEqual(unnamed, []);
+    assert.equal(await page.getAttribute("#fs-canvas", "role"), null);
+    assert.equal(await page.getAttribute("#fs-canvas", "tabindex"), "0");
+    assert.equal(await page.getAttribute("#fs-info", "aria-live"), "polite");
+    // Tab from the last toolbar control to the canvas: the keyboard starts on the root.
+    await page.focus("#fs-copy");
+    await page.keyboard.press("Tab");
+    assert.equal(await page.evaluate(() => document.activeElement.id), "fs-canvas");
+    assert.equal(await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle), "solid", "focus is visible");
+    let st = await state(page);
+    assert.deepEqual(st.focus, { name: "all", depth: 0, offset: 0, total: TOTAL });
+    const kids = (d, parent) => framesAtDepth(STACKS, d).filter((f) => f.path.slice(0, -1).join(";") === parent.join(";"));
+    const at = (f) => ({ name: f.name, depth: f.path.length, offset: f.offset, total: f.total });
+    // Up (children are above in a flame graph): main, then main's first child.
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("ArrowUp");
+    st = await state(page);
+    const first = kids(2, ["main"])[0];
+    assert.deepEqual(st.focus, at(first));
+    assert.ok((await page.locator("#fs-info").textContent()).includes(first.name), "the info line says the focused frame");
+    // The focused frame is outlined on the overlay: dark pixels along its box's top edge.
+    const edge = await page.evaluate(({ y, x0, x1 }) => {
+      const c = document.getElementById("fs-overlay");
+      const d = c.getContext("2d").getImageData(0, y, c.width, 1).data;
+      let n = 0;
+      for (let x = Math.ceil(x0) + 2; x < Math.floor(x1) - 2; x++) if (d[4 * x + 3] > 128 && d[4 * x] < 64) n += 1;
+      return { n, want: Math.floor(x1) - Math.ceil(x0) - 4 };
+    }, { y: rowTop(st, manifest.depth, 2) - 1, x0: xOfValue(st, first.offset), x1: xOfValue(st, first.offset + first.total) });
+    assert.equal(edge.n, edge.want, "the outline runs along the frame");
+    // Right: the next sibling; Left: back; Down: the parent.
+    await page.keyboard.press("ArrowRight");
+    const second = kids(2, ["main"])[1];
+    assert.deepEqual((await state(page)).focus, at(second));
+    await page.keyboard.press("ArrowLeft");
+    assert.deepEqual((await state(page)).focus, at(first));
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("ArrowDown");
+    assert.equal((await state(page)).focus.name, "main");
+    await page.keyboard.press("ArrowUp");
+    await page.keyboard.press("ArrowRight");
+    // Enter zooms to the focused frame: on the canvas, it fills its row.
+    await page.keyboard.press("Enter");
+    st = await idle(page);
+    const third = kids(2, ["main"])[1];
+    assert.deepEqual(st.zoom && { name: st.zoom.name, depth: st.zoom.depth, offset: st.zoom.offset, total: st.zoom.total }, at(third));
+    const row = await canvasRow(page, rowTop(st, manifest.depth, 2));
+    const col = hotColor(third.name);
+    assert.ok(row.slice(0, -1).every((px) => isRgb(px, col)), `${third.name} fills its row`);
+    // Escape on the canvas resets the zoom.
+    await page.keyboard.press("Escape");
+    st = await idle(page);
+    assert.equal(st.zoom, null);
+    await done();
+  });
+
   test("clicking a faded ancestor zooms out to it, Escape and the reset button reset", async () => {
     const { page, done } = await openPage(`${site.url}p/big/`);
     let st = await state(page);
@@ -440,7 +541,7 @@ describe("the page", () => {
     const buckets = manifest.search.filter((b) => ids.some((i) => b.names[0] <= i && i < b.names[1])).map((b) => dataUrl() + b.file);
     assert.deepEqual([...st.searchLoaded].sort(), buckets.sort());
     const text = await page.locator("#fs-matched").textContent();
-    assert.ok(text.includes(`${countText(want)} samples (${pct(want, TOTAL)})`), text);
+    assert.ok(text.includes(`${countText(want)} samples (${pct(want, TOTAL)} of total) in `), text);
     await searchPixels(page, st, new RegExp(q, "i"));
     t.diagnostic(`search with the bucket fetch took ${st.searchMs.toFixed(1)} ms`);
     await shot(page, "search");
@@ -484,17 +585,152 @@ describe("the page", () => {
     assert.match(new URL(page.url()).hash, /s=total/);
     await page.click("#fs-table button[data-sort=name]");
     assert.equal(await firstName(), [...names].sort()[0]);
-    // Click the row of the C++ template function: an exact, escaped, case-sensitive search.
+    // Click the row of the C++ template function: its exact, escaped alternative is searched.
     await page.click("#fs-table button[data-sort=total]");
-    await page.locator("#fs-table tbody tr", { hasText: TEMPLATE_FN }).first().click();
-    const st = await idle(page);
-    assert.equal(st.caseSensitive, true);
-    assert.equal(new RegExp(st.query).test(TEMPLATE_FN), true);
+    const row = (fn) => page.locator("#fs-table tbody tr", { has: page.locator("td.fs-name", { hasText: new RegExp(`^${esc(fn)}$`) }) });
+    await row(TEMPLATE_FN).click();
+    let st = await idle(page);
+    assert.equal(st.caseSensitive, false, "a row click leaves match case off");
+    assert.equal(st.query, `^${esc(TEMPLATE_FN)}$`);
     assert.equal(st.matched.value, totalOf(TEMPLATE_FN));
     assert.equal(st.matched.functions, 1);
     assert.equal(st.view, "both", "the graph comes back to show the matches");
     await searchPixels(page, st, new RegExp(st.query));
+    // A second row adds its function: both are matched, their stacks counted once.
+    await row("memcpy").click();
+    st = await idle(page);
+    assert.equal(st.query, `^${esc(TEMPLATE_FN)}$|^memcpy$`);
+    const both = new RegExp(`^(${esc(TEMPLATE_FN)}|memcpy)$`);
+    assert.equal(st.matched.value, matchedByStacks(STACKS, both));
+    assert.equal(st.matched.functions, 2);
+    await searchPixels(page, st, both);
+    assert.equal(await row("memcpy").evaluate((tr) => tr.classList.contains("fs-match")), true);
+    // Clicking the first row again takes it out.
+    await row(TEMPLATE_FN).click();
+    st = await idle(page);
+    assert.equal(st.query, "^memcpy$");
+    assert.equal(st.matched.value, matchedByStacks(STACKS, /^memcpy$/));
+    await searchPixels(page, st, /^memcpy$/);
+    // A search typed after row clicks is not case-sensitive: upper case finds lower case names.
+    await page.fill("#fs-search", "MEMCPY|MALLOC");
+    st = await idle(page);
+    assert.equal(st.caseSensitive, false);
+    assert.equal(st.matched.functions, 2);
+    assert.equal(st.matched.value, matchedByStacks(STACKS, /memcpy|malloc/i));
+    await searchPixels(page, st, /memcpy|malloc/i);
     await done();
+  });
+
+  test("clicking the sorted column's header reverses the order, and the link keeps it", async () => {
+    const { page, done } = await openPage(`${site.url}p/big/#v=table&s=total`);
+    const names = () => page.locator("#fs-table tbody tr td.fs-name").allTextContents();
+    const totals = new Map();
+    for (const [f, c] of STACKS) for (const fn of new Set(f)) totals.set(fn, (totals.get(fn) || 0) + c);
+    const byTotal = [...totals.keys()].sort((a, b) => totals.get(b) - totals.get(a));
+    let shown = await names();
+    assert.equal(totals.get(shown[0]), totals.get(byTotal[0]), "largest total first");
+    assert.equal(await page.locator("#fs-table th:has(button[data-sort=total])").getAttribute("aria-sort"), "descending");
+    await page.click("#fs-table button[data-sort=total]");
+    shown = await names();
+    const least = Math.min(...totals.values());
+    assert.equal(totals.get(shown[0]), least, `smallest total first after a click: ${shown[0]}`);
+    for (let i = 1; i < shown.length; i++) assert.ok(totals.get(shown[i - 1]) <= totals.get(shown[i]), `ascending at row ${i}`);
+    assert.equal(await page.locator("#fs-table th:has(button[data-sort=total])").getAttribute("aria-sort"), "ascending");
+    assert.match(new URL(page.url()).hash, /s=total&r=1/);
+    // Again: back to descending. Another column starts in its own order.
+    await page.click("#fs-table button[data-sort=total]");
+    assert.equal(totals.get((await names())[0]), totals.get(byTotal[0]));
+    await page.click("#fs-table button[data-sort=name]");
+    await page.click("#fs-table button[data-sort=name]");
+    const sortedNames = [...totals.keys()].sort();
+    assert.equal((await names())[0], sortedNames[sortedNames.length - 1], "names Z to A");
+    await done();
+  });
+
+  test("a zoom and a search are history entries: Back undoes them without leaving the page, Forward redoes them", async () => {
+    const { page, done } = await openPage(`${site.url}p/big/`);
+    let st = await state(page);
+    const rootPicture = await canvasPicture(page);
+    const start = page.url();
+    const length0 = await page.evaluate(() => history.length);
+    const p = ["main", "background::gc"];
+    const { x, y } = await frameCenter(page, p, st);
+    await page.mouse.click(x, y);
+    st = await idle(page);
+    assert.equal(st.zoom.name, "background::gc");
+    const zoomPicture = await canvasPicture(page);
+    // A search typed letter by letter is one entry, not one per letter.
+    await page.click("#fs-search");
+    await page.keyboard.type("memcpy");
+    st = await idle(page);
+    assert.equal(st.query, "memcpy");
+    const searchPicture = await canvasPicture(page);
+    assert.equal(await page.evaluate(() => history.length), length0 + 2, "the zoom and the search: two entries");
+    // Back: the search is undone, the zoom stays.
+    const settled = (pred) => page.waitForFunction(pred, null, { polling: 50 }).then(() => idle(page));
+    await page.goBack();
+    st = await settled(() => window.flamesite.state().query === "");
+    assert.equal(st.zoom && st.zoom.name, "background::gc");
+    assert.equal(await page.inputValue("#fs-search"), "");
+    assert.equal(await canvasPicture(page), zoomPicture, "the zoomed picture without highlight");
+    // Back again: the whole graph, still on this page.
+    await page.goBack();
+    st = await settled(() => window.flamesite.state().zoom === null);
+    assert.equal(page.url(), start);
+    assert.equal(st.viewport.x0, 0);
+    assert.equal(st.viewport.x1, TOTAL);
+    assert.equal(await canvasPicture(page), rootPicture, "the whole graph as first drawn");
+    // Forward twice: the zoom, then the search, back again.
+    await page.goForward();
+    st = await settled(() => window.flamesite.state().zoom !== null);
+    assert.equal(st.zoom.name, "background::gc");
+    assert.equal(await canvasPicture(page), zoomPicture);
+    await page.goForward();
+    st = await settled(() => window.flamesite.state().query === "memcpy");
+    assert.equal(st.matched.value, matchedByStacks(STACKS, /memcpy/i));
+    assert.equal(await canvasPicture(page), searchPicture);
+    await done();
+  });
+
+  test("a footnote link in the notes scrolls to the note and keeps the zoom and the search", async () => {
+    const input = path.join(tmp, "in-notes");
+    fs.mkdirSync(input, { recursive: true });
+    fs.writeFileSync(path.join(input, "run.folded"), smallProfile());
+    fs.writeFileSync(path.join(input, "run.md"), "Slower since the pool change.[^pool]\n\n[^pool]: The pool shrank from 8 to 4.\n");
+    build(input, path.join(tmp, "out-notes"));
+    const notesSite = await serve(path.join(tmp, "out-notes"), "/perf/");
+    const small = parseFolded(smallProfile());
+    const { page, done } = await openPage(`${notesSite.url}p/run/`);
+    try {
+      let st = await state(page);
+      const { x, y } = await frameAt(page, small, ["main", "a"], st, 4);
+      await page.mouse.click(x, y);
+      await page.fill("#fs-search", "c");
+      st = await idle(page);
+      assert.equal(st.zoom.name, "a");
+      const hash = new URL(page.url()).hash;
+      assert.match(hash, /z=2\.0\.50\.[0-9a-f]{8}&q=c/);
+      const picture = await canvasPicture(page);
+      const ref = page.locator(".fs-notes sup.footnote-reference a");
+      assert.equal(await ref.count(), 1);
+      const target = (await ref.getAttribute("href")).slice(1);
+      await ref.click();
+      await page.waitForFunction((id) => document.activeElement && document.activeElement.id === id, target);
+      st = await idle(page);
+      assert.equal(st.zoom && st.zoom.name, "a", "the zoom stays");
+      assert.equal(st.query, "c", "the search stays");
+      assert.equal(new URL(page.url()).hash, hash, "the fragment still holds the state");
+      assert.equal(await canvasPicture(page), picture, "the canvas still shows the zoom and the highlight");
+      // An anchor typed into the address bar is shown too, and the state put back.
+      await page.evaluate((id) => (location.hash = `#${id}`), target);
+      await page.waitForFunction((h) => location.hash === h, hash);
+      st = await idle(page);
+      assert.equal(st.zoom && st.zoom.name, "a");
+      assert.equal(st.query, "c");
+    } finally {
+      await done();
+      await notesSite.close();
+    }
   });
 
   test("the permalink restores zoom, search and view, also after a rebuild of the same input", async () => {
@@ -817,7 +1053,10 @@ describe("the page", () => {
       const listed = await cells.allTextContents();
       for (const n of names) assert.ok(listed.includes(n), `${n} listed: ${JSON.stringify(listed)}`);
       assert.deepEqual(await cells.evaluateAll((es) => es.filter((e) => e.children.length > 0).map((e) => e.innerHTML)), []);
-      // A click on a row searches for exactly that name (escaped into a regex, shown in the box).
+      // With the search cleared, a click on a row searches for exactly that name (escaped into
+      // a regex, shown in the box).
+      await page.fill("#fs-search", "");
+      await idle(page);
       await page.locator("#fs-table tbody tr", { hasText: "parent.__pwned" }).first().click();
       st = await idle(page);
       assert.equal(new RegExp(st.query).test(PWN.iframe), true);

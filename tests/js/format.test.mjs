@@ -45,12 +45,13 @@ test("fragment state round-trips, defaults are left out", () => {
     view: "both",
     icicle: true,
     sort: "name",
+    sortReversed: true,
     layout: "after",
     measure: "abs",
   };
   const frag = formatFragment(st);
   assert.match(frag, /^#g=alloc_space&z=12\.345678\.999\.0badcafe&q=/);
-  assert.match(frag, /&l=after&d=abs$/);
+  assert.match(frag, /&s=name&r=1&l=after&d=abs$/);
   assert.ok(!/[ <>"#&](?![a-z]=)/.test(frag.slice(1).replace(/&(?=[a-z]=)/g, "")), frag);
   assert.deepEqual(parseFragment(frag), st);
   const st2 = { ...defaultState(), query: "main" };
@@ -77,4 +78,7 @@ test("describeFrame gives the numbers of the info line", () => {
   assert.deepEqual(d.facts, ["total 500 samples (50.00% of all)", "self 25 samples (2.50%)", "depth 1"]);
   const z = describeFrame(f, { total: 1000, unit: "nanoseconds", zoomTotal: 800 });
   assert.equal(z.facts[0], "total 500 ns (50.00% of all, 62.50% of zoom)");
+  // An ancestor of the zoomed frame (below its depth) contains the zoom: no share of it above 100%.
+  const a = describeFrame({ ...f, total: 900 }, { total: 1000, unit: "nanoseconds", zoomTotal: 800, zoomDepth: f.depth + 1 });
+  assert.equal(a.facts[0], "total 900 ns (90.00% of all, contains the zoom)");
 });

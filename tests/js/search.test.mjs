@@ -137,3 +137,20 @@ test("a search matching every function of 20,000 gives the whole total, once", (
   // measured in the browser by benches/page.mjs, not here.
   assert.equal(matchedValue(buckets, ids).value, g.manifest.total);
 });
+
+test("a table row's exact alternative is added to the search and taken out again", async () => {
+  const { alternatives, toggleExact } = await import("../../themes/default/static/search.js");
+  assert.deepEqual(alternatives(""), []);
+  assert.deepEqual(alternatives("a|(b|c)|[|]|d\\|e"), ["a", "(b|c)", "[|]", "d\\|e"]);
+  assert.deepEqual(alternatives("[\\]|]x|y"), ["[\\]|]x", "y"]);
+  assert.equal(toggleExact("", "malloc"), "^malloc$");
+  assert.equal(toggleExact("^malloc$", "free"), "^malloc$|^free$");
+  assert.equal(toggleExact("^malloc$|^free$", "malloc"), "^free$");
+  assert.equal(toggleExact("^free$", "free"), "");
+  // A name with regex syntax is escaped, and finds itself again to be taken out.
+  const t = "std::vector<int>::at(unsigned long) [clone .cold]|x";
+  const q = toggleExact("db::.*", t);
+  assert.equal(q, "db::.*|^std::vector<int>::at\\(unsigned long\\) \\[clone \\.cold\\]\\|x$");
+  assert.equal(new RegExp(alternatives(q)[1]).test(t), true);
+  assert.equal(toggleExact(q, t), "db::.*");
+});

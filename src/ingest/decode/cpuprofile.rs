@@ -203,7 +203,8 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
     metadata.insert("samples".to_string(), samples.to_string());
     if let (Some(s), Some(e)) = (profile.start_time, profile.end_time) {
         if e >= s {
-            metadata.insert("duration".to_string(), format!("{} µs", (e - s).round()));
+            // Through the one value formatter, as pprof's duration: "788 ms", not "787980 µs".
+            metadata.insert("duration".to_string(), crate::units::format_value((e - s).round() as i128, "microseconds"));
         }
     }
     Ok(Decoded {
@@ -391,6 +392,9 @@ mod tests {
             "(anonymous) file:///a.js:1 1\n(anonymous) file:///a.js:1;f:g file:///a.js:10 2\n(program) 1\n"
         );
         assert_eq!(d.metadata["duration"], "300 µs");
+        // The duration goes through the one value formatter, as pprof's does: not "787980 µs".
+        let long = GOOD.replace(r#""endTime":400"#, r#""endTime":788080"#);
+        assert_eq!(decode_str(&long).unwrap().metadata["duration"], "788 ms");
         // Each sample lasts until the next, the last until endTime.
         assert_eq!((d.graphs[1].name.as_str(), d.graphs[1].unit.as_str()), ("time", "microseconds"));
         assert_eq!(

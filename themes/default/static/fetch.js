@@ -225,12 +225,18 @@ export class NameTable {
     this.missing -= 1;
   }
 
+  /** Indices of the files holding name ids up to `n` (inclusive) that have not arrived. */
+  missingUpTo(n) {
+    if (this.count === 0) return [];
+    const last = this.fileOf(Math.min(n, this.count - 1));
+    const out = [];
+    for (let i = 0; i <= last; i++) if (!this.have[i]) out.push(i);
+    return out;
+  }
+
   /** True when every name id up to `n` (inclusive) has arrived. */
   hasUpTo(n) {
-    if (this.count === 0) return true;
-    const last = this.fileOf(Math.min(n, this.count - 1));
-    for (let i = 0; i <= last; i++) if (!this.have[i]) return false;
-    return true;
+    return this.missingUpTo(n).length === 0;
   }
 
   complete() {

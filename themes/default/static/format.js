@@ -103,6 +103,7 @@ export function nameHash(s) {
 //   m  icicle when the root is at the top
 //   s  table sort: self | total | name (absent: self); of a comparison also self_before,
 //      self_change, total_before, total_change
+//   r  r=1: the table's order reversed (ascending values, names Z to A)
 //   l  layout of a comparison: after | before (absent: union, widths from both runs)
 //   d  colour of a comparison: abs for the change in value (absent: the change in share)
 
@@ -112,7 +113,7 @@ export const LAYOUTS = ["union", "after", "before"];
 
 /** The default state: what an empty fragment means. */
 export function defaultState() {
-  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self", layout: "union", measure: "share" };
+  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self", sortReversed: false, layout: "union", measure: "share" };
 }
 
 /** Parse `#k=v&...` (with or without the `#`) into a state; unknown or bad keys are ignored. */
@@ -135,6 +136,7 @@ export function parseFragment(hash) {
     else if (key === "v" && VIEWS.includes(val)) st.view = val;
     else if (key === "m") st.icicle = val === "icicle";
     else if (key === "s" && SORTS.includes(val)) st.sort = val;
+    else if (key === "r") st.sortReversed = val === "1";
     else if (key === "l" && LAYOUTS.includes(val)) st.layout = val;
     else if (key === "d" && val === "abs") st.measure = "abs";
     else if (key === "z") {
@@ -156,6 +158,7 @@ export function formatFragment(st) {
   if (st.view && st.view !== "graph") parts.push(`v=${st.view}`);
   if (st.icicle) parts.push("m=icicle");
   if (st.sort && st.sort !== "self") parts.push(`s=${st.sort}`);
+  if (st.sortReversed) parts.push("r=1");
   if (st.layout && st.layout !== "union") parts.push(`l=${st.layout}`);
   if (st.measure === "abs") parts.push("d=abs");
   return parts.length ? "#" + parts.join("&") : "";
@@ -163,12 +166,15 @@ export function formatFragment(st) {
 
 /**
  * What the info line and the tooltip say about a frame: its name and a list of facts.
- * `g`: { total, unit, zoomTotal (0 when not zoomed), totalBefore (differential graphs) }.
+ * `g`: { total, unit, zoomTotal (0 when not zoomed), zoomDepth, totalBefore (differential
+ * graphs) }. A frame below the zoomed one (depth < zoomDepth) is one of its ancestors: it
+ * contains the zoom, and a share of the zoom above 100% would say nothing.
  */
 export function describeFrame(f, g) {
+  let share = "";
+  if (g.zoomTotal) share = f.depth < (g.zoomDepth || 0) ? ", contains the zoom" : `, ${formatPercent(f.total, g.zoomTotal)} of zoom`;
   const facts = [
-    `total ${formatValue(f.total, g.unit)} (${formatPercent(f.total, g.total)} of all` +
-      (g.zoomTotal ? `, ${formatPercent(f.total, g.zoomTotal)} of zoom)` : ")"),
+    `total ${formatValue(f.total, g.unit)} (${formatPercent(f.total, g.total)} of all${share})`,
     `self ${formatValue(f.self, g.unit)} (${formatPercent(f.self, g.total)})`,
   ];
   if (f.beforeTotal !== undefined) {

@@ -1,28 +1,24 @@
-// Interaction: the page's state (graph, zoom, search, view) and its URL fragment, pointer and
-// keyboard handling, and the script API `window.flamesite` (see ../README.md). Drawing,
-// layout, fetching and search arithmetic live in their own modules; this one wires them.
+// The viewer: wires the page's modules together. It holds the graph shown, the zoom and the
+// hovered frame, handles pointer, keyboard and controls, loads a graph and runs each render
+// (plan the files, then paint). The state and the URL are in state.js, fetch planning in
+// plan.js, painting in paint.js, the search in query.js, the table in table.js and the script
+// API in api.js; every module is imported here, so the browser fetches them all at once.
 
 import { GraphSource } from "./fetch.js";
-import {
-  MIN_PX,
-  depthAtY,
-  frameAt,
-  frameInfo,
-  frameRect,
-  frameStartingAt,
-  neededChunks,
-  pixelValue,
-  scrollForDepth,
-  valueAtX,
-  visibleDepths,
-} from "./layout.js";
-import { Palette, drawGraph, drawHover, parseHex, setupCanvas } from "./draw.js";
-import { bucketsFor, compileQuery, exactQuery, matchNames, matchedValue } from "./search.js";
-import { describeFrame, formatFragment, formatPercent, formatValue, groupDigits, nameHash, parseFragment } from "./format.js";
-import { FunctionTable, Tooltip, copyText } from "./ui.js";
-import { describeDiffFrame, formatPoints, legendText, matchedBeforeAfter } from "./diff.js";
+import { MIN_PX, depthAtY, frameAt, frameInfo, frameStartingAt, pixelValue, rowY, valueAtX } from "./layout.js";
+import { Palette } from "./draw.js";
+import { toggleExact } from "./search.js";
+import { describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
+import { Tooltip, copyText } from "./ui.js";
+import { describeDiffFrame, legendText } from "./diff.js";
+import { UrlState, isStateFragment, sameZoom } from "./state.js";
+import { FetchPlan, zoomChunks } from "./plan.js";
+import { Painter } from "./paint.js";
+import { Search } from "./query.js";
+import { TablePanel } from "./table.js";
+import { installApi } from "./api.js";
+import { keyDirection, step } from "./nav.js";
 
-const ROW_H = 18;
 // A graph's first picture waits up to this long (ms from the manifest's arrival) for every
 // file of its view, rather than painting each part as it comes: on the first load a paint costs
 // tens of ms (V8 runs the drawing code unoptimised), and the parts usually arrive together.
@@ -34,8 +30,6 @@ class Viewer {
     this.app = $("fs-app");
     this.scroll = $("fs-scroll");
     this.canvas = $("fs-canvas");
-    this.overlay = $("fs-overlay");
-    this.spacer = $("fs-spacer");
     this.input = $("fs-search");
     this.select = $("fs-graph");
     this.isDiffPage = !!$("fs-layout");
@@ -45,21 +39,36 @@ class Viewer {
       total: Number(o.dataset.total),
       data: o.value,
     }));
-    this.st = parseFragment(location.hash);
-    this.g = null; // the graph shown: { meta, source, manifest, names, palette, failed }
+    this.url = new UrlState(location, history);
+    this.g = null; // the graph shown (see `loadGraph`)
     this.zoom = null; // { depth, offset, total, hash, info } — info once the frame is verified
-    this.search = this.emptySearch();
-    this.paints = 0;
-    this.view = null;
-    this.drawn = [];
+    this.drawn = []; // the chunks on the canvas, for hit testing
     this.hover = null;
+    this.focus = null; // the frame the keyboard is on (frameInfo), outlined while the canvas has the focus
     this.notice = "";
-    this.pendingScroll = "root";
-    this.scheduled = false;
-    this.waiting = 0;
+    this.scheduled = false; // a render is requested for the next animation frame
+    this.waiting = 0; // files the view on the canvas still waits for
+    this.hidden = false; // the graph is hidden (table view)
     this.loadSeq = 0;
-    this.table = new FunctionTable($("fs-table"), $("fs-more"), {
-      onPick: (id) => this.searchExact(id),
+    this.copiedTimer = 0;
+    this.typing = false; // keystrokes in the search box since it got the focus amend one history entry
+    this.painter = new Painter({ app: this.app, scroll: this.scroll, spacer: $("fs-spacer"), canvas: this.canvas, overlay: $("fs-overlay") });
+    this.search = new Search(
+      {
+        graph: () => this.g,
+        zoom: () => this.zoom,
+        diffTotals: () => this.diffTotals(),
+        changed: (s) => {
+          this.table.mark(s.flags);
+          this.requestRender();
+        },
+        failed: () => this.showStatus(),
+      },
+      this.input,
+      $("fs-matched"),
+    );
+    this.table = new TablePanel($("fs-table"), $("fs-more"), {
+      onPick: (id) => this.toggleExact(id),
       onSort: (key) => this.setSort(key),
     });
     this.tooltip = new Tooltip($("fs-tooltip"));
@@ -68,8 +77,9 @@ class Viewer {
     this.loadGraph();
   }
 
-  emptySearch() {
-    return { seq: 0, re: null, error: "", ids: null, flags: null, buckets: null, all: false, busy: false, value: 0, inZoom: 0, ms: 0 };
+  /** The state the URL holds (format.js's shape). */
+  get st() {
+    return this.url.st;
   }
 
   // ---- events --------------------------------------------------------------------------------
@@ -79,18 +89,28 @@ class Viewer {
     new ResizeObserver(() => this.requestRender()).observe(this.scroll);
     // A canvas whose backing store was dropped (context lost) is drawn again in full.
     this.canvas.addEventListener("contextrestored", () => {
-      this.painted = null;
+      this.painter.invalidate();
       this.requestRender();
     });
     this.canvas.addEventListener("mousemove", (e) => this.onMove(e));
     this.canvas.addEventListener("mouseleave", () => this.setHover(null));
     this.canvas.addEventListener("click", (e) => this.onClick(e));
+    this.canvas.addEventListener("keydown", (e) => this.onCanvasKey(e));
+    // Focus from the keyboard (Tab) puts the keyboard on a frame; a mouse click's focus does not.
+    this.canvas.addEventListener("focus", () => this.canvas.matches(":focus-visible") && this.setFocus(this.focus || this.startFrame()));
+    this.canvas.addEventListener("blur", () => {
+      this.painter.outline(this.hover);
+      if (!this.hover) this.showInfo(this.keyboardFrame());
+    });
     this.input.addEventListener("input", () => {
       this.st.query = this.input.value;
-      this.updateUrl();
+      // The first keystroke of a word is a history entry, the next ones amend it.
+      this.url.write(this.typing);
+      this.typing = true;
       this.applySearch();
       this.renderNow();
     });
+    this.input.addEventListener("blur", () => (this.typing = false));
     $("fs-case").addEventListener("click", () => {
       this.st.caseSensitive = !this.st.caseSensitive;
       this.applyControls();
@@ -100,7 +120,7 @@ class Viewer {
     $("fs-reset").addEventListener("click", () => this.resetZoom());
     $("fs-icicle").addEventListener("click", () => {
       this.st.icicle = !this.st.icicle;
-      this.pendingScroll = this.zoom ? this.zoom.depth : "root";
+      this.painter.scrollTo(this.zoom ? this.zoom.depth : "root");
       this.applyControls();
       this.updateUrl();
       this.requestRender();
@@ -110,7 +130,7 @@ class Viewer {
         this.st.measure = b.dataset.measure;
         this.applyControls();
         this.updateUrl();
-        this.painted = null;
+        this.painter.invalidate();
         this.requestRender();
       });
     }
@@ -148,7 +168,13 @@ class Viewer {
       this.copiedTimer = setTimeout(() => (s.textContent = ""), 2500);
     });
     document.addEventListener("keydown", (e) => this.onKey(e));
+    // Back and Forward between the entries of zooms and searches (popstate; hashchange for an
+    // edited address). Both may come for one step: the second finds nothing changed.
     window.addEventListener("hashchange", () => this.onHashChange());
+    window.addEventListener("popstate", () => this.onHashChange());
+    // In-page anchors (the notes' footnotes, `#notes-…`) are followed without replacing the
+    // fragment, which holds the zoom and the search.
+    document.addEventListener("click", (e) => this.onAnchorClick(e));
   }
 
   onKey(e) {
@@ -173,26 +199,113 @@ class Viewer {
     }
   }
 
+  // ---- keyboard on the canvas ---------------------------------------------------------------
+
+  /** Where the keyboard starts: the zoomed frame, else the root. */
+  startFrame() {
+    if (this.zoom && this.zoom.info) return this.zoom.info;
+    const v = this.painter.view;
+    const hit = v && frameAt(this.drawn, 0, v.x0);
+    return hit ? frameInfo(hit.chunk, hit.row, this.g.names) : null;
+  }
+
+  /** Arrow keys move between frames (parent, first child, neighbours); Enter zooms to the frame. */
+  onCanvasKey(e) {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    const f = this.focus || this.startFrame();
+    const v = this.painter.view;
+    if (!f || !v) return;
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      if (f.depth === 0) this.resetZoom();
+      else this.zoomTo(f);
+      this.setFocus(f);
+      this.renderNow();
+      return;
+    }
+    const dir = keyDirection(e.key, this.st.icicle);
+    if (!dir) return;
+    e.preventDefault();
+    const hit = step(this.drawn, f, dir, pixelValue(v) * MIN_PX);
+    if (!hit) return;
+    const next = frameInfo(hit.chunk, hit.row, this.g.names);
+    // Only frames on the canvas: not the neighbours outside a zoom.
+    if (next.offset + next.total <= v.x0 || next.offset >= v.x1) return;
+    this.setFocus(next);
+  }
+
+  /** The keyboard's frame while the canvas has the keyboard focus, else null. */
+  keyboardFrame() {
+    return this.focus && document.activeElement === this.canvas ? this.focus : null;
+  }
+
+  /** Put the keyboard on frame `f`: outlined, said in the info line (an aria-live region), scrolled to. */
+  setFocus(f) {
+    this.focus = f;
+    const v = this.painter.view;
+    if (f && v) {
+      const y = rowY(v, f.depth);
+      if (y < 0 || y + v.rowH > v.height) {
+        this.scroll.scrollTop = Math.max(0, v.scrollTop + (y < 0 ? y : y + v.rowH - v.height));
+        this.requestRender();
+      }
+    }
+    this.showInfo(this.hover || f);
+    this.painter.outline(this.hover || this.keyboardFrame());
+  }
+
+  /** A click on a link to an element of this page: scroll to it, keep the URL's state. */
+  onAnchorClick(e) {
+    if (e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    const a = e.target instanceof Element && e.target.closest("a[href]");
+    if (!a || a.origin !== location.origin || a.pathname !== location.pathname || a.search !== location.search) return;
+    if (!a.hash || isStateFragment(a.hash)) return;
+    e.preventDefault();
+    this.showAnchor(a.hash);
+  }
+
+  /** Scroll to the element an in-page anchor names, and move the focus there. */
+  showAnchor(hash) {
+    let id = hash.slice(1);
+    try {
+      id = decodeURIComponent(id);
+    } catch {
+      // not an escaped name: look it up as it is
+    }
+    const target = document.getElementById(id);
+    if (!target) return;
+    const details = target.closest("details");
+    if (details) details.open = true;
+    target.scrollIntoView({ block: "nearest" });
+    if (!target.hasAttribute("tabindex")) target.setAttribute("tabindex", "-1");
+    target.focus({ preventScroll: true });
+  }
+
   onHashChange() {
-    const next = parseFragment(location.hash);
     const prev = this.st;
-    this.st = next;
+    const next = this.url.read();
+    if (!next) {
+      // An in-page anchor typed or followed some other way: show it, put the state back.
+      this.showAnchor(location.hash);
+      this.url.restore();
+      return;
+    }
+    this.url.st = next;
     if ((next.graph || null) !== (prev.graph || null) || next.layout !== prev.layout) {
       this.applyControls();
       this.loadGraph();
       return;
     }
     const z = next.zoom;
-    const same = (a, b) => (!a && !b) || (a && b && a.depth === b.depth && a.offset === b.offset && a.total === b.total && a.hash === b.hash);
-    if (!same(z, prev.zoom)) this.setZoom(z ? { ...z, info: null } : null, false);
+    if (!sameZoom(z, prev.zoom)) this.setZoom(z ? { ...z, info: null } : null, false);
     this.applyControls();
     if (next.query !== prev.query || next.caseSensitive !== prev.caseSensitive) this.applySearch();
-    if (next.measure !== prev.measure) this.painted = null;
+    if (next.measure !== prev.measure) this.painter.invalidate();
     this.showTable();
     this.requestRender();
   }
 
-  /** Make the controls show `this.st`. */
+  /** Make the controls show the state. */
   applyControls() {
     this.app.dataset.view = this.st.view;
     for (const b of document.querySelectorAll("#fs-views button[data-view]")) {
@@ -228,9 +341,10 @@ class Viewer {
     return { tb, ta, unit: m.unit };
   }
 
+  /** Write the state to the URL: a zoom or a search is a new history entry (state.js). */
   updateUrl() {
-    const frag = formatFragment(this.st);
-    history.replaceState(history.state, "", frag || location.pathname + location.search);
+    this.typing = false;
+    this.url.write();
   }
 
   // ---- loading -------------------------------------------------------------------------------
@@ -245,13 +359,25 @@ class Viewer {
     const source = new GraphSource(new URL(meta.data + folder, document.baseURI).href);
     // The files the page preloads for its first view: asked for now, not after the manifest.
     source.early([...document.querySelectorAll('link[rel="preload"][as="fetch"]')].map((l) => l.href));
-    this.g = { meta, source, manifest: null, names: null, palette: null, failed: "", requested: new Set() };
-    this.search = this.emptySearch();
+    this.g = {
+      meta,
+      source,
+      manifest: null,
+      names: null, // a NameTable, filled as the name files arrive
+      palette: null,
+      failed: "",
+      requested: new Set(), // files asked for
+      firstBy: 0, // when the first picture stops waiting for every file of its view
+      firstTimer: 0,
+      prefetch: undefined, // the rest of the names: undefined (not started), true (on the way), false (in)
+    };
+    this.search.reset();
     this.drawn = [];
+    this.focus = null;
     this.notice = "";
     this.setHover(null);
     this.zoom = this.st.zoom ? { ...this.st.zoom, info: null } : null;
-    this.pendingScroll = this.zoom ? this.zoom.depth : "root";
+    this.painter.scrollTo(this.zoom ? this.zoom.depth : "root");
     this.applyControls();
     this.showStatus();
     try {
@@ -312,148 +438,63 @@ class Viewer {
     if (this.scheduled) this.render();
   }
 
-  /** The view for the current size, zoom and scroll; sizes the canvases and the spacer. */
-  computeView() {
-    const m = this.g.manifest;
-    const height = this.scroll.clientHeight;
-    if (height === 0) return null;
-    // Size the spacer before reading the width: with classic scrollbars a graph taller than
-    // the box gets its scrollbar now, so the canvas is sized once, not twice (a 1920×1080
-    // canvas reallocated and painted again on the resize).
-    const contentH = Math.max(m.depth * ROW_H, height);
-    if (this.spacer.style.height !== `${contentH}px`) this.spacer.style.height = `${contentH}px`;
-    const width = this.scroll.clientWidth;
-    if (width === 0) return null;
-    const z = this.zoom;
-    const view = {
-      x0: z ? z.offset : 0,
-      x1: z ? z.offset + z.total : m.total,
-      width,
-      height,
-      rowH: ROW_H,
-      depthCount: m.depth,
-      icicle: this.st.icicle,
-      scrollTop: 0,
-      minHeight: height,
-    };
-    if (this.pendingScroll !== null) {
-      this.scroll.scrollTop = scrollForDepth(view, this.pendingScroll === "root" ? 0 : this.pendingScroll);
-      this.pendingScroll = null;
-    }
-    view.scrollTop = this.scroll.scrollTop;
-    return view;
-  }
-
   render() {
     this.scheduled = false;
     const g = this.g;
     if (!g || !g.manifest) return;
-    const view = this.computeView();
+    const m = g.manifest;
+    const z = this.zoom;
+    const view = this.painter.computeView(m.depth, z ? z.offset : 0, z ? z.offset + z.total : m.total, this.st.icicle);
     this.hidden = !view;
     if (!view) {
       this.waiting = 0; // the graph is hidden (table view): nothing to wait for
       return;
     }
-    let waiting = 0;
-    const ready = [];
-    const fetches = []; // files to ask for, started below
-    const startFetches = () => {
-      for (const f of fetches.splice(0)) f();
-    };
     // Nothing of this graph drawn yet: a file that arrives is looked at at once (the first
     // picture is drawn as soon as it is complete), not at the next animation frame.
-    const isFirst = () => !this.painted || this.painted.g !== g;
-    const first = isFirst();
-    const again = () => {
+    const first = this.painter.isFirst(g);
+    const plan = new FetchPlan(g, () => {
       if (this.g !== g) return;
       this.showStatus();
-      if (isFirst()) this.render();
+      if (this.painter.isFirst(g)) this.render();
       else this.requestRender();
-    };
-    // A chunk can be drawn once it and the name files up to its name_max have arrived.
-    const want = (entry) => {
-      const c = g.source.ready(entry);
-      const names = this.wantNames(entry.name_max === undefined ? g.names.count - 1 : entry.name_max, again, fetches);
-      if (c && names === "ready") return c;
-      if (g.source.failed(entry) || names === "failed") return null;
-      waiting += 1;
-      if (!c && !g.requested.has(entry.file)) {
-        g.requested.add(entry.file);
-        fetches.push(() => g.source.chunk(entry).then(again, again));
-      }
-      return null;
-    };
-    for (const entry of neededChunks(g.manifest, view)) {
-      const c = want(entry);
-      if (c) ready.push(c);
+    });
+    const ready = plan.chunks(view);
+    if (this.zoom && !this.zoom.info && this.verifyZoom(plan) === false) {
+      plan.start();
+      return this.render();
     }
-    if (this.zoom && !this.zoom.info) {
-      if (this.verifyZoom(want) === false) {
-        startFetches();
-        return this.render();
-      }
-    }
-    if (ready.length === 0) startFetches(); // nothing to show: ask for it first (see below)
-    this.view = view;
+    if (ready.length === 0) plan.start(); // nothing to show: ask for it first (see below)
     this.drawn = ready;
-    this.waiting = waiting;
-    const dpr = window.devicePixelRatio || 1;
-    const css = getComputedStyle(this.app);
-    const bg = css.getPropertyValue("--fs-canvas-bg");
-    const fg = css.getPropertyValue("--fs-label").trim() || "#000";
-    const zoomDepth = this.zoom ? this.zoom.depth : 0;
-    // Redraw only when something drawn changed: a chunk or name file that arrives while the
-    // view still waits for others, a resize or a scroll event that moves nothing, would
-    // otherwise repaint the same picture (a full canvas, and a compositor upload, each time).
-    const key = [g.meta.name, view.x0, view.x1, view.width, view.height, view.scrollTop, view.icicle, dpr, zoomDepth, bg, fg].join("|");
-    const p = this.painted;
-    // A blank canvas that still waits for every file it needs stays as it is: painting it
-    // white costs the first view a full canvas to fill and upload before its chunks can show.
-    const early = first && waiting > 0 && performance.now() < g.firstBy;
+    this.waiting = plan.waiting;
+    // A blank canvas that still waits for every file it needs stays as it is until the first
+    // view's files are in or its wait is over.
+    const early = first && plan.waiting > 0 && performance.now() < g.firstBy;
     if (early && !g.firstTimer) g.firstTimer = setTimeout(() => this.requestRender(), g.firstBy - performance.now());
-    const same =
-      (!p && ready.length === 0 && waiting > 0) ||
-      early ||
-      (p && p.g === g && p.key === key && p.match === this.search.flags && p.chunks.length === ready.length && p.chunks.every((c, i) => c === ready[i]));
+    const scene = {
+      g,
+      view,
+      chunks: ready,
+      waiting: plan.waiting,
+      zoomDepth: this.zoom ? this.zoom.depth : 0,
+      match: this.search.s.flags,
+      diff: this.diffScene(),
+      early,
+    };
+    const decision = this.painter.compare(scene);
     // Ask for the missing files after this frame when it shows something new, else now,
     // before drawing: a fetch() costs the main thread about a millisecond (1.2 ms on the
     // 2-core machine of benches/page.mjs) and a zoom can ask for forty files, which held the
     // zoomed picture of the chunks at hand back by 50 ms there; the first view, with nothing
     // to show yet, must not make its chunks wait for a paint of the empty canvas.
-    const showsNew = !same && ready.length > 0;
-    if (!showsNew) startFetches();
-    if (!same) {
-      const ctx = setupCanvas(this.canvas, view.width, view.height, dpr);
-      const t0 = performance.now();
-      g.palette.setBackground(parseHex(bg));
-      drawGraph(ctx, {
-        view,
-        chunks: ready,
-        palette: g.palette,
-        zoomDepth,
-        match: this.search.flags,
-        diff: this.diffScene(),
-        fg,
-      });
-      this.drawHoverOutline();
-      this.paintMs = performance.now() - t0;
-    }
-    if (showsNew && fetches.length) setTimeout(startFetches, 0);
+    const showsNew = !decision.same && ready.length > 0;
+    if (!showsNew) plan.start();
+    this.painter.paint(scene, decision, this.hover || this.keyboardFrame());
+    if (showsNew && plan.fetches.length) setTimeout(() => plan.start(), 0);
     this.showStatus();
-    // A complete paint is marked once; the same picture, now complete because the chunks it
-    // still waited for failed, counts as complete then.
-    if (waiting === 0 && !(same && p.complete)) {
-      this.paints += 1;
-      performance.mark("flamesite:painted");
-      this.prefetchNames(g);
-    }
-    if (!early && (!same || p)) this.painted = { g, key, match: this.search.flags, chunks: ready, complete: waiting === 0 };
+    if (this.painter.settle(scene, decision)) this.prefetchNames(g);
   }
 
-  /**
-   * Once the first view is complete, fetch the rest of the name table while the page is idle:
-   * a first search reads every name and would otherwise wait for all of them. Once per graph.
-   */
   /** What drawGraph needs to colour a differential graph, else null. */
   diffScene() {
     const d = this.diffTotals();
@@ -466,9 +507,13 @@ class Viewer {
     return { tb: d.tb, ta: d.ta, measure, scale };
   }
 
+  /**
+   * Once the first view is complete, fetch the rest of the name table while the page is idle:
+   * a first search reads every name and would otherwise wait for all of them. Once per graph.
+   */
   prefetchNames(g) {
     if (g.prefetch !== undefined || !g.names || g.names.complete()) return;
-    g.prefetch = true; // busy until the files are in (see busy())
+    g.prefetch = true; // busy until the files are in (see api.js busy())
     const done = () => (g.prefetch = false);
     const go = () => (this.g === g ? g.source.allNames(g.names).then(done, done) : done());
     if (window.requestIdleCallback) requestIdleCallback(go, { timeout: 300 });
@@ -480,15 +525,12 @@ class Viewer {
    * its offset, with its total and name hash. Returns true when found, false when it is not
    * there (the zoom is dropped with a notice), undefined while its chunks are on the way.
    */
-  verifyZoom(want) {
+  verifyZoom(plan) {
     const z = this.zoom;
-    const cands = this.g.manifest.chunks.filter(
-      (c) => c.depth[0] <= z.depth && z.depth < c.depth[1] && c.offset[0] <= z.offset && z.offset < c.offset[1] && c.max_total >= z.total,
-    );
     const ready = [];
     let pending = false;
-    for (const c of cands) {
-      const got = want(c);
+    for (const c of zoomChunks(this.g.manifest, z)) {
+      const got = plan.want(c);
       if (got) ready.push(got);
       else if (!this.g.source.failed(c)) pending = true;
     }
@@ -503,52 +545,15 @@ class Viewer {
     }
     if (pending) return undefined;
     this.notice = `The zoomed frame of this link (depth ${z.depth}, offset ${z.offset}) is not in this graph; showing the whole graph.`;
-    this.setZoom(null, true);
+    this.setZoom(null, false);
+    this.url.restore(); // the link's entry corrected, not a new one
     return false;
-  }
-
-  /**
-   * Make sure the name files holding ids 0 ..= n are on their way: "ready", "waiting" (then
-   * `then` runs when each arrives) or "failed". A fetch to start is pushed onto `fetches`.
-   */
-  wantNames(n, then, fetches) {
-    const g = this.g;
-    const t = g.names;
-    if (t.count === 0) return "ready";
-    const last = t.fileOf(Math.min(n, t.count - 1));
-    let status = "ready";
-    for (let i = 0; i <= last; i++) {
-      if (t.have[i]) continue;
-      const f = t.files[i];
-      if (g.source.failed(f)) return "failed";
-      status = "waiting";
-      if (!g.requested.has(f.file)) {
-        g.requested.add(f.file);
-        fetches.push(() => g.source.nameFile(t, i).then(then, then));
-      }
-    }
-    return status;
-  }
-
-  /**
-   * The hovered frame's outline on the overlay canvas. The overlay is sized and cleared only
-   * when it shows or showed an outline: an untouched one is transparent, and a full-size
-   * canvas cleared on every paint is a 1920×1080 buffer to fill and upload for nothing.
-   */
-  drawHoverOutline() {
-    const v = this.view;
-    if (!v) return;
-    const f = this.hover;
-    if (!f && !this.outlined) return;
-    const ctx = setupCanvas(this.overlay, v.width, v.height, window.devicePixelRatio || 1);
-    drawHover(ctx, v, f ? frameRect(v, f.depth, f.offset, f.total) : null);
-    this.outlined = !!f;
   }
 
   // ---- pointer -------------------------------------------------------------------------------
 
   hitAt(e) {
-    const v = this.view;
+    const v = this.painter.view;
     if (!v || !this.g || !this.g.names) return null;
     const r = this.canvas.getBoundingClientRect();
     const d = depthAtY(v, e.clientY - r.top);
@@ -574,8 +579,9 @@ class Viewer {
       this.canvas.style.cursor = "pointer";
     }
     if (prev !== f && (!prev || !f || prev.id !== f.id)) {
-      this.showInfo(f);
-      this.drawHoverOutline();
+      const kb = this.keyboardFrame();
+      this.showInfo(f || kb);
+      this.painter.outline(f || kb);
     }
   }
 
@@ -588,7 +594,7 @@ class Viewer {
 
   graphFacts() {
     const m = this.g.manifest;
-    return { total: m.total, unit: m.unit, zoomTotal: this.zoom ? this.zoom.total : 0 };
+    return { total: m.total, unit: m.unit, zoomTotal: this.zoom ? this.zoom.total : 0, zoomDepth: this.zoom ? this.zoom.depth : 0 };
   }
 
   /** The info line: the hovered frame, else the zoomed frame, else the whole graph. */
@@ -626,10 +632,12 @@ class Viewer {
   // ---- zoom ----------------------------------------------------------------------------------
 
   zoomTo(info) {
+    this.focus = null;
     this.setZoom({ depth: info.depth, offset: info.offset, total: info.total, hash: nameHash(info.name), info }, true);
   }
 
   resetZoom() {
+    this.focus = null;
     if (this.zoom) this.setZoom(null, true);
   }
 
@@ -637,7 +645,7 @@ class Viewer {
   setZoom(z, fromUser) {
     this.zoom = z;
     this.st.zoom = z ? { depth: z.depth, offset: z.offset, total: z.total, hash: z.hash } : null;
-    this.pendingScroll = z ? z.depth : "root";
+    this.painter.scrollTo(z ? z.depth : "root");
     this.setHover(null);
     if (fromUser) this.updateUrl();
     this.applyControls();
@@ -646,16 +654,20 @@ class Viewer {
   }
 
   afterZoom() {
-    this.computeMatched();
-    this.showInfo(this.hover);
+    this.search.count();
+    this.showInfo(this.hover || this.keyboardFrame());
     $("fs-reset").disabled = !this.zoom;
   }
 
-  // ---- search --------------------------------------------------------------------------------
+  // ---- search and table ----------------------------------------------------------------------
 
-  searchExact(id) {
-    this.st.query = exactQuery(this.g.names.names[id]);
-    this.st.caseSensitive = true;
+  /**
+   * A click on a row of the table: its function's exact alternative added to the search, or
+   * taken out when it is there. Match case stays as the user set it, so a search typed later
+   * is not made case-sensitive by the click.
+   */
+  toggleExact(id) {
+    this.st.query = toggleExact(this.st.query, this.g.names.names[id]);
     this.applyControls();
     this.updateUrl();
     this.applySearch();
@@ -667,222 +679,31 @@ class Viewer {
     }
   }
 
-  /**
-   * Run `st.query`: highlight at once, then the exact matched value from the search buckets.
-   * `t0` is when the search began: a search run again once the name files arrived keeps it,
-   * so `searchMs` counts the time they took.
-   */
-  applySearch(t0 = performance.now()) {
-    const g = this.g;
-    if (!g || !g.names) return;
-    const s = this.emptySearch();
-    s.seq = this.search.seq + 1;
-    this.search = s;
-    const { re, error } = compileQuery(this.st.query, this.st.caseSensitive);
-    if (re && !g.names.complete()) {
-      // A search reads every name: fetch the name files it lacks, then search.
-      s.re = re;
-      s.busy = true;
-      this.showMatched();
-      g.source.allNames(g.names).then(
-        () => this.search === s && this.applySearch(t0),
-        () => {
-          if (this.search !== s) return;
-          s.busy = false;
-          s.error = "the name table could not be loaded";
-          this.showMatched();
-          this.showStatus();
-        },
-      );
-      return;
-    }
-    s.error = error || "";
-    this.input.setCustomValidity(s.error ? `Not a regular expression: ${s.error}` : "");
-    this.input.title = s.error ? `Not a regular expression: ${s.error}` : "Regular expression (/ or Ctrl-F)";
-    if (re) {
-      const { ids, flags } = matchNames(g.names.names, re);
-      s.re = re;
-      s.ids = ids;
-      s.flags = flags;
-    }
-    this.table.mark(s.flags);
-    this.requestRender();
-    if (!s.ids || s.ids.length === 0) {
-      s.buckets = [];
-      this.showMatched();
-      return;
-    }
-    if (s.flags[0]) {
-      // The root's label matches: everything is matched, no bucket needed.
-      s.all = true;
-      this.computeMatched();
-      s.ms = performance.now() - t0;
-      return;
-    }
-    s.busy = true;
-    this.showMatched();
-    const entries = bucketsFor(g.manifest.search, s.ids);
-    Promise.all(entries.map((e) => g.source.bucket(e))).then(
-      (buckets) => {
-        if (this.search !== s) return;
-        s.buckets = buckets;
-        s.busy = false;
-        this.computeMatched();
-        s.ms = performance.now() - t0;
-      },
-      () => {
-        if (this.search !== s) return;
-        s.busy = false;
-        s.error = "the search data could not be loaded";
-        this.showMatched();
-        this.showStatus();
-      },
-    );
+  applySearch() {
+    this.search.run(this.st.query, this.st.caseSensitive);
   }
-
-  computeMatched() {
-    const s = this.search;
-    const z = this.zoom;
-    if (s.all && this.g && this.g.manifest) {
-      s.value = this.g.manifest.total;
-      s.inZoom = z ? z.total : s.value;
-      return this.showMatched();
-    }
-    if (!s.buckets || !s.ids || !this.g || !this.g.manifest) return this.showMatched();
-    const r = matchedValue(s.buckets, s.ids, z ? z.offset : -Infinity, z ? z.offset + z.total : Infinity);
-    s.value = r.value;
-    s.inZoom = r.inRange;
-    s.diff = this.diffTotals() && s.buckets.some((b) => b.diff) ? matchedBeforeAfter(s.buckets, s.ids) : null;
-    const layout = this.g.manifest.diff && this.g.manifest.diff.layout;
-    if (s.diff && (layout === "after" || layout === "before")) {
-      // These layouts share the union's search files, whose intervals are union widths; their
-      // own widths are one run's values, which the frames' values give exactly.
-      s.value = layout === "after" ? s.diff.after : s.diff.before;
-      s.inZoom = null;
-    }
-    this.showMatched();
-  }
-
-  showMatched() {
-    const s = this.search;
-    const node = $("fs-matched");
-    const m = this.g && this.g.manifest;
-    node.classList.toggle("fs-bad", !!s.error);
-    if (s.error) node.textContent = `Not a regular expression: ${s.error}`;
-    else if (!s.re || !m) node.textContent = "";
-    else if (s.busy) node.textContent = "Matching…";
-    else {
-      const k = s.ids.length;
-      const d = this.diffTotals();
-      let text;
-      if (s.diff && d) {
-        const pb = d.tb > 0 ? (100 * s.diff.before) / d.tb : 0;
-        const pa = d.ta > 0 ? (100 * s.diff.after) / d.ta : 0;
-        text = `Matched ${formatValue(s.diff.before, m.unit)} → ${formatValue(s.diff.after, m.unit)} (${formatPercent(s.diff.before, d.tb)} → ${formatPercent(s.diff.after, d.ta)}, ${formatPoints(pa - pb)})`;
-      } else {
-        text = `Matched ${formatValue(s.value, m.unit)} (${formatPercent(s.value, m.total)})`;
-        if (this.zoom) text += `, ${formatPercent(s.inZoom, this.zoom.total)} of zoom`;
-      }
-      node.textContent = `${text} in ${groupDigits(k)} ${k === 1 ? "function" : "functions"}`;
-    }
-  }
-
-  // ---- table ---------------------------------------------------------------------------------
 
   /** Fill the table, only once it is on screen: the graph view does not pay for it. */
   showTable() {
     const g = this.g;
     if (!g || !g.names || this.st.view === "graph") return;
-    if (this.tableFor === g && this.tableSort === this.st.sort) return;
-    if (!g.names.complete()) {
-      // The table lists every function: fetch the name files first.
-      this.tableWaiting = true;
-      const done = () => {
-        this.tableWaiting = false;
-        if (this.g === g) {
-          this.showStatus();
-          if (g.names.complete()) this.showTable();
-        }
-      };
-      g.source.allNames(g.names).then(done, done);
-      return;
-    }
-    this.tableFor = g;
-    this.tableSort = this.st.sort;
-    this.table.show(g.names, this.st.sort, g.manifest.unit, g.manifest.total, this.diffTotals());
-    this.table.mark(this.search.flags);
+    this.table.show(g, this.st.sort, this.st.sortReversed, this.diffTotals(), this.search.s.flags, () => {
+      if (this.g !== g) return;
+      this.showStatus();
+      if (g.names.complete()) this.showTable();
+    });
   }
 
+  /** A click on a column header: sort by it, or reverse the order when it is the sorted column. */
   setSort(key) {
-    this.st.sort = key;
+    if (this.st.sort === key) this.st.sortReversed = !this.st.sortReversed;
+    else {
+      this.st.sort = key;
+      this.st.sortReversed = false;
+    }
     this.updateUrl();
     this.showTable();
   }
-
-  // ---- script API ----------------------------------------------------------------------------
-
-  busy() {
-    const g = this.g;
-    if (!g) return true;
-    if (g.failed) return false;
-    return !g.manifest || g.source.pending > 0 || g.prefetch || this.scheduled || this.search.busy || this.tableWaiting || (this.zoom && !this.zoom.info && !this.hidden) || this.waiting > 0;
-  }
-
-  state() {
-    const g = this.g;
-    const m = g && g.manifest;
-    const z = this.zoom && this.zoom.info;
-    const s = this.search;
-    const v = this.view;
-    return {
-      graph: g ? g.meta.name : null,
-      // Of a differential graph, the values of the later run (its widths are not values).
-      total: m ? (this.diffTotals() ? this.diffTotals().ta : m.total) : null,
-      totalBefore: this.diffTotals() ? this.diffTotals().tb : null,
-      unit: m ? m.unit : null,
-      zoom: z ? { name: z.name, depth: z.depth, offset: z.offset, total: z.total, self: z.self } : null,
-      query: this.st.query,
-      caseSensitive: this.st.caseSensitive,
-      queryError: s.error || null,
-      matched: {
-        value: s.value,
-        percent: m && m.total > 0 ? (100 * s.value) / m.total : 0,
-        functions: s.ids ? s.ids.length : 0,
-        inZoom: s.inZoom,
-        before: s.diff ? s.diff.before : null,
-        after: s.diff ? s.diff.after : null,
-      },
-      layout: this.isDiffPage ? this.st.layout : null,
-      measure: this.diffTotals() ? this.st.measure : null,
-      view: this.st.view,
-      icicle: this.st.icicle,
-      chunksLoaded: g ? [...g.source.loaded] : [],
-      searchLoaded: g ? [...g.source.bucketsLoaded] : [],
-      namesLoaded: g ? [...g.source.namesLoaded] : [],
-      errors: g ? [g.failed, ...g.source.errors.map((e) => e.message), this.notice].filter(Boolean) : [],
-      paints: this.paints,
-      paintMs: this.paintMs || 0,
-      viewport: v
-        ? { width: v.width, height: v.height, rowHeight: v.rowH, scrollTop: v.scrollTop, x0: v.x0, x1: v.x1, depths: visibleDepths(v) }
-        : null,
-      busy: this.busy(),
-      searchMs: s.ms,
-      link: location.href,
-    };
-  }
-
-  /** A promise of the state once nothing is loading, drawing or searching. */
-  idle() {
-    return new Promise((resolve) => {
-      const check = () => (this.busy() ? setTimeout(check, 10) : resolve(this.state()));
-      check();
-    });
-  }
 }
 
-const viewer = new Viewer();
-window.flamesite = Object.freeze({
-  version: 1,
-  state: () => viewer.state(),
-  idle: () => viewer.idle(),
-});
+installApi(new Viewer());

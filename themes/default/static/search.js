@@ -13,6 +13,44 @@ export function exactQuery(name) {
   return `^${escapeRegExp(name)}$`;
 }
 
+/**
+ * The top-level alternatives of a regex: `a|(b|c)|[|]` is ["a", "(b|c)", "[|]"]. A `|` inside
+ * a group or a character class, or escaped, does not split. An empty query has none.
+ */
+export function alternatives(query) {
+  if (!query) return [];
+  const out = [];
+  let depth = 0;
+  let inClass = false;
+  let start = 0;
+  for (let i = 0; i < query.length; i++) {
+    const ch = query[i];
+    if (ch === "\\") i += 1;
+    else if (inClass) inClass = ch !== "]";
+    else if (ch === "[") inClass = true;
+    else if (ch === "(") depth += 1;
+    else if (ch === ")") depth = Math.max(0, depth - 1);
+    else if (ch === "|" && depth === 0) {
+      out.push(query.slice(start, i));
+      start = i + 1;
+    }
+  }
+  out.push(query.slice(start));
+  return out;
+}
+
+/**
+ * A click on a row of the top table: the query with `name`'s exact alternative (`^name$`,
+ * escaped) added, or taken out when it is there already; other alternatives stay as they are.
+ */
+export function toggleExact(query, name) {
+  const exact = exactQuery(name);
+  const alts = alternatives(query);
+  const kept = alts.filter((a) => a !== exact);
+  if (kept.length === alts.length) kept.push(exact);
+  return kept.filter((a) => a !== "").join("|");
+}
+
 /** Compile a query: { re } or { error } with the browser's message. An empty query is { re: null }. */
 export function compileQuery(query, caseSensitive) {
   if (!query) return { re: null };

@@ -1,0 +1,16 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { emptySearch, matchedText } from "../../themes/default/static/query.js";
+
+test("the Matched line says which whole each percentage is of", () => {
+  const m = { total: 163000, unit: "samples" };
+  const s = { ...emptySearch(1), re: /x/, ids: new Array(104).fill(0), value: 20400, inZoom: 8473 };
+  assert.equal(matchedText(s, m, null, null), "Matched 20.4 k samples (12.52% of total) in 104 functions");
+  assert.equal(matchedText(s, m, { total: 10000 }, null), "Matched 20.4 k samples (12.52% of total; 84.73% of the zoomed frame) in 104 functions");
+  assert.equal(matchedText({ ...s, ids: [3] }, { total: 100, unit: "count" }, null, null), "Matched 20.4 k (20400.00% of total) in 1 function");
+  // Layouts whose matched value has no zoomed share leave it out.
+  assert.equal(matchedText({ ...s, inZoom: null }, m, { total: 10000 }, null), "Matched 20.4 k samples (12.52% of total) in 104 functions");
+  assert.equal(matchedText({ ...s, busy: true }, m, null, null), "Matching…");
+  assert.equal(matchedText({ ...s, error: "bad" }, m, null, null), "Not a regular expression: bad");
+  assert.equal(matchedText(emptySearch(), m, null, null), "");
+});

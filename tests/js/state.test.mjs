@@ -1,0 +1,58 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { UrlState, historyStep, isStateFragment, sameZoom } from "../../themes/default/static/state.js";
+import { defaultState } from "../../themes/default/static/format.js";
+
+test("a fragment is the viewer's state or an in-page anchor", () => {
+  for (const h of ["", "#", "#q=main", "#z=1.2.3.0badcafe&q=x", "#m=icicle", "#s=total&r=1", "#v=both"]) assert.equal(isStateFragment(h), true, h);
+  for (const h of ["#notes-1", "#fn-pool", "#notes-a=b", "#x=1", "#top"]) assert.equal(isStateFragment(h), false, h);
+});
+
+test("a zoom or a search is a history entry; typing amends it; other changes replace", () => {
+  const a = defaultState();
+  const z = { depth: 1, offset: 0, total: 5, hash: "0badcafe" };
+  assert.equal(sameZoom(null, null), true);
+  assert.equal(sameZoom(z, { ...z }), true);
+  assert.equal(sameZoom(z, { ...z, total: 6 }), false);
+  assert.equal(historyStep(a, { ...a, zoom: z }), "push");
+  assert.equal(historyStep({ ...a, zoom: z }, a), "push");
+  assert.equal(historyStep(a, { ...a, query: "m" }), "push");
+  assert.equal(historyStep({ ...a, query: "m" }, { ...a, query: "ma" }, true), "replace");
+  assert.equal(historyStep(a, { ...a, caseSensitive: true }), "push");
+  for (const k of [{ view: "both" }, { icicle: true }, { sort: "name" }, { sortReversed: true }, { measure: "abs" }]) {
+    assert.equal(historyStep(a, { ...a, ...k }), "replace", JSON.stringify(k));
+  }
+});
+
+test("UrlState pushes a zoom and a search, replaces the rest, and ignores in-page anchors", () => {
+  const loc = { hash: "#v=both", pathname: "/p/run/", search: "" };
+  const calls = [];
+  const hist = {
+    state: null,
+    pushState: (_, __, u) => calls.push(["push", u]) && (loc.hash = u.startsWith("#") ? u : ""),
+    replaceState: (_, __, u) => calls.push(["replace", u]) && (loc.hash = u.startsWith("#") ? u : ""),
+  };
+  const u = new UrlState(loc, hist);
+  assert.equal(u.st.view, "both");
+  u.st.query = "m";
+  u.write();
+  u.st.query = "ma";
+  u.write(true);
+  u.st.icicle = true;
+  u.write();
+  u.st.zoom = { depth: 1, offset: 0, total: 5, hash: "0badcafe" };
+  u.write();
+  assert.deepEqual(calls, [
+    ["push", "#q=m&v=both"],
+    ["replace", "#q=ma&v=both"],
+    ["replace", "#q=ma&v=both&m=icicle"],
+    ["push", "#z=1.0.5.0badcafe&q=ma&v=both&m=icicle"],
+  ]);
+  loc.hash = "#notes-1";
+  assert.equal(u.read(), null);
+  u.restore();
+  assert.equal(loc.hash, "#z=1.0.5.0badcafe&q=ma&v=both&m=icicle");
+  loc.hash = "#q=x";
+  assert.equal(u.read().query, "x");
+  assert.equal(new UrlState({ hash: "#notes-1", pathname: "/", search: "" }, hist).st.zoom, null);
+});

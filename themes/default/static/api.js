@@ -1,0 +1,71 @@
+// The script API, `window.flamesite` (documented in ../README.md): a snapshot of the page's
+// state for tests and embedders, and a promise of it once nothing is loading or drawing.
+
+import { visibleDepths } from "./layout.js";
+
+/** True while a file is loading, a paint is pending or a search is being counted. */
+export function busy(v) {
+  const g = v.g;
+  if (!g) return true;
+  if (g.failed) return false;
+  return (
+    !g.manifest || g.source.pending > 0 || g.prefetch || v.scheduled || v.search.s.busy || v.table.waiting || (v.zoom && !v.zoom.info && !v.hidden) || v.waiting > 0
+  );
+}
+
+/** The snapshot `flamesite.state()` returns: plain data, safe to keep. */
+export function snapshot(v) {
+  const g = v.g;
+  const m = g && g.manifest;
+  const z = v.zoom && v.zoom.info;
+  const s = v.search.s;
+  const view = v.painter.view;
+  const st = v.url.st;
+  const d = v.diffTotals();
+  return {
+    graph: g ? g.meta.name : null,
+    // Of a differential graph, the values of the later run (its widths are not values).
+    total: m ? (d ? d.ta : m.total) : null,
+    totalBefore: d ? d.tb : null,
+    unit: m ? m.unit : null,
+    zoom: z ? { name: z.name, depth: z.depth, offset: z.offset, total: z.total, self: z.self } : null,
+    focus: v.focus ? { name: v.focus.name, depth: v.focus.depth, offset: v.focus.offset, total: v.focus.total } : null,
+    query: st.query,
+    caseSensitive: st.caseSensitive,
+    queryError: s.error || null,
+    matched: {
+      value: s.value,
+      percent: m && m.total > 0 ? (100 * s.value) / m.total : 0,
+      functions: s.ids ? s.ids.length : 0,
+      inZoom: s.inZoom,
+      before: s.diff ? s.diff.before : null,
+      after: s.diff ? s.diff.after : null,
+    },
+    layout: v.isDiffPage ? st.layout : null,
+    measure: d ? st.measure : null,
+    view: st.view,
+    icicle: st.icicle,
+    chunksLoaded: g ? [...g.source.loaded] : [],
+    searchLoaded: g ? [...g.source.bucketsLoaded] : [],
+    namesLoaded: g ? [...g.source.namesLoaded] : [],
+    errors: g ? [g.failed, ...g.source.errors.map((e) => e.message), v.notice].filter(Boolean) : [],
+    paints: v.painter.paints,
+    paintMs: v.painter.paintMs,
+    viewport: view
+      ? { width: view.width, height: view.height, rowHeight: view.rowH, scrollTop: view.scrollTop, x0: view.x0, x1: view.x1, depths: visibleDepths(view) }
+      : null,
+    busy: busy(v),
+    searchMs: s.ms,
+    link: location.href,
+  };
+}
+
+/** Install `window.flamesite` for viewer `v`. */
+export function installApi(v) {
+  const idle = () =>
+    new Promise((resolve) => {
+      const check = () => (busy(v) ? setTimeout(check, 10) : resolve(snapshot(v)));
+      check();
+    });
+  window.flamesite = Object.freeze({ version: 1, state: () => snapshot(v), idle });
+}

@@ -1,0 +1,151 @@
+// The search as the page runs it: highlight the matched names at once, then the exact matched
+// value from the search buckets; the "Matched …" line. Regex and interval arithmetic are in
+// search.js; this module holds one search's progress and what the page says about it.
+
+import { bucketsFor, compileQuery, matchNames, matchedValue } from "./search.js";
+import { formatPercent, formatValue, groupDigits } from "./format.js";
+import { formatPoints, matchedBeforeAfter } from "./diff.js";
+
+/** A search that matched nothing yet. */
+export function emptySearch(seq = 0) {
+  return { seq, re: null, error: "", ids: null, flags: null, buckets: null, all: false, busy: false, value: 0, inZoom: 0, diff: null, ms: 0 };
+}
+
+/**
+ * The "Matched …" line of search `s` over a graph of manifest `m`: `zoom` ({ total } or null),
+ * `d` the two totals of a differential graph ({ tb, ta }) or null.
+ */
+export function matchedText(s, m, zoom, d) {
+  if (s.error) return `Not a regular expression: ${s.error}`;
+  if (!s.re || !m) return "";
+  if (s.busy) return "Matching…";
+  const k = s.ids.length;
+  let text;
+  if (s.diff && d) {
+    const pb = d.tb > 0 ? (100 * s.diff.before) / d.tb : 0;
+    const pa = d.ta > 0 ? (100 * s.diff.after) / d.ta : 0;
+    text = `Matched ${formatValue(s.diff.before, m.unit)} → ${formatValue(s.diff.after, m.unit)} (${formatPercent(s.diff.before, d.tb)} → ${formatPercent(s.diff.after, d.ta)}, ${formatPoints(pa - pb)})`;
+  } else {
+    // "Matched 20.4 k samples (12.34% of total; 84.73% of the zoomed frame) in 104 functions"
+    const zoomed = zoom && s.inZoom !== null ? `; ${formatPercent(s.inZoom, zoom.total)} of the zoomed frame` : "";
+    text = `Matched ${formatValue(s.value, m.unit)} (${formatPercent(s.value, m.total)} of total${zoomed})`;
+  }
+  return `${text} in ${groupDigits(k)} ${k === 1 ? "function" : "functions"}`;
+}
+
+export class Search {
+  /**
+   * `host`: what the search reads and tells — { graph(), zoom(), diffTotals(), changed(s) }:
+   * `changed` runs when the highlight or the matched value changed (redraw, mark the table).
+   * `input`: the search box; `line`: the "Matched" node.
+   */
+  constructor(host, input, line) {
+    this.host = host;
+    this.input = input;
+    this.line = line;
+    this.s = emptySearch();
+  }
+
+  /** Forget the search (a new graph). */
+  reset() {
+    this.s = emptySearch();
+  }
+
+  /**
+   * Run `query`: highlight at once, then the exact matched value from the search buckets.
+   * `t0` is when the search began: a search run again once the name files arrived keeps it,
+   * so `ms` counts the time they took.
+   */
+  run(query, caseSensitive, t0 = performance.now()) {
+    const g = this.host.graph();
+    if (!g || !g.names) return;
+    const s = emptySearch(this.s.seq + 1);
+    this.s = s;
+    const { re, error } = compileQuery(query, caseSensitive);
+    const failed = (why) => {
+      if (this.s !== s) return;
+      s.busy = false;
+      s.error = why;
+      this.show();
+      this.host.failed();
+    };
+    if (re && !g.names.complete()) {
+      // A search reads every name: fetch the name files it lacks, then search.
+      s.re = re;
+      s.busy = true;
+      this.show();
+      g.source.allNames(g.names).then(
+        () => this.s === s && this.run(query, caseSensitive, t0),
+        () => failed("the name table could not be loaded"),
+      );
+      return;
+    }
+    s.error = error || "";
+    this.input.setCustomValidity(s.error ? `Not a regular expression: ${s.error}` : "");
+    this.input.title = s.error ? `Not a regular expression: ${s.error}` : "Regular expression (/ or Ctrl-F)";
+    if (re) {
+      const { ids, flags } = matchNames(g.names.names, re);
+      s.re = re;
+      s.ids = ids;
+      s.flags = flags;
+    }
+    this.host.changed(s);
+    if (!s.ids || s.ids.length === 0) {
+      s.buckets = [];
+      this.show();
+      return;
+    }
+    if (s.flags[0]) {
+      // The root's label matches: everything is matched, no bucket needed.
+      s.all = true;
+      this.count();
+      s.ms = performance.now() - t0;
+      return;
+    }
+    s.busy = true;
+    this.show();
+    const entries = bucketsFor(g.manifest.search, s.ids);
+    Promise.all(entries.map((e) => g.source.bucket(e))).then(
+      (buckets) => {
+        if (this.s !== s) return;
+        s.buckets = buckets;
+        s.busy = false;
+        this.count();
+        s.ms = performance.now() - t0;
+      },
+      () => failed("the search data could not be loaded"),
+    );
+  }
+
+  /** The matched value of the whole graph and of the zoomed range (again after a zoom). */
+  count() {
+    const s = this.s;
+    const g = this.host.graph();
+    const z = this.host.zoom();
+    const m = g && g.manifest;
+    if (s.all && m) {
+      s.value = m.total;
+      s.inZoom = z ? z.total : s.value;
+      return this.show();
+    }
+    if (!s.buckets || !s.ids || !m) return this.show();
+    const r = matchedValue(s.buckets, s.ids, z ? z.offset : -Infinity, z ? z.offset + z.total : Infinity);
+    s.value = r.value;
+    s.inZoom = r.inRange;
+    s.diff = this.host.diffTotals() && s.buckets.some((b) => b.diff) ? matchedBeforeAfter(s.buckets, s.ids) : null;
+    const layout = m.diff && m.diff.layout;
+    if (s.diff && (layout === "after" || layout === "before")) {
+      // These layouts share the union's search files, whose intervals are union widths; their
+      // own widths are one run's values, which the frames' values give exactly.
+      s.value = layout === "after" ? s.diff.after : s.diff.before;
+      s.inZoom = null;
+    }
+    this.show();
+  }
+
+  show() {
+    const g = this.host.graph();
+    this.line.classList.toggle("fs-bad", !!this.s.error);
+    this.line.textContent = matchedText(this.s, g && g.manifest, this.host.zoom(), this.host.diffTotals());
+  }
+}

@@ -1,0 +1,71 @@
+// The page's state as the URL fragment holds it, and its place in the browser's history.
+// A zoom or a search is a history entry (Back undoes it); other changes (view, sort, icicle,
+// colours) replace the current entry. In-page anchors (`#fn-1` of a footnote in the notes)
+// are not state: following one must not replace the zoom and search. Pure functions, and one
+// class over `location` and `history` passed in, so node's test runner imports this file too.
+
+import { formatFragment, parseFragment } from "./format.js";
+
+/** Keys a state fragment can hold (format.js, `parseFragment`). */
+const STATE_KEYS = new Set(["g", "z", "q", "c", "v", "m", "s", "r", "l", "d"]);
+
+/** True when `hash` is the viewer's state (empty, or `k=v` pairs with a key of ours), not an in-page anchor. */
+export function isStateFragment(hash) {
+  const text = (hash || "").replace(/^#/, "");
+  if (!text) return true;
+  return text.split("&").some((part) => {
+    const eq = part.indexOf("=");
+    return eq > 0 && STATE_KEYS.has(part.slice(0, eq));
+  });
+}
+
+/** Two zooms (`{ depth, offset, total, hash }` or null) name the same frame. */
+export function sameZoom(a, b) {
+  if (!a || !b) return !a && !b;
+  return a.depth === b.depth && a.offset === b.offset && a.total === b.total && a.hash === b.hash;
+}
+
+/**
+ * How a change of state from `prev` to `next` enters history: "push" when the zoom or the
+ * search (query, match case) changed, "replace" otherwise. `typing`: the search changed by a
+ * keystroke that follows another keystroke, which amends the entry the first one pushed
+ * (typing a word is one step back, not one per letter).
+ */
+export function historyStep(prev, next, typing = false) {
+  if (!sameZoom(prev.zoom, next.zoom)) return "push";
+  if (prev.query !== next.query || prev.caseSensitive !== next.caseSensitive) return typing ? "replace" : "push";
+  return "replace";
+}
+
+/** The state (`st`, format.js's shape) and the URL: written on each change, read on Back and Forward. */
+export class UrlState {
+  constructor(loc, hist) {
+    this.loc = loc;
+    this.hist = hist;
+    this.st = parseFragment(isStateFragment(loc.hash) ? loc.hash : "");
+    this.written = { ...this.st }; // the state the current history entry holds
+  }
+
+  /** Write `st` to the URL: a new history entry or the current one, as `historyStep` says. */
+  write(typing = false) {
+    const step = historyStep(this.written, this.st, typing);
+    const frag = formatFragment(this.st) || this.loc.pathname + this.loc.search;
+    if (step === "push" && formatFragment(this.st) !== formatFragment(this.written)) this.hist.pushState(null, "", frag);
+    else this.hist.replaceState(this.hist.state, "", frag);
+    this.written = { ...this.st };
+  }
+
+  /** Put the state back in the URL (after an in-page anchor took its place), in the same entry. */
+  restore() {
+    this.written = { ...this.st };
+    this.hist.replaceState(this.hist.state, "", formatFragment(this.st) || this.loc.pathname + this.loc.search);
+  }
+
+  /** After Back, Forward or an edited address: the state of the URL, or null when it is an in-page anchor. */
+  read() {
+    if (!isStateFragment(this.loc.hash)) return null;
+    const st = parseFragment(this.loc.hash);
+    this.written = { ...st };
+    return st;
+  }
+}

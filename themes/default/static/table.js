@@ -1,0 +1,188 @@
+// The top table of functions: rows sorted by self, total or name (and, of a comparison, by
+// before and change), filled only once the table is on screen and every name file is in.
+// Text from the profile only ever goes into textContent.
+
+import { formatPercent, formatValue } from "./format.js";
+import { formatPoints } from "./diff.js";
+import { el } from "./ui.js";
+
+const PAGE_ROWS = 200;
+
+/**
+ * Name ids (without the root, id 0) ordered for the table: by self or total descending, or
+ * by name (UTF-16 order, which is byte order except for characters beyond U+FFFF).
+ */
+export function sortedIds(names, key, diff = null, reversed = false) {
+  const ids = sortedIdsForward(names, key, diff);
+  return reversed ? ids.reverse() : ids;
+}
+
+function sortedIdsForward(names, key, diff) {
+  const n = names.names.length;
+  const ids = new Uint32Array(Math.max(0, n - 1));
+  for (let i = 1; i < n; i++) ids[i - 1] = i;
+  if (key === "name") {
+    const nm = names.names;
+    return ids.sort((a, b) => (nm[a] < nm[b] ? -1 : nm[a] > nm[b] ? 1 : a - b));
+  }
+  let v = key === "total" ? names.total : names.self;
+  if (key === "self_before" || key === "total_before") v = key === "self_before" ? names.selfBefore : names.totalBefore;
+  if ((key === "self_change" || key === "total_change") && diff && names.selfBefore) {
+    // By the change of the share, largest growth first.
+    const [a, b] = key === "self_change" ? [names.self, names.selfBefore] : [names.total, names.totalBefore];
+    const change = new Float64Array(n);
+    for (let i = 1; i < n; i++) change[i] = points(b[i], a[i], diff);
+    v = change;
+  }
+  if (!v) v = names.self;
+  // Ties by name id, so the order is the same on every load.
+  return ids.sort((a, b) => v[b] - v[a] || a - b);
+}
+
+/** The change of a share from `before` (of total tb) to `after` (of ta), in points. */
+function points(before, after, diff) {
+  const share = (x, t) => (t > 0 ? x / t : 0);
+  return 100 * (share(after, diff.ta) - share(before, diff.tb));
+}
+
+/**
+ * The top table. `onPick(nameId)` runs when a row is clicked (or Enter is pressed on it),
+ * `onSort(key)` when a column header is (the page reverses the order when it is the sorted one).
+ */
+export class FunctionTable {
+  constructor(table, moreButton, { onPick, onSort }) {
+    this.table = table;
+    this.body = table.tBodies[0];
+    this.more = moreButton;
+    this.names = null;
+    this.order = null;
+    this.shown = 0;
+    this.match = null;
+    this.key = "self";
+    this.diff = null; // of a comparison: { tb, ta }, the two totals
+    this.unit = "";
+    this.total = 0;
+    this.body.addEventListener("click", (e) => {
+      const tr = e.target.closest("tr[data-id]");
+      if (tr) onPick(Number(tr.dataset.id));
+    });
+    this.body.addEventListener("keydown", (e) => {
+      const tr = e.target.closest("tr[data-id]");
+      if (tr && (e.key === "Enter" || e.key === " ")) {
+        e.preventDefault();
+        onPick(Number(tr.dataset.id));
+      }
+    });
+    for (const b of table.querySelectorAll("button[data-sort]")) b.addEventListener("click", () => onSort(b.dataset.sort));
+    moreButton.addEventListener("click", () => this.grow());
+  }
+
+  /** Show the names of a graph (names.json) sorted by `key`, in `unit`, of grand total `total`. */
+  show(names, key, unit, total, diff = null, reversed = false) {
+    this.diff = diff && names.selfBefore ? diff : null;
+    this.names = names;
+    this.unit = unit;
+    this.total = total;
+    this.key = key;
+    this.order = sortedIds(names, key, this.diff, reversed);
+    for (const b of this.table.tHead.querySelectorAll("button[data-sort]")) {
+      const sorted = b.dataset.sort === key;
+      const ascending = (key === "name") !== reversed;
+      b.closest("th").setAttribute("aria-sort", sorted ? (ascending ? "ascending" : "descending") : "none");
+      b.classList.toggle("fs-on", sorted);
+    }
+    this.body.replaceChildren();
+    this.shown = 0;
+    this.grow();
+  }
+
+  grow() {
+    if (!this.names) return;
+    const frag = document.createDocumentFragment();
+    const end = Math.min(this.order.length, this.shown + PAGE_ROWS);
+    const nm = this.names;
+    for (let i = this.shown; i < end; i++) {
+      const id = this.order[i];
+      const tr = el("tr");
+      tr.dataset.id = String(id);
+      tr.tabIndex = 0;
+      const name = el("td", "fs-name", nm.names[id]);
+      name.title = nm.names[id];
+      const d = this.diff;
+      if (d) {
+        const change = (b, a) => {
+          const p = points(b, a, d);
+          return el("td", `fs-num ${p > 0 ? "fs-grew" : p < 0 ? "fs-shrank" : ""}`, formatPoints(p));
+        };
+        tr.append(
+          name,
+          el("td", "fs-num", formatValue(nm.selfBefore[id], this.unit)),
+          el("td", "fs-num", formatValue(nm.self[id], this.unit)),
+          change(nm.selfBefore[id], nm.self[id]),
+          el("td", "fs-num", formatValue(nm.totalBefore[id], this.unit)),
+          el("td", "fs-num", formatValue(nm.total[id], this.unit)),
+          change(nm.totalBefore[id], nm.total[id]),
+        );
+      } else {
+        tr.append(
+          name,
+          el("td", "fs-num", formatValue(nm.self[id], this.unit)),
+          el("td", "fs-num", formatPercent(nm.self[id], this.total)),
+          el("td", "fs-num", formatValue(nm.total[id], this.unit)),
+          el("td", "fs-num", formatPercent(nm.total[id], this.total)),
+        );
+      }
+      if (this.match && this.match[id]) tr.classList.add("fs-match");
+      frag.append(tr);
+    }
+    this.body.append(frag);
+    this.shown = end;
+    const left = this.order.length - end;
+    this.more.hidden = left <= 0;
+    this.more.textContent = `Show ${Math.min(PAGE_ROWS, left)} more of ${left}`;
+  }
+
+  /** Mark the rows of matched names (flags per name id, or null). */
+  mark(match) {
+    this.match = match;
+    for (const tr of this.body.rows) tr.classList.toggle("fs-match", !!(match && match[Number(tr.dataset.id)]));
+  }
+}
+
+
+/**
+ * The table of the graph shown: fills it once it is on screen (the graph view does not pay for
+ * it) and the name files are in, again when the sort changes.
+ */
+export class TablePanel {
+  constructor(table, moreButton, handlers) {
+    this.table = new FunctionTable(table, moreButton, handlers);
+    this.shownFor = null; // the graph whose rows are in the table
+    this.shownSort = null; // "key" or "key reversed"
+    this.waiting = false; // name files on the way for it
+  }
+
+  /** Show graph `g` sorted by `sort`, its rows marked by `flags`; `arrived` runs when missing name files came. */
+  show(g, sort, reversed, diff, flags, arrived) {
+    const order = reversed ? `${sort} reversed` : sort;
+    if (this.shownFor === g && this.shownSort === order) return;
+    if (!g.names.complete()) {
+      // The table lists every function: fetch the name files first.
+      this.waiting = true;
+      const done = () => {
+        this.waiting = false;
+        arrived();
+      };
+      g.source.allNames(g.names).then(done, done);
+      return;
+    }
+    this.shownFor = g;
+    this.shownSort = order;
+    this.table.show(g.names, sort, g.manifest.unit, g.manifest.total, diff, reversed);
+    this.table.mark(flags);
+  }
+
+  mark(flags) {
+    this.table.mark(flags);
+  }
+}
