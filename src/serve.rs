@@ -123,9 +123,11 @@ pub fn serve(root: &Path, port: u16, watched: Vec<PathBuf>, rebuild: impl Fn() -
         .map_err(|e| format!("cannot start the server's threads: {e}"))?;
     let watcher_root = root.to_path_buf();
     let bumped = Arc::clone(&generation);
+    // Taken before the first request is answered: a change made after that is always seen.
+    let first = fingerprint(&watched, root);
     std::thread::Builder::new()
         .name("flamesite-watch".into())
-        .spawn(move || watch(&watcher_root, &watched, rebuild, &bumped))
+        .spawn(move || watch(&watcher_root, &watched, first, rebuild, &bumped))
         .map_err(|e| format!("cannot start the rebuild watcher's thread: {e}"))?;
     eprintln!("serving {} at http://127.0.0.1:{port}/ (Ctrl-C stops)", root.display());
     let state = Arc::new(State { root: root.to_path_buf(), generation, limits });
@@ -275,6 +277,7 @@ impl AsyncWrite for WriteTimeout {
 
 /// Raises the soft limit on open files towards `want` (capped by the hard limit), so that the
 /// connection cap, not the descriptor limit, is what bounds connections.
+#[allow(clippy::unnecessary_cast)] // rlim_t is u64 on Linux and macOS, not on every target
 fn raise_open_files(want: u64) {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit and setrlimit only read and write the struct passed.
@@ -446,11 +449,11 @@ fn percent_decode(s: &str) -> Vec<u8> {
     out
 }
 
-/// Checks `watched` once a second and rebuilds when its [`fingerprint`] changed; bumps
-/// `generation` after each successful rebuild. A build that panics is reported and the
-/// server goes on (with the site it had).
-fn watch(root: &Path, watched: &[PathBuf], rebuild: impl Fn() -> bool, generation: &AtomicU64) {
-    let mut last = fingerprint(watched, root);
+/// Checks `watched` once a second and rebuilds when its [`fingerprint`] differs from the one
+/// seen before (`first` at the start); bumps `generation` after each successful rebuild. A
+/// build that panics is reported and the server goes on (with the site it had).
+fn watch(root: &Path, watched: &[PathBuf], first: blake3::Hash, rebuild: impl Fn() -> bool, generation: &AtomicU64) {
+    let mut last = first;
     loop {
         std::thread::sleep(Duration::from_secs(1));
         let now = fingerprint(watched, root);
@@ -467,26 +470,42 @@ fn watch(root: &Path, watched: &[PathBuf], rebuild: impl Fn() -> bool, generatio
     }
 }
 
-/// A hash of every watched file's path, type, size, modification and change times, inode and
-/// device: any change to a file changes it, also one that keeps or moves back its mtime (a
-/// `cp -p` of an older copy, a checkout, `touch -d`), since the ctime always moves. The
-/// output folder (`root`) is skipped when it is inside a watched folder: a rebuild writing it
-/// is not a change.
+/// A hash of every watched file's path, type, size, modification and change times, inode
+/// and device (of a folder: its path, type, inode and device). Any change to a file changes
+/// it, also one that keeps or moves back its mtime (a `cp -p` of an older copy, a checkout,
+/// `touch -d`), since the ctime always moves. The output folder (`root`) and what the build
+/// keeps beside it (`.NAME.flamesite-next`, `.NAME.flamesite-lock`, the default cache
+/// `.NAME.cache`: every `.NAME.*`) are skipped when they are inside a watched folder: a
+/// rebuild writing them is not a change.
 fn fingerprint(watched: &[PathBuf], root: &Path) -> blake3::Hash {
     let output = std::fs::metadata(root).ok().map(|m| (m.dev(), m.ino()));
+    let staging = root.file_name().map(|name| {
+        let mut prefix = b".".to_vec();
+        prefix.extend_from_slice(name.as_bytes());
+        prefix.push(b'.');
+        prefix
+    });
+    let skipped = |e: &walkdir::DirEntry| {
+        staging.as_ref().is_some_and(|p| e.file_name().as_bytes().starts_with(p))
+            || (e.file_type().is_dir() && e.metadata().ok().map(|m| (m.dev(), m.ino())) == output)
+    };
     let mut hash = blake3::Hasher::new();
     for path in watched {
-        let walk = walkdir::WalkDir::new(path)
-            .follow_links(true)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_entry(|e| !(e.file_type().is_dir() && e.metadata().ok().map(|m| (m.dev(), m.ino())) == output));
+        let walk = walkdir::WalkDir::new(path).follow_links(true).sort_by_file_name().into_iter().filter_entry(|e| !skipped(e));
         for entry in walk {
             match entry {
                 Ok(entry) => {
                     hash.update(entry.path().as_os_str().as_bytes());
                     hash.update(&[0]);
                     match entry.metadata() {
+                        // A folder's size and times change when an entry is added or removed
+                        // (then the walk's list changes too), also the output's, which is
+                        // skipped: only its identity counts.
+                        Ok(m) if m.is_dir() => {
+                            for n in [m.mode() as i64, m.ino() as i64, m.dev() as i64] {
+                                hash.update(&n.to_le_bytes());
+                            }
+                        }
                         Ok(m) => {
                             for n in [m.mode() as i64, m.len() as i64, m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec(), m.ino() as i64, m.dev() as i64] {
                                 hash.update(&n.to_le_bytes());

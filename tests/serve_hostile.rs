@@ -431,3 +431,67 @@ fn a_profile_replaced_by_cp_p_with_an_older_mtime_is_rebuilt() {
     }
     assert_eq!(manifest(server.port)["total"], 11, "the rebuilt site has the new content");
 }
+
+#[test]
+fn a_client_that_stops_reading_a_large_response_is_dropped_after_the_write_timeout() {
+    let dir = site();
+    let server = start(dir.path(), &[("FLAMESITE_SERVE_WRITE_TIMEOUT_MS", "1000")]);
+    // Larger than what the kernel buffers on both sides of a loopback connection.
+    const SIZE: usize = 64 << 20;
+    write(&dir.path().join("public/big.bin"), &vec![7u8; SIZE]);
+    let mut s = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    s.write_all(b"GET /big.bin HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+    // The client reads nothing for 3 s (the behaviour under test), then all it can.
+    std::thread::sleep(Duration::from_secs(3));
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let start = Instant::now();
+    let mut got = 0usize;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        assert!(start.elapsed() < Duration::from_secs(30), "still reading after 30 s ({got} bytes)");
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => got += n,
+        }
+    }
+    assert!(got < SIZE, "the whole {SIZE} bytes were sent to a client that stopped reading for 3 s: the connection was not dropped");
+    assert_eq!(get(server.port, "/").unwrap().status, 200);
+}
+
+#[test]
+fn an_output_folder_inside_the_input_does_not_make_rebuilds_by_itself() {
+    let dir = site();
+    let port = free_port();
+    let mut server = Server {
+        child: Command::new(bin())
+            .args(["serve", "-j", "1", "--output", "profiles/public", "--port", &port.to_string()])
+            .current_dir(dir.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+        port,
+    };
+    let start = Instant::now();
+    while get(port, "/").is_none_or(|r| r.status != 200) {
+        server.assert_running();
+        assert!(start.elapsed() < Duration::from_secs(60), "flamesite serve did not answer within 60 s");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(dir.path().join("profiles/public/index.html").is_file());
+    // A real change is seen, and rebuilt once.
+    let first = generation(port);
+    write(&dir.path().join("profiles/api/run2.folded"), b"main;c 5\n");
+    let start = Instant::now();
+    while generation(port) == first {
+        assert!(start.elapsed() < Duration::from_secs(30), "no rebuild 30 s after a profile was added");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(get(port, "/p/api/run2/").unwrap().status, 200);
+    // That rebuild wrote the output (and its cache beside it) inside the input: not a change.
+    // No event marks a rebuild that does not happen, so the counter is read over 3 of the
+    // watcher's 1 s checks.
+    let second = generation(port);
+    std::thread::sleep(Duration::from_millis(3500));
+    assert_eq!(generation(port), second, "serve rebuilt though nothing but its own output changed");
+}
