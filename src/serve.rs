@@ -183,10 +183,10 @@ async fn connection(stream: TcpStream, state: &State, http: &hyper::server::conn
     let result = http.serve_connection(TokioIo::new(&mut stream), service).await;
     if let Err(e) = result {
         if e.is_parse() || e.is_parse_too_large() {
-            // hyper has sent its 400 or 431 and shut down its side; the client may still be
-            // sending its oversized head: read it away before closing, or the kernel answers
-            // the unread bytes with a reset, which can destroy the response before the client
-            // reads it.
+            // hyper has sent its 400 or 431. Our side is shut (the client sees the response
+            // end), but the client may still be sending its oversized head: it is read away
+            // before closing, or the kernel would answer the unread bytes with a reset, which
+            // can destroy the response before the client reads it.
             let _ = std::future::poll_fn(|cx| Pin::new(&mut stream).poll_shutdown(cx)).await;
             linger(stream.inner).await;
         }
