@@ -495,3 +495,37 @@ fn an_output_folder_inside_the_input_does_not_make_rebuilds_by_itself() {
     std::thread::sleep(Duration::from_millis(3500));
     assert_eq!(generation(port), second, "serve rebuilt though nothing but its own output changed");
 }
+
+/// The sockets the server process holds (its listener and its connections).
+fn sockets(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .flatten()
+        .filter(|e| std::fs::read_link(e.path()).is_ok_and(|t| t.to_string_lossy().starts_with("socket:")))
+        .count()
+}
+
+#[test]
+fn connections_over_the_cap_wait_until_one_ends() {
+    let dir = site();
+    let server = start(dir.path(), &[("FLAMESITE_SERVE_MAX_CONNECTIONS", "8"), ("FLAMESITE_SERVE_HEADER_TIMEOUT_MS", "1500")]);
+    let idle: Vec<TcpStream> = (0..12).map(|_| TcpStream::connect(("127.0.0.1", server.port)).unwrap()).collect();
+    // The server takes 8 of them (plus its listener); the other 4 wait in the accept queue.
+    let start = Instant::now();
+    while sockets(server.pid()) < 9 {
+        assert!(start.elapsed() < Duration::from_secs(5), "the server did not take 8 connections");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for _ in 0..10 {
+        let held = sockets(server.pid());
+        assert!(held <= 9, "{held} sockets held with a cap of 8 connections");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // A request waits for the header timeout to end the first 8, then is answered.
+    let asked = Instant::now();
+    let r = get(server.port, "/").expect("answered once a connection ended");
+    assert_eq!(r.status, 200);
+    let waited = asked.elapsed();
+    assert!(waited >= Duration::from_millis(700) && waited < Duration::from_secs(5), "answered after {waited:?}");
+    drop(idle);
+}
