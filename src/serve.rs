@@ -2,16 +2,54 @@
 //! when profiles, sidecars, templates or `site.toml` change. Files are served as they are,
 //! as a static host would, except that HTML pages get a small script that reloads them after
 //! a rebuild: it polls `/__flamesite/generation`, which counts the builds.
+//!
+//! HTTP is hyper's (HTTP/1.1, keep-alive) on a tokio runtime of [`WORKERS`] threads, so open
+//! connections cost memory, not threads, and a thread limit (a container's pids limit,
+//! systemd's TasksMax) is never reached by connections. The resources a client can hold are
+//! bounded:
+//! - at most [`Limits::max_connections`] connections at once; past it new connections wait
+//!   in the kernel's accept queue;
+//! - a connection must send a whole request head within [`Limits::header_timeout`] of
+//!   opening, or of its previous response (the idle keep-alive time): else it is closed;
+//! - a request head over [`MAX_HEAD`] bytes (or over 100 header lines) gets 431;
+//! - a response the client does not read is dropped after [`Limits::write_timeout`] with no
+//!   progress.
+//!
+//! Only regular files under the output folder are served, reached without a symlink (each
+//! path component is opened with `O_NOFOLLOW` below the previous one), so nothing outside
+//! the output is ever read through a link placed in it.
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Component, Path, PathBuf};
+use std::convert::Infallible;
+use std::ffi::{CString, OsStr};
+use std::fs::File;
+use std::future::Future;
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::io::{AsRawFd, FromRawFd};
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE, LOCATION};
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
 
 /// Path of the build counter that open pages poll.
 const GENERATION: &str = "/__flamesite/generation";
+
+/// The runtime's worker threads: all the threads that serve connections, however many there are.
+const WORKERS: usize = 2;
+
+/// The largest request head (request line and headers) answered; a larger one gets 431.
+pub const MAX_HEAD: usize = 64 * 1024;
 
 /// Added before `</body>` of every HTML page served: reloads the page when a rebuild has
 /// finished.
@@ -29,101 +67,341 @@ const RELOAD_SCRIPT: &str = r#"<script>(() => {
   poll();
 })();</script>"#;
 
-/// Serves `root` on `127.0.0.1:port` forever. `rebuild` is called when `watched` changes; when
-/// it returns true (the site was replaced), open pages reload.
-///
-/// A thread per connection answers one GET or HEAD request and closes the connection. (The
-/// server was tiny_http 0.12, whose thread pool can leave a new connection unserved while
-/// its threads hold keep-alive connections open: a page's 14 first requests sometimes left
-/// one module script pending for good, and the page never loaded.)
-pub fn serve(root: &Path, port: u16, watched: Vec<PathBuf>, rebuild: impl Fn() -> bool + Send + 'static) -> Result<(), String> {
-    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("127.0.0.1:{port}: {e}"))?;
-    eprintln!("serving {} at http://127.0.0.1:{port}/ (Ctrl-C stops)", root.display());
-    let generation = Arc::new(AtomicU64::new(1));
-    let bumped = Arc::clone(&generation);
-    std::thread::spawn(move || {
-        let mut last = newest_mtime(&watched);
-        loop {
-            std::thread::sleep(Duration::from_secs(1));
-            let now = newest_mtime(&watched);
-            if now != last {
-                last = now;
-                if rebuild() {
-                    bumped.fetch_add(1, Ordering::SeqCst);
-                }
+/// The bounds on what clients can hold, from the environment (documented in README.md).
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Connections open at once (`FLAMESITE_SERVE_MAX_CONNECTIONS`, default 4096).
+    pub max_connections: usize,
+    /// Time to send a whole request head, from a connection's start or its previous response
+    /// (`FLAMESITE_SERVE_HEADER_TIMEOUT_MS`, default 10 s).
+    pub header_timeout: Duration,
+    /// Time a response may wait for the client to read more of it
+    /// (`FLAMESITE_SERVE_WRITE_TIMEOUT_MS`, default 30 s).
+    pub write_timeout: Duration,
+}
+
+impl Limits {
+    /// The limits set in the environment, the defaults for the others; an error names a
+    /// variable that is set but not a positive whole number.
+    pub fn from_env() -> Result<Limits, String> {
+        fn var(name: &str, default: u64) -> Result<u64, String> {
+            match std::env::var(name) {
+                Ok(v) => match v.trim().parse::<u64>() {
+                    Ok(n) if n > 0 => Ok(n),
+                    _ => Err(format!("{name}={v:?}: a whole number above 0 is needed")),
+                },
+                Err(_) => Ok(default),
             }
         }
-    });
-    let root = Arc::new(root.to_path_buf());
-    for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
-        let (root, generation) = (Arc::clone(&root), Arc::clone(&generation));
-        std::thread::spawn(move || {
-            let _ = answer(stream, &root, &generation);
+        Ok(Limits {
+            max_connections: var("FLAMESITE_SERVE_MAX_CONNECTIONS", 4096)? as usize,
+            header_timeout: Duration::from_millis(var("FLAMESITE_SERVE_HEADER_TIMEOUT_MS", 10_000)?),
+            write_timeout: Duration::from_millis(var("FLAMESITE_SERVE_WRITE_TIMEOUT_MS", 30_000)?),
+        })
+    }
+}
+
+/// Serves `root` on `127.0.0.1:port` until the process is stopped. `rebuild` is called when
+/// `watched` changes; when it returns true (the site was replaced), open pages reload.
+pub fn serve(root: &Path, port: u16, watched: Vec<PathBuf>, rebuild: impl Fn() -> bool + Send + 'static) -> Result<(), String> {
+    let limits = Limits::from_env()?;
+    // Bound before the runtime starts, by address: no name look-up (which would need a thread).
+    let listener = std::net::TcpListener::bind(std::net::SocketAddr::from(([127, 0, 0, 1], port)))
+        .map_err(|e| format!("127.0.0.1:{port}: {e}"))?;
+    listener.set_nonblocking(true).map_err(|e| e.to_string())?;
+    raise_open_files(limits.max_connections as u64 + 256);
+    let generation = Arc::new(AtomicU64::new(1));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(WORKERS)
+        // Nothing here uses the blocking pool (files are read on the workers); should anything
+        // ever, it gets one thread, never one per connection.
+        .max_blocking_threads(1)
+        .thread_name("flamesite-serve")
+        .enable_io()
+        .enable_time()
+        .build()
+        .map_err(|e| format!("cannot start the server's threads: {e}"))?;
+    let watcher_root = root.to_path_buf();
+    let bumped = Arc::clone(&generation);
+    // Taken before the first request is answered: a change made after that is always seen.
+    let first = fingerprint(&watched, root);
+    std::thread::Builder::new()
+        .name("flamesite-watch".into())
+        .spawn(move || watch(&watcher_root, &watched, first, rebuild, &bumped))
+        .map_err(|e| format!("cannot start the rebuild watcher's thread: {e}"))?;
+    eprintln!("serving {} at http://127.0.0.1:{port}/ (Ctrl-C stops)", root.display());
+    let state = Arc::new(State { root: root.to_path_buf(), generation, limits });
+    runtime.block_on(accept_loop(listener, state))
+}
+
+/// What every connection shares.
+struct State {
+    root: PathBuf,
+    generation: Arc<AtomicU64>,
+    limits: Limits,
+}
+
+async fn accept_loop(listener: std::net::TcpListener, state: Arc<State>) -> Result<(), String> {
+    let listener = tokio::net::TcpListener::from_std(listener).map_err(|e| e.to_string())?;
+    let slots = Arc::new(tokio::sync::Semaphore::new(state.limits.max_connections));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(state.limits.header_timeout)
+        .max_buf_size(MAX_HEAD)
+        .max_header_size(MAX_HEAD);
+    let http = Arc::new(http);
+    let mut last_complaint: Option<tokio::time::Instant> = None;
+    loop {
+        // At the cap, wait for a connection to end before accepting the next one.
+        let slot = Arc::clone(&slots).acquire_owned().await.map_err(|e| e.to_string())?;
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors (EMFILE, ENFILE) or an aborted connection: say so at
+                // most once a second, wait a little, and go on accepting.
+                if last_complaint.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
+                    eprintln!("warning: accepting a connection: {e}");
+                    last_complaint = Some(tokio::time::Instant::now());
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let (state, http) = (Arc::clone(&state), Arc::clone(&http));
+        tokio::spawn(async move {
+            connection(stream, &state, &http).await;
+            drop(slot);
         });
     }
-    Ok(())
 }
 
-/// A response: status, extra headers, body.
-struct Reply {
-    status: u16,
-    headers: Vec<(&'static str, String)>,
-    body: Vec<u8>,
-}
-
-/// Reads one request from `stream` and answers it.
-fn answer(mut stream: TcpStream, root: &Path, generation: &AtomicU64) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-    let mut head = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-        let n = stream.read(&mut buf)?;
-        if n == 0 {
-            return Ok(());
-        }
-        head.extend_from_slice(&buf[..n]);
-        if head.len() > 64 * 1024 {
-            return write_reply(&mut stream, text(431, "request head too large"), true);
+/// Serves the requests of one connection, then closes it.
+async fn connection(stream: TcpStream, state: &State, http: &hyper::server::conn::http1::Builder) {
+    let mut stream = WriteTimeout::new(stream, state.limits.write_timeout);
+    let service = hyper::service::service_fn(|request: Request<Incoming>| std::future::ready(Ok::<_, Infallible>(answer(state, &request))));
+    let result = http.serve_connection(TokioIo::new(&mut stream), service).await;
+    if let Err(e) = result {
+        if e.is_parse() || e.is_parse_too_large() {
+            // hyper has sent its 400 or 431. Our side is shut (the client sees the response
+            // end), but the client may still be sending its oversized head: it is read away
+            // before closing, or the kernel would answer the unread bytes with a reset, which
+            // can destroy the response before the client reads it.
+            let _ = std::future::poll_fn(|cx| Pin::new(&mut stream).poll_shutdown(cx)).await;
+            linger(stream.inner).await;
         }
     }
-    let line = head.split(|&b| b == b'\r').next().unwrap_or(&[]);
-    let line = String::from_utf8_lossy(line);
-    let mut parts = line.split(' ');
-    let (method, url) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let with_body = method != "HEAD";
-    let reply = if method != "GET" && method != "HEAD" {
-        text(405, "only GET and HEAD")
-    } else if url == GENERATION {
-        let mut r = text(200, &generation.load(Ordering::SeqCst).to_string());
-        r.headers.push(("Cache-Control", "no-store".into()));
-        r
+}
+
+/// Reads and drops what the client still sends, for at most 2 s and 1 MiB, then closes.
+async fn linger(stream: TcpStream) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+    let mut buf = [0u8; 8192];
+    let mut drained = 0;
+    while drained < 1 << 20 {
+        match tokio::time::timeout_at(deadline, stream.readable()).await {
+            Ok(Ok(())) => match stream.try_read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => drained += n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(_) => break,
+            },
+            _ => break,
+        }
+    }
+}
+
+/// A TCP stream whose writes fail once the client has read nothing for `limit`: a client that
+/// asks for a large file and never reads it does not hold its connection for ever.
+struct WriteTimeout {
+    inner: TcpStream,
+    limit: Duration,
+    stalled: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl WriteTimeout {
+    fn new(inner: TcpStream, limit: Duration) -> WriteTimeout {
+        WriteTimeout { inner, limit, stalled: None }
+    }
+
+    /// After a write returned Pending: fails once the stall has lasted `limit`.
+    fn poll_stall(&mut self, cx: &mut Context<'_>) -> Poll<std::io::Result<usize>> {
+        let limit = self.limit;
+        let sleep = self.stalled.get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        match sleep.as_mut().poll(cx) {
+            Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the client stopped reading"))),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl AsyncRead for WriteTimeout {
+    fn poll_read(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for WriteTimeout {
+    fn poll_write(mut self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+        match Pin::new(&mut self.inner).poll_write(cx, buf) {
+            Poll::Pending => self.poll_stall(cx),
+            done => {
+                self.stalled = None;
+                done
+            }
+        }
+    }
+
+    fn poll_write_vectored(mut self: Pin<&mut Self>, cx: &mut Context<'_>, bufs: &[std::io::IoSlice<'_>]) -> Poll<std::io::Result<usize>> {
+        match Pin::new(&mut self.inner).poll_write_vectored(cx, bufs) {
+            Poll::Pending => self.poll_stall(cx),
+            done => {
+                self.stalled = None;
+                done
+            }
+        }
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.inner.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.inner).poll_shutdown(cx)
+    }
+}
+
+/// Raises the soft limit on open files towards `want` (capped by the hard limit), so that the
+/// connection cap, not the descriptor limit, is what bounds connections.
+#[allow(clippy::unnecessary_cast)] // rlim_t is u64 on Linux and macOS, not on every target
+fn raise_open_files(want: u64) {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && (limit.rlim_cur as u64) < want {
+            limit.rlim_cur = want.min(limit.rlim_max as u64) as libc::rlim_t;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}
+
+type Reply = Response<Full<Bytes>>;
+
+fn reply(status: StatusCode, content_type: &'static str, body: impl Into<Bytes>) -> Reply {
+    let mut r = Response::new(Full::new(body.into()));
+    *r.status_mut() = status;
+    r.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    r
+}
+
+fn text(status: StatusCode, body: &'static str) -> Reply {
+    reply(status, "text/plain; charset=utf-8", body)
+}
+
+/// The answer to one request.
+fn answer(state: &State, request: &Request<Incoming>) -> Reply {
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD");
+        r.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return r;
+    }
+    let path = request.uri().path();
+    if path == GENERATION {
+        let mut r = reply(StatusCode::OK, "text/plain; charset=utf-8", state.generation.load(Ordering::SeqCst).to_string());
+        r.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        return r;
+    }
+    respond(&state.root, path)
+}
+
+fn respond(root: &Path, path: &str) -> Reply {
+    // The raw segments, empty ones (`//`) dropped: a path is never read as a host.
+    let raw: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let mut segments = Vec::with_capacity(raw.len());
+    for s in &raw {
+        let decoded = percent_decode(s);
+        // A decoded slash makes more segments ("%2F"), which are checked like the others.
+        for part in decoded.split(|&b| b == b'/') {
+            match part {
+                b"" => {}
+                b"." | b".." => return text(StatusCode::BAD_REQUEST, "bad path"),
+                _ if part.contains(&0) => return text(StatusCode::BAD_REQUEST, "bad path"),
+                _ => segments.push(part.to_vec()),
+            }
+        }
+    }
+    let Some((file, is_dir)) = open_beneath(root, &segments) else {
+        return text(StatusCode::NOT_FOUND, "not found");
+    };
+    let (mut file, name) = if is_dir {
+        if !path.ends_with('/') || (raw.is_empty() && path != "/") {
+            // Relative links inside the page need the trailing slash. The target is built from
+            // the non-empty segments, so it always starts with exactly one slash: a path on
+            // this host, never `//host/` (which a browser would take as another host).
+            let mut to = String::from("/");
+            for s in &raw {
+                to.push_str(s);
+                to.push('/');
+            }
+            let mut r = text(StatusCode::MOVED_PERMANENTLY, "moved");
+            match HeaderValue::from_str(&to) {
+                Ok(v) => r.headers_mut().insert(LOCATION, v),
+                Err(_) => return text(StatusCode::BAD_REQUEST, "bad path"),
+            };
+            return r;
+        }
+        match open_in(&file, b"index.html") {
+            Some(index) => (index, b"index.html".to_vec()),
+            None => return text(StatusCode::NOT_FOUND, "not found"),
+        }
     } else {
-        respond(root, url)
+        (file, segments.last().cloned().unwrap_or_default())
     };
-    write_reply(&mut stream, reply, with_body)
+    let mut bytes = Vec::new();
+    if file.read_to_end(&mut bytes).is_err() {
+        return text(StatusCode::NOT_FOUND, "not found");
+    }
+    let kind = content_type(OsStr::from_bytes(&name));
+    let body = if kind.starts_with("text/html") { with_reload(bytes) } else { bytes };
+    let mut r = reply(StatusCode::OK, kind, body);
+    r.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r
 }
 
-fn write_reply(stream: &mut TcpStream, reply: Reply, with_body: bool) -> std::io::Result<()> {
-    let reason = match reply.status {
-        200 => "OK",
-        301 => "Moved Permanently",
-        400 => "Bad Request",
-        404 => "Not Found",
-        405 => "Method Not Allowed",
-        431 => "Request Header Fields Too Large",
-        _ => "Error",
-    };
-    let mut out = format!("HTTP/1.1 {} {reason}\r\nContent-Length: {}\r\nConnection: close\r\n", reply.status, reply.body.len());
-    for (name, value) in &reply.headers {
-        out.push_str(&format!("{name}: {value}\r\n"));
+/// Opens `root/segments…` one component at a time, each below the previous one's descriptor
+/// with `O_NOFOLLOW`: a symlink anywhere on the way (to a file inside the output or outside
+/// it) is refused, and a folder swapped for a link between two requests cannot redirect the
+/// walk. Gives the open file or folder and whether it is a folder; anything else (a FIFO,
+/// a device, a socket) is not found.
+fn open_beneath(root: &Path, segments: &[Vec<u8>]) -> Option<(File, bool)> {
+    // The output folder itself may be a link (a site published through a symlink).
+    let mut current = File::open(root).ok()?;
+    for segment in segments {
+        current = open_at(&current, segment)?;
     }
-    out.push_str("\r\n");
-    stream.write_all(out.as_bytes())?;
-    if with_body {
-        stream.write_all(&reply.body)?;
-    }
-    stream.flush()
+    let meta = current.metadata().ok()?;
+    (meta.is_dir() || meta.is_file()).then_some((current, meta.is_dir()))
+}
+
+/// `name` in the folder `dir`, when it is a regular file reached without a link.
+fn open_in(dir: &File, name: &[u8]) -> Option<File> {
+    let file = open_at(dir, name)?;
+    file.metadata().ok()?.is_file().then_some(file)
+}
+
+/// `openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)`: fails on a symlink; does not wait
+/// on a FIFO.
+fn open_at(dir: &File, name: &[u8]) -> Option<File> {
+    let name = CString::new(name).ok()?;
+    let flags = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_NOCTTY;
+    // SAFETY: `name` is a valid C string, `dir` an open descriptor; a descriptor returned is
+    // owned by the File made from it and by nothing else.
+    let fd = unsafe { libc::openat(dir.as_raw_fd(), name.as_ptr(), flags) };
+    (fd >= 0).then(|| unsafe { File::from_raw_fd(fd) })
 }
 
 /// `bytes` of an HTML page with [`RELOAD_SCRIPT`] before its `</body>`.
@@ -138,39 +416,8 @@ fn with_reload(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes
 }
 
-fn respond(root: &Path, url: &str) -> Reply {
-    let path = url.split(['?', '#']).next().unwrap_or("/");
-    let decoded = percent_decode(path);
-    let rel = Path::new(decoded.trim_start_matches('/'));
-    if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
-        return text(400, "bad path");
-    }
-    let mut file = root.join(rel);
-    if file.is_dir() {
-        if !path.ends_with('/') {
-            // Relative links inside the page need the trailing slash.
-            let mut r = text(301, "moved");
-            r.headers.push(("Location", format!("{path}/")));
-            return r;
-        }
-        file = file.join("index.html");
-    }
-    match std::fs::read(&file) {
-        Ok(bytes) => {
-            let kind = content_type(&file);
-            let body = if kind.starts_with("text/html") { with_reload(bytes) } else { bytes };
-            Reply { status: 200, headers: vec![("Content-Type", kind.into()), ("Cache-Control", "no-cache".into())], body }
-        }
-        Err(_) => text(404, "not found"),
-    }
-}
-
-fn text(status: u16, body: &str) -> Reply {
-    Reply { status, headers: vec![("Content-Type", "text/plain; charset=utf-8".into())], body: body.as_bytes().to_vec() }
-}
-
-fn content_type(path: &Path) -> &'static str {
-    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+fn content_type(name: &OsStr) -> &'static str {
+    match Path::new(name).extension().and_then(|e| e.to_str()).unwrap_or("") {
         "html" => "text/html; charset=utf-8",
         "js" => "text/javascript; charset=utf-8",
         "css" => "text/css; charset=utf-8",
@@ -178,18 +425,19 @@ fn content_type(path: &Path) -> &'static str {
         "svg" => "image/svg+xml",
         "png" => "image/png",
         "xml" => "application/atom+xml",
+        "txt" => "text/plain; charset=utf-8",
         _ => "application/octet-stream",
     }
 }
 
-fn percent_decode(s: &str) -> String {
+fn percent_decode(s: &str) -> Vec<u8> {
     let bytes = s.as_bytes();
     let hex = |b: u8| (b as char).to_digit(16);
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+        if bytes[i] == b'%' {
+            if let (Some(h), Some(l)) = (bytes.get(i + 1).and_then(|&b| hex(b)), bytes.get(i + 2).and_then(|&b| hex(b))) {
                 out.push((h * 16 + l) as u8);
                 i += 3;
                 continue;
@@ -198,13 +446,82 @@ fn percent_decode(s: &str) -> String {
         out.push(bytes[i]);
         i += 1;
     }
-    String::from_utf8_lossy(&out).into_owned()
+    out
 }
 
-fn newest_mtime(paths: &[PathBuf]) -> Option<SystemTime> {
-    paths
-        .iter()
-        .flat_map(|p| walkdir::WalkDir::new(p).follow_links(true).into_iter().flatten())
-        .filter_map(|e| e.metadata().ok()?.modified().ok())
-        .max()
+/// Checks `watched` once a second and rebuilds when its [`fingerprint`] differs from the one
+/// seen before (`first` at the start); bumps `generation` after each successful rebuild. A
+/// build that panics is reported and the server goes on (with the site it had).
+fn watch(root: &Path, watched: &[PathBuf], first: blake3::Hash, rebuild: impl Fn() -> bool, generation: &AtomicU64) {
+    let mut last = first;
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+        let now = fingerprint(watched, root);
+        if now != last {
+            last = now;
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(&rebuild)) {
+                Ok(true) => {
+                    generation.fetch_add(1, Ordering::SeqCst);
+                }
+                Ok(false) => {}
+                Err(_) => eprintln!("error: the rebuild failed (see above); still serving the previous site"),
+            }
+        }
+    }
+}
+
+/// A hash of every watched file's path, type, size, modification and change times, inode
+/// and device (of a folder: its path, type, inode and device). Any change to a file changes
+/// it, also one that keeps or moves back its mtime (a `cp -p` of an older copy, a checkout,
+/// `touch -d`), since the ctime always moves. The output folder (`root`) and what the build
+/// keeps beside it (`.NAME.flamesite-next`, `.NAME.flamesite-lock`, the default cache
+/// `.NAME.cache`: every `.NAME.*`) are skipped when they are inside a watched folder: a
+/// rebuild writing them is not a change.
+fn fingerprint(watched: &[PathBuf], root: &Path) -> blake3::Hash {
+    let output = std::fs::metadata(root).ok().map(|m| (m.dev(), m.ino()));
+    let staging = root.file_name().map(|name| {
+        let mut prefix = b".".to_vec();
+        prefix.extend_from_slice(name.as_bytes());
+        prefix.push(b'.');
+        prefix
+    });
+    let skipped = |e: &walkdir::DirEntry| {
+        staging.as_ref().is_some_and(|p| e.file_name().as_bytes().starts_with(p))
+            || (e.file_type().is_dir() && e.metadata().ok().map(|m| (m.dev(), m.ino())) == output)
+    };
+    let mut hash = blake3::Hasher::new();
+    for path in watched {
+        let walk = walkdir::WalkDir::new(path).follow_links(true).sort_by_file_name().into_iter().filter_entry(|e| !skipped(e));
+        for entry in walk {
+            match entry {
+                Ok(entry) => {
+                    hash.update(entry.path().as_os_str().as_bytes());
+                    hash.update(&[0]);
+                    match entry.metadata() {
+                        // A folder's size and times change when an entry is added or removed
+                        // (then the walk's list changes too), also the output's, which is
+                        // skipped: only its identity counts.
+                        Ok(m) if m.is_dir() => {
+                            for n in [m.mode() as i64, m.ino() as i64, m.dev() as i64] {
+                                hash.update(&n.to_le_bytes());
+                            }
+                        }
+                        Ok(m) => {
+                            for n in [m.mode() as i64, m.len() as i64, m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec(), m.ino() as i64, m.dev() as i64] {
+                                hash.update(&n.to_le_bytes());
+                            }
+                        }
+                        Err(e) => {
+                            hash.update(e.to_string().as_bytes());
+                        }
+                    }
+                }
+                Err(e) => {
+                    hash.update(e.to_string().as_bytes());
+                }
+            }
+            hash.update(&[1]);
+        }
+    }
+    hash.finalize()
 }
