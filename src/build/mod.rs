@@ -29,7 +29,7 @@ use crate::archive::{slug, Pattern};
 use crate::config::Config;
 use crate::derive;
 use crate::derive::history::History;
-use crate::error::{BuildError, ProfileError, Warning};
+use crate::error::{BuildError, IngestError, ProfileError, Warning};
 use crate::ingest::cache::{self, Cache};
 use crate::ingest::{self, scan, How, RunRecord, PREVIEW};
 use crate::output::staging::Staging;
@@ -94,7 +94,7 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
         let runs = b.ingest()?;
         if let Some(runs) = b.anything_shown_changed(runs)? {
             let mut archive = b.group(runs);
-            b.derive(&mut archive);
+            b.derive(&mut archive)?;
             b.publish(archive)?;
         }
     }
@@ -146,7 +146,7 @@ impl<'a> Build<'a> {
         // The output and cache folders may be inside the input folder: they are not profiles.
         let scanned = scan::scan_except(&config.input, &[config.output.clone(), config.cache_folder()])
             .map_err(|reason| BuildError::Input { path: config.input.clone(), reason })?;
-        let staging = if options.dry_run { None } else { Some(Staging::new(&config.output)?) };
+        let mut staging = if options.dry_run { None } else { Some(Staging::new(&config.output)?) };
         let cache = match (&staging, options.cache) {
             (Some(_), true) => {
                 let dir = config.cache_folder();
@@ -156,6 +156,13 @@ impl<'a> Build<'a> {
             }
             _ => None,
         };
+        // A build that changes the staging tree and does not save the state (it fails, is
+        // killed, or runs without the cache) leaves the marker that tells the next build not to
+        // trust what the state says that tree holds.
+        let cache_dir = config.cache_folder();
+        if let (Some(s), true) = (&mut staging, cache_dir.is_dir() && cache::check_folder(&cache_dir).is_ok()) {
+            s.mark_changes_in(cache_dir.join(state::DIRTY));
+        }
         let header = cache.as_ref().and_then(|c| state::Header::load(c.dir(), &fingerprint));
         let live_ino = staging.as_ref().map_or(0, |s| s.inodes().1);
         Ok(Build {
@@ -230,7 +237,7 @@ impl<'a> Build<'a> {
         let todo: Vec<usize> = (0..sources.len()).filter(|&i| !unchanged[i]).collect();
         let bar = progress_bar(self.options.progress, todo.len());
         let staging = &self.staging;
-        let mut outcomes: HashMap<usize, Result<ingest::Ingested, ProfileError>> = self.pool.install(|| {
+        let mut outcomes: HashMap<usize, Result<ingest::Ingested, IngestError>> = self.pool.install(|| {
             todo.par_iter()
                 .map(|&i| {
                     // Without a cache, a decoded profile's files go straight to its folder.
@@ -266,10 +273,11 @@ impl<'a> Build<'a> {
                         let hash = record_hash(&ingested.record);
                         (ingested.record, hash)
                     }
-                    Err(e) => {
+                    Err(IngestError::Profile(e)) => {
                         summary.skipped.push(e);
                         continue;
                     }
+                    Err(IngestError::Write(why)) => return Err(BuildError::Write(why)),
                 }
             };
             for w in &record.warnings {
@@ -320,17 +328,20 @@ impl<'a> Build<'a> {
     }
 
     /// Derive: the comparisons of runs, made only for pairs no earlier build made.
-    fn derive(&mut self, archive: &mut Archive) {
+    fn derive(&mut self, archive: &mut Archive) -> Result<(), BuildError> {
         let known: HashMap<String, Compared> = self.data.comparisons.iter().map(|c| (c.key.clone(), c.clone())).collect();
         let source = match (&self.cache, &self.staging) {
             (Some(c), _) => derive::Source::Cache(c),
             (None, Some(s)) => derive::Source::Staging(s),
-            (None, None) => return,
+            (None, None) => return Ok(()),
         };
         let config = self.config;
         let start = Instant::now();
         let derived = self.pool.install(|| derive::derive(config, archive, source, &known));
         self.summary.derive_elapsed = start.elapsed();
+        if let Some(why) = derived.write_failed {
+            return Err(BuildError::Write(why));
+        }
         for (path, why) in derived.failed {
             self.summary.warnings.push(Warning { path, message: why });
         }
@@ -343,6 +354,7 @@ impl<'a> Build<'a> {
         self.summary.comparisons = archive.comparisons.len();
         self.summary.comparisons_made = derived.made;
         self.changes = derived.changes;
+        Ok(())
     }
 
     /// Publish: plans every page, brings the staging tree to the new site (only what differs

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
+use crate::error::FillError;
 use super::GraphInfo;
 
 /// What the cache keeps of one profile besides its files.
@@ -108,33 +109,47 @@ impl Cache {
     }
 
     /// Makes entry `key` with `make`, which hands each file to the sink it is given and
-    /// returns what the entry records; the entry appears only when `make` succeeded.
+    /// returns what the entry records; the entry appears only when `make` succeeded. A file
+    /// that cannot be written (a full disk) is a [`FillError::Write`], which stops the build.
     pub fn fill(
         &self,
         key: &str,
         make: impl FnOnce(crate::store::chunk::Sink) -> Result<Product, String>,
-    ) -> Result<Product, String> {
+    ) -> Result<Product, FillError> {
         let tmp = self.dir.join(format!(".{key}.{}.{:?}.tmp", std::process::id(), std::thread::current().id()));
         let _ = fs::remove_dir_all(&tmp);
         let files = tmp.join("files");
+        let failed = std::sync::Mutex::new(None);
         let sink = |rel: &str, bytes: &[u8]| {
             let path = files.join(rel);
-            if let Some(p) = path.parent() {
-                fs::create_dir_all(p).map_err(|e| format!("cache {}: {e}", p.display()))?;
+            let written = match path.parent() {
+                Some(p) => fs::create_dir_all(p).map_err(|e| format!("cache {}: {e}", p.display())),
+                None => Ok(()),
             }
-            fs::write(&path, bytes).map_err(|e| format!("cache {}: {e}", path.display()))
+            .and_then(|()| fs::write(&path, bytes).map_err(|e| format!("cache {}: {e}", path.display())));
+            if let Err(e) = &written {
+                failed.lock().expect("no panic while holding it").get_or_insert_with(|| e.clone());
+            }
+            written
         };
-        let result = make(&sink).and_then(|product| {
-            fs::create_dir_all(&tmp).map_err(|e| format!("cache {}: {e}", tmp.display()))?;
-            let json = serde_json::to_vec(&product).map_err(|e| e.to_string())?;
-            fs::write(tmp.join("entry.json"), json).map_err(|e| format!("cache {}: {e}", tmp.display()))?;
-            let dest = self.dir.join(key);
-            if fs::rename(&tmp, &dest).is_err() {
-                // Another thread made the same entry (two profiles with the same bytes).
-                let _ = fs::remove_dir_all(&tmp);
-            }
-            Ok(product)
-        });
+        let result = match make(&sink) {
+            Err(e) => Err(match failed.into_inner().expect("no panic while holding it") {
+                Some(write) => FillError::Write(write),
+                None => FillError::Make(e),
+            }),
+            Ok(product) => (|| {
+                let write = |e: std::io::Error| FillError::Write(format!("cache {}: {e}", tmp.display()));
+                fs::create_dir_all(&tmp).map_err(write)?;
+                let json = serde_json::to_vec(&product).map_err(|e| FillError::Make(e.to_string()))?;
+                fs::write(tmp.join("entry.json"), json).map_err(write)?;
+                let dest = self.dir.join(key);
+                if fs::rename(&tmp, &dest).is_err() {
+                    // Another thread made the same entry (two profiles with the same bytes).
+                    let _ = fs::remove_dir_all(&tmp);
+                }
+                Ok(product)
+            })(),
+        };
         if result.is_err() {
             let _ = fs::remove_dir_all(&tmp);
         }

@@ -15,7 +15,7 @@ pub mod scan;
 use crate::archive::{self, Pattern, Sidecar};
 pub use crate::archive::run::{GraphInfo, RunRecord, Stamp, Stamps};
 use crate::config::Config;
-use crate::error::ProfileError;
+use crate::error::{FillError, IngestError, ProfileError};
 use crate::graph::preview;
 use crate::store::chunk;
 use cache::{Cache, Product};
@@ -58,8 +58,8 @@ pub enum How {
 /// relative to the run's folder) when there is no cache; with a cache they go into a cache
 /// entry. (A profile whose files did not change since the last build is not ingested at all:
 /// the build keeps its record.)
-pub fn ingest(ctx: &Ctx, source: &Source, sink: chunk::Sink) -> Result<Ingested, ProfileError> {
-    let err = |reason: String| ProfileError::new(source.rel.clone(), reason);
+pub fn ingest(ctx: &Ctx, source: &Source, sink: chunk::Sink) -> Result<Ingested, IngestError> {
+    let err = |reason: String| IngestError::Profile(ProfileError::new(source.rel.clone(), reason));
     let config = ctx.config;
     let stem = scan::stem(&source.rel);
     let sidecar = Sidecar::load(&config.input, stem).map_err(err)?;
@@ -71,11 +71,29 @@ pub fn ingest(ctx: &Ctx, source: &Source, sink: chunk::Sink) -> Result<Ingested,
     };
     let cached = ctx.cache.and_then(|c| c.get(&key));
     let how = if cached.is_some() { How::Cached } else { How::Decoded };
+    let fill_err = |e: FillError| match e {
+        FillError::Make(reason) => err(reason),
+        FillError::Write(why) => IngestError::Write(why),
+    };
     let product = match cached {
         Some(p) => p,
         None => match ctx.cache {
-            Some(cache) => cache.fill(&key, |sink| produce(config, source, unit.as_deref(), sink)).map_err(err)?,
-            None => produce(config, source, unit.as_deref(), sink).map_err(err)?,
+            Some(cache) => cache.fill(&key, |sink| produce(config, source, unit.as_deref(), sink)).map_err(fill_err)?,
+            None => {
+                // A file the sink could not write stops the build, like a cache entry's.
+                let failed = std::sync::Mutex::new(None);
+                let tracked = |rel: &str, bytes: &[u8]| {
+                    sink(rel, bytes).inspect_err(|e| {
+                        failed.lock().expect("no panic while holding it").get_or_insert_with(|| e.clone());
+                    })
+                };
+                produce(config, source, unit.as_deref(), &tracked).map_err(|e| {
+                    fill_err(match failed.into_inner().expect("no panic while holding it") {
+                        Some(write) => FillError::Write(write),
+                        None => FillError::Make(e),
+                    })
+                })?
+            }
         },
     };
 

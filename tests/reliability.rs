@@ -1,0 +1,277 @@
+//! Hostile conditions (issue 12): a full disk, an output folder that is a symbolic link, file
+//! names that are not UTF-8 or are as long as a file system allows, a tampered cache, files the
+//! user put in the output, and small malformed inputs. Every case runs the real binary on real
+//! files under real conditions (a real tmpfs, a real symbolic link, real file names).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+
+/// A real tmpfs of a given size mounted on a fresh folder, unmounted when dropped (also when
+/// the test fails). Mounting needs root (CAP_SYS_ADMIN): where it is not possible the test
+/// fails and says so; it is never skipped.
+struct Tmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    fn mount(bytes: u64) -> Tmpfs {
+        let dir = tempfile::tempdir().unwrap();
+        let o = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
+            .arg(dir.path())
+            .output()
+            .expect("the mount command runs");
+        assert!(
+            o.status.success(),
+            "this test needs a real tmpfs and cannot mount one here (run it as root, with CAP_SYS_ADMIN): mount -t tmpfs {}: {}",
+            dir.path().display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        Tmpfs { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Bytes free on the tmpfs.
+    fn free(&self) -> u64 {
+        let c = std::ffi::CString::new(self.path().to_str().unwrap()).unwrap();
+        let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid path and a statvfs to fill.
+        assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut s) }, 0);
+        s.f_bavail as u64 * s.f_frsize as u64
+    }
+
+    /// Fills the tmpfs with a file until only about `leave` bytes are free.
+    fn fill(&self, leave: u64) -> PathBuf {
+        let filler = self.path().join("filler");
+        let free = self.free();
+        let size = free.saturating_sub(leave);
+        let mut f = std::fs::File::create(&filler).unwrap();
+        // Written, not sparse: tmpfs counts pages written.
+        let block = vec![0x5au8; 1 << 16];
+        let mut left = size;
+        use std::io::Write;
+        while left > 0 {
+            let n = left.min(block.len() as u64) as usize;
+            if f.write_all(&block[..n]).is_err() {
+                break;
+            }
+            left -= n as u64;
+        }
+        filler
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(self.dir.path()).status();
+    }
+}
+
+/// A deterministic folded profile of about `stacks` lines.
+fn profile(seed: u64, stacks: usize) -> Vec<u8> {
+    awkward_profile(seed, stacks).into_bytes()
+}
+
+/// Item 2: a build that fails because the disk is full says so, naming the path, leaves the
+/// published site as it was, and once space is freed the next build succeeds and publishes the
+/// whole site, without anyone removing the staging folder by hand. The disk is filled to many
+/// levels so that the failure comes in every phase (cache entries, staging files, the swap's
+/// copy, the state).
+#[test]
+fn a_full_disk_fails_the_build_with_its_path_and_the_next_build_succeeds_once_space_is_freed() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    for i in 0..4 {
+        write(&input.join(format!("s{}/2026-01-0{}.folded", i % 2, i + 1)), &profile(i, 600));
+    }
+    // The reference: the same input built on a disk with room.
+    let reference_out = work.path().join("reference");
+    let o = build(&input, &reference_out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reference_old = tree(&reference_out);
+    let mut grown = input.clone();
+    grown.set_file_name("in-grown");
+    for i in 0..4 {
+        write(&grown.join(format!("s{}/2026-01-0{}.folded", i % 2, i + 1)), &profile(i, 600));
+    }
+    for i in 4..8 {
+        write(&grown.join(format!("s{}/2026-01-0{}.folded", i % 2, i + 1)), &profile(i, 1500));
+    }
+    let reference_new_out = work.path().join("reference-new");
+    let o = build(&grown, &reference_new_out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reference_new = tree(&reference_new_out);
+
+    let mut failures = 0;
+    for leave in [0u64, 64 << 10, 256 << 10, 1 << 20, 2 << 20, 3 << 20, 4 << 20, 5 << 20, 6 << 20, 8 << 20, 10 << 20, 12 << 20] {
+        let disk = Tmpfs::mount(40 << 20);
+        let out = disk.path().join("public");
+        // The input lives off the tmpfs, the site and its cache on it.
+        let o = build(&input, &out, &[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(tree(&out) == reference_old);
+
+        let filler = disk.fill(leave);
+        let o = build(&grown, &out, &[]);
+        let full = stderr(&o);
+        if !o.status.success() {
+            failures += 1;
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "a full disk stops the build (leave {leave}): {err}");
+            assert!(err.contains("No space left on device"), "leave {leave}: {err}");
+            assert!(err.contains(disk.path().to_str().unwrap()), "the message names the path (leave {leave}): {err}");
+            // The published site is the previous one, whole.
+            let now = tree(&out);
+            assert!(now == reference_old || now == reference_new, "leave {leave}: differs at {}", first_difference(&now, &reference_old));
+        }
+        std::fs::remove_file(&filler).unwrap();
+        let o = build(&grown, &out, &[]);
+        assert!(o.status.success(), "the build after space was freed (leave {leave}): {}", stderr(&o));
+        let now = tree(&out);
+        assert!(now == reference_new, "leave {leave}: the site differs at {}\nthe build on a full disk said: {full}\nthe next: {}", first_difference(&now, &reference_new), stderr(&o));
+        // And again, with nothing changed.
+        let o = build(&grown, &out, &[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(tree(&out) == reference_new);
+    }
+    assert!(failures >= 3, "the disk was full in only {failures} builds");
+
+    // The very first build of a site fails on a full disk: the next one, with room, succeeds.
+    let disk = Tmpfs::mount(40 << 20);
+    let out = disk.path().join("public");
+    let filler = disk.fill(64 << 10);
+    let o = build(&grown, &out, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("No space left on device"), "{}", stderr(&o));
+    std::fs::remove_file(&filler).unwrap();
+    let o = build(&grown, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(tree(&out) == reference_new);
+}
+
+/// The first file in which two sites differ, for messages.
+fn first_difference(a: &std::collections::BTreeMap<String, Vec<u8>>, b: &std::collections::BTreeMap<String, Vec<u8>>) -> String {
+    let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let Some(name) = names.into_iter().find(|n| a.get(*n) != b.get(*n)) else { return String::new() };
+    let show = |t: &std::collections::BTreeMap<String, Vec<u8>>| t.get(name).map_or("(none)".into(), |b| String::from_utf8_lossy(&b[..b.len().min(3000)]).into_owned());
+    format!("{name}:\n{}\n---- instead of ----\n{}", show(a), show(b))
+}
+
+/// The published `index.json` of the site in `out`.
+fn index(out: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
+}
+
+/// Source path → (slug, title) of every run of the site in `out`.
+fn runs(out: &Path) -> std::collections::BTreeMap<String, (String, String)> {
+    index(out)["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (p["source"].as_str().unwrap().to_string(), (p["slug"].as_str().unwrap().to_string(), p["title"].as_str().unwrap().to_string()))
+        })
+        .collect()
+}
+
+/// Item 3: an output folder given as a symbolic link is published through: the link stays a
+/// link, its target holds the new site after every build, and the folder the link is in holds
+/// nothing of the site.
+#[test]
+fn an_output_folder_that_is_a_symbolic_link_is_published_through_the_link() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    let real = work.path().join("real/site");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    let links = work.path().join("links");
+    std::fs::create_dir_all(&links).unwrap();
+    let link = links.join("public");
+    // A relative link to a folder that does not exist yet.
+    std::os::unix::fs::symlink("../real/site", &link).unwrap();
+    let reference = work.path().join("reference");
+    for round in 0..5u64 {
+        // Every round changes one profile (round 3 changes nothing).
+        if round != 3 {
+            write(&input.join(format!("api/2026-01-0{}.folded", round % 3 + 1)), &profile(round, 200 + 50 * round as usize));
+        }
+        let o = build(&input, &link, &[]);
+        assert!(o.status.success(), "round {round}: {}", stderr(&o));
+        let meta = std::fs::symlink_metadata(&link).unwrap();
+        assert!(meta.file_type().is_symlink(), "round {round}: the link is still a link");
+        assert_eq!(std::fs::read_link(&link).unwrap(), Path::new("../real/site"), "round {round}");
+        let o = build(&input, &reference, &[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let want = tree(&reference);
+        let got = tree(&real);
+        assert!(got == want, "round {round}: the link's target differs from the site at {}", first_difference(&got, &want));
+        // Nothing of the site beside the link: only the link and the default cache folder.
+        let mut beside: Vec<String> = std::fs::read_dir(&links).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        beside.sort();
+        assert!(beside.iter().all(|n| n == "public" || n == ".public.cache"), "round {round}: {beside:?}");
+    }
+}
+
+/// Item 5: file and folder names as long as the file system allows (250 and 255 bytes, with
+/// spaces and multi-byte characters), with sidecars, and an output folder with a long name:
+/// every derived name stays within 255 bytes and the site builds.
+#[test]
+fn names_as_long_as_the_file_system_allows_build() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    // Names of exactly `len` bytes ending in `ext`.
+    let named = |prefix: &str, len: usize, ext: &str| {
+        let mut s = prefix.to_string();
+        let fill = ["é", " ", "a", "λ", "-", "日"];
+        let mut i = 0;
+        while s.len() + ext.len() < len {
+            let f = fill[i % fill.len()];
+            if s.len() + f.len() + ext.len() > len {
+                s.push('x');
+            } else {
+                s.push_str(f);
+            }
+            i += 1;
+        }
+        s.push_str(ext);
+        assert_eq!(s.len(), len);
+        s
+    };
+    let a = named("run a ", 250, ".folded");
+    let b = named("run b ", 255, ".folded");
+    let c = named("2026-01-05 ", 255, ".folded.gz");
+    let folder = named("series ", 255, "");
+    write(&input.join(&a), &profile(1, 100));
+    write(&input.join(&b), &profile(2, 100));
+    write(&input.join(&folder).join(&c), &gzip(&profile(3, 100)));
+    // Sidecars of the longest names that still fit: NAME.toml and NAME.md.
+    let stem_b = b.strip_suffix(".folded").unwrap();
+    write(&input.join(format!("{stem_b}.toml")), b"title = \"the long one\"\n");
+    write(&input.join(format!("{stem_b}.md")), b"long *notes*\n");
+    let long_out = work.path().join(named("out ", 255, ""));
+    let o = build(&input, &long_out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = runs(&long_out);
+    assert_eq!(r.len(), 3, "{r:?}");
+    assert!(r.values().any(|(_, t)| t == "the long one"), "{r:?}");
+    for e in walkdir::WalkDir::new(work.path()) {
+        let e = e.unwrap();
+        assert!(e.file_name().len() <= 255);
+    }
+    // A rebuild after a change works too, and so does one with the cache bypassed.
+    write(&input.join(&a), &profile(5, 120));
+    let o = build(&input, &long_out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = build(&input, &long_out, &["--no-cache"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reference = work.path().join("reference");
+    let o = build(&input, &reference, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(tree(&reference) == tree(&long_out));
+}
