@@ -218,6 +218,53 @@ fn an_output_folder_that_is_a_symbolic_link_is_published_through_the_link() {
     }
 }
 
+/// Item 4: file names that are not UTF-8 build like any other: their sidecars are found byte
+/// for byte, names that differ only in the invalid bytes get distinct URLs, the same whatever
+/// the thread count and build after build.
+#[test]
+fn profiles_whose_names_are_not_utf8_build_with_their_sidecars_and_distinct_urls() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    let name = |bytes: &[u8]| input.join(OsStr::from_bytes(bytes));
+    write(&name(b"caf\xe9.folded"), &profile(1, 100));
+    write(&name(b"caf\xe8.folded"), &profile(2, 100));
+    write(&name(b"caf\xe9.toml"), b"series = \"latin\"\ntitle = \"Latin-1 one\"\ndate = 2026-01-02\n");
+    write(&name(b"caf\xe9.md"), b"Notes of the *Latin-1* run\n");
+    write(&name(b"caf\xe8.toml"), b"series = \"latin\"\ntitle = \"Latin-1 two\"\ndate = 2026-01-03\n");
+    write(&name(b"d\xff\xfe/2026-01-04.folded.gz"), &gzip(&profile(3, 100)));
+    write(&input.join("plain.folded"), &profile(4, 100));
+    let one = work.path().join("one");
+    let o = build(&input, &one, &["-j", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = runs(&one);
+    assert_eq!(r.len(), 4, "every profile is built: {r:?}\n{}", stderr(&o));
+    let slugs: std::collections::BTreeSet<String> = r.values().map(|(s, _)| s.to_lowercase()).collect();
+    assert_eq!(slugs.len(), 4, "distinct URLs: {r:?}");
+    let titles: std::collections::BTreeSet<&str> = r.values().map(|(_, t)| t.as_str()).collect();
+    assert!(titles.contains("Latin-1 one") && titles.contains("Latin-1 two"), "the sidecars were read: {r:?}");
+    let (slug, _) = r.values().find(|(_, t)| t == "Latin-1 one").unwrap();
+    let page = String::from_utf8(std::fs::read(one.join("p").join(slug).join("index.html")).unwrap()).unwrap();
+    assert!(page.contains("<em>Latin-1</em>"), "the notes were read");
+    for s in slugs.iter() {
+        assert!(s.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b)), "URL-safe: {s}");
+    }
+    // Deterministic: two threads, and a rebuild, give the same bytes.
+    let two = work.path().join("two");
+    let o = build(&input, &two, &["-j", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(tree(&one) == tree(&two));
+    let o = build(&input, &one, &["-j", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(tree(&one) == tree(&two));
+    // A sidecar changed is noticed.
+    write(&name(b"caf\xe8.toml"), b"series = \"latin\"\ntitle = \"Latin-1 deux\"\ndate = 2026-01-03\n");
+    let o = build(&input, &one, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(runs(&one).values().any(|(_, t)| t == "Latin-1 deux"));
+}
+
 /// Item 5: file and folder names as long as the file system allows (250 and 255 bytes, with
 /// spaces and multi-byte characters), with sidecars, and an output folder with a long name:
 /// every derived name stays within 255 bytes and the site builds.

@@ -229,8 +229,16 @@ const MAX_SIDECAR: u64 = 1 << 20;
 
 /// Reads `input/STEM.ext`, if it exists.
 pub fn read_sidecar_text(input: &Path, stem: &str, ext: &str) -> Result<Option<String>, String> {
+    read_sidecar_at(&input.join(stem), stem, ext)
+}
+
+/// Reads the sidecar `BASE.ext` (BASE being the profile's path without its extensions, byte
+/// for byte, whatever its encoding), if it exists; `stem` names it in messages.
+pub fn read_sidecar_at(base: &Path, stem: &str, ext: &str) -> Result<Option<String>, String> {
     let rel = format!("{stem}.{ext}");
-    let path = input.join(&rel);
+    let mut path = base.as_os_str().to_os_string();
+    path.push(format!(".{ext}"));
+    let path = std::path::PathBuf::from(path);
     let meta = match std::fs::metadata(&path) {
         Ok(m) if m.is_file() => m,
         _ => return Ok(None),
@@ -245,7 +253,12 @@ pub fn read_sidecar_text(input: &Path, stem: &str, ext: &str) -> Result<Option<S
 impl Sidecar {
     /// Reads and parses `input/STEM.toml`; a file that does not parse is an error that names it.
     pub fn load(input: &Path, stem: &str) -> Result<Option<Sidecar>, String> {
-        let Some(text) = read_sidecar_text(input, stem, "toml")? else { return Ok(None) };
+        Sidecar::load_at(&input.join(stem), stem)
+    }
+
+    /// Reads and parses `BASE.toml` (see [`read_sidecar_at`]).
+    pub fn load_at(base: &Path, stem: &str) -> Result<Option<Sidecar>, String> {
+        let Some(text) = read_sidecar_at(base, stem, "toml")? else { return Ok(None) };
         let sidecar: Sidecar =
             toml::from_str(&text).map_err(|e| format!("{stem}.toml: {}", e.to_string().trim_end()))?;
         if let Some(d) = &sidecar.date {

@@ -62,7 +62,10 @@ pub fn ingest(ctx: &Ctx, source: &Source, sink: chunk::Sink) -> Result<Ingested,
     let err = |reason: String| IngestError::Profile(ProfileError::new(source.rel.clone(), reason));
     let config = ctx.config;
     let stem = scan::stem(&source.rel);
-    let sidecar = Sidecar::load(&config.input, stem).map_err(err)?;
+    // The sidecars' path, byte for byte: `rel` spells bytes that are not UTF-8 as `\xNN`, but
+    // the extensions it drops are ASCII, so the raw path less as many bytes is the stem's.
+    let raw_base = scan::raw_stem(&source.path, source.rel.len() - stem.len());
+    let sidecar = Sidecar::load_at(&raw_base, stem).map_err(err)?;
     let unit = sidecar.as_ref().and_then(|s| s.unit.clone());
 
     let key = match ctx.cache {
@@ -100,7 +103,7 @@ pub fn ingest(ctx: &Ctx, source: &Source, sink: chunk::Sink) -> Result<Ingested,
     let mtime = source.stamps.profile.mtime_seconds();
     let (info, run_warnings) =
         archive::describe(&source.rel, sidecar.as_ref(), &product.metadata, ctx.pattern, mtime).map_err(err)?;
-    let notes = archive::read_sidecar_text(&config.input, stem, "md").map_err(err)?.map(|md| crate::ingest::notes::render(&md));
+    let notes = archive::read_sidecar_at(&raw_base, stem, "md").map_err(err)?.map(|md| crate::ingest::notes::render(&md));
     let mut warnings = product.warnings;
     warnings.extend(run_warnings);
     let record = RunRecord {
