@@ -322,3 +322,101 @@ fn names_as_long_as_the_file_system_allows_build() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(tree(&reference) == tree(&long_out));
 }
+
+/// The cache entries of the site built into `out` (default cache folder), key → entry.json.
+fn entries(out: &Path) -> Vec<(PathBuf, serde_json::Value)> {
+    let cache = out.parent().unwrap().join(format!(".{}.cache", out.file_name().unwrap().to_str().unwrap()));
+    let mut v: Vec<(PathBuf, serde_json::Value)> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("entry.json").is_file())
+        .map(|p| {
+            let json = serde_json::from_slice(&std::fs::read(p.join("entry.json")).unwrap()).unwrap();
+            (p, json)
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// Item 8: a file of the published site edited in place does not reach the cache, and a
+/// tampered cache entry (its values, or a file list naming `../`) is refused and made again:
+/// the site published is always the one the profiles give, and nothing outside is linked.
+#[test]
+fn the_cache_restores_only_what_it_wrote() {
+    use std::io::{Seek, Write as _};
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    write(&input.join("api/2026-01-01.folded"), &profile(1, 300));
+    write(&input.join("api/2026-01-02.folded"), &profile(2, 300));
+    let out = work.path().join("public");
+    let reference = work.path().join("reference");
+    let check = |what: &str| {
+        let o = build(&input, &reference, &["--no-cache"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let (want, got) = (tree(&reference), tree(&out));
+        assert!(got == want, "{what}: the site differs at {}", first_difference(&got, &want));
+    };
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check("first build");
+
+    // An editor that writes in place (keeping the inode) changes a graph file of the site.
+    let chunk = walkdir::WalkDir::new(out.join("p/api/2026-01-01/g"))
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap())
+        .find(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "bin"))
+        .unwrap()
+        .into_path();
+    let mut f = std::fs::OpenOptions::new().write(true).open(&chunk).unwrap();
+    f.seek(std::io::SeekFrom::Start(0)).unwrap();
+    f.write_all(b"CORRUPT!").unwrap();
+    drop(f);
+    // A build without the cache rewrites the site; the next one with the cache (a profile
+    // changed) still publishes the right bytes.
+    let o = build(&input, &out, &["--no-cache"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check("after --no-cache");
+    write(&input.join("api/2026-01-02.folded"), &profile(3, 300));
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check("the cached build after an edit in place");
+
+    // Tampered values: the entry of the first run claims another total.
+    let (dir, mut json) = entries(&out).into_iter().find(|(_, j)| j["format"] == "folded" && j["graphs"][0]["total"].as_u64().is_some()).unwrap();
+    json["graphs"][0]["total"] = serde_json::json!(123456789);
+    json["metadata"] = serde_json::json!({"injected": "<b>value</b>"});
+    std::fs::write(dir.join("entry.json"), serde_json::to_vec(&json).unwrap()).unwrap();
+    // A file list that reaches outside the entry, to a file that must never be published.
+    let secret = work.path().join("secret.txt");
+    std::fs::write(&secret, b"SECRET CONTENT").unwrap();
+    let (dir2, mut json2) = entries(&out).into_iter().find(|(d, j)| *d != dir && j["format"] == "folded").unwrap();
+    let mut files = json2["files"].as_array().unwrap().clone();
+    files.push(serde_json::json!("../../../secret.txt"));
+    files.push(serde_json::json!("/etc/passwd"));
+    json2["files"] = serde_json::Value::Array(files);
+    let mut sums = json2["sums"].as_array().cloned().unwrap_or_default();
+    sums.push(serde_json::json!({"len": 14, "hash": blake3::hash(b"SECRET CONTENT").to_hex().to_string()}));
+    sums.push(serde_json::json!({"len": 0, "hash": ""}));
+    json2["sums"] = serde_json::Value::Array(sums);
+    std::fs::write(dir2.join("entry.json"), serde_json::to_vec(&json2).unwrap()).unwrap();
+    // Both profiles are read again (their files touched), and a full rewrite is forced.
+    for name in ["api/2026-01-01.folded", "api/2026-01-02.folded"] {
+        let bytes = std::fs::read(input.join(name)).unwrap();
+        write(&input.join(name), &bytes);
+    }
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check("after tampering");
+    assert!(!String::from_utf8_lossy(&std::fs::read(out.join("index.json")).unwrap()).contains("123456789"));
+    for (path, bytes) in tree(&out) {
+        assert!(bytes != b"SECRET CONTENT", "{path} is the outside file");
+    }
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(std::fs::metadata(&secret).unwrap().nlink(), 1, "the outside file was linked");
+    // The rebuilt entries are whole again.
+    let o = build(&input, &out, &["-j", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check("a rebuild");
+}

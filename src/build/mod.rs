@@ -127,6 +127,8 @@ struct Build<'a> {
     replaced_keys: Vec<String>,
     /// Change lists of the comparisons made in this build, by key.
     changes: HashMap<String, Vec<GraphChanges>>,
+    /// Whether publishing will rewrite the staging tree (its content unknown to the state).
+    rewrite: bool,
     summary: Summary,
 }
 
@@ -182,6 +184,7 @@ impl<'a> Build<'a> {
             old_hashes: Vec::new(),
             replaced_keys: Vec::new(),
             changes: HashMap::new(),
+            rewrite: true,
             summary: Summary::default(),
         })
     }
@@ -229,10 +232,23 @@ impl<'a> Build<'a> {
         self.old_hashes = old_runs.iter().map(|r| (r.record.source.clone(), r.hash)).collect();
         let mut previous: HashMap<String, SavedRun> = old_runs.into_iter().map(|r| (r.record.source.clone(), r)).collect();
         // A run whose files have the stamps they had is not read again.
-        let unchanged: Vec<bool> = sources
-            .iter()
-            .map(|s| self.cache.is_some() && previous.get(&s.rel).is_some_and(|p| p.record.stamps == s.stamps))
-            .collect();
+        // A build that rewrites the staging tree copies every run's files from the cache:
+        // then an unchanged run's entry is checked first, and made again when broken.
+        let staging_ino = self.staging.as_ref().map_or(0, |s| s.inodes().0);
+        let rewrite = !(self.live_ino != 0 && self.data.live.ino == self.live_ino && self.data.next.as_ref().is_some_and(|n| n.ino == staging_ino));
+        self.rewrite = rewrite;
+        let cache = self.cache.as_ref();
+        let unchanged: Vec<bool> = self.pool.install(|| {
+            sources
+                .par_iter()
+                .map(|s| {
+                    cache.is_some()
+                        && previous.get(&s.rel).is_some_and(|p| {
+                            p.record.stamps == s.stamps && (!rewrite || cache.is_some_and(|c| c.verified(&p.record.key).is_some()))
+                        })
+                })
+                .collect()
+        });
         let ctx = ingest::Ctx { config: self.config, pattern: self.pattern.as_ref(), cache: self.cache.as_ref() };
         let todo: Vec<usize> = (0..sources.len()).filter(|&i| !unchanged[i]).collect();
         let bar = progress_bar(self.options.progress, todo.len());
@@ -329,7 +345,14 @@ impl<'a> Build<'a> {
 
     /// Derive: the comparisons of runs, made only for pairs no earlier build made.
     fn derive(&mut self, archive: &mut Archive) -> Result<(), BuildError> {
-        let known: HashMap<String, Compared> = self.data.comparisons.iter().map(|c| (c.key.clone(), c.clone())).collect();
+        let mut known: HashMap<String, Compared> = self.data.comparisons.iter().map(|c| (c.key.clone(), c.clone())).collect();
+        if let (true, Some(cache)) = (self.rewrite, &self.cache) {
+            // Their files will be copied: a broken entry is made again.
+            let broken: Vec<String> = self.pool.install(|| known.par_iter().filter(|(k, _)| cache.verified(k).is_none()).map(|(k, _)| k.clone()).collect());
+            for k in broken {
+                known.remove(&k);
+            }
+        }
         let source = match (&self.cache, &self.staging) {
             (Some(c), _) => derive::Source::Cache(c),
             (None, Some(s)) => derive::Source::Staging(s),
@@ -527,8 +550,14 @@ fn link_run(staging: &Staging, cache: &Cache, url: &str, key: &str, replace: boo
         staging.remove(&format!("{url}g"))?;
         staging.remove(&format!("{url}{PREVIEW}"))?;
     }
-    for rel in &product.files {
-        staging.link(&format!("{url}{rel}"), &cache.file(key, rel))?;
+    // Copied, not linked: a file of the site edited in place must not change the cache. Each
+    // is checked against the length and hash its entry recorded.
+    for (rel, sum) in product.files.iter().zip(&product.sums) {
+        let bytes = cache.read(key, rel, sum).map_err(|why| {
+            cache.discard(key);
+            BuildError::Cache(format!("{why}; the entry was removed, build again to make it anew"))
+        })?;
+        staging.write(&format!("{url}{rel}"), &bytes)?;
     }
     Ok(())
 }

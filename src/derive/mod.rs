@@ -219,7 +219,7 @@ fn compare(
     let mut files = files.into_inner().expect("no panic while holding it");
     files.sort();
     let metadata = [("before".to_string(), before.record.source.clone()), ("after".to_string(), after.record.source.clone())].into();
-    Ok(Product { format: "comparison".into(), metadata, graphs, preload, warnings: Vec::new(), files, changes })
+    Ok(Product { format: "comparison".into(), metadata, graphs, preload, warnings: Vec::new(), files, changes, sums: Vec::new(), seal: String::new() })
 }
 
 /// The functions of a differential table whose self share grew most and shrank most.

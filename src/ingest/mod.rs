@@ -72,7 +72,8 @@ pub fn ingest(ctx: &Ctx, source: &Source, sink: chunk::Sink) -> Result<Ingested,
         Some(cache) => cache.key(&source.path, unit.as_deref()).map_err(err)?,
         None => String::new(),
     };
-    let cached = ctx.cache.and_then(|c| c.get(&key));
+    // What is restored is checked: a broken entry is made again.
+    let cached = ctx.cache.and_then(|c| c.verified(&key));
     let how = if cached.is_some() { How::Cached } else { How::Decoded };
     let fill_err = |e: FillError| match e {
         FillError::Make(reason) => err(reason),
@@ -158,5 +159,5 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
     }
     let mut files = files.into_inner().expect("no panic while holding it");
     files.sort();
-    Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, preload, warnings: decoded.warnings, files, changes: Vec::new() })
+    Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, preload, warnings: decoded.warnings, files, changes: Vec::new(), sums: Vec::new(), seal: String::new() })
 }
