@@ -420,3 +420,60 @@ fn the_cache_restores_only_what_it_wrote() {
     assert!(o.status.success(), "{}", stderr(&o));
     check("a rebuild");
 }
+
+/// Item 11: small inputs that were misreported. A bad count on the first line says what is
+/// wrong with it and where; a sidecar date outside the years feeds can write is refused,
+/// naming the sidecar; an impossible date in a file name is a warning naming the file; `fold`
+/// refuses a manifest that claims more frames than its files hold, without allocating them;
+/// the content of a file that is a symbolic link is never shown, and of others only a short
+/// escaped prefix.
+#[test]
+fn small_inputs_are_reported_for_what_they_are() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    write(&input.join("bad-count.folded"), b"main;parse;lex 12x\nmain;parse 3\n");
+    write(&input.join("huge-count.folded"), b"main;a 99999999999999999999999\n");
+    write(&input.join("y0/run.folded"), b"main;a 1\n");
+    write(&input.join("y0/run.toml"), b"date = 0000-01-01T00:30:00+01:00\n");
+    write(&input.join("api/2026-02-30.folded"), b"main;a 1\n");
+    write(&input.join("api/2026-02-27.folded"), b"main;a 2\n");
+    let secret = work.path().join("outside.txt");
+    std::fs::write(&secret, b"root:x:0:0:SECRET-FIRST-LINE:/root:/bin/bash\n").unwrap();
+    std::os::unix::fs::symlink(&secret, input.join("passwd")).unwrap();
+    write(&input.join("notes.txt"), b"Meeting notes: the quarterly secret numbers follow\n");
+    let out = work.path().join("out");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let line = |name: &str| err.lines().find(|l| l.contains(name) && (l.starts_with("error") || name.contains("2026"))).unwrap_or_else(|| panic!("{name} not reported: {err}")).to_string();
+    let l = line("bad-count.folded");
+    assert!(l.contains("line 1 looks like folded stacks, but its count \"12x\" is not a whole number"), "{l}");
+    let l = line("huge-count.folded");
+    assert!(l.contains("its count \"99999999999999999999999\""), "{l}");
+    let l = line("y0/run.folded");
+    assert!(l.contains("run.toml") && l.contains("outside the years 0001 to 9999"), "{l}");
+    let l = line("2026-02-30");
+    assert!(l.starts_with("warning") && l.contains("unparseable date \"2026-02-30\""), "{l}");
+    let l = line("passwd");
+    assert!(!err.contains("SECRET") && !err.contains("root:x"), "{err}");
+    assert!(l.contains("not shown") && l.contains("symbolic link"), "{l}");
+    let l = line("notes.txt");
+    assert!(l.contains("line 1 begins \"Meeting notes: the quart\" (cut)") && !l.contains("secret"), "{l}");
+    // The feed parses, and every date in it has a four-digit year.
+    let feed = std::fs::read_to_string(out.join("feed.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&feed).unwrap();
+    for n in doc.descendants().filter(|n| n.has_tag_name("updated")) {
+        let t = n.text().unwrap();
+        assert!(t.len() == 20 && t.as_bytes()[4] == b'-', "{t}");
+    }
+
+    // fold on a damaged manifest: an error naming it, no 4 TB allocation.
+    let graph = out.join("p/api/2026-02-27/g/samples");
+    let manifest_path = graph.join("manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    manifest["frames"] = serde_json::json!(1u64 << 40);
+    std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    let o = run(work.path(), &["fold", graph.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("claims 1099511627776 frames"), "{}", stderr(&o));
+}
