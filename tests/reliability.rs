@@ -110,8 +110,8 @@ fn a_full_disk_fails_the_build_with_its_path_and_the_next_build_succeeds_once_sp
     let reference_new = tree(&reference_new_out);
 
     let mut failures = 0;
-    for leave in [0u64, 64 << 10, 256 << 10, 1 << 20, 2 << 20, 3 << 20, 4 << 20, 5 << 20, 6 << 20, 8 << 20, 10 << 20, 12 << 20] {
-        let disk = Tmpfs::mount(40 << 20);
+    for leave in [0u64, 256 << 10, 1 << 20, 2 << 20, 4 << 20, 6 << 20, 8 << 20, 12 << 20, 16 << 20, 24 << 20, 32 << 20] {
+        let disk = Tmpfs::mount(128 << 20);
         let out = disk.path().join("public");
         // The input lives off the tmpfs, the site and its cache on it.
         let o = build(&input, &out, &[]);
@@ -144,7 +144,7 @@ fn a_full_disk_fails_the_build_with_its_path_and_the_next_build_succeeds_once_sp
     assert!(failures >= 3, "the disk was full in only {failures} builds");
 
     // The very first build of a site fails on a full disk: the next one, with room, succeeds.
-    let disk = Tmpfs::mount(40 << 20);
+    let disk = Tmpfs::mount(128 << 20);
     let out = disk.path().join("public");
     let filler = disk.fill(64 << 10);
     let o = build(&grown, &out, &[]);
@@ -476,4 +476,33 @@ fn small_inputs_are_reported_for_what_they_are() {
     let o = run(work.path(), &["fold", graph.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("claims 1099511627776 frames"), "{}", stderr(&o));
+}
+
+/// Item 10 (in part): files put in the output folder by hand are named in a warning when they
+/// leave the site, and again when they are removed; they never come back every other build.
+#[test]
+fn files_put_in_the_output_by_hand_are_named_before_they_go() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    write(&input.join("api/2026-01-01.folded"), &profile(1, 50));
+    let out = work.path().join("public");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::write(out.join("CNAME"), b"perf.example.com\n").unwrap();
+    std::fs::write(out.join("robots.txt"), b"User-agent: *\n").unwrap();
+    let mut told_removed = false;
+    for round in 2..6u64 {
+        write(&input.join(format!("api/2026-01-0{round}.folded")), &profile(round, 50));
+        let o = build(&input, &out, &[]);
+        let err = stderr(&o);
+        assert!(o.status.success(), "{err}");
+        if round == 2 {
+            for name in ["CNAME", "robots.txt"] {
+                assert!(err.lines().any(|l| l.starts_with("warning") && l.contains(name) && l.contains("not in the new site")), "round {round}: {err}");
+            }
+        }
+        told_removed |= err.lines().any(|l| l.contains("CNAME") && l.contains("removed"));
+        assert!(!out.join("CNAME").exists(), "round {round}: the file came back");
+    }
+    assert!(told_removed, "the removal was not told");
 }

@@ -410,6 +410,8 @@ impl<'a> Build<'a> {
         };
         let plan = site.plan();
         let (staging_ino, _) = staging.inodes();
+        let foreign = foreign_files(self.config, &plan, &archive, &staging)?;
+        self.summary.warnings.extend(foreign);
         let desired = Tree {
             ino: staging_ino,
             pages: plan.iter().map(|p| (p.path.clone(), p.hash)).collect(),
@@ -458,6 +460,40 @@ impl<'a> Build<'a> {
         state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next, comparisons })?;
         Ok(())
     }
+}
+
+/// Files at the top of the output folder that flamesite does not write (a `CNAME`, a
+/// `robots.txt` put there by hand) are not in the new site, since the output folder is
+/// replaced whole: each is named in a warning. In the staging tree (the site before, where
+/// such a file went at the last build) they are removed, each named in a warning first, so
+/// that they do not come back every other build.
+fn foreign_files(config: &Config, plan: &[Page], archive: &Archive, staging: &Staging) -> Result<Vec<Warning>, BuildError> {
+    let mut warnings = Vec::new();
+    let mut ours: BTreeSet<&str> = plan.iter().filter_map(|p| p.path.split('/').next()).collect();
+    ours.extend(graph_sets(archive).filter_map(|(url, _)| url.split('/').next()));
+    ours.extend(["static", "p", "s", "index.json", "index.html", "feed.xml"]);
+    let foreign = |dir: &std::path::Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !ours.contains(n.as_str())).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    let output = &config.output;
+    for name in foreign(output) {
+        warnings.push(Warning {
+            path: output.join(&name).display().to_string(),
+            message: "was not written by flamesite: the output folder is replaced whole, so it is not in the new site (keep files to publish outside the output folder and copy them in after the build)".into(),
+        });
+    }
+    for name in foreign(&staging.path("")) {
+        warnings.push(Warning {
+            path: staging.path(&name).display().to_string(),
+            message: "was not written by flamesite (it was in the output folder before the last build): removed".into(),
+        });
+        staging.remove(&name)?;
+    }
+    Ok(warnings)
 }
 
 /// Brings a staging tree whose content is unknown to the new state: every page rendered and

@@ -188,7 +188,7 @@ fn describe(sniff: &[u8], show: bool) -> String {
     let Some((number, first)) = sniff.split(|&b| b == b'\n').enumerate().find(|(_, l)| !l.iter().all(u8::is_ascii_whitespace)) else {
         return String::new();
     };
-    let first = first.strip_suffix(b"\r").unwrap_or(first);
+    let first = first.strip_suffix(b"\r").unwrap_or(first).trim_ascii();
     // A stack with a count that is not one: say what is wrong with the count.
     if let Some(space) = first.iter().rposition(|&b| b == b' ') {
         let (stack, count) = (&first[..space], &first[space + 1..]);
