@@ -7,8 +7,10 @@
 //! content: a file edited in place, with its size and time kept, has another key. An entry is
 //! a folder `KEY/` holding `entry.json` (what decoding learnt: format, metadata, graphs, the
 //! first view's files, warnings) and `files/`, the run folder's graph files and preview image
-//! as they are published. The build hard-links them into the output (copies where links are
-//! not possible), so the cache costs no second copy on disk. An entry is written aside and
+//! as they are published. The build copies them into the output, each checked against the
+//! length and BLAKE3 hash the entry recorded ([`Product::sums`]), so that a site file edited in
+//! place never changes the cache; an entry is sealed ([`Product::seal`]) and may name only files
+//! inside itself, and one that does not check is removed and made again. An entry is written aside and
 //! renamed into place, so it appears whole or not at all. The cache folder may hold only
 //! entries: the build state ([`STATE`]) and entries are all that [`Cache::retain`] keeps, and
 //! it removes nothing whose name is not an entry's, so a `cache_dir` pointed at another folder

@@ -11,8 +11,12 @@
 //! [`Staging::remove`]) and commits without a walk; otherwise it writes every file where its
 //! bytes differ ([`Staging::write`], [`Staging::link`], which leave a right file alone) and the
 //! commit sweeps every file it did not write. Files are replaced by unlinking and creating,
-//! never written in place, because the trees and the cache share graph files as hard links. A
-//! lock file keeps two builds from writing the same output at once.
+//! never written in place, because the two trees share files as hard links (graph files come
+//! from the cache as checked copies, never links). A lock file keeps two builds from writing the
+//! same output at once. An output folder that is a symbolic link is published through: the
+//! folder it leads to is swapped, the link stays. A build that changed the staging folder and
+//! failed removes it ([`Staging`]'s `Drop`), and its first change leaves the state's dirty
+//! marker ([`Staging::mark_changes_in`]), so a half-changed tree is never trusted.
 
 use std::collections::HashSet;
 use std::fs;
