@@ -225,9 +225,9 @@ impl Config {
         if let Some(c) = &self.cache_dir {
             return c.clone();
         }
-        let name = self.output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "public".into());
+        let name = self.output.file_name().unwrap_or(std::ffi::OsStr::new("public"));
         let parent = self.output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        parent.join(format!(".{name}.cache"))
+        parent.join(crate::archive::slug::sibling_name(name, ".cache"))
     }
 }
 

@@ -26,6 +26,29 @@ impl ProfileError {
     }
 }
 
+/// Why a profile was not ingested.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IngestError {
+    /// The profile cannot be built (not a profile, corrupt, …); the build goes on without it.
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
+    /// Its files could not be written (a full disk, a read-only folder): the build stops, since
+    /// going on would publish a site without a run that is there. The message names the path.
+    #[error("{0}")]
+    Write(String),
+}
+
+/// Why a cache entry (or a run's files, without a cache) was not made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FillError {
+    /// Making its content failed (the profile cannot be decoded).
+    #[error("{0}")]
+    Make(String),
+    /// Writing it failed; the message names the path.
+    #[error("{0}")]
+    Write(String),
+}
+
 /// Something worth telling about a profile that was built anyway.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
@@ -64,6 +87,10 @@ pub enum BuildError {
     /// Reading or writing the cache folder or the build state failed.
     #[error("{0}")]
     Cache(String),
+    /// A run's or a comparison's files could not be written (a full disk, …); the message
+    /// names the path. Nothing was published.
+    #[error("{0}")]
+    Write(String),
 }
 
 impl From<String> for BuildError {

@@ -126,7 +126,21 @@ pub fn parse_date(s: &str) -> Result<When, String> {
         }
     };
     let ts = dt.to_zoned(TimeZone::fixed(offset)).map_err(|e| bad(e.to_string()))?.timestamp();
+    in_feed_range(ts).map_err(bad)?;
     Ok(When { ts, has_time: c.name("H").is_some() })
+}
+
+/// Dates of runs are shown and written in feeds in RFC 3339, whose years have four digits:
+/// an instant before 0001-01-01T00:00:00Z or after 9999-12-31T23:59:59Z (in UTC, once the
+/// offset is applied) is refused, not clamped, so no feed says a date the source did not.
+fn in_feed_range(ts: Timestamp) -> Result<(), String> {
+    const FIRST: i64 = -62_135_596_800; // 0001-01-01T00:00:00Z
+    const LAST: i64 = 253_402_300_799; // 9999-12-31T23:59:59Z
+    if (FIRST..=LAST).contains(&ts.as_second()) {
+        Ok(())
+    } else {
+        Err(format!("it is {ts} in UTC, outside the years 0001 to 9999 that feeds (RFC 3339) can write"))
+    }
 }
 
 /// A TOML date-time (`2026-11-20`, `2026-11-20T14:03:00Z`, `2026-11-20 14:03:00`) as a [`When`].
@@ -142,6 +156,7 @@ fn from_toml(d: &toml::value::Datetime) -> Result<When, String> {
         }
     };
     let ts = dt.to_zoned(TimeZone::fixed(offset)).map_err(|e| format!("date {d}: {e}"))?.timestamp();
+    in_feed_range(ts).map_err(|e| format!("date {d}: {e}"))?;
     Ok(When { ts, has_time: d.time.is_some() })
 }
 
@@ -229,8 +244,16 @@ const MAX_SIDECAR: u64 = 1 << 20;
 
 /// Reads `input/STEM.ext`, if it exists.
 pub fn read_sidecar_text(input: &Path, stem: &str, ext: &str) -> Result<Option<String>, String> {
+    read_sidecar_at(&input.join(stem), stem, ext)
+}
+
+/// Reads the sidecar `BASE.ext` (BASE being the profile's path without its extensions, byte
+/// for byte, whatever its encoding), if it exists; `stem` names it in messages.
+pub fn read_sidecar_at(base: &Path, stem: &str, ext: &str) -> Result<Option<String>, String> {
     let rel = format!("{stem}.{ext}");
-    let path = input.join(&rel);
+    let mut path = base.as_os_str().to_os_string();
+    path.push(format!(".{ext}"));
+    let path = std::path::PathBuf::from(path);
     let meta = match std::fs::metadata(&path) {
         Ok(m) if m.is_file() => m,
         _ => return Ok(None),
@@ -245,7 +268,12 @@ pub fn read_sidecar_text(input: &Path, stem: &str, ext: &str) -> Result<Option<S
 impl Sidecar {
     /// Reads and parses `input/STEM.toml`; a file that does not parse is an error that names it.
     pub fn load(input: &Path, stem: &str) -> Result<Option<Sidecar>, String> {
-        let Some(text) = read_sidecar_text(input, stem, "toml")? else { return Ok(None) };
+        Sidecar::load_at(&input.join(stem), stem)
+    }
+
+    /// Reads and parses `BASE.toml` (see [`read_sidecar_at`]).
+    pub fn load_at(base: &Path, stem: &str) -> Result<Option<Sidecar>, String> {
+        let Some(text) = read_sidecar_at(base, stem, "toml")? else { return Ok(None) };
         let sidecar: Sidecar =
             toml::from_str(&text).map_err(|e| format!("{stem}.toml: {}", e.to_string().trim_end()))?;
         if let Some(d) = &sidecar.date {
@@ -319,8 +347,9 @@ pub fn describe(
     }
     if dates.is_empty() {
         if let Some(c) = DATE_IN_NAME.captures(file) {
-            if let Ok(w) = parse_date(&c["date"]) {
-                dates.push((w, "file name", "its file name".into()));
+            match parse_date(&c["date"]) {
+                Ok(w) => dates.push((w, "file name", "its file name".into())),
+                Err(e) => warnings.push(format!("its file name has {e}; not used as its date")),
             }
         }
     }

@@ -32,6 +32,38 @@ pub const RUN_SUBPAGES: &[&str] = &["g", "compare", "vs", "history", "index.html
 /// Longest segment of a name, in bytes; longer ones are cut and hashed (file systems allow 255).
 pub const MAX_SEGMENT: usize = 120;
 
+/// Longest file name most file systems allow, in bytes.
+pub const MAX_NAME: usize = 255;
+
+/// Room kept for the suffixes of [`sibling_name`].
+const SIBLING_SUFFIX_ROOM: usize = 32;
+
+/// The name of a hidden file or folder kept beside the folder `name` (the output folder's
+/// staging tree, its lock, its cache folder): `.NAME` followed by `suffix` (at most 32 bytes).
+/// When the name is too long for that to fit in [`MAX_NAME`] bytes, NAME is cut (at a
+/// character boundary when it is UTF-8) and a hash of its bytes appended, the same cut
+/// whatever the suffix, so that all of one folder's siblings share a prefix.
+pub fn sibling_name(name: &std::ffi::OsStr, suffix: &str) -> std::ffi::OsString {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    debug_assert!(suffix.len() <= SIBLING_SUFFIX_ROOM);
+    let bytes = name.as_bytes();
+    let mut out = vec![b'.'];
+    if 1 + bytes.len() + SIBLING_SUFFIX_ROOM <= MAX_NAME {
+        out.extend_from_slice(bytes);
+    } else {
+        let mut cut = MAX_NAME - 1 - SIBLING_SUFFIX_ROOM - 9;
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+        }
+        out.extend_from_slice(&bytes[..cut]);
+        out.extend_from_slice(format!("-{}", hash8(bytes)).as_bytes());
+    }
+    out.extend_from_slice(suffix.as_bytes());
+    std::ffi::OsString::from_vec(out)
+}
+
 /// Compression extensions, removed from a profile's name first.
 const COMPRESSION_EXTS: &[&str] = &["gz", "gzip", "zst", "zstd"];
 /// Format extensions, removed after the compression extension.
@@ -223,6 +255,19 @@ mod tests {
         assert!(natural_run_slug(&long).len() <= MAX_SEGMENT);
         assert_eq!(natural_name("api"), "api");
         assert_ne!(natural_name("a b"), natural_name("a_b"));
+    }
+
+    #[test]
+    fn sibling_names_fit_in_a_file_name() {
+        use std::ffi::OsStr;
+        assert_eq!(sibling_name(OsStr::new("public"), ".flamesite-next"), ".public.flamesite-next");
+        let long = "é ".repeat(85);
+        assert_eq!(long.len(), 255);
+        let next = sibling_name(OsStr::new(&long), ".flamesite-next");
+        let lock = sibling_name(OsStr::new(&long), ".flamesite-lock");
+        assert!(next.len() <= MAX_NAME && next.to_str().is_some(), "{next:?}");
+        assert_eq!(next.to_str().unwrap().strip_suffix("next"), lock.to_str().unwrap().strip_suffix("lock"));
+        assert_ne!(next, sibling_name(OsStr::new(&format!("ab{}", &long[2..])), ".flamesite-next"));
     }
 
     #[test]

@@ -29,7 +29,7 @@ use crate::archive::{slug, Pattern};
 use crate::config::Config;
 use crate::derive;
 use crate::derive::history::History;
-use crate::error::{BuildError, ProfileError, Warning};
+use crate::error::{BuildError, IngestError, ProfileError, Warning};
 use crate::ingest::cache::{self, Cache};
 use crate::ingest::{self, scan, How, RunRecord, PREVIEW};
 use crate::output::staging::Staging;
@@ -94,7 +94,7 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
         let runs = b.ingest()?;
         if let Some(runs) = b.anything_shown_changed(runs)? {
             let mut archive = b.group(runs);
-            b.derive(&mut archive);
+            b.derive(&mut archive)?;
             b.publish(archive)?;
         }
     }
@@ -127,6 +127,8 @@ struct Build<'a> {
     replaced_keys: Vec<String>,
     /// Change lists of the comparisons made in this build, by key.
     changes: HashMap<String, Vec<GraphChanges>>,
+    /// Whether publishing will rewrite the staging tree (its content unknown to the state).
+    rewrite: bool,
     summary: Summary,
 }
 
@@ -146,7 +148,7 @@ impl<'a> Build<'a> {
         // The output and cache folders may be inside the input folder: they are not profiles.
         let scanned = scan::scan_except(&config.input, &[config.output.clone(), config.cache_folder()])
             .map_err(|reason| BuildError::Input { path: config.input.clone(), reason })?;
-        let staging = if options.dry_run { None } else { Some(Staging::new(&config.output)?) };
+        let mut staging = if options.dry_run { None } else { Some(Staging::new(&config.output)?) };
         let cache = match (&staging, options.cache) {
             (Some(_), true) => {
                 let dir = config.cache_folder();
@@ -156,6 +158,13 @@ impl<'a> Build<'a> {
             }
             _ => None,
         };
+        // A build that changes the staging tree and does not save the state (it fails, is
+        // killed, or runs without the cache) leaves the marker that tells the next build not to
+        // trust what the state says that tree holds.
+        let cache_dir = config.cache_folder();
+        if let (Some(s), true) = (&mut staging, cache_dir.is_dir() && cache::check_folder(&cache_dir).is_ok()) {
+            s.mark_changes_in(cache_dir.join(state::DIRTY));
+        }
         let header = cache.as_ref().and_then(|c| state::Header::load(c.dir(), &fingerprint));
         let live_ino = staging.as_ref().map_or(0, |s| s.inodes().1);
         Ok(Build {
@@ -175,6 +184,7 @@ impl<'a> Build<'a> {
             old_hashes: Vec::new(),
             replaced_keys: Vec::new(),
             changes: HashMap::new(),
+            rewrite: true,
             summary: Summary::default(),
         })
     }
@@ -222,15 +232,28 @@ impl<'a> Build<'a> {
         self.old_hashes = old_runs.iter().map(|r| (r.record.source.clone(), r.hash)).collect();
         let mut previous: HashMap<String, SavedRun> = old_runs.into_iter().map(|r| (r.record.source.clone(), r)).collect();
         // A run whose files have the stamps they had is not read again.
-        let unchanged: Vec<bool> = sources
-            .iter()
-            .map(|s| self.cache.is_some() && previous.get(&s.rel).is_some_and(|p| p.record.stamps == s.stamps))
-            .collect();
+        // A build that rewrites the staging tree copies every run's files from the cache:
+        // then an unchanged run's entry is checked first, and made again when broken.
+        let staging_ino = self.staging.as_ref().map_or(0, |s| s.inodes().0);
+        let rewrite = !(self.live_ino != 0 && self.data.live.ino == self.live_ino && self.data.next.as_ref().is_some_and(|n| n.ino == staging_ino));
+        self.rewrite = rewrite;
+        let cache = self.cache.as_ref();
+        let unchanged: Vec<bool> = self.pool.install(|| {
+            sources
+                .par_iter()
+                .map(|s| {
+                    cache.is_some()
+                        && previous.get(&s.rel).is_some_and(|p| {
+                            p.record.stamps == s.stamps && (!rewrite || cache.is_some_and(|c| c.verified(&p.record.key).is_some()))
+                        })
+                })
+                .collect()
+        });
         let ctx = ingest::Ctx { config: self.config, pattern: self.pattern.as_ref(), cache: self.cache.as_ref() };
         let todo: Vec<usize> = (0..sources.len()).filter(|&i| !unchanged[i]).collect();
         let bar = progress_bar(self.options.progress, todo.len());
         let staging = &self.staging;
-        let mut outcomes: HashMap<usize, Result<ingest::Ingested, ProfileError>> = self.pool.install(|| {
+        let mut outcomes: HashMap<usize, Result<ingest::Ingested, IngestError>> = self.pool.install(|| {
             todo.par_iter()
                 .map(|&i| {
                     // Without a cache, a decoded profile's files go straight to its folder.
@@ -266,10 +289,11 @@ impl<'a> Build<'a> {
                         let hash = record_hash(&ingested.record);
                         (ingested.record, hash)
                     }
-                    Err(e) => {
+                    Err(IngestError::Profile(e)) => {
                         summary.skipped.push(e);
                         continue;
                     }
+                    Err(IngestError::Write(why)) => return Err(BuildError::Write(why)),
                 }
             };
             for w in &record.warnings {
@@ -320,17 +344,27 @@ impl<'a> Build<'a> {
     }
 
     /// Derive: the comparisons of runs, made only for pairs no earlier build made.
-    fn derive(&mut self, archive: &mut Archive) {
-        let known: HashMap<String, Compared> = self.data.comparisons.iter().map(|c| (c.key.clone(), c.clone())).collect();
+    fn derive(&mut self, archive: &mut Archive) -> Result<(), BuildError> {
+        let mut known: HashMap<String, Compared> = self.data.comparisons.iter().map(|c| (c.key.clone(), c.clone())).collect();
+        if let (true, Some(cache)) = (self.rewrite, &self.cache) {
+            // Their files will be copied: a broken entry is made again.
+            let broken: Vec<String> = self.pool.install(|| known.par_iter().filter(|(k, _)| cache.verified(k).is_none()).map(|(k, _)| k.clone()).collect());
+            for k in broken {
+                known.remove(&k);
+            }
+        }
         let source = match (&self.cache, &self.staging) {
             (Some(c), _) => derive::Source::Cache(c),
             (None, Some(s)) => derive::Source::Staging(s),
-            (None, None) => return,
+            (None, None) => return Ok(()),
         };
         let config = self.config;
         let start = Instant::now();
         let derived = self.pool.install(|| derive::derive(config, archive, source, &known));
         self.summary.derive_elapsed = start.elapsed();
+        if let Some(why) = derived.write_failed {
+            return Err(BuildError::Write(why));
+        }
         for (path, why) in derived.failed {
             self.summary.warnings.push(Warning { path, message: why });
         }
@@ -343,6 +377,7 @@ impl<'a> Build<'a> {
         self.summary.comparisons = archive.comparisons.len();
         self.summary.comparisons_made = derived.made;
         self.changes = derived.changes;
+        Ok(())
     }
 
     /// Publish: plans every page, brings the staging tree to the new site (only what differs
@@ -375,6 +410,8 @@ impl<'a> Build<'a> {
         };
         let plan = site.plan();
         let (staging_ino, _) = staging.inodes();
+        let foreign = foreign_files(self.config, &plan, &archive, &staging)?;
+        self.summary.warnings.extend(foreign);
         let desired = Tree {
             ino: staging_ino,
             pages: plan.iter().map(|p| (p.path.clone(), p.hash)).collect(),
@@ -423,6 +460,40 @@ impl<'a> Build<'a> {
         state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next, comparisons })?;
         Ok(())
     }
+}
+
+/// Files at the top of the output folder that flamesite does not write (a `CNAME`, a
+/// `robots.txt` put there by hand) are not in the new site, since the output folder is
+/// replaced whole: each is named in a warning. In the staging tree (the site before, where
+/// such a file went at the last build) they are removed, each named in a warning first, so
+/// that they do not come back every other build.
+fn foreign_files(config: &Config, plan: &[Page], archive: &Archive, staging: &Staging) -> Result<Vec<Warning>, BuildError> {
+    let mut warnings = Vec::new();
+    let mut ours: BTreeSet<&str> = plan.iter().filter_map(|p| p.path.split('/').next()).collect();
+    ours.extend(graph_sets(archive).filter_map(|(url, _)| url.split('/').next()));
+    ours.extend(["static", "p", "s", "index.json", "index.html", "feed.xml"]);
+    let foreign = |dir: &std::path::Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !ours.contains(n.as_str())).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    let output = &config.output;
+    for name in foreign(output) {
+        warnings.push(Warning {
+            path: output.join(&name).display().to_string(),
+            message: "was not written by flamesite: the output folder is replaced whole, so it is not in the new site (keep files to publish outside the output folder and copy them in after the build)".into(),
+        });
+    }
+    for name in foreign(&staging.path("")) {
+        warnings.push(Warning {
+            path: staging.path(&name).display().to_string(),
+            message: "was not written by flamesite (it was in the output folder before the last build): removed".into(),
+        });
+        staging.remove(&name)?;
+    }
+    Ok(warnings)
 }
 
 /// Brings a staging tree whose content is unknown to the new state: every page rendered and
@@ -515,8 +586,14 @@ fn link_run(staging: &Staging, cache: &Cache, url: &str, key: &str, replace: boo
         staging.remove(&format!("{url}g"))?;
         staging.remove(&format!("{url}{PREVIEW}"))?;
     }
-    for rel in &product.files {
-        staging.link(&format!("{url}{rel}"), &cache.file(key, rel))?;
+    // Copied, not linked: a file of the site edited in place must not change the cache. Each
+    // is checked against the length and hash its entry recorded.
+    for (rel, sum) in product.files.iter().zip(&product.sums) {
+        let bytes = cache.read(key, rel, sum).map_err(|why| {
+            cache.discard(key);
+            BuildError::Cache(format!("{why}; the entry was removed, build again to make it anew"))
+        })?;
+        staging.write(&format!("{url}{rel}"), &bytes)?;
     }
     Ok(())
 }

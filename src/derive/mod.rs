@@ -20,6 +20,7 @@ use crate::archive::slug;
 use crate::config::Config;
 use crate::graph::diff::{self, Change};
 use crate::graph::preview;
+use crate::error::FillError;
 use crate::ingest::cache::{Cache, Product};
 use crate::ingest::PREVIEW;
 use crate::output::staging::Staging;
@@ -47,6 +48,8 @@ pub struct Derived {
     pub failed: Vec<(String, String)>,
     /// Baselines named in `site.toml` that no run matches: (series, what was named).
     pub unknown_baselines: Vec<(String, String)>,
+    /// A comparison's files that could not be written (a full disk): the build stops.
+    pub write_failed: Option<String>,
 }
 
 /// Adds every comparison to `archive`. `known` holds what earlier builds made, by key.
@@ -88,7 +91,7 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, known: &Ha
         })
         .collect();
     // Per pair: nothing to compare, or what was made (with its change list when made now).
-    type Outcome = Option<Result<(Compared, Option<Vec<GraphChanges>>), String>>;
+    type Outcome = Option<Result<(Compared, Option<Vec<GraphChanges>>), FillError>>;
     let results: Vec<Outcome> = pairs
         .par_iter()
         .zip(&keys)
@@ -117,8 +120,16 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, known: &Ha
                     None => c.fill(key, make),
                 },
                 Source::Staging(s) => {
-                    let sink = |rel: &str, bytes: &[u8]| s.write(&format!("{url}{rel}"), bytes).map_err(|e| e.to_string());
-                    make(&sink)
+                    let failed = std::sync::Mutex::new(None);
+                    let sink = |rel: &str, bytes: &[u8]| {
+                        s.write(&format!("{url}{rel}"), bytes).map_err(|e| {
+                            failed.lock().expect("no panic while holding it").get_or_insert_with(|| e.to_string()).clone()
+                        })
+                    };
+                    make(&sink).map_err(|e| match failed.into_inner().expect("no panic while holding it") {
+                        Some(write) => FillError::Write(write),
+                        None => FillError::Make(e),
+                    })
                 }
             };
             Some(made.map(|p| {
@@ -131,7 +142,10 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, known: &Ha
     for ((b, a, baseline, url), result) in pairs.into_iter().zip(results) {
         match result {
             None => {}
-            Some(Err(e)) => out.failed.push((archive.runs[a].record.source.clone(), format!("its comparison with {}: {e}", archive.runs[b].record.source))),
+            Some(Err(FillError::Write(why))) => {
+                out.write_failed.get_or_insert(why);
+            }
+            Some(Err(FillError::Make(e))) => out.failed.push((archive.runs[a].record.source.clone(), format!("its comparison with {}: {e}", archive.runs[b].record.source))),
             Some(Ok((made, changes))) => {
                 if let Some(c) = changes {
                     out.made += 1;
@@ -206,7 +220,7 @@ fn compare(
     let mut files = files.into_inner().expect("no panic while holding it");
     files.sort();
     let metadata = [("before".to_string(), before.record.source.clone()), ("after".to_string(), after.record.source.clone())].into();
-    Ok(Product { format: "comparison".into(), metadata, graphs, preload, warnings: Vec::new(), files, changes })
+    Ok(Product { format: "comparison".into(), metadata, graphs, preload, warnings: Vec::new(), files, changes, sums: Vec::new(), seal: String::new() })
 }
 
 /// The functions of a differential table whose self share grew most and shrank most.

@@ -7,8 +7,10 @@
 //! content: a file edited in place, with its size and time kept, has another key. An entry is
 //! a folder `KEY/` holding `entry.json` (what decoding learnt: format, metadata, graphs, the
 //! first view's files, warnings) and `files/`, the run folder's graph files and preview image
-//! as they are published. The build hard-links them into the output (copies where links are
-//! not possible), so the cache costs no second copy on disk. An entry is written aside and
+//! as they are published. The build copies them into the output, each checked against the
+//! length and BLAKE3 hash the entry recorded ([`Product::sums`]), so that a site file edited in
+//! place never changes the cache; an entry is sealed ([`Product::seal`]) and may name only files
+//! inside itself, and one that does not check is removed and made again. An entry is written aside and
 //! renamed into place, so it appears whole or not at all. The cache folder may hold only
 //! entries: the build state ([`STATE`]) and entries are all that [`Cache::retain`] keeps, and
 //! it removes nothing whose name is not an entry's, so a `cache_dir` pointed at another folder
@@ -22,6 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Config;
+use crate::error::FillError;
 use super::GraphInfo;
 
 /// What the cache keeps of one profile besides its files.
@@ -42,6 +45,46 @@ pub struct Product {
     /// Of a comparison: what changed, per graph.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<crate::archive::run::GraphChanges>,
+    /// Length and BLAKE3 hash of each of `files`, in their order: what a restored file must be.
+    #[serde(default)]
+    pub sums: Vec<FileSum>,
+    /// A hash of the entry's key and of everything above, so that an `entry.json` changed by
+    /// anything but flamesite is not believed.
+    #[serde(default)]
+    pub seal: String,
+}
+
+/// What one file of an entry must be.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct FileSum {
+    /// Length in bytes.
+    pub len: u64,
+    /// BLAKE3 hash, hex.
+    pub hash: String,
+}
+
+impl FileSum {
+    /// The sum of `bytes`.
+    pub fn of(bytes: &[u8]) -> FileSum {
+        FileSum { len: bytes.len() as u64, hash: blake3::hash(bytes).to_hex().to_string() }
+    }
+}
+
+/// The seal of `product` as the entry `key`: a hash of the key and of the product with an
+/// empty seal.
+fn seal(key: &str, product: &Product) -> String {
+    let unsealed = Product { seal: String::new(), ..product.clone() };
+    let json = serde_json::to_vec(&unsealed).expect("a product serialises");
+    let mut h = blake3::Hasher::new();
+    h.update(format!("flamesite cache entry {key}\n").as_bytes());
+    h.update(&json);
+    h.finalize().to_hex().to_string()
+}
+
+/// Whether `rel` names a file inside an entry's folder: relative, `/`-separated, no `.`, `..`
+/// or empty component.
+pub fn is_inside(rel: &str) -> bool {
+    !rel.is_empty() && !rel.starts_with('/') && !rel.contains('\\') && !rel.contains('\0') && rel.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
 }
 
 /// The cache folder.
@@ -54,7 +97,7 @@ impl Cache {
     /// The cache at `dir`, for builds with `config`.
     pub fn new(dir: &Path, config: &Config) -> Cache {
         let fingerprint = format!(
-            "flamesite {} cache 3\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
+            "flamesite {} cache 4\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
             env!("CARGO_PKG_VERSION"),
             config.chunks,
             config.limits,
@@ -96,10 +139,67 @@ impl Cache {
         &self.dir
     }
 
-    /// The entry of `key`, if the cache has it whole.
+    /// The entry of `key`, if the cache has it and its `entry.json` is flamesite's (sealed,
+    /// every file named inside the entry, none a link). A broken entry is removed, so that it
+    /// is made again. Its files' contents are checked by [`Cache::verified`] and [`Cache::read`].
     pub fn get(&self, key: &str) -> Option<Product> {
+        if !is_key(key) {
+            return None;
+        }
         let text = fs::read(self.dir.join(key).join("entry.json")).ok()?;
-        serde_json::from_slice(&text).ok()
+        let product: Option<Product> = serde_json::from_slice(&text).ok();
+        match product {
+            Some(p) if p.seal == seal(key, &p) && p.sums.len() == p.files.len() && p.files.iter().all(|f| is_inside(f)) => Some(p),
+            _ => {
+                self.discard(key);
+                None
+            }
+        }
+    }
+
+    /// The entry of `key` when, besides [`Cache::get`]'s checks, every file it lists has the
+    /// length and hash it recorded (all files are read); a broken entry is removed.
+    pub fn verified(&self, key: &str) -> Option<Product> {
+        let p = self.get(key)?;
+        for (rel, sum) in p.files.iter().zip(&p.sums) {
+            if self.read(key, rel, sum).is_err() {
+                self.discard(key);
+                return None;
+            }
+        }
+        Some(p)
+    }
+
+    /// The bytes of file `rel` of entry `key`, checked against `sum`: a regular file (not a
+    /// link) of that length and hash.
+    pub fn read(&self, key: &str, rel: &str, sum: &FileSum) -> Result<Vec<u8>, String> {
+        let path = self.file(key, rel);
+        let bad = |why: String| format!("cache entry {}: {why}", self.dir.join(key).display());
+        if !is_inside(rel) {
+            return Err(bad(format!("{rel:?} is not inside the entry")));
+        }
+        // No component may be a link out of the entry.
+        let mut at = self.dir.join(key).join("files");
+        for c in rel.split('/') {
+            at.push(c);
+            match fs::symlink_metadata(&at) {
+                Ok(m) if m.file_type().is_symlink() => return Err(bad(format!("{rel} is a symbolic link"))),
+                Ok(_) => {}
+                Err(e) => return Err(bad(format!("{rel}: {e}"))),
+            }
+        }
+        let bytes = fs::read(&path).map_err(|e| bad(format!("{rel}: {e}")))?;
+        if bytes.len() as u64 != sum.len || blake3::hash(&bytes).to_hex().as_str() != sum.hash {
+            return Err(bad(format!("{rel} is not the file it recorded (changed in place?)")));
+        }
+        Ok(bytes)
+    }
+
+    /// Removes entry `key`, broken.
+    pub fn discard(&self, key: &str) {
+        if is_key(key) {
+            let _ = fs::remove_dir_all(self.dir.join(key));
+        }
     }
 
     /// Where the file `rel` (relative to the run's folder) of entry `key` is.
@@ -108,33 +208,60 @@ impl Cache {
     }
 
     /// Makes entry `key` with `make`, which hands each file to the sink it is given and
-    /// returns what the entry records; the entry appears only when `make` succeeded.
+    /// returns what the entry records; the entry appears only when `make` succeeded. A file
+    /// that cannot be written (a full disk) is a [`FillError::Write`], which stops the build.
     pub fn fill(
         &self,
         key: &str,
         make: impl FnOnce(crate::store::chunk::Sink) -> Result<Product, String>,
-    ) -> Result<Product, String> {
+    ) -> Result<Product, FillError> {
         let tmp = self.dir.join(format!(".{key}.{}.{:?}.tmp", std::process::id(), std::thread::current().id()));
         let _ = fs::remove_dir_all(&tmp);
         let files = tmp.join("files");
+        let failed = std::sync::Mutex::new(None);
+        let sums = std::sync::Mutex::new(BTreeMap::new());
         let sink = |rel: &str, bytes: &[u8]| {
+            sums.lock().expect("no panic while holding it").insert(rel.to_string(), FileSum::of(bytes));
             let path = files.join(rel);
-            if let Some(p) = path.parent() {
-                fs::create_dir_all(p).map_err(|e| format!("cache {}: {e}", p.display()))?;
+            let written = match path.parent() {
+                Some(p) => fs::create_dir_all(p).map_err(|e| format!("cache {}: {e}", p.display())),
+                None => Ok(()),
             }
-            fs::write(&path, bytes).map_err(|e| format!("cache {}: {e}", path.display()))
+            .and_then(|()| fs::write(&path, bytes).map_err(|e| format!("cache {}: {e}", path.display())));
+            if let Err(e) = &written {
+                failed.lock().expect("no panic while holding it").get_or_insert_with(|| e.clone());
+            }
+            written
         };
-        let result = make(&sink).and_then(|product| {
-            fs::create_dir_all(&tmp).map_err(|e| format!("cache {}: {e}", tmp.display()))?;
-            let json = serde_json::to_vec(&product).map_err(|e| e.to_string())?;
-            fs::write(tmp.join("entry.json"), json).map_err(|e| format!("cache {}: {e}", tmp.display()))?;
-            let dest = self.dir.join(key);
-            if fs::rename(&tmp, &dest).is_err() {
-                // Another thread made the same entry (two profiles with the same bytes).
-                let _ = fs::remove_dir_all(&tmp);
-            }
-            Ok(product)
-        });
+        let result = match make(&sink) {
+            Err(e) => Err(match failed.into_inner().expect("no panic while holding it") {
+                Some(write) => FillError::Write(write),
+                None => FillError::Make(e),
+            }),
+            Ok(mut product) => (|| {
+                let mut sums = sums.into_inner().expect("no panic while holding it");
+                product.sums = product
+                    .files
+                    .iter()
+                    .map(|f| sums.remove(f).ok_or_else(|| FillError::Make(format!("{f} was listed but not written"))))
+                    .collect::<Result<_, _>>()?;
+                product.seal = seal(key, &product);
+                let write = |e: std::io::Error| FillError::Write(format!("cache {}: {e}", tmp.display()));
+                fs::create_dir_all(&tmp).map_err(write)?;
+                let json = serde_json::to_vec(&product).map_err(|e| FillError::Make(e.to_string()))?;
+                fs::write(tmp.join("entry.json"), json).map_err(write)?;
+                let dest = self.dir.join(key);
+                if fs::symlink_metadata(&dest).is_ok() && self.get(key).is_none() {
+                    // A broken entry (get removed it) is replaced.
+                    self.discard(key);
+                }
+                if fs::rename(&tmp, &dest).is_err() {
+                    // Another thread made the same entry (two profiles with the same bytes).
+                    let _ = fs::remove_dir_all(&tmp);
+                }
+                Ok(product)
+            })(),
+        };
         if result.is_err() {
             let _ = fs::remove_dir_all(&tmp);
         }

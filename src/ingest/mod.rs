@@ -15,7 +15,7 @@ pub mod scan;
 use crate::archive::{self, Pattern, Sidecar};
 pub use crate::archive::run::{GraphInfo, RunRecord, Stamp, Stamps};
 use crate::config::Config;
-use crate::error::ProfileError;
+use crate::error::{FillError, IngestError, ProfileError};
 use crate::graph::preview;
 use crate::store::chunk;
 use cache::{Cache, Product};
@@ -58,31 +58,53 @@ pub enum How {
 /// relative to the run's folder) when there is no cache; with a cache they go into a cache
 /// entry. (A profile whose files did not change since the last build is not ingested at all:
 /// the build keeps its record.)
-pub fn ingest(ctx: &Ctx, source: &Source, sink: chunk::Sink) -> Result<Ingested, ProfileError> {
-    let err = |reason: String| ProfileError::new(source.rel.clone(), reason);
+pub fn ingest(ctx: &Ctx, source: &Source, sink: chunk::Sink) -> Result<Ingested, IngestError> {
+    let err = |reason: String| IngestError::Profile(ProfileError::new(source.rel.clone(), reason));
     let config = ctx.config;
     let stem = scan::stem(&source.rel);
-    let sidecar = Sidecar::load(&config.input, stem).map_err(err)?;
+    // The sidecars' path, byte for byte: `rel` spells bytes that are not UTF-8 as `\xNN`, but
+    // the extensions it drops are ASCII, so the raw path less as many bytes is the stem's.
+    let raw_base = scan::raw_stem(&source.path, source.rel.len() - stem.len());
+    let sidecar = Sidecar::load_at(&raw_base, stem).map_err(err)?;
     let unit = sidecar.as_ref().and_then(|s| s.unit.clone());
 
     let key = match ctx.cache {
         Some(cache) => cache.key(&source.path, unit.as_deref()).map_err(err)?,
         None => String::new(),
     };
-    let cached = ctx.cache.and_then(|c| c.get(&key));
+    // What is restored is checked: a broken entry is made again.
+    let cached = ctx.cache.and_then(|c| c.verified(&key));
     let how = if cached.is_some() { How::Cached } else { How::Decoded };
+    let fill_err = |e: FillError| match e {
+        FillError::Make(reason) => err(reason),
+        FillError::Write(why) => IngestError::Write(why),
+    };
     let product = match cached {
         Some(p) => p,
         None => match ctx.cache {
-            Some(cache) => cache.fill(&key, |sink| produce(config, source, unit.as_deref(), sink)).map_err(err)?,
-            None => produce(config, source, unit.as_deref(), sink).map_err(err)?,
+            Some(cache) => cache.fill(&key, |sink| produce(config, source, unit.as_deref(), sink)).map_err(fill_err)?,
+            None => {
+                // A file the sink could not write stops the build, like a cache entry's.
+                let failed = std::sync::Mutex::new(None);
+                let tracked = |rel: &str, bytes: &[u8]| {
+                    sink(rel, bytes).inspect_err(|e| {
+                        failed.lock().expect("no panic while holding it").get_or_insert_with(|| e.clone());
+                    })
+                };
+                produce(config, source, unit.as_deref(), &tracked).map_err(|e| {
+                    fill_err(match failed.into_inner().expect("no panic while holding it") {
+                        Some(write) => FillError::Write(write),
+                        None => FillError::Make(e),
+                    })
+                })?
+            }
         },
     };
 
     let mtime = source.stamps.profile.mtime_seconds();
     let (info, run_warnings) =
         archive::describe(&source.rel, sidecar.as_ref(), &product.metadata, ctx.pattern, mtime).map_err(err)?;
-    let notes = archive::read_sidecar_text(&config.input, stem, "md").map_err(err)?.map(|md| crate::ingest::notes::render(&md));
+    let notes = archive::read_sidecar_at(&raw_base, stem, "md").map_err(err)?.map(|md| crate::ingest::notes::render(&md));
     let mut warnings = product.warnings;
     warnings.extend(run_warnings);
     let record = RunRecord {
@@ -137,5 +159,5 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
     }
     let mut files = files.into_inner().expect("no panic while holding it");
     files.sort();
-    Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, preload, warnings: decoded.warnings, files, changes: Vec::new() })
+    Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, preload, warnings: decoded.warnings, files, changes: Vec::new(), sums: Vec::new(), seal: String::new() })
 }

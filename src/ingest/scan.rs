@@ -93,7 +93,18 @@ fn scan_filtered(input: &Path, skip: &dyn Fn(&walkdir::DirEntry) -> bool) -> Res
             }
         }
     }
-    scan.sources.sort_by(|a, b| a.rel.cmp(&b.rel));
+    scan.sources.sort_by(|a, b| a.rel.cmp(&b.rel).then_with(|| a.path.cmp(&b.path)));
+    // A name that is not UTF-8 is spelt with `\xNN`; a UTF-8 name that spells the same text
+    // would be the same run: the second is not built.
+    let mut i = 1;
+    while i < scan.sources.len() {
+        if scan.sources[i].rel == scan.sources[i - 1].rel {
+            let s = scan.sources.remove(i);
+            scan.problems.push((s.rel, format!("{} has the same name once bytes that are not UTF-8 are written as \\xNN; rename one of them", s.path.display())));
+        } else {
+            i += 1;
+        }
+    }
     for source in &mut scan.sources {
         let stem = stem(&source.rel);
         source.stamps.toml = sidecars.get(&format!("{stem}.toml")).copied();
@@ -104,7 +115,45 @@ fn scan_filtered(input: &Path, skip: &dyn Fn(&walkdir::DirEntry) -> bool) -> Res
 
 fn relative(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
-    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+    rel.components().map(|c| escaped(c.as_os_str())).collect::<Vec<_>>().join("/")
+}
+
+/// A file name as text: itself when it is UTF-8; else its valid parts with every other byte
+/// written `\xNN` (and `\` as `\\`), so that names differing only in those bytes stay
+/// distinct, and the same bytes always give the same text.
+pub fn escaped(name: &std::ffi::OsStr) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut bytes = name.as_bytes();
+    if let Ok(s) = std::str::from_utf8(bytes) {
+        return s.to_string();
+    }
+    let mut out = String::new();
+    while !bytes.is_empty() {
+        match std::str::from_utf8(bytes) {
+            Ok(s) => {
+                out.push_str(&s.replace('\\', "\\\\"));
+                break;
+            }
+            Err(e) => {
+                let (good, rest) = bytes.split_at(e.valid_up_to());
+                out.push_str(&std::str::from_utf8(good).expect("valid up to here").replace('\\', "\\\\"));
+                let bad = e.error_len().unwrap_or(rest.len());
+                for b in &rest[..bad] {
+                    out.push_str(&format!("\\x{b:02X}"));
+                }
+                bytes = &rest[bad..];
+            }
+        }
+    }
+    out
+}
+
+/// `path` less its last `drop` bytes (extensions, which are ASCII): the base of a profile's
+/// sidecars, byte for byte.
+pub fn raw_stem(path: &Path, drop: usize) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    PathBuf::from(std::ffi::OsStr::from_bytes(&bytes[..bytes.len() - drop]))
 }
 
 #[cfg(test)]

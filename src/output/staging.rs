@@ -11,8 +11,12 @@
 //! [`Staging::remove`]) and commits without a walk; otherwise it writes every file where its
 //! bytes differ ([`Staging::write`], [`Staging::link`], which leave a right file alone) and the
 //! commit sweeps every file it did not write. Files are replaced by unlinking and creating,
-//! never written in place, because the trees and the cache share graph files as hard links. A
-//! lock file keeps two builds from writing the same output at once.
+//! never written in place, because the two trees share files as hard links (graph files come
+//! from the cache as checked copies, never links). A lock file keeps two builds from writing the
+//! same output at once. An output folder that is a symbolic link is published through: the
+//! folder it leads to is swapped, the link stays. A build that changed the staging folder and
+//! failed removes it ([`Staging`]'s `Drop`), and its first change leaves the state's dirty
+//! marker ([`Staging::mark_changes_in`]), so a half-changed tree is never trusted.
 
 use std::collections::HashSet;
 use std::fs;
@@ -30,6 +34,11 @@ pub struct Staging {
     target: PathBuf,
     /// Every file this build wrote or kept, relative to `dir`.
     touched: Mutex<HashSet<String>>,
+    /// Made before the first change to the staging folder (see [`Staging::mark_changes_in`]).
+    marker: Option<PathBuf>,
+    /// Whether this build changed the staging folder (then a failed build removes it).
+    changed: std::sync::OnceLock<Result<(), String>>,
+    committed: bool,
     /// Holds the build lock while open.
     _lock: fs::File,
 }
@@ -37,12 +46,13 @@ pub struct Staging {
 impl Staging {
     /// Prepares the staging folder for `target`, refusing to ever replace a folder that is not
     /// a flamesite output, or to write while another build writes the same output.
+    ///
+    /// When `target` is a symbolic link, the site is published through it: the folder it leads
+    /// to is the one replaced, and the staging folder is made beside that folder, so the link
+    /// stays a link.
     pub fn new(target: &Path) -> Result<Staging, OutputError> {
-        let name = target
-            .file_name()
-            .ok_or_else(|| OutputError::NoName(target.to_path_buf()))?
-            .to_string_lossy()
-            .into_owned();
+        let target = &resolve_links(target)?;
+        let name = target.file_name().ok_or_else(|| OutputError::NoName(target.to_path_buf()))?.to_os_string();
         let parent = match target.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
@@ -51,8 +61,10 @@ impl Staging {
         if target.exists() && !is_flamesite_output(target) {
             return Err(OutputError::NotASite(target.to_path_buf()));
         }
-        let prefix = format!(".{name}.flamesite-");
-        let lock_path = parent.join(format!("{prefix}lock"));
+        // `.NAME.flamesite-next`, `.NAME.flamesite-lock`, within a file name's length.
+        let sibling = |suffix: &str| crate::archive::slug::sibling_name(&name, suffix);
+        let prefix = sibling(".flamesite-").to_string_lossy().into_owned();
+        let lock_path = parent.join(sibling(".flamesite-lock"));
         let lock = fs::OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -62,7 +74,7 @@ impl Staging {
         if !try_lock(&lock) {
             return Err(OutputError::Locked(target.to_path_buf()));
         }
-        let dir = parent.join(format!("{prefix}next"));
+        let dir = parent.join(sibling(".flamesite-next"));
         // Leftovers of older versions' staging folders.
         if let Ok(entries) = fs::read_dir(&parent) {
             for e in entries.flatten() {
@@ -72,11 +84,37 @@ impl Staging {
                 }
             }
         }
-        if !dir.is_dir() {
+        // Never a link: the staging folder is written into and swapped.
+        if !fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
             let _ = fs::remove_file(&dir);
             fs::create_dir_all(&dir).map_err(OutputError::at(&dir))?;
         }
-        Ok(Staging { dir, target: target.to_path_buf(), touched: Mutex::new(HashSet::new()), _lock: lock })
+        Ok(Staging {
+            dir,
+            target: target.to_path_buf(),
+            touched: Mutex::new(HashSet::new()),
+            marker: None,
+            changed: std::sync::OnceLock::new(),
+            committed: false,
+            _lock: lock,
+        })
+    }
+
+    /// Makes the file `marker` before this build first changes the staging folder, so that a
+    /// build that fails or is killed half-way leaves a mark saying the folder is no longer the
+    /// tree the build state describes; the next build then rewrites it whole. Whoever saves
+    /// the state removes the marker.
+    pub fn mark_changes_in(&mut self, marker: PathBuf) {
+        self.marker = Some(marker);
+    }
+
+    /// Called before every change to the staging folder.
+    fn changing(&self) -> Result<(), OutputError> {
+        let r = self.changed.get_or_init(|| match &self.marker {
+            Some(m) => fs::write(m, b"a build is changing the staging folder\n").map_err(|e| format!("{}: {e}", m.display())),
+            None => Ok(()),
+        });
+        r.clone().map_err(|e| OutputError::Io { path: self.marker.clone().unwrap_or_default(), source: io::Error::other(e) })
     }
 
     /// Where `rel` (a `/`-separated path) is inside the staging folder.
@@ -84,8 +122,10 @@ impl Staging {
         self.dir.join(rel)
     }
 
-    fn touch(&self, rel: &str) {
+    fn touch(&self, rel: &str) -> Result<(), OutputError> {
+        self.changing()?;
         self.touched.lock().expect("no panic while holding it").insert(rel.to_string());
+        Ok(())
     }
 
     /// Makes the file at `rel` (a `/`-separated path) hold `bytes`; writes only if it differs.
@@ -99,7 +139,7 @@ impl Staging {
     }
 
     fn put(&self, rel: &str, bytes: &[u8], compare: bool) -> Result<(), OutputError> {
-        self.touch(rel);
+        self.touch(rel)?;
         let path = self.dir.join(rel);
         if let Ok(meta) = fs::symlink_metadata(&path) {
             let same = || meta.is_file() && meta.len() == bytes.len() as u64 && fs::read(&path).is_ok_and(|old| old == bytes);
@@ -116,7 +156,7 @@ impl Staging {
     /// Makes the file at `rel` the file `from` (a hard link, or a copy where links are not
     /// possible); nothing is done when it already is.
     pub fn link(&self, rel: &str, from: &Path) -> Result<(), OutputError> {
-        self.touch(rel);
+        self.touch(rel)?;
         let path = self.dir.join(rel);
         let source = fs::metadata(from).map_err(OutputError::at(&from))?;
         if let Ok(meta) = fs::symlink_metadata(&path) {
@@ -143,6 +183,7 @@ impl Staging {
 
     /// Removes the file or folder at `rel`, and the folders it leaves empty.
     pub fn remove(&self, rel: &str) -> Result<(), OutputError> {
+        self.changing()?;
         let path = self.dir.join(rel);
         match fs::symlink_metadata(&path) {
             Ok(meta) => remove(&path, &meta).map_err(OutputError::at(&path))?,
@@ -164,13 +205,15 @@ impl Staging {
     ///
     /// With `mirror`, the staging folder is then made anew as a copy of the new site in hard
     /// links, so that the next build has a known tree to update; its inode is returned.
-    pub fn commit(self, sweep: bool, mirror: bool) -> Result<Option<u64>, OutputError> {
-        let touched = self.touched.into_inner().expect("no panic while holding it");
+    pub fn commit(mut self, sweep: bool, mirror: bool) -> Result<Option<u64>, OutputError> {
+        self.changing()?;
+        let touched = std::mem::take(&mut *self.touched.lock().expect("no panic while holding it"));
         if sweep {
             sweep_untouched(&self.dir, &touched)?;
         }
         swap(&self.dir, &self.target)?;
         if !mirror {
+            self.committed = true;
             return Ok(None);
         }
         let _ = fs::remove_dir_all(&self.dir);
@@ -183,8 +226,41 @@ impl Staging {
                 link_or_copy(e.path(), &to)?;
             }
         }
-        Ok(Some(fs::metadata(&self.dir).map_err(OutputError::at(&self.dir))?.ino()))
+        let ino = fs::metadata(&self.dir).map_err(OutputError::at(&self.dir))?.ino();
+        self.committed = true;
+        Ok(Some(ino))
     }
+}
+
+impl Drop for Staging {
+    /// A build that changed the staging folder and failed (a full disk, a page that does not
+    /// render) removes it: what it holds is half one site and half another, and on a full disk
+    /// the space it takes is what the next build needs. The next build makes it anew.
+    fn drop(&mut self) {
+        if !self.committed && self.changed.get().is_some() {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// `path` with its last component's symbolic links followed (a link to a link, relative or
+/// absolute), so that the folder replaced is the one the link leads to. A link to a folder that
+/// does not exist yet gives that folder's path.
+fn resolve_links(path: &Path) -> Result<PathBuf, OutputError> {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = fs::read_link(&p).map_err(OutputError::at(&p))?;
+                p = match p.parent() {
+                    Some(parent) => parent.join(to),
+                    None => to,
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(OutputError::Io { path: path.to_path_buf(), source: io::Error::other("too many levels of symbolic links") })
 }
 
 /// Removes every file under `dir` not in `touched`, then the folders left empty.

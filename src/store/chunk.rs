@@ -826,10 +826,25 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
     for file in &manifest.names {
         let names: Names = serde_json::from_slice(&read(&file.file)?)
             .map_err(|e| format!("{}: {e}", dir.join(&file.file).display()))?;
-        if file.names[0] as usize != all_names.len() || names.names.len() != (file.names[1] - file.names[0]) as usize {
+        if file.names[0] as usize != all_names.len() || Some(names.names.len()) != file.names[1].checked_sub(file.names[0]).map(|n| n as usize) {
             return Err(format!("{}: name ids do not follow on", dir.join(&file.file).display()));
         }
         all_names.extend(names.names);
+    }
+    // The manifest's count is checked against the chunk files before anything is allocated
+    // for it: every frame takes at least a byte of a chunk.
+    let mut chunk_bytes = 0u64;
+    for chunk in &manifest.chunks {
+        let path = dir.join(&chunk.file);
+        chunk_bytes += std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?.len();
+    }
+    if manifest.frames > chunk_bytes {
+        return Err(format!(
+            "{}: the manifest claims {} frames but its {} chunk files hold {chunk_bytes} bytes; it is damaged",
+            dir.join("manifest.json").display(),
+            manifest.frames,
+            manifest.chunks.len()
+        ));
     }
     let n = manifest.frames as usize;
     let mut t = FrameTable {

@@ -93,18 +93,21 @@ pub fn decode_file(path: &Path, config: &Config) -> Result<Decoded, String> {
     result.map_err(|e| e.to_string())?;
     head.truncate(got);
     let compression = Compression::detect(&head);
+    // A file that is a symbolic link may lead anywhere (`/etc/passwd`): what it holds is never
+    // shown in a message.
+    let show = !std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     let raw = io::Cursor::new(head).chain(file);
     match compression {
         Compression::None => {
             let mut reader = BufReader::with_capacity(1 << 20, Limited::new(raw, limits.max_profile_bytes));
-            decode_stream(&mut reader, compression, config)
+            decode_stream(&mut reader, compression, config, show)
         }
         Compression::Gzip | Compression::Zstd => std::thread::scope(|scope| {
             let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(4);
             let max = limits.max_profile_bytes;
             scope.spawn(move || inflate(raw, compression, max, tx));
             let mut reader = ChannelReader { rx, buf: Vec::new(), pos: 0, done: false };
-            let result = decode_stream(&mut reader, compression, config);
+            let result = decode_stream(&mut reader, compression, config, show);
             // Dropping the reader closes the channel, which stops the inflating thread early
             // when the parser gave up.
             drop(reader);
@@ -114,7 +117,7 @@ pub fn decode_file(path: &Path, config: &Config) -> Result<Decoded, String> {
 }
 
 /// Decodes an already decompressed stream.
-fn decode_stream(reader: &mut dyn BufRead, compression: Compression, config: &Config) -> Result<Decoded, String> {
+fn decode_stream(reader: &mut dyn BufRead, compression: Compression, config: &Config, show: bool) -> Result<Decoded, String> {
     let head = loop {
         match reader.fill_buf() {
             Ok(b) => break b,
@@ -128,7 +131,7 @@ fn decode_stream(reader: &mut dyn BufRead, compression: Compression, config: &Co
     let sniff = &head[..head.len().min(4096)];
     let Some(format) = FORMATS.iter().find(|f| (f.is_applicable)(sniff)) else {
         let tried: Vec<&str> = FORMATS.iter().map(|f| f.description).collect();
-        return Err(format!("unknown profile format (tried: {}){}", tried.join("; "), describe(sniff)));
+        return Err(format!("unknown profile format (tried: {}){}", tried.join("; "), describe(sniff, show)));
     };
     let mut decoded = (format.decode)(reader, config)?;
     decoded.compression = compression;
@@ -173,16 +176,36 @@ const FORMATS: &[Format] = &[
     },
 ];
 
-fn describe(sniff: &[u8]) -> String {
+fn describe(sniff: &[u8], show: bool) -> String {
+    /// Bytes of the first line shown, escaped.
+    const SHOWN: usize = 24;
     if sniff.contains(&0) {
-        "; the content is binary".into()
-    } else {
-        let first = sniff.split(|&b| b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or(b"");
-        let first = String::from_utf8_lossy(&first[..first.len().min(60)]);
-        format!("; line 1 reads {:?}", first.trim_end())
+        return "; the content is binary".into();
     }
+    if !show {
+        return "; its content is not shown, since it is a symbolic link".into();
+    }
+    let Some((number, first)) = sniff.split(|&b| b == b'\n').enumerate().find(|(_, l)| !l.iter().all(u8::is_ascii_whitespace)) else {
+        return String::new();
+    };
+    let first = first.strip_suffix(b"\r").unwrap_or(first).trim_ascii();
+    // A stack with a count that is not one: say what is wrong with the count.
+    if let Some(space) = first.iter().rposition(|&b| b == b' ') {
+        let (stack, count) = (&first[..space], &first[space + 1..]);
+        let numeric = count.first().is_some_and(|b| b.is_ascii_digit() || *b == b'-' || *b == b'+');
+        if stack.contains(&b';') || numeric {
+            let count = String::from_utf8_lossy(&count[..count.len().min(SHOWN)]);
+            return format!(
+                "; line {} looks like folded stacks, but its count {count:?} is not a whole number from 0 to {}",
+                number + 1,
+                u64::MAX
+            );
+        }
+    }
+    let cut = first.len().min(SHOWN);
+    let text: String = first[..cut].iter().flat_map(|&b| std::ascii::escape_default(b)).map(char::from).collect();
+    format!("; line {} begins \"{text}\"{}", number + 1, if cut < first.len() { " (cut)" } else { "" })
 }
-
 
 /// Reads until `buf` is full or the stream ends; returns how much was read and, if the
 /// stream failed, why (what was read before the failure is still in `buf`).

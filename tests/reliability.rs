@@ -1,0 +1,508 @@
+//! Hostile conditions (issue 12): a full disk, an output folder that is a symbolic link, file
+//! names that are not UTF-8 or are as long as a file system allows, a tampered cache, files the
+//! user put in the output, and small malformed inputs. Every case runs the real binary on real
+//! files under real conditions (a real tmpfs, a real symbolic link, real file names).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::*;
+
+/// A real tmpfs of a given size mounted on a fresh folder, unmounted when dropped (also when
+/// the test fails). Mounting needs root (CAP_SYS_ADMIN): where it is not possible the test
+/// fails and says so; it is never skipped.
+struct Tmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    fn mount(bytes: u64) -> Tmpfs {
+        let dir = tempfile::tempdir().unwrap();
+        let o = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={bytes}"), "tmpfs"])
+            .arg(dir.path())
+            .output()
+            .expect("the mount command runs");
+        assert!(
+            o.status.success(),
+            "this test needs a real tmpfs and cannot mount one here (run it as root, with CAP_SYS_ADMIN): mount -t tmpfs {}: {}",
+            dir.path().display(),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        Tmpfs { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Bytes free on the tmpfs.
+    fn free(&self) -> u64 {
+        let c = std::ffi::CString::new(self.path().to_str().unwrap()).unwrap();
+        let mut s: libc::statvfs = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid path and a statvfs to fill.
+        assert_eq!(unsafe { libc::statvfs(c.as_ptr(), &mut s) }, 0);
+        s.f_bavail as u64 * s.f_frsize as u64
+    }
+
+    /// Fills the tmpfs with a file until only about `leave` bytes are free.
+    fn fill(&self, leave: u64) -> PathBuf {
+        let filler = self.path().join("filler");
+        let free = self.free();
+        let size = free.saturating_sub(leave);
+        let mut f = std::fs::File::create(&filler).unwrap();
+        // Written, not sparse: tmpfs counts pages written.
+        let block = vec![0x5au8; 1 << 16];
+        let mut left = size;
+        use std::io::Write;
+        while left > 0 {
+            let n = left.min(block.len() as u64) as usize;
+            if f.write_all(&block[..n]).is_err() {
+                break;
+            }
+            left -= n as u64;
+        }
+        filler
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg("-l").arg(self.dir.path()).status();
+    }
+}
+
+/// A deterministic folded profile of about `stacks` lines.
+fn profile(seed: u64, stacks: usize) -> Vec<u8> {
+    awkward_profile(seed, stacks).into_bytes()
+}
+
+/// Item 2: a build that fails because the disk is full says so, naming the path, leaves the
+/// published site as it was, and once space is freed the next build succeeds and publishes the
+/// whole site, without anyone removing the staging folder by hand. The disk is filled to many
+/// levels so that the failure comes in every phase (cache entries, staging files, the swap's
+/// copy, the state).
+#[test]
+fn a_full_disk_fails_the_build_with_its_path_and_the_next_build_succeeds_once_space_is_freed() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    for i in 0..4 {
+        write(&input.join(format!("s{}/2026-01-0{}.folded", i % 2, i + 1)), &profile(i, 600));
+    }
+    // The reference: the same input built on a disk with room.
+    let reference_out = work.path().join("reference");
+    let o = build(&input, &reference_out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reference_old = tree(&reference_out);
+    let mut grown = input.clone();
+    grown.set_file_name("in-grown");
+    for i in 0..4 {
+        write(&grown.join(format!("s{}/2026-01-0{}.folded", i % 2, i + 1)), &profile(i, 600));
+    }
+    for i in 4..8 {
+        write(&grown.join(format!("s{}/2026-01-0{}.folded", i % 2, i + 1)), &profile(i, 1500));
+    }
+    let reference_new_out = work.path().join("reference-new");
+    let o = build(&grown, &reference_new_out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reference_new = tree(&reference_new_out);
+
+    let mut failures = 0;
+    for leave in [0u64, 256 << 10, 1 << 20, 2 << 20, 4 << 20, 6 << 20, 8 << 20, 12 << 20, 16 << 20, 24 << 20, 32 << 20] {
+        let disk = Tmpfs::mount(128 << 20);
+        let out = disk.path().join("public");
+        // The input lives off the tmpfs, the site and its cache on it.
+        let o = build(&input, &out, &[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(tree(&out) == reference_old);
+
+        let filler = disk.fill(leave);
+        let o = build(&grown, &out, &[]);
+        let full = stderr(&o);
+        if !o.status.success() {
+            failures += 1;
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "a full disk stops the build (leave {leave}): {err}");
+            assert!(err.contains("No space left on device"), "leave {leave}: {err}");
+            assert!(err.contains(disk.path().to_str().unwrap()), "the message names the path (leave {leave}): {err}");
+            // The published site is the previous one, whole.
+            let now = tree(&out);
+            assert!(now == reference_old || now == reference_new, "leave {leave}: differs at {}", first_difference(&now, &reference_old));
+        }
+        std::fs::remove_file(&filler).unwrap();
+        let o = build(&grown, &out, &[]);
+        assert!(o.status.success(), "the build after space was freed (leave {leave}): {}", stderr(&o));
+        let now = tree(&out);
+        assert!(now == reference_new, "leave {leave}: the site differs at {}\nthe build on a full disk said: {full}\nthe next: {}", first_difference(&now, &reference_new), stderr(&o));
+        // And again, with nothing changed.
+        let o = build(&grown, &out, &[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(tree(&out) == reference_new);
+    }
+    assert!(failures >= 3, "the disk was full in only {failures} builds");
+
+    // The very first build of a site fails on a full disk: the next one, with room, succeeds.
+    let disk = Tmpfs::mount(128 << 20);
+    let out = disk.path().join("public");
+    let filler = disk.fill(64 << 10);
+    let o = build(&grown, &out, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("No space left on device"), "{}", stderr(&o));
+    std::fs::remove_file(&filler).unwrap();
+    let o = build(&grown, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(tree(&out) == reference_new);
+}
+
+/// The first file in which two sites differ, for messages.
+fn first_difference(a: &std::collections::BTreeMap<String, Vec<u8>>, b: &std::collections::BTreeMap<String, Vec<u8>>) -> String {
+    let names: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    let Some(name) = names.into_iter().find(|n| a.get(*n) != b.get(*n)) else { return String::new() };
+    let show = |t: &std::collections::BTreeMap<String, Vec<u8>>| t.get(name).map_or("(none)".into(), |b| String::from_utf8_lossy(&b[..b.len().min(3000)]).into_owned());
+    format!("{name}:\n{}\n---- instead of ----\n{}", show(a), show(b))
+}
+
+/// The published `index.json` of the site in `out`.
+fn index(out: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
+}
+
+/// Source path → (slug, title) of every run of the site in `out`.
+fn runs(out: &Path) -> std::collections::BTreeMap<String, (String, String)> {
+    index(out)["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (p["source"].as_str().unwrap().to_string(), (p["slug"].as_str().unwrap().to_string(), p["title"].as_str().unwrap().to_string()))
+        })
+        .collect()
+}
+
+/// Item 3: an output folder given as a symbolic link is published through: the link stays a
+/// link, its target holds the new site after every build, and the folder the link is in holds
+/// nothing of the site.
+#[test]
+fn an_output_folder_that_is_a_symbolic_link_is_published_through_the_link() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    let real = work.path().join("real/site");
+    std::fs::create_dir_all(real.parent().unwrap()).unwrap();
+    let links = work.path().join("links");
+    std::fs::create_dir_all(&links).unwrap();
+    let link = links.join("public");
+    // A relative link to a folder that does not exist yet.
+    std::os::unix::fs::symlink("../real/site", &link).unwrap();
+    let reference = work.path().join("reference");
+    for round in 0..5u64 {
+        // Every round changes one profile (round 3 changes nothing).
+        if round != 3 {
+            write(&input.join(format!("api/2026-01-0{}.folded", round % 3 + 1)), &profile(round, 200 + 50 * round as usize));
+        }
+        let o = build(&input, &link, &[]);
+        assert!(o.status.success(), "round {round}: {}", stderr(&o));
+        let meta = std::fs::symlink_metadata(&link).unwrap();
+        assert!(meta.file_type().is_symlink(), "round {round}: the link is still a link");
+        assert_eq!(std::fs::read_link(&link).unwrap(), Path::new("../real/site"), "round {round}");
+        let o = build(&input, &reference, &[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let want = tree(&reference);
+        let got = tree(&real);
+        assert!(got == want, "round {round}: the link's target differs from the site at {}", first_difference(&got, &want));
+        // Nothing of the site beside the link: only the link and the default cache folder.
+        let mut beside: Vec<String> = std::fs::read_dir(&links).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        beside.sort();
+        assert!(beside.iter().all(|n| n == "public" || n == ".public.cache"), "round {round}: {beside:?}");
+    }
+}
+
+/// Item 4: file names that are not UTF-8 build like any other: their sidecars are found byte
+/// for byte, names that differ only in the invalid bytes get distinct URLs, the same whatever
+/// the thread count and build after build.
+#[test]
+fn profiles_whose_names_are_not_utf8_build_with_their_sidecars_and_distinct_urls() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    let name = |bytes: &[u8]| input.join(OsStr::from_bytes(bytes));
+    write(&name(b"caf\xe9.folded"), &profile(1, 100));
+    write(&name(b"caf\xe8.folded"), &profile(2, 100));
+    write(&name(b"caf\xe9.toml"), b"series = \"latin\"\ntitle = \"Latin-1 one\"\ndate = 2026-01-02\n");
+    write(&name(b"caf\xe9.md"), b"Notes of the *Latin-1* run\n");
+    write(&name(b"caf\xe8.toml"), b"series = \"latin\"\ntitle = \"Latin-1 two\"\ndate = 2026-01-03\n");
+    write(&name(b"d\xff\xfe/2026-01-04.folded.gz"), &gzip(&profile(3, 100)));
+    write(&input.join("plain.folded"), &profile(4, 100));
+    let one = work.path().join("one");
+    let o = build(&input, &one, &["-j", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = runs(&one);
+    assert_eq!(r.len(), 4, "every profile is built: {r:?}\n{}", stderr(&o));
+    let slugs: std::collections::BTreeSet<String> = r.values().map(|(s, _)| s.to_lowercase()).collect();
+    assert_eq!(slugs.len(), 4, "distinct URLs: {r:?}");
+    let titles: std::collections::BTreeSet<&str> = r.values().map(|(_, t)| t.as_str()).collect();
+    assert!(titles.contains("Latin-1 one") && titles.contains("Latin-1 two"), "the sidecars were read: {r:?}");
+    let (slug, _) = r.values().find(|(_, t)| t == "Latin-1 one").unwrap();
+    let page = String::from_utf8(std::fs::read(one.join("p").join(slug).join("index.html")).unwrap()).unwrap();
+    assert!(page.contains("<em>Latin-1</em>"), "the notes were read");
+    for s in slugs.iter() {
+        assert!(s.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b)), "URL-safe: {s}");
+    }
+    // Deterministic: two threads, and a rebuild, give the same bytes.
+    let two = work.path().join("two");
+    let o = build(&input, &two, &["-j", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(tree(&one) == tree(&two));
+    let o = build(&input, &one, &["-j", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(tree(&one) == tree(&two));
+    // A sidecar changed is noticed.
+    write(&name(b"caf\xe8.toml"), b"series = \"latin\"\ntitle = \"Latin-1 deux\"\ndate = 2026-01-03\n");
+    let o = build(&input, &one, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(runs(&one).values().any(|(_, t)| t == "Latin-1 deux"));
+}
+
+/// Item 5: file and folder names as long as the file system allows (250 and 255 bytes, with
+/// spaces and multi-byte characters), with sidecars, and an output folder with a long name:
+/// every derived name stays within 255 bytes and the site builds.
+#[test]
+fn names_as_long_as_the_file_system_allows_build() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    // Names of exactly `len` bytes ending in `ext`.
+    let named = |prefix: &str, len: usize, ext: &str| {
+        let mut s = prefix.to_string();
+        let fill = ["é", " ", "a", "λ", "-", "日"];
+        let mut i = 0;
+        while s.len() + ext.len() < len {
+            let f = fill[i % fill.len()];
+            if s.len() + f.len() + ext.len() > len {
+                s.push('x');
+            } else {
+                s.push_str(f);
+            }
+            i += 1;
+        }
+        s.push_str(ext);
+        assert_eq!(s.len(), len);
+        s
+    };
+    let a = named("run a ", 250, ".folded");
+    let b = named("run b ", 255, ".folded");
+    let c = named("2026-01-05 ", 255, ".folded.gz");
+    let folder = named("series ", 255, "");
+    write(&input.join(&a), &profile(1, 100));
+    write(&input.join(&b), &profile(2, 100));
+    write(&input.join(&folder).join(&c), &gzip(&profile(3, 100)));
+    // Sidecars of the longest names that still fit: NAME.toml and NAME.md.
+    let stem_b = b.strip_suffix(".folded").unwrap();
+    write(&input.join(format!("{stem_b}.toml")), b"title = \"the long one\"\n");
+    write(&input.join(format!("{stem_b}.md")), b"long *notes*\n");
+    let long_out = work.path().join(named("out ", 255, ""));
+    let o = build(&input, &long_out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r = runs(&long_out);
+    assert_eq!(r.len(), 3, "{r:?}");
+    assert!(r.values().any(|(_, t)| t == "the long one"), "{r:?}");
+    for e in walkdir::WalkDir::new(work.path()) {
+        let e = e.unwrap();
+        assert!(e.file_name().len() <= 255);
+    }
+    // A rebuild after a change works too, and so does one with the cache bypassed.
+    write(&input.join(&a), &profile(5, 120));
+    let o = build(&input, &long_out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = build(&input, &long_out, &["--no-cache"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let reference = work.path().join("reference");
+    let o = build(&input, &reference, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(tree(&reference) == tree(&long_out));
+}
+
+/// The cache entries of the site built into `out` (default cache folder), key → entry.json.
+fn entries(out: &Path) -> Vec<(PathBuf, serde_json::Value)> {
+    let cache = out.parent().unwrap().join(format!(".{}.cache", out.file_name().unwrap().to_str().unwrap()));
+    let mut v: Vec<(PathBuf, serde_json::Value)> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("entry.json").is_file())
+        .map(|p| {
+            let json = serde_json::from_slice(&std::fs::read(p.join("entry.json")).unwrap()).unwrap();
+            (p, json)
+        })
+        .collect();
+    v.sort_by(|a, b| a.0.cmp(&b.0));
+    v
+}
+
+/// Item 8: a file of the published site edited in place does not reach the cache, and a
+/// tampered cache entry (its values, or a file list naming `../`) is refused and made again:
+/// the site published is always the one the profiles give, and nothing outside is linked.
+#[test]
+fn the_cache_restores_only_what_it_wrote() {
+    use std::io::{Seek, Write as _};
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    write(&input.join("api/2026-01-01.folded"), &profile(1, 300));
+    write(&input.join("api/2026-01-02.folded"), &profile(2, 300));
+    let out = work.path().join("public");
+    let reference = work.path().join("reference");
+    let check = |what: &str| {
+        let o = build(&input, &reference, &["--no-cache"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let (want, got) = (tree(&reference), tree(&out));
+        assert!(got == want, "{what}: the site differs at {}", first_difference(&got, &want));
+    };
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check("first build");
+
+    // An editor that writes in place (keeping the inode) changes a graph file of the site.
+    let chunk = walkdir::WalkDir::new(out.join("p/api/2026-01-01/g"))
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap())
+        .find(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "bin"))
+        .unwrap()
+        .into_path();
+    let mut f = std::fs::OpenOptions::new().write(true).open(&chunk).unwrap();
+    f.seek(std::io::SeekFrom::Start(0)).unwrap();
+    f.write_all(b"CORRUPT!").unwrap();
+    drop(f);
+    // A build without the cache rewrites the site; the next one with the cache (a profile
+    // changed) still publishes the right bytes.
+    let o = build(&input, &out, &["--no-cache"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check("after --no-cache");
+    write(&input.join("api/2026-01-02.folded"), &profile(3, 300));
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check("the cached build after an edit in place");
+
+    // Tampered values: the entry of the first run claims another total.
+    let (dir, mut json) = entries(&out).into_iter().find(|(_, j)| j["format"] == "folded" && j["graphs"][0]["total"].as_u64().is_some()).unwrap();
+    json["graphs"][0]["total"] = serde_json::json!(123456789);
+    json["metadata"] = serde_json::json!({"injected": "<b>value</b>"});
+    std::fs::write(dir.join("entry.json"), serde_json::to_vec(&json).unwrap()).unwrap();
+    // A file list that reaches outside the entry, to a file that must never be published.
+    let secret = work.path().join("secret.txt");
+    std::fs::write(&secret, b"SECRET CONTENT").unwrap();
+    let (dir2, mut json2) = entries(&out).into_iter().find(|(d, j)| *d != dir && j["format"] == "folded").unwrap();
+    let mut files = json2["files"].as_array().unwrap().clone();
+    files.push(serde_json::json!("../../../secret.txt"));
+    files.push(serde_json::json!("/etc/passwd"));
+    json2["files"] = serde_json::Value::Array(files);
+    let mut sums = json2["sums"].as_array().cloned().unwrap_or_default();
+    sums.push(serde_json::json!({"len": 14, "hash": blake3::hash(b"SECRET CONTENT").to_hex().to_string()}));
+    sums.push(serde_json::json!({"len": 0, "hash": ""}));
+    json2["sums"] = serde_json::Value::Array(sums);
+    std::fs::write(dir2.join("entry.json"), serde_json::to_vec(&json2).unwrap()).unwrap();
+    // Both profiles are read again (their files touched), and a full rewrite is forced.
+    for name in ["api/2026-01-01.folded", "api/2026-01-02.folded"] {
+        let bytes = std::fs::read(input.join(name)).unwrap();
+        write(&input.join(name), &bytes);
+    }
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check("after tampering");
+    assert!(!String::from_utf8_lossy(&std::fs::read(out.join("index.json")).unwrap()).contains("123456789"));
+    for (path, bytes) in tree(&out) {
+        assert!(bytes != b"SECRET CONTENT", "{path} is the outside file");
+    }
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(std::fs::metadata(&secret).unwrap().nlink(), 1, "the outside file was linked");
+    // The rebuilt entries are whole again.
+    let o = build(&input, &out, &["-j", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    check("a rebuild");
+}
+
+/// Item 11: small inputs that were misreported. A bad count on the first line says what is
+/// wrong with it and where; a sidecar date outside the years feeds can write is refused,
+/// naming the sidecar; an impossible date in a file name is a warning naming the file; `fold`
+/// refuses a manifest that claims more frames than its files hold, without allocating them;
+/// the content of a file that is a symbolic link is never shown, and of others only a short
+/// escaped prefix.
+#[test]
+fn small_inputs_are_reported_for_what_they_are() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    write(&input.join("bad-count.folded"), b"main;parse;lex 12x\nmain;parse 3\n");
+    write(&input.join("huge-count.folded"), b"main;a 99999999999999999999999\n");
+    write(&input.join("y0/run.folded"), b"main;a 1\n");
+    write(&input.join("y0/run.toml"), b"date = 0000-01-01T00:30:00+01:00\n");
+    write(&input.join("api/2026-02-30.folded"), b"main;a 1\n");
+    write(&input.join("api/2026-02-27.folded"), b"main;a 2\n");
+    let secret = work.path().join("outside.txt");
+    std::fs::write(&secret, b"root:x:0:0:SECRET-FIRST-LINE:/root:/bin/bash\n").unwrap();
+    std::os::unix::fs::symlink(&secret, input.join("passwd")).unwrap();
+    write(&input.join("notes.txt"), b"Meeting notes: the quarterly secret numbers follow\n");
+    let out = work.path().join("out");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let line = |name: &str| err.lines().find(|l| l.contains(name) && (l.starts_with("error") || name.contains("2026"))).unwrap_or_else(|| panic!("{name} not reported: {err}")).to_string();
+    let l = line("bad-count.folded");
+    assert!(l.contains("line 1 looks like folded stacks, but its count \"12x\" is not a whole number"), "{l}");
+    let l = line("huge-count.folded");
+    assert!(l.contains("its count \"99999999999999999999999\""), "{l}");
+    let l = line("y0/run.folded");
+    assert!(l.contains("run.toml") && l.contains("outside the years 0001 to 9999"), "{l}");
+    let l = line("2026-02-30");
+    assert!(l.starts_with("warning") && l.contains("unparseable date \"2026-02-30\""), "{l}");
+    let l = line("passwd");
+    assert!(!err.contains("SECRET") && !err.contains("root:x"), "{err}");
+    assert!(l.contains("not shown") && l.contains("symbolic link"), "{l}");
+    let l = line("notes.txt");
+    assert!(l.contains("line 1 begins \"Meeting notes: the quart\" (cut)") && !l.contains("secret"), "{l}");
+    // The feed parses, and every date in it has a four-digit year.
+    let feed = std::fs::read_to_string(out.join("feed.xml")).unwrap();
+    let doc = roxmltree::Document::parse(&feed).unwrap();
+    for n in doc.descendants().filter(|n| n.has_tag_name("updated")) {
+        let t = n.text().unwrap();
+        assert!(t.len() == 20 && t.as_bytes()[4] == b'-', "{t}");
+    }
+
+    // fold on a damaged manifest: an error naming it, no 4 TB allocation.
+    let graph = out.join("p/api/2026-02-27/g/samples");
+    let manifest_path = graph.join("manifest.json");
+    let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    manifest["frames"] = serde_json::json!(1u64 << 40);
+    std::fs::write(&manifest_path, serde_json::to_vec(&manifest).unwrap()).unwrap();
+    let o = run(work.path(), &["fold", graph.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("claims 1099511627776 frames"), "{}", stderr(&o));
+}
+
+/// Item 10 (in part): files put in the output folder by hand are named in a warning when they
+/// leave the site, and again when they are removed; they never come back every other build.
+#[test]
+fn files_put_in_the_output_by_hand_are_named_before_they_go() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    write(&input.join("api/2026-01-01.folded"), &profile(1, 50));
+    let out = work.path().join("public");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::write(out.join("CNAME"), b"perf.example.com\n").unwrap();
+    std::fs::write(out.join("robots.txt"), b"User-agent: *\n").unwrap();
+    let mut told_removed = false;
+    for round in 2..6u64 {
+        write(&input.join(format!("api/2026-01-0{round}.folded")), &profile(round, 50));
+        let o = build(&input, &out, &[]);
+        let err = stderr(&o);
+        assert!(o.status.success(), "{err}");
+        if round == 2 {
+            for name in ["CNAME", "robots.txt"] {
+                assert!(err.lines().any(|l| l.starts_with("warning") && l.contains(name) && l.contains("not in the new site")), "round {round}: {err}");
+            }
+        }
+        told_removed |= err.lines().any(|l| l.contains("CNAME") && l.contains("removed"));
+        assert!(!out.join("CNAME").exists(), "round {round}: the file came back");
+    }
+    assert!(told_removed, "the removal was not told");
+}
