@@ -298,12 +298,13 @@ export function drawGraph(ctx, scene) {
   ctx.font = FONT;
   ctx.textBaseline = "middle";
   const h = scene.view.rowH - 1;
+  const fg = labelColors(scene.fg);
   let style = "";
   for (let k = 0; k < labels.length; k += 5) {
     const [x, y, w, n, mode] = [labels[k], labels[k + 1], labels[k + 2], labels[k + 3], labels[k + 4]];
     const text = scene.palette.label(ctx, n, w - 2 * LABEL_PAD);
     if (!text) continue;
-    const want = mode === 0 ? scene.fg : mode === 1 ? "#666" : mode === 2 ? "#777" : "#999";
+    const want = fg[mode];
     if (want !== style) ctx.fillStyle = style = want;
     // No maxWidth: `label` already cut the text to fit (widths of printable ASCII are exact in
     // the monospaced font, others measured), and a maxWidth makes the canvas measure every
@@ -312,6 +313,37 @@ export function drawGraph(ctx, scene) {
   }
   ctx.restore();
   return painted;
+}
+
+/**
+ * The label colours of the four modes (plain, dimmed, faded, dimmed and faded) from a scene's
+ * `fg`: an array of four CSS colours (the stylesheet's `--fs-label*`), or one for plain labels.
+ */
+export function labelColors(fg) {
+  return Array.isArray(fg) ? fg : [fg || "#000", "#666", "#777", "#999"];
+}
+
+/** A pixel value of `pixel` as 0xRRGGBB again. */
+export function unpixel(p) {
+  return ((p & 0xff) << 16) | (p & 0xff00) | ((p >>> 16) & 0xff);
+}
+
+/**
+ * Colour (0xRRGGBB) and label mode of row `r` of chunk `c` at depth `d` in `scene`, as
+ * `rasterise` paints it (which inlines this for speed): for exports that draw frame by frame.
+ * Of a frame only the earlier run has, the stripe is left out (the SVG draws it plain).
+ */
+export function frameStyle(scene, c, r, d) {
+  const { palette, zoomDepth, match, diff } = scene;
+  const n = c.name[r];
+  const faded = d < zoomDepth ? 2 : 0;
+  if (match !== null && match[n] !== 0) return { rgb: unpixel(palette.match[faded]), mode: faded };
+  const mode = faded | (match !== null ? 1 : 0);
+  if (diff) {
+    const rgb = diffRgb(frameDelta(c.beforeTotal[r], c.afterTotal[r], diff.tb, diff.ta, diff.measure), diff.scale);
+    return { rgb: unpixel(palette.make(rgb, mode)), mode };
+  }
+  return { rgb: unpixel(palette.color(n, mode)), mode };
 }
 
 /** `0xRRGGBB` as a CSS colour. */

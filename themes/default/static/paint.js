@@ -14,6 +14,7 @@ export class Painter {
     this.canvas = canvas;
     this.overlay = overlay;
     this.view = null; // the view last drawn
+    this.scene = null; // the scene last drawn (drawGraph's), for the SVG export
     this.painted = null; // { g, key, match, chunks, complete } of the picture on the canvas
     this.outlined = false; // the overlay shows an outline
     this.paints = 0; // complete paints
@@ -69,12 +70,13 @@ export class Painter {
     const dpr = window.devicePixelRatio || 1;
     const css = getComputedStyle(this.app);
     const bg = css.getPropertyValue("--fs-canvas-bg");
-    const fg = css.getPropertyValue("--fs-label").trim() || "#000";
+    // Label colours of plain, dimmed, faded, and dimmed and faded frames.
+    const fg = ["--fs-label", "--fs-label-dim", "--fs-label-faded", "--fs-label-faded-dim"].map((k, i) => css.getPropertyValue(k).trim() || ["#000", "#666", "#777", "#999"][i]);
     const v = s.view;
     // Redraw only when something drawn changed: a chunk or name file that arrives while the
     // view still waits for others, a resize or a scroll event that moves nothing, would
     // otherwise repaint the same picture (a full canvas, and a compositor upload, each time).
-    const key = [s.g.meta.name, v.x0, v.x1, v.width, v.height, v.scrollTop, v.icicle, dpr, s.zoomDepth, bg, fg].join("|");
+    const key = [s.g.meta.name, v.x0, v.x1, v.width, v.height, v.scrollTop, v.icicle, dpr, s.zoomDepth, bg, ...fg].join("|");
     const p = this.painted;
     const same =
       (!p && s.chunks.length === 0 && s.waiting > 0) ||
@@ -90,7 +92,8 @@ export class Painter {
       const ctx = setupCanvas(this.canvas, s.view.width, s.view.height, d.dpr);
       const t0 = performance.now();
       s.g.palette.setBackground(parseHex(d.bg));
-      drawGraph(ctx, { view: s.view, chunks: s.chunks, palette: s.g.palette, zoomDepth: s.zoomDepth, match: s.match, diff: s.diff, fg: d.fg });
+      this.scene = { view: s.view, chunks: s.chunks, palette: s.g.palette, zoomDepth: s.zoomDepth, match: s.match, diff: s.diff, fg: d.fg };
+      drawGraph(ctx, this.scene);
       this.outline(hover);
       this.paintMs = performance.now() - t0;
     }
