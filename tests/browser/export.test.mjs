@@ -14,8 +14,8 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
-import { HOSTILE, bigProfile, canvasRow, frameCenter, framesAtDepth, hex, isRgb, parseFolded, pathTotal, rowTop, xOfValue } from "./fixtures.mjs";
-import { dimmed, faded, hotColor, matchColor, rgbOf } from "../js/colors.mjs";
+import { HOSTILE, bigProfile, canvasRow, frameCenter, framesAtDepth, hex, isRgb, parseFolded, pathSelf, pathTotal, rowTop, total, xOfValue } from "./fixtures.mjs";
+import { dimmed, faded, hotColor, matchColor, rgbOf, shareColor } from "../js/colors.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const THEME = path.resolve(HERE, "../../themes/default");
@@ -27,6 +27,7 @@ if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install D
 
 const BIG = bigProfile();
 const STACKS = parseFolded(BIG);
+const TOTAL = total(STACKS);
 
 let tmp;
 let out;
@@ -283,6 +284,52 @@ describe("dark mode", () => {
     assert.equal(st.zoom.name, "walk_tree");
     await labelCheck(1, { name: "main", offset: st.viewport.x0, total: st.viewport.x1 - st.viewport.x0 }, faded(hotColor("main"), bg));
     await shot(page, "dark-zoom");
+    await done();
+  });
+});
+
+describe("colour modes", () => {
+  /** Every frame of depths 1 to 12 at least 6 px wide has colour `want(frame)` on the canvas. */
+  async function framePixels(page, want) {
+    const st = await state(page);
+    let checked = 0;
+    for (let d = 1; d <= 12; d++) {
+      const row = await canvasRow(page, rowTop(st, depthRows, d));
+      for (const f of framesAtDepth(STACKS, d)) {
+        const x0 = xOfValue(st, f.offset);
+        const x1 = xOfValue(st, f.offset + f.total);
+        if (x1 - x0 < 6) continue;
+        const x = Math.floor((x0 + x1) / 2);
+        assert.ok(isRgb(row[x], want(f)), `${f.path.join(";")} is ${row[x]}, not ${hex(want(f))}`);
+        checked += 1;
+      }
+    }
+    assert.ok(checked > 20, `${checked} frames checked`);
+  }
+
+  test("a link's palette colours frames by total or self share; the menu switches it and the link keeps it", async () => {
+    const { page, done } = await openPage("#p=total");
+    assert.equal((await state(page)).palette, "total");
+    assert.equal(await page.locator("#fs-palette").inputValue(), "total");
+    await framePixels(page, (f) => shareColor(f.total / TOTAL));
+
+    await page.selectOption("#fs-palette", "self");
+    const st = await idle(page);
+    assert.equal(st.palette, "self");
+    assert.match(new URL(st.link).hash, /(^#|&)p=self(&|$)/);
+    await framePixels(page, (f) => shareColor(pathSelf(STACKS, f.path) / TOTAL));
+
+    await page.selectOption("#fs-palette", "hot");
+    const hot = await idle(page);
+    assert.equal(hot.palette, "hot");
+    assert.ok(!/[#&]p=/.test(new URL(hot.link).hash), hot.link);
+    await framePixels(page, (f) => hotColor(f.name));
+
+    // A search over a share palette: its matches highlighted, the other frames dimmed.
+    await page.selectOption("#fs-palette", "total");
+    await page.fill("#fs-search", "^visit$");
+    await idle(page);
+    await framePixels(page, (f) => (f.name === "visit" ? matchColor() : dimmed(shareColor(f.total / TOTAL))));
     await done();
   });
 });

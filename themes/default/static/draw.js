@@ -60,6 +60,26 @@ export function dimRgb(rgb) {
   return ((r + base) << 16) | ((g + base) << 8) | (b + base);
 }
 
+/** The share palettes' scale: from SHARE_LOW (a share of 0) to SHARE_HIGH (the whole graph). */
+export const SHARE_LOW = 0xf6e7bc;
+export const SHARE_HIGH = 0xc62828;
+
+/**
+ * The colour (0xRRGGBB) of a frame whose self or total is `share` of the graph's total, in the
+ * `self` and `total` palettes: t = √share (clamped to [0, 1], so that a share of 1% is a tenth
+ * of the way and small frames still differ), each channel round(low + (high − low) · t).
+ */
+export function shareRgb(share) {
+  const t = share > 0 ? (share < 1 ? Math.sqrt(share) : 1) : 0;
+  let rgb = 0;
+  for (const sh of [16, 8, 0]) {
+    const lo = (SHARE_LOW >> sh) & 255;
+    const hi = (SHARE_HIGH >> sh) & 255;
+    rgb |= Math.round(lo + (hi - lo) * t) << sh;
+  }
+  return rgb;
+}
+
 /** `#rgb` / `#rrggbb` as 0xRRGGBB; anything else is white. */
 export function parseHex(css) {
   const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec((css || "").trim());
@@ -146,11 +166,15 @@ export class Palette {
  *   match     Uint8Array flag per name id when a search is active, else null
  *   diff      of a differential graph: { tb, ta, measure, scale } (totals before and after,
  *             "share" or "abs", the change drawn in full colour), else null
+ *   share     the `self` or `total` palette: { by: "self" | "total", total (the graph's) },
+ *             frames coloured by shareRgb of their self or total; null: the name files' colours
  * Returns the frames wide enough for a label, as a flat array [x, y, w, nameId, mode, ...]
  * in CSS pixels, and the number of frames painted: { labels, painted }.
  */
 function rasterise(W, dpr, scene, row) {
   const { view, chunks, palette, zoomDepth, match, diff } = scene;
+  const share = scene.share || null;
+  const bySelf = share !== null && share.by === "self";
   const bgPix = pixel(palette.bg);
   const minValue = pixelValue(view) * MIN_PX;
   const scale = (view.width / (view.x1 - view.x0)) * dpr;
@@ -209,6 +233,9 @@ function rasterise(W, dpr, scene, row) {
           v = palette.make(diffRgb(frameDelta(bt, at, diff.tb, diff.ta, diff.measure), diff.scale), mode);
           // Only the earlier run has it: striped, so that it reads as gone, not as shrunk.
           if (at === 0 && bt > 0) stripe = palette.make(0xf4f4f4, mode);
+        } else if (share !== null) {
+          if (match !== null) mode |= 1;
+          v = palette.make(shareRgb((bySelf ? c.self[r] : t) / share.total), mode);
         } else if (match === null) {
           v = plain[n];
           if (v === 0) v = palette.color(n, mode);
@@ -342,6 +369,10 @@ export function frameStyle(scene, c, r, d) {
   if (diff) {
     const rgb = diffRgb(frameDelta(c.beforeTotal[r], c.afterTotal[r], diff.tb, diff.ta, diff.measure), diff.scale);
     return { rgb: unpixel(palette.make(rgb, mode)), mode };
+  }
+  if (scene.share) {
+    const v = scene.share.by === "self" ? c.self[r] : c.total[r];
+    return { rgb: unpixel(palette.make(shareRgb(v / scene.share.total), mode)), mode };
   }
   return { rgb: unpixel(palette.color(n, mode)), mode };
 }

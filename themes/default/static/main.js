@@ -170,6 +170,11 @@ class Viewer {
       clearTimeout(this.copiedTimer);
       this.copiedTimer = setTimeout(() => (s.textContent = ""), 2500);
     });
+    $("fs-palette")?.addEventListener("change", (e) => {
+      this.st.palette = e.target.value;
+      this.updateUrl();
+      this.requestRender();
+    });
     $("fs-png").addEventListener("click", () => this.exportPng());
     $("fs-svg").addEventListener("click", () => this.exportSvg());
     document.addEventListener("keydown", (e) => this.onKey(e));
@@ -317,6 +322,8 @@ class Viewer {
       b.setAttribute("aria-pressed", String(b.dataset.view === this.st.view));
     }
     $("fs-case").setAttribute("aria-pressed", String(this.st.caseSensitive));
+    const pal = $("fs-palette");
+    if (pal && pal.value !== this.st.palette) pal.value = this.st.palette;
     $("fs-icicle").setAttribute("aria-pressed", String(this.st.icicle));
     for (const b of document.querySelectorAll("#fs-diffmode button[data-measure]")) {
       b.setAttribute("aria-pressed", String(b.dataset.measure === this.st.measure));
@@ -484,6 +491,7 @@ class Viewer {
       zoomDepth: this.zoom ? this.zoom.depth : 0,
       match: this.search.s.flags,
       diff: this.diffScene(),
+      share: this.st.palette === "self" || this.st.palette === "total" ? { by: this.st.palette, total: m.total } : null,
       early,
     };
     const decision = this.painter.compare(scene);
