@@ -247,9 +247,10 @@ describe("dark mode", () => {
     assert.ok(bright(rgb(fg)) > 180, `text colour ${fg}`);
 
     let st = await state(page);
-    // The top visible row holds only the deep spine at its left: its right end is background.
-    const top = st.viewport.depths[1] - 1;
-    const row = await canvasRow(page, rowTop(st, depthRows, top) + 4);
+    // The canvas's top pixel rows hold only the deep spine at their left (depth 20 and more):
+    // their right end is background.
+    assert.ok(st.viewport.depths[1] > 21, JSON.stringify(st.viewport));
+    const row = await canvasRow(page, 2);
     const bgPx = row[st.viewport.width - 5];
     assert.ok(bgPx.every((c) => c < 50), `canvas background ${bgPx}`);
     const cssBg = await page.evaluate(() => getComputedStyle(document.getElementById("fs-app")).getPropertyValue("--fs-canvas-bg").trim());
@@ -312,6 +313,7 @@ describe("colour modes", () => {
     assert.equal((await state(page)).palette, "total");
     assert.equal(await page.locator("#fs-palette").inputValue(), "total");
     await framePixels(page, (f) => shareColor(f.total / TOTAL));
+    await shot(page, "palette-total");
 
     await page.selectOption("#fs-palette", "self");
     const st = await idle(page);
