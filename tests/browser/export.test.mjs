@@ -308,6 +308,21 @@ describe("colour modes", () => {
     assert.ok(checked > 20, `${checked} frames checked`);
   }
 
+  test("a flame graph keeps its root in view when the toolbar wraps (a search's Matched line) and the graph box shrinks", async () => {
+    const { page, done } = await openPage("#p=total");
+    const before = await state(page);
+    assert.equal(before.viewport.depths[0], 0, "the root is in view");
+    const h0 = (await page.locator(".fs-toolbar").boundingBox()).height;
+    await page.fill("#fs-search", "^visit$");
+    const st = await idle(page);
+    assert.ok((await page.locator(".fs-toolbar").boundingBox()).height > h0, "the toolbar wrapped (this test's premise)");
+    assert.ok(st.viewport.height < before.viewport.height, "the graph box shrank");
+    assert.equal(st.viewport.depths[0], 0, `the root is still in view: ${JSON.stringify(st.viewport)}`);
+    const row = await canvasRow(page, rowTop(st, depthRows, 0));
+    assert.ok(isRgb(row[10], dimmed(shareColor(1))), `root pixel ${row[10]}`);
+    await done();
+  });
+
   test("a link's palette colours frames by total or self share; the menu switches it and the link keeps it", async () => {
     const { page, done } = await openPage("#p=total");
     assert.equal((await state(page)).palette, "total");

@@ -20,6 +20,7 @@ export class Painter {
     this.paints = 0; // complete paints
     this.paintMs = 0;
     this.pendingScroll = "root"; // a depth to scroll to at the next view, "root", or null
+    this.box = null; // { height, contentH, scrollTop } of the last view, to keep its bottom on a resize
   }
 
   /** Scroll to depth `d` ("root": the root view) when the next view is computed. */
@@ -56,7 +57,14 @@ export class Painter {
       this.scroll.scrollTop = scrollForDepth(view, this.pendingScroll === "root" ? 0 : this.pendingScroll);
       this.pendingScroll = null;
     }
+    else if (!icicle && this.box && this.box.height !== height) {
+      // The box changed height (the toolbar wrapped when the Matched line appeared, the window
+      // was resized): a flame graph keeps what is at its bottom, the root, in place.
+      const gap = this.box.contentH - this.box.scrollTop - this.box.height;
+      this.scroll.scrollTop = Math.max(0, contentH - height - gap);
+    }
     view.scrollTop = this.scroll.scrollTop;
+    this.box = { height, contentH, scrollTop: view.scrollTop };
     return view;
   }
 
