@@ -67,3 +67,15 @@ export function reckonedColors() {
       return [palette, JSON.parse(name), Number(dec)];
     });
 }
+
+/**
+ * The `self` and `total` palettes' colour of a frame whose self or total is `share` of the
+ * graph (themes/default/README.md, "Colour modes"): t = √share, at most 1; each channel
+ * round(low + (high − low) · t) from #f6e7bc to #c62828.
+ */
+export function shareColor(share) {
+  const t = Math.min(1, Math.sqrt(Math.max(0, share)));
+  const lo = rgbOf(0xf6e7bc);
+  const hi = rgbOf(0xc62828);
+  return packRgb(lo.map((l, i) => Math.floor(l + (hi[i] - l) * t + 0.5)));
+}

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { Palette, cssColor, dimRgb, drawGraph, mixRgb, paintFrames, parseHex, pixel } from "../../themes/default/static/draw.js";
 import { decodeChunk } from "../../themes/default/static/fetch.js";
 import { buildGraph, parseFolded } from "./helpers.mjs";
-import { dimmed, faded, hotColor, matchColor, rgbOf } from "./colors.mjs";
+import { dimmed, faded, hotColor, matchColor, rgbOf, shareColor } from "./colors.mjs";
 
 // main;a 60, main;b 30, other 10 — at 100 px: main [0,90), a [0,60), b [60,90), other [90,100).
 const g = buildGraph(parseFolded("main;a 60\nmain;b 30\nother 10\n"), { rootWidth: 100, depthBlock: 8 });
@@ -166,4 +166,26 @@ test("the canvas gets the same pixels, row by row, as paintFrames paints, coveri
     assert.ok(pix.every((v) => v !== 0), `every pixel written (${JSON.stringify(k)})`);
     assert.deepEqual(pix, want, JSON.stringify(k));
   }
+});
+
+test("the self and total palettes colour each frame by its share of the graph", () => {
+  const view = { x0: 0, x1: 100, width: 100, height: 3 * ROW, rowH: ROW, depthCount: 3, icicle: false, scrollTop: 0, minHeight: 0 };
+  const pix = new Uint32Array(100 * 3 * ROW);
+  const at = (x, y) => pix[y * 100 + x];
+  for (const by of ["total", "self"]) {
+    paintFrames(pix, 100, 3 * ROW, 1, { view, chunks, palette: new Palette(g.names), zoomDepth: 0, match: null, share: { by, total: 100 } });
+    // all 100 (self 0), main 90 (self 0), other 10 (self 10), a 60 (self 60), b 30 (self 30).
+    const want = by === "total" ? { all: 1, main: 0.9, other: 0.1, a: 0.6, b: 0.3 } : { all: 0, main: 0, other: 0.1, a: 0.6, b: 0.3 };
+    assert.equal(at(50, 25), px(shareColor(want.all)), `${by}: all`);
+    assert.equal(at(30, 15), px(shareColor(want.main)), `${by}: main`);
+    assert.equal(at(95, 15), px(shareColor(want.other)), `${by}: other`);
+    assert.equal(at(30, 5), px(shareColor(want.a)), `${by}: a`);
+    assert.equal(at(75, 5), px(shareColor(want.b)), `${by}: b`);
+  }
+  // A search dims the others' share colours and highlights its matches.
+  const match = new Uint8Array(g.names.names.length);
+  match[id("a")] = 1;
+  paintFrames(pix, 100, 3 * ROW, 1, { view, chunks, palette: new Palette(g.names), zoomDepth: 0, match, share: { by: "total", total: 100 } });
+  assert.equal(at(30, 5), px(matchColor()));
+  assert.equal(at(75, 5), px(dimmed(shareColor(0.3))));
 });

@@ -48,10 +48,11 @@ test("fragment state round-trips, defaults are left out", () => {
     sortReversed: true,
     layout: "after",
     measure: "abs",
+    palette: "total",
   };
   const frag = formatFragment(st);
   assert.match(frag, /^#g=alloc_space&z=12\.345678\.999\.0badcafe&q=/);
-  assert.match(frag, /&s=name&r=1&l=after&d=abs$/);
+  assert.match(frag, /&s=name&r=1&l=after&d=abs&p=total$/);
   assert.ok(!/[ <>"#&](?![a-z]=)/.test(frag.slice(1).replace(/&(?=[a-z]=)/g, "")), frag);
   assert.deepEqual(parseFragment(frag), st);
   const st2 = { ...defaultState(), query: "main" };
@@ -69,6 +70,8 @@ test("a bad or hostile fragment is ignored key by key", () => {
   assert.equal(st.icicle, true);
   assert.equal(parseFragment("#z=1.2.0.0badcafe").zoom, null, "a zero-width zoom is refused");
   assert.equal(parseFragment("#q=a+b").query, "a b", "+ is a space, as in forms");
+  assert.equal(parseFragment("#p=self").palette, "self");
+  assert.equal(parseFragment("#p=rainbow").palette, "hot", "an unknown palette is the default");
 });
 
 test("describeFrame gives the numbers of the info line", () => {

@@ -19,7 +19,7 @@ test("a zoom or a search is a history entry; typing amends it; other changes rep
   assert.equal(historyStep(a, { ...a, query: "m" }), "push");
   assert.equal(historyStep({ ...a, query: "m" }, { ...a, query: "ma" }, true), "replace");
   assert.equal(historyStep(a, { ...a, caseSensitive: true }), "push");
-  for (const k of [{ view: "both" }, { icicle: true }, { sort: "name" }, { sortReversed: true }, { measure: "abs" }]) {
+  for (const k of [{ view: "both" }, { icicle: true }, { sort: "name" }, { sortReversed: true }, { measure: "abs" }, { palette: "self" }]) {
     assert.equal(historyStep(a, { ...a, ...k }), "replace", JSON.stringify(k));
   }
 });

@@ -43,6 +43,7 @@ export function snapshot(v) {
     },
     layout: v.isDiffPage ? st.layout : null,
     measure: d ? st.measure : null,
+    palette: d ? "diff" : st.palette,
     view: st.view,
     icicle: st.icicle,
     chunksLoaded: g ? [...g.source.loaded] : [],

@@ -60,6 +60,26 @@ export function dimRgb(rgb) {
   return ((r + base) << 16) | ((g + base) << 8) | (b + base);
 }
 
+/** The share palettes' scale: from SHARE_LOW (a share of 0) to SHARE_HIGH (the whole graph). */
+export const SHARE_LOW = 0xf6e7bc;
+export const SHARE_HIGH = 0xc62828;
+
+/**
+ * The colour (0xRRGGBB) of a frame whose self or total is `share` of the graph's total, in the
+ * `self` and `total` palettes: t = √share (clamped to [0, 1], so that a share of 1% is a tenth
+ * of the way and small frames still differ), each channel round(low + (high − low) · t).
+ */
+export function shareRgb(share) {
+  const t = share > 0 ? (share < 1 ? Math.sqrt(share) : 1) : 0;
+  let rgb = 0;
+  for (const sh of [16, 8, 0]) {
+    const lo = (SHARE_LOW >> sh) & 255;
+    const hi = (SHARE_HIGH >> sh) & 255;
+    rgb |= Math.round(lo + (hi - lo) * t) << sh;
+  }
+  return rgb;
+}
+
 /** `#rgb` / `#rrggbb` as 0xRRGGBB; anything else is white. */
 export function parseHex(css) {
   const m = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i.exec((css || "").trim());
@@ -146,11 +166,15 @@ export class Palette {
  *   match     Uint8Array flag per name id when a search is active, else null
  *   diff      of a differential graph: { tb, ta, measure, scale } (totals before and after,
  *             "share" or "abs", the change drawn in full colour), else null
+ *   share     the `self` or `total` palette: { by: "self" | "total", total (the graph's) },
+ *             frames coloured by shareRgb of their self or total; null: the name files' colours
  * Returns the frames wide enough for a label, as a flat array [x, y, w, nameId, mode, ...]
  * in CSS pixels, and the number of frames painted: { labels, painted }.
  */
 function rasterise(W, dpr, scene, row) {
   const { view, chunks, palette, zoomDepth, match, diff } = scene;
+  const share = scene.share || null;
+  const bySelf = share !== null && share.by === "self";
   const bgPix = pixel(palette.bg);
   const minValue = pixelValue(view) * MIN_PX;
   const scale = (view.width / (view.x1 - view.x0)) * dpr;
@@ -209,6 +233,9 @@ function rasterise(W, dpr, scene, row) {
           v = palette.make(diffRgb(frameDelta(bt, at, diff.tb, diff.ta, diff.measure), diff.scale), mode);
           // Only the earlier run has it: striped, so that it reads as gone, not as shrunk.
           if (at === 0 && bt > 0) stripe = palette.make(0xf4f4f4, mode);
+        } else if (share !== null) {
+          if (match !== null) mode |= 1;
+          v = palette.make(shareRgb((bySelf ? c.self[r] : t) / share.total), mode);
         } else if (match === null) {
           v = plain[n];
           if (v === 0) v = palette.color(n, mode);
@@ -298,12 +325,13 @@ export function drawGraph(ctx, scene) {
   ctx.font = FONT;
   ctx.textBaseline = "middle";
   const h = scene.view.rowH - 1;
+  const fg = labelColors(scene.fg);
   let style = "";
   for (let k = 0; k < labels.length; k += 5) {
     const [x, y, w, n, mode] = [labels[k], labels[k + 1], labels[k + 2], labels[k + 3], labels[k + 4]];
     const text = scene.palette.label(ctx, n, w - 2 * LABEL_PAD);
     if (!text) continue;
-    const want = mode === 0 ? scene.fg : mode === 1 ? "#666" : mode === 2 ? "#777" : "#999";
+    const want = fg[mode];
     if (want !== style) ctx.fillStyle = style = want;
     // No maxWidth: `label` already cut the text to fit (widths of printable ASCII are exact in
     // the monospaced font, others measured), and a maxWidth makes the canvas measure every
@@ -312,6 +340,41 @@ export function drawGraph(ctx, scene) {
   }
   ctx.restore();
   return painted;
+}
+
+/**
+ * The label colours of the four modes (plain, dimmed, faded, dimmed and faded) from a scene's
+ * `fg`: an array of four CSS colours (the stylesheet's `--fs-label*`), or one for plain labels.
+ */
+export function labelColors(fg) {
+  return Array.isArray(fg) ? fg : [fg || "#000", "#666", "#777", "#999"];
+}
+
+/** A pixel value of `pixel` as 0xRRGGBB again. */
+export function unpixel(p) {
+  return ((p & 0xff) << 16) | (p & 0xff00) | ((p >>> 16) & 0xff);
+}
+
+/**
+ * Colour (0xRRGGBB) and label mode of row `r` of chunk `c` at depth `d` in `scene`, as
+ * `rasterise` paints it (which inlines this for speed): for exports that draw frame by frame.
+ * Of a frame only the earlier run has, the stripe is left out (the SVG draws it plain).
+ */
+export function frameStyle(scene, c, r, d) {
+  const { palette, zoomDepth, match, diff } = scene;
+  const n = c.name[r];
+  const faded = d < zoomDepth ? 2 : 0;
+  if (match !== null && match[n] !== 0) return { rgb: unpixel(palette.match[faded]), mode: faded };
+  const mode = faded | (match !== null ? 1 : 0);
+  if (diff) {
+    const rgb = diffRgb(frameDelta(c.beforeTotal[r], c.afterTotal[r], diff.tb, diff.ta, diff.measure), diff.scale);
+    return { rgb: unpixel(palette.make(rgb, mode)), mode };
+  }
+  if (scene.share) {
+    const v = scene.share.by === "self" ? c.self[r] : c.total[r];
+    return { rgb: unpixel(palette.make(shareRgb(v / scene.share.total), mode)), mode };
+  }
+  return { rgb: unpixel(palette.color(n, mode)), mode };
 }
 
 /** `0xRRGGBB` as a CSS colour. */

@@ -106,14 +106,17 @@ export function nameHash(s) {
 //   r  r=1: the table's order reversed (ascending values, names Z to A)
 //   l  layout of a comparison: after | before (absent: union, widths from both runs)
 //   d  colour of a comparison: abs for the change in value (absent: the change in share)
+//   p  palette: self | total, frames coloured by their self or total share of the graph
+//      (absent: hot, the name files' colours)
 
 export const VIEWS = ["graph", "table", "both"];
 export const SORTS = ["self", "total", "name", "self_before", "self_change", "total_before", "total_change"];
 export const LAYOUTS = ["union", "after", "before"];
+export const PALETTES = ["hot", "self", "total"];
 
 /** The default state: what an empty fragment means. */
 export function defaultState() {
-  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self", sortReversed: false, layout: "union", measure: "share" };
+  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self", sortReversed: false, layout: "union", measure: "share", palette: "hot" };
 }
 
 /** Parse `#k=v&...` (with or without the `#`) into a state; unknown or bad keys are ignored. */
@@ -139,6 +142,7 @@ export function parseFragment(hash) {
     else if (key === "r") st.sortReversed = val === "1";
     else if (key === "l" && LAYOUTS.includes(val)) st.layout = val;
     else if (key === "d" && val === "abs") st.measure = "abs";
+    else if (key === "p" && PALETTES.includes(val)) st.palette = val;
     else if (key === "z") {
       const m = /^(\d+)\.(\d+)\.(\d+)\.([0-9a-f]{8})$/.exec(val);
       if (m && Number(m[3]) > 0) st.zoom = { depth: Number(m[1]), offset: Number(m[2]), total: Number(m[3]), hash: m[4] };
@@ -161,6 +165,7 @@ export function formatFragment(st) {
   if (st.sortReversed) parts.push("r=1");
   if (st.layout && st.layout !== "union") parts.push(`l=${st.layout}`);
   if (st.measure === "abs") parts.push("d=abs");
+  if (st.palette && st.palette !== "hot") parts.push(`p=${st.palette}`);
   return parts.length ? "#" + parts.join("&") : "";
 }
 

@@ -6,7 +6,7 @@
 
 import { GraphSource } from "./fetch.js";
 import { MIN_PX, depthAtY, frameAt, frameInfo, frameStartingAt, pixelValue, rowY, valueAtX } from "./layout.js";
-import { Palette } from "./draw.js";
+import { FONT, Palette } from "./draw.js";
 import { toggleExact } from "./search.js";
 import { describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
 import { Tooltip, copyText } from "./ui.js";
@@ -18,6 +18,7 @@ import { Search } from "./query.js";
 import { TablePanel } from "./table.js";
 import { installApi } from "./api.js";
 import { keyDirection, step } from "./nav.js";
+import { download, fileName, svgOf } from "./export.js";
 
 // A graph's first picture waits up to this long (ms from the manifest's arrival) for every
 // file of its view, rather than painting each part as it comes: on the first load a paint costs
@@ -27,6 +28,8 @@ const $ = (id) => document.getElementById(id);
 
 class Viewer {
   constructor() {
+    // The script runs: the notice for pages opened from disk goes (see viewer.html).
+    $("fs-needs-http")?.remove();
     this.app = $("fs-app");
     this.scroll = $("fs-scroll");
     this.canvas = $("fs-canvas");
@@ -167,6 +170,13 @@ class Viewer {
       clearTimeout(this.copiedTimer);
       this.copiedTimer = setTimeout(() => (s.textContent = ""), 2500);
     });
+    $("fs-palette")?.addEventListener("change", (e) => {
+      this.st.palette = e.target.value;
+      this.updateUrl();
+      this.requestRender();
+    });
+    $("fs-png").addEventListener("click", () => this.exportPng());
+    $("fs-svg").addEventListener("click", () => this.exportSvg());
     document.addEventListener("keydown", (e) => this.onKey(e));
     // Back and Forward between the entries of zooms and searches (popstate; hashchange for an
     // edited address). Both may come for one step: the second finds nothing changed.
@@ -312,6 +322,8 @@ class Viewer {
       b.setAttribute("aria-pressed", String(b.dataset.view === this.st.view));
     }
     $("fs-case").setAttribute("aria-pressed", String(this.st.caseSensitive));
+    const pal = $("fs-palette");
+    if (pal && pal.value !== this.st.palette) pal.value = this.st.palette;
     $("fs-icicle").setAttribute("aria-pressed", String(this.st.icicle));
     for (const b of document.querySelectorAll("#fs-diffmode button[data-measure]")) {
       b.setAttribute("aria-pressed", String(b.dataset.measure === this.st.measure));
@@ -479,6 +491,7 @@ class Viewer {
       zoomDepth: this.zoom ? this.zoom.depth : 0,
       match: this.search.s.flags,
       diff: this.diffScene(),
+      share: this.st.palette === "self" || this.st.palette === "total" ? { by: this.st.palette, total: m.total } : null,
       early,
     };
     const decision = this.painter.compare(scene);
@@ -657,6 +670,34 @@ class Viewer {
     this.search.count();
     this.showInfo(this.hover || this.keyboardFrame());
     $("fs-reset").disabled = !this.zoom;
+  }
+
+  // ---- export -------------------------------------------------------------------------------
+
+  /** Parts of an export's file name: the page, the graph, the zoomed frame. */
+  exportName(ext) {
+    const page = location.pathname.replace(/\/(index\.html)?$/, "").split("/").pop().replace(/\.html$/, "");
+    return fileName([page, this.g && this.g.meta.name, this.zoom && this.zoom.info && this.zoom.info.name], ext);
+  }
+
+  /** Download the canvas as it shows the view (zoom, search, colours), as PNG. */
+  exportPng() {
+    if (!this.painter.view) return;
+    this.canvas.toBlob((blob) => blob && download(blob, this.exportName("png")), "image/png");
+  }
+
+  /** Download the frames on the canvas as SVG, each with its numbers in a <title>. */
+  exportSvg() {
+    const s = this.painter.scene;
+    if (!s || !this.g.names) return;
+    const ctx = document.createElement("canvas").getContext("2d");
+    ctx.font = FONT;
+    const describe = (c, r) => {
+      const { name, facts } = this.describe(frameInfo(c, r, this.g.names));
+      return `${name}\n${facts.join(" · ")}`;
+    };
+    const text = svgOf(s, describe, ctx, `${this.g.meta.name}: ${document.title}`);
+    download(new Blob([text], { type: "image/svg+xml" }), this.exportName("svg"));
   }
 
   // ---- search and table ----------------------------------------------------------------------

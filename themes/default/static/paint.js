@@ -14,11 +14,13 @@ export class Painter {
     this.canvas = canvas;
     this.overlay = overlay;
     this.view = null; // the view last drawn
+    this.scene = null; // the scene last drawn (drawGraph's), for the SVG export
     this.painted = null; // { g, key, match, chunks, complete } of the picture on the canvas
     this.outlined = false; // the overlay shows an outline
     this.paints = 0; // complete paints
     this.paintMs = 0;
     this.pendingScroll = "root"; // a depth to scroll to at the next view, "root", or null
+    this.box = null; // { height, contentH, scrollTop } of the last view, to keep its bottom on a resize
   }
 
   /** Scroll to depth `d` ("root": the root view) when the next view is computed. */
@@ -55,7 +57,14 @@ export class Painter {
       this.scroll.scrollTop = scrollForDepth(view, this.pendingScroll === "root" ? 0 : this.pendingScroll);
       this.pendingScroll = null;
     }
+    else if (!icicle && this.box && this.box.height !== height) {
+      // The box changed height (the toolbar wrapped when the Matched line appeared, the window
+      // was resized): a flame graph keeps what is at its bottom, the root, in place.
+      const gap = this.box.contentH - this.box.scrollTop - this.box.height;
+      this.scroll.scrollTop = Math.max(0, contentH - height - gap);
+    }
     view.scrollTop = this.scroll.scrollTop;
+    this.box = { height, contentH, scrollTop: view.scrollTop };
     return view;
   }
 
@@ -69,12 +78,13 @@ export class Painter {
     const dpr = window.devicePixelRatio || 1;
     const css = getComputedStyle(this.app);
     const bg = css.getPropertyValue("--fs-canvas-bg");
-    const fg = css.getPropertyValue("--fs-label").trim() || "#000";
+    // Label colours of plain, dimmed, faded, and dimmed and faded frames.
+    const fg = ["--fs-label", "--fs-label-dim", "--fs-label-faded", "--fs-label-faded-dim"].map((k, i) => css.getPropertyValue(k).trim() || ["#000", "#666", "#777", "#999"][i]);
     const v = s.view;
     // Redraw only when something drawn changed: a chunk or name file that arrives while the
     // view still waits for others, a resize or a scroll event that moves nothing, would
     // otherwise repaint the same picture (a full canvas, and a compositor upload, each time).
-    const key = [s.g.meta.name, v.x0, v.x1, v.width, v.height, v.scrollTop, v.icicle, dpr, s.zoomDepth, bg, fg].join("|");
+    const key = [s.g.meta.name, v.x0, v.x1, v.width, v.height, v.scrollTop, v.icicle, dpr, s.zoomDepth, s.share ? s.share.by : "", bg, ...fg].join("|");
     const p = this.painted;
     const same =
       (!p && s.chunks.length === 0 && s.waiting > 0) ||
@@ -90,7 +100,8 @@ export class Painter {
       const ctx = setupCanvas(this.canvas, s.view.width, s.view.height, d.dpr);
       const t0 = performance.now();
       s.g.palette.setBackground(parseHex(d.bg));
-      drawGraph(ctx, { view: s.view, chunks: s.chunks, palette: s.g.palette, zoomDepth: s.zoomDepth, match: s.match, diff: s.diff, fg: d.fg });
+      this.scene = { view: s.view, chunks: s.chunks, palette: s.g.palette, zoomDepth: s.zoomDepth, match: s.match, diff: s.diff, share: s.share, fg: d.fg };
+      drawGraph(ctx, this.scene);
       this.outline(hover);
       this.paintMs = performance.now() - t0;
     }

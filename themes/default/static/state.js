@@ -7,7 +7,7 @@
 import { formatFragment, parseFragment } from "./format.js";
 
 /** Keys a state fragment can hold (format.js, `parseFragment`). */
-const STATE_KEYS = new Set(["g", "z", "q", "c", "v", "m", "s", "r", "l", "d"]);
+const STATE_KEYS = new Set(["g", "z", "q", "c", "v", "m", "s", "r", "l", "d", "p"]);
 
 /** True when `hash` is the viewer's state (empty, or `k=v` pairs with a key of ours), not an in-page anchor. */
 export function isStateFragment(hash) {

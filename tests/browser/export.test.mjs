@@ -1,0 +1,359 @@
+// Export of the view (PNG, SVG), a page opened from disk, and dark mode, in real headless
+// Chromium against a site built by the flamesite binary with this tree's theme. Expected
+// numbers and colours come from the folded text (fixtures.mjs) and tests/js/colors.mjs,
+// never from the page's modules.
+//
+// FLAMESITE_SCREENSHOTS=DIR also writes a screenshot of the dark page.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
+import { serve } from "./server.mjs";
+import { HOSTILE, bigProfile, canvasRow, frameCenter, framesAtDepth, hex, isRgb, parseFolded, pathSelf, pathTotal, rowTop, total, xOfValue } from "./fixtures.mjs";
+import { dimmed, faded, hotColor, matchColor, rgbOf, shareColor } from "../js/colors.mjs";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const THEME = path.resolve(HERE, "../../themes/default");
+const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const BIN = process.env.FLAMESITE_BIN;
+if (!BIN) throw new Error("FLAMESITE_BIN is not set: point it at the flamesite binary (e.g. target/release/flamesite)");
+if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (run.sh does) or set CHROMIUM_BIN`);
+
+const BIG = bigProfile();
+const STACKS = parseFolded(BIG);
+const TOTAL = total(STACKS);
+
+let tmp;
+let out;
+let browser;
+let site;
+let depthRows; // rows of the big graph (its manifest's depth)
+
+before(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "flamesite-export-"));
+  fs.mkdirSync(path.join(tmp, "in"));
+  fs.writeFileSync(path.join(tmp, "in", "big.folded"), BIG);
+  out = path.join(tmp, "out");
+  const cfg = path.join(tmp, "site.toml");
+  fs.writeFileSync(cfg, `title = "Export"\ninput = ${JSON.stringify(path.join(tmp, "in"))}\noutput = ${JSON.stringify(out)}\ntheme_dir = ${JSON.stringify(THEME)}\n`);
+  execFileSync(BIN, ["build", "--config", cfg], { stdio: ["ignore", "pipe", "pipe"] });
+  depthRows = JSON.parse(fs.readFileSync(path.join(out, "p/big/g/samples/manifest.json"), "utf8")).depth;
+  site = await serve(out, "/perf/");
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (site) await site.close();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A page of the big profile over HTTP (fragment `hash`), idle; `done` checks it logged no error. */
+async function openPage(hash = "", options = {}) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, acceptDownloads: true, ...options });
+  const page = await ctx.newPage();
+  const problems = [];
+  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("dialog", async (d) => {
+    problems.push(`dialog: ${d.message()}`);
+    await d.dismiss();
+  });
+  await page.goto(`${site.url}p/big/${hash}`);
+  await idle(page);
+  const done = async () => {
+    assert.deepEqual(problems, [], "no console errors, page errors or dialogs");
+    await ctx.close();
+  };
+  return { page, done };
+}
+
+const idle = (page) => page.evaluate(() => window.flamesite.idle());
+const state = (page) => page.evaluate(() => window.flamesite.state());
+
+/** Click a download button; the file's name and bytes. */
+async function downloadOf(page, selector) {
+  const [dl] = await Promise.all([page.waitForEvent("download"), page.click(selector)]);
+  return { name: dl.suggestedFilename(), bytes: fs.readFileSync(await dl.path()) };
+}
+
+/** The SVG parsed by the page's DOMParser: { error, frames: [{ title, x, width, fill }], texts, scripts }. */
+function parseSvg(page, text) {
+  return page.evaluate((text) => {
+    const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+    const err = doc.querySelector("parsererror");
+    return {
+      error: err ? err.textContent : null,
+      root: doc.documentElement.localName,
+      width: Number(doc.documentElement.getAttribute("width")),
+      scripts: doc.getElementsByTagName("script").length,
+      frames: [...doc.querySelectorAll("g")].map((g) => {
+        const r = g.querySelector("rect");
+        return { title: g.querySelector("title").textContent, x: Number(r.getAttribute("x")), y: Number(r.getAttribute("y")), width: Number(r.getAttribute("width")), fill: r.getAttribute("fill") };
+      }),
+      texts: [...doc.querySelectorAll("text")].map((t) => t.textContent),
+    };
+  }, text);
+}
+
+/** Relative luminance-like brightness (0–255) of [r, g, b]. */
+const bright = ([r, g, b]) => 0.2126 * r + 0.7152 * g + 0.0722 * b;
+/** WCAG relative luminance of [r, g, b], and the contrast ratio of two colours. */
+const lum = (px) => {
+  const [r, g, b] = px.map((c) => (c / 255 <= 0.03928 ? c / 255 / 12.92 : ((c / 255 + 0.055) / 1.055) ** 2.4));
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
+const contrast = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+
+describe("a page opened from disk", () => {
+  test("says, without its script, that it must be served over HTTP and names flamesite serve; served, it does not", async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await ctx.newPage();
+    await page.goto(pathToFileURL(path.join(out, "p/big/index.html")).href);
+    const notice = page.locator("#fs-needs-http");
+    await notice.waitFor({ state: "visible" });
+    const text = await notice.textContent();
+    assert.ok(text.includes("flamesite serve"), text);
+    assert.ok(text.includes("HTTP"), text);
+    // The module script did not run there (the reason for the notice).
+    assert.equal(await page.evaluate(() => typeof window.flamesite), "undefined");
+    await ctx.close();
+
+    const served = await openPage();
+    assert.equal(await served.page.locator("#fs-needs-http").count(), 0, "the script removed the notice");
+    await served.done();
+  });
+});
+
+describe("export", () => {
+  test("PNG: a valid image of the canvas, pixel for pixel", async () => {
+    const { page, done } = await openPage("#q=visit");
+    const { name, bytes } = await downloadOf(page, "#fs-png");
+    assert.match(name, /^big-samples\.png$/);
+    assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "PNG signature");
+    assert.equal(bytes.subarray(12, 16).toString("latin1"), "IHDR");
+    const size = await page.evaluate(() => [document.getElementById("fs-canvas").width, document.getElementById("fs-canvas").height]);
+    assert.deepEqual([bytes.readUInt32BE(16), bytes.readUInt32BE(20)], size, "the canvas's size");
+    // Decoded by the browser, the file is the canvas's picture (search colours included).
+    const same = await page.evaluate(async (b64) => {
+      const img = await createImageBitmap(await (await fetch(`data:image/png;base64,${b64}`)).blob());
+      const c = new OffscreenCanvas(img.width, img.height);
+      const x = c.getContext("2d");
+      x.drawImage(img, 0, 0);
+      const a = x.getImageData(0, 0, img.width, img.height).data;
+      const src = document.getElementById("fs-canvas");
+      const b = src.getContext("2d").getImageData(0, 0, src.width, src.height).data;
+      let diff = 0;
+      for (let i = 0; i < a.length; i++) if (Math.abs(a[i] - b[i]) > 2) diff += 1;
+      return { diff, n: a.length };
+    }, bytes.toString("base64"));
+    assert.equal(same.diff, 0, JSON.stringify(same));
+    await done();
+  });
+
+  test("SVG: well-formed, a titled rect per frame in view, hostile names escaped", async () => {
+    const { page, done } = await openPage();
+    const st = await state(page);
+    const { name, bytes } = await downloadOf(page, "#fs-svg");
+    assert.match(name, /^big-samples\.svg$/);
+    const text = bytes.toString("utf8");
+    assert.ok(!text.includes("<script"), "no markup from a name");
+    assert.ok(text.includes("&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;q&#39;"), "the hostile name escaped");
+    const svg = await parseSvg(page, text);
+    assert.equal(svg.error, null, "well-formed");
+    assert.equal(svg.root, "svg");
+    assert.equal(svg.scripts, 0);
+    assert.equal(svg.width, st.viewport.width);
+    const byName = new Map();
+    for (const f of svg.frames) byName.set(f.title.split("\n")[0], f);
+    // Every frame at least 2 px wide on the visible rows has its rect, title, width and colour.
+    let checked = 0;
+    for (let d = st.viewport.depths[0]; d < st.viewport.depths[1]; d++) {
+      for (const f of framesAtDepth(STACKS, d)) {
+        const w = xOfValue(st, f.offset + f.total) - xOfValue(st, f.offset);
+        if (w < 2) continue;
+        const y = rowTop(st, depthRows, d) - 1;
+        const got = svg.frames.find((g) => g.title.split("\n")[0] === f.name && Math.abs(g.x - xOfValue(st, f.offset)) < 0.02 && Math.abs(g.y - y) < 0.02);
+        assert.ok(got, `${f.path.join(";")} has a rect`);
+        // As on the canvas: a frame 3 px or wider leaves a 1 px gap after it.
+        const want = w >= 3 ? w - 1 : w;
+        assert.ok(Math.abs(got.width - want) < 0.02, `${f.name}: width ${got.width}, want ${want}`);
+        assert.equal(got.fill, hex(hotColor(f.name)), f.name);
+        checked += 1;
+      }
+    }
+    assert.ok(checked > 50, `${checked} frames checked`);
+    const hostile = byName.get(HOSTILE);
+    assert.ok(hostile, "the hostile name is a title, as text");
+    assert.ok(hostile.title.includes(`${pathTotal(STACKS, ["main", HOSTILE]).toLocaleString("en-US")} samples`), hostile.title);
+    // Its label, as text (cut with an ellipsis when the box is narrow).
+    assert.ok(svg.texts.some((t) => t === HOSTILE || (t.length > 4 && t.endsWith("\u2026") && HOSTILE.startsWith(t.slice(0, -1)))), "its label, as text");
+    await done();
+  });
+
+  test("SVG of a zoom and a search: only the zoomed subtree, at the zoom's widths, in the search's colours", async () => {
+    const { page, done } = await openPage();
+    let st = await state(page);
+    const zoomed = ["main", "walk_tree"];
+    const c = await frameCenter(page, STACKS, zoomed, st, depthRows);
+    await page.mouse.click(c.x, c.y);
+    await page.fill("#fs-search", "^visit$");
+    st = await idle(page);
+    assert.equal(st.zoom.name, "walk_tree");
+    const svg = await parseSvg(page, (await downloadOf(page, "#fs-svg")).bytes.toString("utf8"));
+    assert.equal(svg.error, null);
+    const inside = (p) => zoomed.every((n, i) => p[i] === n) || zoomed.slice(0, p.length).every((n, i) => p[i] === n);
+    let checked = 0;
+    for (const f of svg.frames) {
+      const nm = f.title.split("\n")[0];
+      assert.ok(nm === "all" || nm === "main" || nm === "walk_tree" || ["visit", "leaf_work", "hash_node"].includes(nm), `${nm} is not in the zoomed subtree`);
+    }
+    for (let d = 1; d < Math.min(st.viewport.depths[1], 16); d++) {
+      for (const f of framesAtDepth(STACKS, d)) {
+        if (!inside(f.path)) continue;
+        const x0 = Math.max(0, xOfValue(st, f.offset));
+        const x1 = Math.min(st.viewport.width, xOfValue(st, f.offset + f.total));
+        if (x1 - x0 < 2) continue;
+        const y = rowTop(st, depthRows, d) - 1;
+        const got = svg.frames.find((g) => g.title.split("\n")[0] === f.name && Math.abs(g.x - x0) < 0.02 && Math.abs(g.y - y) < 0.02);
+        assert.ok(got, `${f.path.join(";")} has a rect`);
+        const wide = x1 - x0 >= 3 ? x1 - x0 - 1 : x1 - x0;
+        assert.ok(Math.abs(got.width - wide) < 0.02, `${f.name}: ${got.width} vs ${wide}`);
+        const want = f.name === "visit" ? matchColor() : d < zoomed.length ? faded(dimmed(hotColor(f.name)), 0xffffff) : dimmed(hotColor(f.name));
+        assert.equal(got.fill, hex(want), `${f.path.join(";")} colour`);
+        checked += 1;
+      }
+    }
+    assert.ok(checked >= 10, `${checked} frames checked`);
+    await done();
+  });
+});
+
+describe("dark mode", () => {
+  test("prefers-color-scheme dark: dark page and canvas, frames in their colours, labels readable on plain and faded frames", async () => {
+    const { page, done } = await openPage("", { colorScheme: "dark" });
+    const pageBg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const rgb = (css) => css.match(/\d+/g).slice(0, 3).map(Number);
+    assert.ok(bright(rgb(pageBg)) < 50, `page background ${pageBg}`);
+    const toolbarBg = await page.evaluate(() => getComputedStyle(document.querySelector(".fs-toolbar")).backgroundColor);
+    assert.ok(bright(rgb(toolbarBg)) < 60, `toolbar background ${toolbarBg}`);
+    const fg = await page.evaluate(() => getComputedStyle(document.body).color);
+    assert.ok(bright(rgb(fg)) > 180, `text colour ${fg}`);
+
+    let st = await state(page);
+    // The canvas's top pixel rows hold only the deep spine at their left (depth 20 and more):
+    // their right end is background.
+    assert.ok(st.viewport.depths[1] > 21, JSON.stringify(st.viewport));
+    const row = await canvasRow(page, 2);
+    const bgPx = row[st.viewport.width - 5];
+    assert.ok(bgPx.every((c) => c < 50), `canvas background ${bgPx}`);
+    const cssBg = await page.evaluate(() => getComputedStyle(document.getElementById("fs-app")).getPropertyValue("--fs-canvas-bg").trim());
+    const bg = parseInt(cssBg.slice(1), 16);
+    assert.ok(isRgb(bgPx, bg), `canvas background ${bgPx} is --fs-canvas-bg ${cssBg}`);
+
+    /** Of depth d's row of a frame: pixels in the frame's colour, and label pixels contrasting with it. */
+    const labelCheck = async (d, f, box) => {
+      const x0 = Math.max(0, Math.ceil(xOfValue(st, f.offset)));
+      const x1 = Math.min(st.viewport.width, Math.floor(xOfValue(st, f.offset + f.total)) - 2);
+      let boxPx = 0;
+      let ink = 0;
+      for (let dy = 1; dy < 16; dy++) {
+        const line = await canvasRow(page, rowTop(st, depthRows, d) + dy);
+        for (let x = x0; x < x1; x++) {
+          if (isRgb(line[x], box, 1)) boxPx += 1;
+          else if (contrast(line[x], rgbOf(box)) >= 3) ink += 1;
+        }
+      }
+      assert.ok(boxPx > (15 * (x1 - x0)) / 2, `${f.name}: ${boxPx} of ${15 * (x1 - x0)} pixels in ${hex(box)}`);
+      assert.ok(ink >= 20, `${f.name}: ${ink} label pixels contrast 3:1 or more with ${hex(box)}`);
+    };
+    const main = framesAtDepth(STACKS, 1).find((f) => f.name === "main");
+    await labelCheck(1, main, hotColor("main"));
+    await shot(page, "dark");
+
+    // Zoomed: "main" is a faded ancestor, mixed with the dark background; its label still reads.
+    const c = await frameCenter(page, STACKS, ["main", "walk_tree"], st, depthRows);
+    await page.mouse.click(c.x, c.y);
+    await page.mouse.move(0, 0);
+    st = await idle(page);
+    assert.equal(st.zoom.name, "walk_tree");
+    await labelCheck(1, { name: "main", offset: st.viewport.x0, total: st.viewport.x1 - st.viewport.x0 }, faded(hotColor("main"), bg));
+    await shot(page, "dark-zoom");
+    await done();
+  });
+});
+
+describe("colour modes", () => {
+  /** Every frame of depths 1 to 12 at least 6 px wide has colour `want(frame)` on the canvas. */
+  async function framePixels(page, want) {
+    const st = await state(page);
+    let checked = 0;
+    for (let d = 1; d <= 12; d++) {
+      const row = await canvasRow(page, rowTop(st, depthRows, d));
+      for (const f of framesAtDepth(STACKS, d)) {
+        const x0 = xOfValue(st, f.offset);
+        const x1 = xOfValue(st, f.offset + f.total);
+        if (x1 - x0 < 6) continue;
+        const x = Math.floor((x0 + x1) / 2);
+        assert.ok(isRgb(row[x], want(f)), `${f.path.join(";")} is ${row[x]}, not ${hex(want(f))}`);
+        checked += 1;
+      }
+    }
+    assert.ok(checked > 20, `${checked} frames checked`);
+  }
+
+  test("a flame graph keeps its root in view when the toolbar wraps (a search's Matched line) and the graph box shrinks", async () => {
+    const { page, done } = await openPage("#p=total");
+    const before = await state(page);
+    assert.equal(before.viewport.depths[0], 0, "the root is in view");
+    const h0 = (await page.locator(".fs-toolbar").boundingBox()).height;
+    await page.fill("#fs-search", "^visit$");
+    const st = await idle(page);
+    assert.ok((await page.locator(".fs-toolbar").boundingBox()).height > h0, "the toolbar wrapped (this test's premise)");
+    assert.ok(st.viewport.height < before.viewport.height, "the graph box shrank");
+    assert.equal(st.viewport.depths[0], 0, `the root is still in view: ${JSON.stringify(st.viewport)}`);
+    const row = await canvasRow(page, rowTop(st, depthRows, 0));
+    assert.ok(isRgb(row[10], dimmed(shareColor(1))), `root pixel ${row[10]}`);
+    await done();
+  });
+
+  test("a link's palette colours frames by total or self share; the menu switches it and the link keeps it", async () => {
+    const { page, done } = await openPage("#p=total");
+    assert.equal((await state(page)).palette, "total");
+    assert.equal(await page.locator("#fs-palette").inputValue(), "total");
+    await framePixels(page, (f) => shareColor(f.total / TOTAL));
+    await shot(page, "palette-total");
+
+    await page.selectOption("#fs-palette", "self");
+    const st = await idle(page);
+    assert.equal(st.palette, "self");
+    assert.match(new URL(st.link).hash, /(^#|&)p=self(&|$)/);
+    await framePixels(page, (f) => shareColor(pathSelf(STACKS, f.path) / TOTAL));
+
+    await page.selectOption("#fs-palette", "hot");
+    const hot = await idle(page);
+    assert.equal(hot.palette, "hot");
+    assert.ok(!/[#&]p=/.test(new URL(hot.link).hash), hot.link);
+    await framePixels(page, (f) => hotColor(f.name));
+
+    // A search over a share palette: its matches highlighted, the other frames dimmed.
+    await page.selectOption("#fs-palette", "total");
+    await page.fill("#fs-search", "^visit$");
+    await idle(page);
+    await framePixels(page, (f) => (f.name === "visit" ? matchColor() : dimmed(shareColor(f.total / TOTAL))));
+    await done();
+  });
+});
+
+async function shot(page, name) {
+  const dir = process.env.FLAMESITE_SCREENSHOTS;
+  if (!dir) return;
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`) });
+}

@@ -1,0 +1,78 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fileName, svgOf, xmlText } from "../../themes/default/static/export.js";
+import { Palette } from "../../themes/default/static/draw.js";
+import { decodeChunk } from "../../themes/default/static/fetch.js";
+import { buildGraph, parseFolded } from "./helpers.mjs";
+import { dimmed, faded, hotColor, matchColor } from "./colors.mjs";
+
+const HOSTILE = `<script>alert("x")</script>&'`;
+// main [0,90), its children by name bytes: HOSTILE [0,30), a [30,90); other [90,100).
+const g = buildGraph(parseFolded(`main;a 60\nmain;${HOSTILE} 30\nother 10\n`), { rootWidth: 100, depthBlock: 8 });
+g.names.colors = g.names.names.map(hotColor);
+const chunks = g.manifest.chunks.map((c) => decodeChunk(g.files.get(c.file)));
+const ROW = 10;
+const ctx = { measureText: (s) => ({ width: 7 * s.length }) }; // a monospaced font, 7 px a character
+const hex = (rgb) => `#${rgb.toString(16).padStart(6, "0")}`;
+
+/** The SVG of a view, and its frames: [{ title, x, y, width, fill }], read back with regexes. */
+function exported({ x0 = 0, x1 = 100, zoomDepth = 0, match = null, width = 1000 } = {}) {
+  const view = { x0, x1, width, height: 3 * ROW, rowH: ROW, depthCount: 3, icicle: false, scrollTop: 0, minHeight: 0 };
+  const scene = { view, chunks, palette: new Palette(g.names, 0xffffff), zoomDepth, match, diff: null, fg: ["#111", "#666", "#777", "#999"] };
+  const svg = svgOf(scene, (c, r) => `${g.names.names[c.name[r]]}\n${c.total[r]} samples`, ctx);
+  const frames = [...svg.matchAll(/<g><title>([^<]*)<\/title><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="\d+" fill="(#[0-9a-f]{6})"\/>/g)].map((m) => ({
+    title: m[1],
+    x: Number(m[2]),
+    y: Number(m[3]),
+    width: Number(m[4]),
+    fill: m[5],
+  }));
+  return { svg, frames };
+}
+
+test("xmlText escapes markup and replaces characters XML does not allow", () => {
+  assert.equal(xmlText(`<a href="x">&'</a>`), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+  assert.equal(xmlText("a\u0001b\tc\nd\ufffe"), "a\ufffdb\tc\nd\ufffd");
+  assert.equal(xmlText("x\ud800y\udc00z\ud83d\ude00"), "x\ufffdy\ufffdz\ud83d\ude00");
+});
+
+test("the SVG has one rect per frame in view, with its title, colour and width", () => {
+  const { svg, frames } = exported();
+  assert.deepEqual(
+    frames.map((f) => f.title.split("\n")[0]),
+    ["all", "main", "other", `&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;`, "a"],
+  );
+  assert.ok(!svg.includes("<script"), "no markup from a name");
+  const main = frames[1];
+  assert.equal(main.fill, hex(hotColor("main")));
+  assert.equal(main.x, 0);
+  assert.equal(main.width, 899, "900 px less the 1 px gap");
+  assert.equal(main.y, 10);
+  assert.ok(svg.includes(`>main</text>`), "label");
+  assert.ok(svg.includes(`&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</text>`), "escaped label");
+});
+
+test("a zoomed view exports the zoomed subtree at the canvas's widths, ancestors faded", () => {
+  // Zoom to main;a: [30, 90) fills 1000 px.
+  const { frames } = exported({ x0: 30, x1: 90, zoomDepth: 2 });
+  const names = frames.map((f) => f.title.split("\n")[0]);
+  assert.deepEqual(names, ["all", "main", "a"], "nothing outside the zoom");
+  assert.equal(frames[2].x, 0);
+  assert.equal(frames[2].width, 999);
+  assert.equal(frames[1].width, 999, "an ancestor as wide as the canvas, not as its whole");
+  assert.equal(frames[1].fill, hex(faded(hotColor("main"), 0xffffff)));
+});
+
+test("a search's colours: matched in the highlight, the others dimmed", () => {
+  const match = new Uint8Array(g.names.names.length);
+  match[g.names.names.indexOf("a")] = 1;
+  const { frames } = exported({ match });
+  const by = Object.fromEntries(frames.map((f) => [f.title.split("\n")[0], f.fill]));
+  assert.equal(by.a, hex(matchColor()));
+  assert.equal(by.main, hex(dimmed(hotColor("main"))));
+});
+
+test("file names keep only safe characters", () => {
+  assert.equal(fileName(["big", "samples", "<img src=x>"], "svg"), "big-samples-img-src-x.svg");
+  assert.equal(fileName(["", null], "png"), "flamegraph.png");
+});
