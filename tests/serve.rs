@@ -102,7 +102,8 @@ fn serve_builds_serves_and_rebuilds_on_change() {
     // Notes, templates and site.toml are watched too.
     write(&input.join("api/run1.md"), b"Incident [INC-7](https://tracker.example.com/INC-7)\n");
     wait_for("the notes", || get(port, "/p/api/run1/").is_some_and(|(_, b)| String::from_utf8_lossy(&b).contains("INC-7")));
-    assert_ne!(generation(), before, "a rebuild tells open pages to reload");
+    // The new site is swapped in before the counter moves: wait for it, within the deadline.
+    wait_for("a rebuild telling open pages to reload", || generation() != before);
     write(&dir.path().join("templates/index.html"), b"<!doctype html><p>custom home {{ runs }}</p>");
     wait_for("the template", || get(port, "/").is_some_and(|(_, b)| String::from_utf8_lossy(&b).contains("custom home 2")));
     write(&dir.path().join("site.toml"), b"title = \"renamed\"\n");
