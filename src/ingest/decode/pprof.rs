@@ -350,15 +350,18 @@ impl std::fmt::Display for LabelValue<'_> {
     }
 }
 
+/// A label's key and value; `None` for a label with an empty key, which is ignored.
+type Resolved<'a> = Option<(&'a str, LabelValue<'a>)>;
+
 /// The labels of a profile, read once per distinct (key, str, num, num_unit).
 struct Labels<'a> {
-    /// Resolved labels by their raw indices; `None` for a label with an empty key.
-    resolved: FxHashMap<(i64, i64, i64, i64), Option<(&'a str, LabelValue<'a>)>>,
+    /// Resolved labels by their raw indices.
+    resolved: FxHashMap<(i64, i64, i64, i64), Resolved<'a>>,
 }
 
 impl<'a> Labels<'a> {
     /// The key and value of `l`, found on sample `number`.
-    fn get(&mut self, l: &Label, strings: &'a Strings<'a>, number: usize) -> Result<Option<(&'a str, LabelValue<'a>)>, String> {
+    fn get(&mut self, l: &Label, strings: &'a Strings<'a>, number: usize) -> Result<Resolved<'a>, String> {
         let raw = (l.key, l.str, l.num, l.num_unit);
         if let Some(&r) = self.resolved.get(&raw) {
             return Ok(r);
