@@ -33,6 +33,8 @@ pub struct Config {
     pub limits: Limits,
     /// How `perf script` text is folded into stacks.
     pub perf: PerfConfig,
+    /// How pprof profiles are turned into graphs.
+    pub pprof: PprofConfig,
     /// How profiles are grouped into series and runs, and how the archive pages list them.
     pub archive: ArchiveConfig,
     /// Folder of the incremental build cache; by default `.NAME.cache` beside the output
@@ -104,6 +106,17 @@ pub struct PerfConfig {
     pub include_addrs: bool,
 }
 
+/// How pprof profiles are turned into graphs.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PprofConfig {
+    /// A per-sample label key, such as `"thread"`: besides each sample type's graph of the
+    /// whole profile, one graph per value of that label, named `<type> <key>=<value>`
+    /// (`cpu thread=worker-1`), values sorted, and `<type> <key>=(none)` for the samples
+    /// without the label. Profiles without the label get no extra graphs.
+    pub graph_by_label: Option<String>,
+}
+
 /// How a graph is split into chunk files (see `docs/FORMAT.md`).
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -146,6 +159,7 @@ impl Default for Config {
             chunks: ChunkConfig::default(),
             limits: Limits::default(),
             perf: PerfConfig::default(),
+            pprof: PprofConfig::default(),
             archive: ArchiveConfig::default(),
             cache_dir: None,
         }
@@ -213,6 +227,9 @@ impl Config {
         }
         if self.archive.per_page == 0 || self.archive.feed_entries == 0 {
             return Err("archive.per_page and archive.feed_entries must be at least 1".into());
+        }
+        if self.pprof.graph_by_label.as_deref().is_some_and(|k| k.is_empty()) {
+            return Err("pprof.graph_by_label must name a label key, for example \"thread\"".into());
         }
         if let Some(p) = &self.archive.pattern {
             crate::archive::Pattern::new(p).map_err(|e| format!("archive.pattern: {e}"))?;
@@ -284,5 +301,16 @@ mod tests {
         assert!(c.perf.annotate_kernel && c.perf.include_tid && !c.perf.annotate_jit);
         let err = Config::parse("[perf]\nannotate_kernels = true\n", Path::new("s.toml")).unwrap_err();
         assert!(err.contains("annotate_kernels") && err.contains("line 2"), "{err}");
+    }
+
+    #[test]
+    fn pprof_keys_parse_and_typos_are_named() {
+        assert_eq!(Config::default().pprof.graph_by_label, None);
+        let c = Config::parse("[pprof]\ngraph_by_label = \"thread\"\n", Path::new("s.toml")).unwrap();
+        assert_eq!(c.pprof.graph_by_label.as_deref(), Some("thread"));
+        let err = Config::parse("[pprof]\ngraph_by_labels = \"thread\"\n", Path::new("s.toml")).unwrap_err();
+        assert!(err.contains("graph_by_labels") && err.contains("line 2"), "{err}");
+        let err = Config::parse("[pprof]\ngraph_by_label = \"\"\n", Path::new("s.toml")).unwrap_err();
+        assert!(err.contains("pprof.graph_by_label must name a label key"), "{err}");
     }
 }

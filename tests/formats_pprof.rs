@@ -249,3 +249,101 @@ fn doc_url_and_the_frame_filters_are_shown_and_not_applied() {
     let o = run(dir.path(), &["fold", out.join("p/doc").to_str().unwrap()]);
     assert_eq!(stdout(&o), "main;work 5\n");
 }
+
+/// The values of label `key` that `go tool pprof -tags` listed for labels.pb.gz, sorted.
+fn tag_values(key: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(data().join("labels.tags.txt")).unwrap();
+    let mut lines = text.lines().skip_while(|l| l.split(':').next().unwrap().trim() != key);
+    assert!(lines.next().is_some(), "{key} in:\n{text}");
+    // `   130.0ms (37.14%): worker-1`, up to the blank line that ends the key's block.
+    let mut values: Vec<String> =
+        lines.take_while(|l| !l.trim().is_empty()).map(|l| l.split_once("): ").unwrap().1.to_string()).collect();
+    values.sort();
+    values
+}
+
+/// The graphs index.json lists for the run `slug`: (name, unit, data folder).
+fn graphs(index: &serde_json::Value, slug: &str) -> Vec<(String, String, String)> {
+    let entry = index["profiles"].as_array().unwrap().iter().find(|e| e["slug"] == slug).unwrap();
+    entry["graphs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            let s = |k: &str| g[k].as_str().unwrap().to_string();
+            (s("name"), s("unit"), s("data"))
+        })
+        .collect()
+}
+
+fn read_index(out: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
+}
+
+/// Folds every graph of run `slug` and checks it against `want(graph name)`, a fixture file.
+fn assert_graphs_fold_to(dir: &Path, out: &Path, index: &serde_json::Value, slug: &str, want: &dyn Fn(&str) -> String) {
+    for (name, _, folder) in graphs(index, slug) {
+        let o = run(dir, &["fold", out.join(&folder).to_str().unwrap()]);
+        assert!(o.status.success(), "{slug} {name}: {}", stderr(&o));
+        let expected = std::fs::read_to_string(data().join(want(&name))).unwrap();
+        assert!(!expected.is_empty(), "{name}: the fixture has stacks");
+        assert_eq!(stdout(&o), expected, "{slug} {name}");
+    }
+}
+
+#[test]
+fn graph_by_label_makes_a_graph_per_value_that_folds_to_the_go_tools_tagfocus_stacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    copy_fixtures(&input);
+    write(&input.join("labels.pb.gz"), &std::fs::read(data().join("labels.pb.gz")).unwrap());
+    let out = dir.path().join("out");
+    let toml = dir.path().join("site.toml");
+    let threads = tag_values("thread");
+    assert_eq!(threads, ["worker-1", "worker-2", "worker-3"], "the Go program's labels");
+    let mut types = types("labels");
+    types.sort_by_key(|t| !t.2); // the default first, then the profile's order
+
+    // Without graph_by_label: one graph per sample type, as the Go tool reads the whole file,
+    // and the labels as metadata, with the values the Go tool lists.
+    write(&toml, b"input = \"in\"\noutput = \"out\"\n");
+    let o = run(dir.path(), &["build", "--config", toml.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index = read_index(&out);
+    let names: Vec<String> = graphs(&index, "labels").into_iter().map(|g| g.0).collect();
+    assert_eq!(names, types.iter().map(|t| t.0.clone()).collect::<Vec<_>>());
+    assert_graphs_fold_to(dir.path(), &out, &index, "labels", &|name| format!("labels.{name}.folded"));
+    let entry = index["profiles"].as_array().unwrap().iter().find(|e| e["slug"] == "labels").unwrap();
+    assert_eq!(entry["metadata"]["label thread"], threads.join(", "), "{}", entry["metadata"]);
+    assert_eq!(entry["metadata"]["label kind"], tag_values("kind").join(", "), "{}", entry["metadata"]);
+    let page = std::fs::read_to_string(out.join("p/labels/index.html")).unwrap();
+    assert!(page.contains("label thread") && page.contains("worker-1, worker-2, worker-3"), "shown on the run page");
+    let before_cpu = graphs(&index, "cpu");
+
+    // With it (the same cache: the option is part of its key and of the build's fingerprint),
+    // per sample type: the whole profile, each thread, then the samples without a thread.
+    write(&toml, b"input = \"in\"\noutput = \"out\"\n[pprof]\ngraph_by_label = \"thread\"\n");
+    let o = run(dir.path(), &["build", "--config", toml.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index = read_index(&out);
+    let mut want = Vec::new();
+    for (t, unit, _) in &types {
+        want.push((t.clone(), unit.clone()));
+        want.extend(threads.iter().map(|v| (format!("{t} thread={v}"), unit.clone())));
+        want.push((format!("{t} thread=(none)"), unit.clone()));
+    }
+    let listed: Vec<(String, String)> = graphs(&index, "labels").into_iter().map(|g| (g.0, g.1)).collect();
+    assert_eq!(listed, want);
+    assert_graphs_fold_to(dir.path(), &out, &index, "labels", &|name| match name.split_once(' ') {
+        None => format!("labels.{name}.folded"),
+        Some((t, label)) => format!("labels.{label}.{t}.folded"),
+    });
+    // A profile without the label keeps the graphs it had.
+    assert_eq!(graphs(&index, "cpu"), before_cpu);
+    // `check` lists every graph.
+    let o = run(dir.path(), &["check", "--config", toml.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("labels.pb.gz: pprof, cpu thread=worker-2 "), "{text}");
+    assert!(text.contains("labels.pb.gz: pprof, samples thread=(none) "), "{text}");
+}

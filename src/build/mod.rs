@@ -621,10 +621,11 @@ fn fingerprint(config: &Config, theme: &Theme) -> String {
     h.update(format!("flamesite {}\n", env!("CARGO_PKG_VERSION")).as_bytes());
     h.update(
         format!(
-            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{}\n{}\n",
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{}\n{}\n",
             config.chunks,
             config.limits,
             config.perf,
+            config.pprof,
             config.archive,
             config.input.canonicalize().unwrap_or_else(|_| config.input.clone()),
             config.palette.as_str(),

@@ -2,8 +2,8 @@
 //! were built from, so that a rebuild decodes only new or changed profiles.
 //!
 //! The key is a BLAKE3 hash of the flamesite version, every configuration value that changes
-//! a graph (chunking, limits, perf options, palette, the sidecar's unit, whether a preview
-//! image is made) and the profile's bytes, so the cache never serves a graph built from other
+//! a graph (chunking, limits, perf and pprof options, palette, the sidecar's unit, whether a
+//! preview image is made) and the profile's bytes, so the cache never serves a graph built from other
 //! content: a file edited in place, with its size and time kept, has another key. An entry is
 //! a folder `KEY/` holding `entry.json` (what decoding learnt: format, metadata, graphs, the
 //! first view's files, warnings) and `files/`, the run folder's graph files and preview image
@@ -97,11 +97,12 @@ impl Cache {
     /// The cache at `dir`, for builds with `config`.
     pub fn new(dir: &Path, config: &Config) -> Cache {
         let fingerprint = format!(
-            "flamesite {} cache 4\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
+            "flamesite {} cache 4\n{:?}\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
             env!("CARGO_PKG_VERSION"),
             config.chunks,
             config.limits,
             config.perf,
+            config.pprof,
             config.palette.as_str(),
             !config.base_url.is_empty()
         );

@@ -104,13 +104,12 @@ pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, Erro
     })
 }
 
+/// What [`parse`] read besides the stacks it sent: the names, warnings and metadata.
+type Parsed = (Tokenizer, Vec<String>, BTreeMap<String, String>);
+
 /// Reads lines, tokenizes their stacks and sends them to `tx` in batches. Comment lines are
 /// skipped; the known ones are returned as metadata.
-fn parse(
-    reader: &mut dyn BufRead,
-    limits: &Limits,
-    tx: mpsc::SyncSender<StackBatch>,
-) -> Result<(Tokenizer, Vec<String>, BTreeMap<String, String>), Error> {
+fn parse(reader: &mut dyn BufRead, limits: &Limits, tx: mpsc::SyncSender<StackBatch>) -> Result<Parsed, Error> {
     let mut metadata = BTreeMap::new();
     let max_line = limits.max_line_bytes;
     let mut line = Vec::with_capacity(4096);

@@ -153,7 +153,7 @@ const FORMATS: &[Format] = &[
     Format {
         description: "pprof profile.proto",
         is_applicable: pprof::is_applicable,
-        decode: |r, config| pprof::decode(r, &config.limits),
+        decode: |r, config| pprof::decode(r, &config.limits, &config.pprof),
     },
     Format {
         description: "speedscope JSON",

@@ -18,7 +18,21 @@
 //!
 //! `time_nanos`, `duration_nanos`, `period` (with `period_type`), the comments, `doc_url`,
 //! and the `drop_frames`/`keep_frames` regular expressions (shown, not applied) become the
-//! profile's metadata. Per-sample labels are not kept.
+//! profile's metadata.
+//!
+//! Per-sample labels (Go's `pprof.Do`/`pprof.Labels`, continuous profilers' thread, span or
+//! endpoint tags):
+//! - Each label key becomes a metadata entry `label KEY` listing its distinct values, strings
+//!   sorted and then numbers in ascending order followed by their unit (`4096 bytes`), joined
+//!   by `, ` and cut after [`MAX_LISTED_VALUES`] with `, … and N more`. A label with an empty
+//!   key is ignored. A label with a string (`str`) is a string label, else a numeric one.
+//! - With `[pprof] graph_by_label = "KEY"`, each sample type's graph of the whole profile is
+//!   followed by one graph per value of KEY, named `TYPE KEY=VALUE` (`cpu thread=worker-1`),
+//!   values in the order above, and, when some samples lack the label, `TYPE KEY=(none)` with
+//!   those samples; the unit is the sample type's. A sample with several values of KEY counts
+//!   in each of their graphs. The default sample type's graphs come first, then the next
+//!   type's, and so on. A profile without the label gets no extra graph, and a label with
+//!   more than [`MAX_LABEL_GRAPHS`] values is not split (with a warning).
 //!
 //! A protobuf has to be read whole, so the profile is held in memory: the reader stops at
 //! `limits.max_profile_bytes`. Samples that expand to more than 32 frames per byte of the
@@ -35,7 +49,7 @@ use prost::Message;
 use rustc_hash::FxHashMap;
 
 use super::{Compression, Decoded, Graph};
-use crate::config::Limits;
+use crate::config::{Limits, PprofConfig};
 use crate::graph::frames::StackMerger;
 
 // The messages of `profile.proto` (github.com/google/pprof, proto/profile.proto), written
@@ -288,15 +302,16 @@ fn varint(b: &[u8]) -> Option<(u64, usize)> {
     None
 }
 
-/// Reads a whole profile from `reader` and merges every sample type into a graph.
-pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, String> {
+/// Reads a whole profile from `reader` and merges every sample type into a graph (and, with
+/// `options.graph_by_label`, into one graph per value of that label).
+pub fn decode(reader: &mut dyn BufRead, limits: &Limits, options: &PprofConfig) -> Result<Decoded, String> {
     let mut bytes = Vec::new();
     reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
     let profile = Profile::decode(bytes.as_slice())
         .map_err(|e| format!("pprof: malformed protobuf (truncated or corrupt): {e}"))?;
     let budget = frame_budget(bytes.len());
     drop(bytes);
-    convert(&profile, limits, budget)
+    convert(&profile, limits, options, budget)
 }
 
 /// How many frames, over all samples and sample types, a profile of `bytes` bytes may expand
@@ -309,6 +324,60 @@ fn frame_budget(bytes: usize) -> u64 {
 
 const FRAMES_PER_BYTE: u64 = 32;
 const MIN_FRAME_BUDGET: u64 = 4 << 20;
+
+/// Values of one label key listed in its metadata entry; the rest are counted.
+pub const MAX_LISTED_VALUES: usize = 20;
+
+/// Most graphs `graph_by_label` makes per sample type (one per value); a label with more
+/// values (a span or request id) is not split.
+pub const MAX_LABEL_GRAPHS: usize = 100;
+
+/// The value of a sample label: a string, or a number with its unit (possibly empty).
+/// Ordered strings first, then numbers by unit and value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum LabelValue<'a> {
+    Str(&'a str),
+    Num(&'a str, i64),
+}
+
+impl std::fmt::Display for LabelValue<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            LabelValue::Str(s) => f.write_str(s),
+            LabelValue::Num("", n) => write!(f, "{n}"),
+            LabelValue::Num(unit, n) => write!(f, "{n} {unit}"),
+        }
+    }
+}
+
+/// A label's key and value; `None` for a label with an empty key, which is ignored.
+type Resolved<'a> = Option<(&'a str, LabelValue<'a>)>;
+
+/// The labels of a profile, read once per distinct (key, str, num, num_unit).
+struct Labels<'a> {
+    /// Resolved labels by their raw indices.
+    resolved: FxHashMap<(i64, i64, i64, i64), Resolved<'a>>,
+}
+
+impl<'a> Labels<'a> {
+    /// The key and value of `l`, found on sample `number`.
+    fn get(&mut self, l: &Label, strings: &'a Strings<'a>, number: usize) -> Result<Resolved<'a>, String> {
+        let raw = (l.key, l.str, l.num, l.num_unit);
+        if let Some(&r) = self.resolved.get(&raw) {
+            return Ok(r);
+        }
+        let what = || format!("a label of sample {number}");
+        let key = strings.get(l.key, &what)?;
+        let value = if l.str != 0 {
+            LabelValue::Str(strings.get(l.str, &what)?)
+        } else {
+            LabelValue::Num(strings.get(l.num_unit, &what)?, l.num)
+        };
+        let r = (!key.is_empty()).then_some((key, value));
+        self.resolved.insert(raw, r);
+        Ok(r)
+    }
+}
 
 /// The string table, with checked lookups.
 struct Strings<'a> {
@@ -340,7 +409,7 @@ impl<'a> Strings<'a> {
     }
 }
 
-fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String> {
+fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, budget: u64) -> Result<Decoded, String> {
     let strings = Strings::new(&p.string_table);
     let mut warnings = Vec::new();
 
@@ -420,14 +489,43 @@ fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String>
         locations.entry(loc.id).or_insert(frames);
     }
 
-    // Samples with the same location list are merged once: their values are summed per
-    // sample type first (a profile repeats a stack for every label set, and most samples
-    // fall on a few hot stacks). Distinct lists keep the order of their first sample.
+    // Every label key with its values, for the metadata and for graph_by_label.
+    let mut labels = Labels { resolved: FxHashMap::default() };
+    let mut label_values: BTreeMap<&str, std::collections::BTreeSet<LabelValue>> = BTreeMap::new();
+    for (k, sample) in p.sample.iter().enumerate() {
+        for l in &sample.label {
+            if let Some((key, value)) = labels.get(l, &strings, k + 1)? {
+                label_values.entry(key).or_default().insert(value);
+            }
+        }
+    }
+
+    // Slots: 0 is the whole profile; with graph_by_label, 1..=n are the label's values in
+    // order and n + 1 the samples without it.
+    let split: Option<(&str, Vec<LabelValue>)> = options.graph_by_label.as_deref().and_then(|key| {
+        let values = label_values.get(key)?;
+        if values.len() > MAX_LABEL_GRAPHS {
+            warnings.push(format!(
+                "pprof: label {key:?} has {} values, more than {MAX_LABEL_GRAPHS}: no graph per value",
+                values.len()
+            ));
+            return None;
+        }
+        Some((key, values.iter().copied().collect()))
+    });
+    let slot_count = split.as_ref().map_or(1, |(_, values)| values.len() + 2);
+    let mut unlabelled = false;
+
+    // Samples with the same location list (and slot) are merged once: their values are
+    // summed per sample type first (a profile repeats a stack for every label set, and most
+    // samples fall on a few hot stacks). Distinct lists keep the order of their first sample.
     let width = types.len();
-    let mut distinct: FxHashMap<&[u64], usize> = FxHashMap::default();
-    let mut lists: Vec<(&[u64], usize)> = Vec::new(); // location ids, number of the first sample
+    let mut distinct: FxHashMap<(&[u64], usize), usize> = FxHashMap::default();
+    // Location ids, slot, number of the first sample.
+    let mut lists: Vec<(&[u64], usize, usize)> = Vec::new();
     let mut sums: Vec<u64> = Vec::new(); // width values per distinct list
     let mut negative: u64 = 0;
+    let mut slots: Vec<usize> = Vec::new();
     for (k, sample) in p.sample.iter().enumerate() {
         let number = k + 1;
         if sample.value.len() != width {
@@ -436,28 +534,49 @@ fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String>
                 sample.value.len()
             ));
         }
-        let at = *distinct.entry(&sample.location_id[..]).or_insert_with(|| {
-            lists.push((&sample.location_id[..], number));
-            sums.resize(sums.len() + width, 0);
-            lists.len() - 1
-        });
-        for (t, &value) in sample.value.iter().enumerate() {
-            if value < 0 {
-                negative += 1;
-                continue;
+        slots.clear();
+        slots.push(0);
+        if let Some((wanted, values)) = &split {
+            for l in &sample.label {
+                if let Some((key, value)) = labels.get(l, &strings, number)? {
+                    if key == *wanted {
+                        let at = values.binary_search(&value).expect("every value was collected");
+                        slots.push(at + 1);
+                    }
+                }
             }
-            let sum = &mut sums[at * width + t];
-            *sum = sum.checked_add(value as u64).ok_or_else(|| {
-                format!("pprof: sample {number}: the values of one stack add up past 2^64")
-            })?;
+            if slots.len() == 1 {
+                slots.push(values.len() + 1);
+                unlabelled = true;
+            }
+            slots.sort_unstable();
+            slots.dedup();
+        }
+        negative += sample.value.iter().filter(|&&v| v < 0).count() as u64;
+        for &slot in &slots {
+            let at = *distinct.entry((&sample.location_id[..], slot)).or_insert_with(|| {
+                lists.push((&sample.location_id[..], slot, number));
+                sums.resize(sums.len() + width, 0);
+                lists.len() - 1
+            });
+            for (t, &value) in sample.value.iter().enumerate() {
+                if value < 0 {
+                    continue;
+                }
+                let sum = &mut sums[at * width + t];
+                *sum = sum.checked_add(value as u64).ok_or_else(|| {
+                    format!("pprof: sample {number}: the values of one stack add up past 2^64")
+                })?;
+            }
         }
     }
 
-    // The distinct stacks, into one merger per sample type.
-    let mut mergers: Vec<StackMerger> = types.iter().map(|_| StackMerger::new(false, limits.max_depth)).collect();
+    // The distinct stacks, into one merger per slot and sample type.
+    let mut mergers: Vec<StackMerger> =
+        (0..slot_count * width).map(|_| StackMerger::new(false, limits.max_depth)).collect();
     let mut frames_added: u64 = 0;
     let mut stack: Vec<&str> = Vec::new();
-    for (at, &(ids, number)) in lists.iter().enumerate() {
+    for (at, &(ids, slot, number)) in lists.iter().enumerate() {
         stack.clear();
         for id in ids.iter().rev() {
             let frames = locations.get(id).ok_or_else(|| {
@@ -468,7 +587,8 @@ fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String>
         if stack.is_empty() {
             stack.push("[unknown]");
         }
-        for (merger, &value) in mergers.iter_mut().zip(&sums[at * width..(at + 1) * width]) {
+        let slot_mergers = &mut mergers[slot * width..(slot + 1) * width];
+        for (merger, &value) in slot_mergers.iter_mut().zip(&sums[at * width..(at + 1) * width]) {
             if value == 0 {
                 continue;
             }
@@ -496,37 +616,54 @@ fn convert(p: &Profile, limits: &Limits, budget: u64) -> Result<Decoded, String>
         ));
     }
 
-    // Graphs, with unique names (their folders are named by the build).
-    let mut tables: Vec<Option<crate::graph::frames::FrameTable>> = Vec::with_capacity(types.len());
+    // Graphs, with unique names (their folders are named by the build): per sample type, the
+    // whole profile, then each value's, then the samples without the label.
+    let mut tables: Vec<Option<crate::graph::frames::FrameTable>> = Vec::with_capacity(mergers.len());
     for merger in mergers {
         tables.push(Some(merger.finish().map_err(|e| format!("pprof: {e}"))?));
     }
     let mut used = HashSet::new();
-    let mut graphs = Vec::with_capacity(types.len());
-    for &i in &order {
-        let (name, unit) = types[i];
-        let base = if name.is_empty() { "values" } else { name };
-        let mut name = base.to_string();
+    let mut unique = |base: String| {
+        let mut name = base.clone();
         let mut n = 1;
         while !used.insert(name.clone()) {
             n += 1;
             name = format!("{base}-{n}");
         }
+        name
+    };
+    let mut graphs = Vec::with_capacity(tables.len());
+    for &i in &order {
+        let (name, unit) = types[i];
+        let type_name = unique(if name.is_empty() { "values" } else { name }.to_string());
         let unit = if unit.is_empty() { "count" } else { unit };
-        let table = tables[i].take().expect("each sample type is taken once");
-        graphs.push(Graph { name, unit: unit.to_string(), table });
+        let mut take = |slot: usize| tables[slot * width + i].take().expect("each graph is taken once");
+        graphs.push(Graph { name: type_name.clone(), unit: unit.to_string(), table: take(0) });
+        if let Some((key, values)) = &split {
+            for (k, value) in values.iter().enumerate() {
+                let table = take(k + 1);
+                graphs.push(Graph { name: unique(format!("{type_name} {key}={value}")), unit: unit.to_string(), table });
+            }
+            if unlabelled {
+                let table = take(values.len() + 1);
+                graphs.push(Graph { name: unique(format!("{type_name} {key}=(none)")), unit: unit.to_string(), table });
+            }
+        }
     }
 
-    Ok(Decoded {
-        format: "pprof",
-        compression: Compression::None,
-        graphs,
-        warnings,
-        metadata: metadata(p, &strings)?,
-    })
+    let mut metadata = metadata(p, &strings)?;
+    for (key, values) in &label_values {
+        let mut listed: Vec<String> = values.iter().take(MAX_LISTED_VALUES).map(|v| v.to_string()).collect();
+        if values.len() > MAX_LISTED_VALUES {
+            listed.push(format!("… and {} more", values.len() - MAX_LISTED_VALUES));
+        }
+        metadata.insert(format!("label {key}"), listed.join(", "));
+    }
+
+    Ok(Decoded { format: "pprof", compression: Compression::None, graphs, warnings, metadata })
 }
 
-/// What the profile says about itself.
+/// What the profile says about itself (its labels are added by the caller).
 fn metadata(p: &Profile, strings: &Strings) -> Result<BTreeMap<String, String>, String> {
     let mut m = BTreeMap::new();
     if p.time_nanos != 0 {
@@ -619,13 +756,37 @@ mod tests {
             self.p.sample.push(Sample { location_id: locations.to_vec(), value: values.to_vec(), label: vec![] });
         }
 
+        /// A string label.
+        fn label(&mut self, key: &str, value: &str) -> Label {
+            Label { key: self.s(key), str: self.s(value), ..Default::default() }
+        }
+
+        /// A numeric label with its unit ("" for none).
+        fn num_label(&mut self, key: &str, num: i64, unit: &str) -> Label {
+            Label { key: self.s(key), num, num_unit: self.s(unit), ..Default::default() }
+        }
+
+        /// A sample with labels, locations leaf first.
+        fn labelled_sample(&mut self, locations: &[u64], values: &[i64], labels: &[Label]) {
+            self.p.sample.push(Sample { location_id: locations.to_vec(), value: values.to_vec(), label: labels.to_vec() });
+        }
+
         fn bytes(&self) -> Vec<u8> {
             self.p.encode_to_vec()
         }
     }
 
+    fn by_label(b: &Builder, key: &str) -> Decoded {
+        let options = PprofConfig { graph_by_label: Some(key.to_string()) };
+        decode(&mut &b.bytes()[..], &Limits::default(), &options).unwrap()
+    }
+
+    fn names_and_units(d: &Decoded) -> Vec<(&str, &str)> {
+        d.graphs.iter().map(|g| (g.name.as_str(), g.unit.as_str())).collect()
+    }
+
     fn decode_bytes(b: &[u8]) -> Result<Decoded, String> {
-        decode(&mut &b[..], &Limits::default())
+        decode(&mut &b[..], &Limits::default(), &PprofConfig::default())
     }
 
     fn folded(g: &Graph) -> Vec<String> {
@@ -771,6 +932,103 @@ mod tests {
     }
 
     #[test]
+    fn labels_are_metadata_and_graph_by_label_makes_a_graph_per_value() {
+        // sample_profile's three samples have no labels; three more have some.
+        let mut b = sample_profile();
+        let (w1, w2) = (b.label("thread", "worker-1"), b.label("thread", "worker-2"));
+        let (big, small) = (b.num_label("bytes", 4096, "bytes"), b.num_label("bytes", 512, "bytes"));
+        let (retries, no_key) = (b.num_label("retries", 3, ""), b.label("", "ignored"));
+        b.labelled_sample(&[12, 11, 10], &[1, 5], &[w2.clone(), big]);
+        b.labelled_sample(&[11, 10], &[4, 40], &[w1.clone(), small, retries, no_key]);
+        // Two values of one key: the sample counts in both of their graphs.
+        b.labelled_sample(&[11, 10], &[1, 1], &[w1, w2]);
+
+        // Without graph_by_label: the graphs of the whole profile only, the labels as metadata.
+        let plain = decode_bytes(&b.bytes()).unwrap();
+        assert_eq!(names_and_units(&plain), [("cpu", "nanoseconds"), ("samples", "count")]);
+        assert_eq!(folded(&plain.graphs[0]), ["main;work;square 61\n", "main;work;square;leaf;with;semicolons 15\n"]);
+        let m = &plain.metadata;
+        assert_eq!(m["label thread"], "worker-1, worker-2");
+        assert_eq!(m["label bytes"], "512 bytes, 4096 bytes", "numbers in numeric order, with their unit");
+        assert_eq!(m["label retries"], "3");
+        assert!(!m.contains_key("label "), "a label without a key is ignored: {m:?}");
+
+        // By a string label: per sample type, the whole profile, each value, then (none).
+        let d = by_label(&b, "thread");
+        assert_eq!(
+            names_and_units(&d),
+            [
+                ("cpu", "nanoseconds"),
+                ("cpu thread=worker-1", "nanoseconds"),
+                ("cpu thread=worker-2", "nanoseconds"),
+                ("cpu thread=(none)", "nanoseconds"),
+                ("samples", "count"),
+                ("samples thread=worker-1", "count"),
+                ("samples thread=worker-2", "count"),
+                ("samples thread=(none)", "count"),
+            ]
+        );
+        assert_eq!(folded(&d.graphs[0]), folded(&plain.graphs[0]), "the whole profile as before");
+        assert_eq!(folded(&d.graphs[4]), folded(&plain.graphs[1]));
+        assert_eq!(folded(&d.graphs[1]), ["main;work;square 41\n"]);
+        assert_eq!(folded(&d.graphs[2]), ["main;work;square 1\n", "main;work;square;leaf;with;semicolons 5\n"]);
+        assert_eq!(folded(&d.graphs[3]), ["main;work;square 20\n", "main;work;square;leaf;with;semicolons 10\n"]);
+        assert_eq!(folded(&d.graphs[5]), ["main;work;square 5\n"]);
+        assert_eq!(folded(&d.graphs[6]), ["main;work;square 1\n", "main;work;square;leaf;with;semicolons 1\n"]);
+        assert_eq!(
+            folded(&d.graphs[7]),
+            ["main 3\n", "main;work;square 2\n", "main;work;square;leaf;with;semicolons 1\n"]
+        );
+        assert_eq!(d.metadata, plain.metadata);
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+
+        // By a numeric label: values in numeric order, named with their unit.
+        let d = by_label(&b, "bytes");
+        let names: Vec<&str> = d.graphs.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(names[..4], ["cpu", "cpu bytes=512 bytes", "cpu bytes=4096 bytes", "cpu bytes=(none)"]);
+        assert_eq!(folded(&d.graphs[1]), ["main;work;square 40\n"]);
+        assert_eq!(folded(&d.graphs[2]), ["main;work;square;leaf;with;semicolons 5\n"]);
+        assert_eq!(folded(&d.graphs[3]), ["main;work;square 21\n", "main;work;square;leaf;with;semicolons 10\n"]);
+
+        // Every sample labelled: no (none) graph. A key no sample has: the graphs as before.
+        let mut all = Builder::new(&[("samples", "count")]);
+        all.function(1, "main");
+        all.location(1, &[1]);
+        let l = all.num_label("span", 7, "");
+        all.labelled_sample(&[1], &[2], &[l]);
+        let names: Vec<String> = by_label(&all, "span").graphs.into_iter().map(|g| g.name).collect();
+        assert_eq!(names, ["samples", "samples span=7"]);
+        assert_eq!(names_and_units(&by_label(&b, "nonesuch")), names_and_units(&plain));
+    }
+
+    #[test]
+    fn many_label_values_are_cut_in_the_metadata_and_not_split_past_the_limit() {
+        let mut b = Builder::new(&[("samples", "count")]);
+        b.function(1, "main");
+        b.location(1, &[1]);
+        for i in 0..=MAX_LABEL_GRAPHS {
+            let l = b.label("span", &format!("s{i:03}"));
+            b.labelled_sample(&[1], &[1], &[l]);
+        }
+        let d = by_label(&b, "span");
+        let more = MAX_LABEL_GRAPHS + 1 - MAX_LISTED_VALUES;
+        let listed = &d.metadata["label span"];
+        assert!(listed.starts_with("s000, s001, ") && listed.ends_with(&format!("s019, … and {more} more")), "{listed}");
+        assert_eq!(d.graphs.len(), 1, "not split");
+        assert!(d.warnings.iter().any(|w| w.contains("label \"span\" has 101 values, more than 100")), "{:?}", d.warnings);
+        // One value fewer is split.
+        b.p.sample.pop();
+        assert_eq!(by_label(&b, "span").graphs.len(), 1 + MAX_LABEL_GRAPHS);
+    }
+
+    #[test]
+    fn a_label_string_out_of_range_is_an_error() {
+        let mut b = sample_profile();
+        b.labelled_sample(&[10], &[1, 1], &[Label { key: 99, ..Default::default() }]);
+        assert!(err(&b.bytes()).contains("string index 99 of a label of sample 4 out of range"));
+    }
+
+    #[test]
     fn time_formats() {
         assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
         assert_eq!(rfc3339(951_782_400_000_000_000), "2000-02-29T00:00:00Z");
@@ -897,7 +1155,7 @@ mod tests {
     fn too_deep_stacks_are_errors() {
         let b = sample_profile();
         let limits = Limits { max_depth: 2, ..Limits::default() };
-        let e = decode(&mut &b.bytes()[..], &limits).unwrap_err();
+        let e = decode(&mut &b.bytes()[..], &limits, &PprofConfig::default()).unwrap_err();
         assert!(e.starts_with("pprof: sample 1:") && e.contains("deeper"), "{e}");
     }
 
@@ -915,7 +1173,7 @@ mod tests {
         assert!(bytes.len() < 20_000, "{}", bytes.len());
         assert_eq!(frame_budget(bytes.len()), MIN_FRAME_BUDGET);
         // The same check with a smaller budget, to keep the test quick.
-        let e = convert(&b.p, &Limits::default(), 1_000_000).unwrap_err();
+        let e = convert(&b.p, &Limits::default(), &PprofConfig::default(), 1_000_000).unwrap_err();
         assert!(e.contains("more than 1000000 frames") && e.contains("refused as a likely bomb"), "{e}");
         // A real profile is far below its budget.
         let p = sample_profile().bytes();
