@@ -121,13 +121,15 @@ impl EventLine {
     /// The line as inferno reads every field of it: a time (zero where there is none), and
     /// one space before the period and the event. perf pads the event names of a file of
     /// several events to one width (`2004008  task-clock:`), and inferno, which splits at the
-    /// last space, would read no period there. None when the line is already so.
+    /// last space, would read no period there. None when inferno already reads the line so.
     fn for_inferno(&self, line: &[u8]) -> Option<Vec<u8>> {
         let field = match self.period {
             Some(p) => format!(" {p} {}", self.event),
             None => format!(" {}", self.event),
         };
-        if self.time && line[self.field.0..self.field.1] == *field.as_bytes() {
+        // inferno takes the last word as the event and the one before it as the period, so
+        // the spaces perf puts before the period do not matter: most lines stay as they are.
+        if self.time && line[self.field.0..self.field.1].ends_with(field.as_bytes()) {
             return None;
         }
         let mut out = Vec::with_capacity(line.len() + 8);
