@@ -106,7 +106,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let mut out = std::io::stdout().lock();
             for p in &summary.built {
                 for g in &p.graphs {
-                    let _ = writeln!(out, "{}: {}, {} {} {}, {} frames", p.source, p.format, g.name, g.total, g.unit, g.frames);
+                    let _ = writeln!(out, "{}: {}, {} {} {}, {} frames", p.source, p.format, g.name, crate::units::exact(g.total, g.decimals), g.unit, g.frames);
                 }
             }
             Ok(report(&summary, &config, true))

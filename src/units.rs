@@ -10,11 +10,36 @@
 //! * three significant digits after a prefix (0, 1 or 2 decimals), ties rounded up as
 //!   JavaScript's `toFixed` does; negative values start with "−".
 
+/// `v / 10^decimals`, exactly, as folded stacks write it: `3123` with 2 places is `31.23`,
+/// `3120` is `31.2`, `3100` is `31`.
+pub fn exact(v: u64, decimals: u32) -> String {
+    if decimals == 0 {
+        return v.to_string();
+    }
+    let digits = format!("{v:0>width$}", width = decimals as usize + 1);
+    let (whole, fraction) = digits.split_at(digits.len() - decimals as usize);
+    let fraction = fraction.trim_end_matches('0');
+    if fraction.is_empty() {
+        whole.to_string()
+    } else {
+        format!("{whole}.{fraction}")
+    }
+}
+
 /// `v` in `unit`, for people: "1,234 samples", "20.4 k samples", "1.50 ms", "2.00 MiB".
 pub fn format_value(v: i128, unit: &str) -> String {
+    format_scaled(v, unit, 0)
+}
+
+/// `v / 10^decimals` in `unit`, for people: a graph of fractional counts (see
+/// `FrameTable::decimals`) shows them exactly below 10,000 ("31.23 samples", "1,234.5"), and
+/// like any count above.
+pub fn format_scaled(v: i128, unit: &str, decimals: u32) -> String {
     if v < 0 {
-        return format!("−{}", format_value(v.unsigned_abs().min(i128::MAX as u128) as i128, unit));
+        return format!("−{}", format_scaled(v.unsigned_abs().min(i128::MAX as u128) as i128, unit, decimals));
     }
+    let scale = 10f64.powi(decimals as i32);
+    let one = 10i128.pow(decimals);
     let lower = unit.to_ascii_lowercase();
     let ns_per = match lower.as_str() {
         "nanoseconds" | "ns" => Some(1.0),
@@ -24,16 +49,18 @@ pub fn format_value(v: i128, unit: &str) -> String {
         _ => None,
     };
     if let Some(k) = ns_per {
-        return duration(v as f64 * k);
+        return duration(v as f64 * k / scale);
     }
-    if matches!(lower.as_str(), "bytes" | "byte") || unit == "B" {
-        return bytes(v);
+    let bytes_unit = matches!(lower.as_str(), "bytes" | "byte") || unit == "B";
+    if bytes_unit && v >= 1024 * one {
+        return bytes(v as f64 / scale);
     }
-    let number = if v < 10_000 {
-        group_digits(v)
+    let number = if v < 10_000 * one {
+        let fraction = exact((v % one) as u64 + one as u64, decimals);
+        format!("{}{}", group_digits(v / one), fraction.split_once('.').map_or(String::new(), |(_, f)| format!(".{f}")))
     } else {
         let suffixes = [" k", " M", " G", " T", " P"];
-        let mut x = v as f64 / 1000.0;
+        let mut x = v as f64 / scale / 1000.0;
         let mut i = 0;
         while x >= 1000.0 && i < suffixes.len() - 1 {
             x /= 1000.0;
@@ -41,9 +68,12 @@ pub fn format_value(v: i128, unit: &str) -> String {
         }
         format!("{}{}", sig3(x), suffixes[i])
     };
+    if bytes_unit {
+        return format!("{number} B");
+    }
     match lower.as_str() {
         "" | "count" | "counts" => number,
-        "samples" | "sample" => format!("{number} {}", if v == 1 { "sample" } else { "samples" }),
+        "samples" | "sample" => format!("{number} {}", if v == one { "sample" } else { "samples" }),
         _ => format!("{number} {unit}"),
     }
 }
@@ -64,12 +94,10 @@ fn duration(ns: f64) -> String {
     }
 }
 
-fn bytes(v: i128) -> String {
-    if v < 1024 {
-        return format!("{} B", group_digits(v));
-    }
+/// At least 1 KiB, in KiB, MiB, …
+fn bytes(v: f64) -> String {
     let units = ["KiB", "MiB", "GiB", "TiB", "PiB"];
-    let mut x = v as f64 / 1024.0;
+    let mut x = v / 1024.0;
     let mut i = 0;
     while x >= 1024.0 && i < units.len() - 1 {
         x /= 1024.0;
@@ -162,6 +190,24 @@ mod tests {
         assert_eq!(fixed(12.24, 1), "12.2");
     }
 
+    #[test]
+    fn fractional_counts_are_shown_exactly_below_ten_thousand() {
+        assert_eq!(format_scaled(3123, "samples", 2), "31.23 samples");
+        assert_eq!(format_scaled(3120, "samples", 2), "31.2 samples");
+        assert_eq!(format_scaled(100, "samples", 2), "1 sample");
+        assert_eq!(format_scaled(5, "samples", 2), "0.05 samples");
+        assert_eq!(format_scaled(123_456_789, "count", 4), "12.3 k");
+        assert_eq!(format_scaled(12_345_678, "", 4), "1,234.5678");
+        assert_eq!(format_scaled(-250, "samples", 2), "−2.5 samples");
+        assert_eq!(format_scaled(15, "ms", 1), "1.50 ms");
+        assert_eq!(format_scaled(20_480, "bytes", 1), "2.00 KiB");
+        assert_eq!(format_scaled(125, "bytes", 1), "12.5 B");
+        assert_eq!(exact(3123, 2), "31.23");
+        assert_eq!(exact(5, 3), "0.005");
+        assert_eq!(exact(3100, 2), "31");
+        assert_eq!(exact(0, 2), "0");
+    }
+
     /// The vectors the page script is tested against too, reckoned independently
     /// (`tests/data/units/make.py`).
     #[test]
@@ -171,7 +217,8 @@ mod tests {
         assert!(vectors.len() >= 40);
         for v in vectors {
             let value = v["value"].as_i64().map(i128::from).unwrap_or_else(|| v["value"].as_u64().unwrap().into());
-            assert_eq!(format_value(value, v["unit"].as_str().unwrap()), v["text"].as_str().unwrap(), "{v}");
+            let decimals = v["decimals"].as_u64().unwrap_or(0) as u32;
+            assert_eq!(format_scaled(value, v["unit"].as_str().unwrap(), decimals), v["text"].as_str().unwrap(), "{v}");
         }
     }
 }

@@ -329,3 +329,55 @@ fn frame_names_round_trip_byte_for_byte_even_a_single_space() {
     let expected: String = expected.iter().map(|l| format!("{l}\n")).collect();
     assert_eq!(fold(dir.path(), &out.join("p/spaces/g/samples")), expected);
 }
+
+#[test]
+fn fractional_counts_are_kept_exact_through_build_fold_and_pages() {
+    // chrome-trace/: FlameGraph's stackcollapse-chrome-tracing.py prints durations as Python
+    // floats (`2.95`, `1195906.0`, `4.399900000000001`); the *.expected files are Python's
+    // exact decimal sums of its counts rounded half up to six places (see make.sh).
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    for stem in ["trace", "chromium"] {
+        write_three(&input, stem, "folded", &data(&format!("chrome-trace/{stem}.folded")));
+    }
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for stem in ["trace", "chromium"] {
+        let want = text(&format!("chrome-trace/{stem}.expected"));
+        for slug in [stem.to_string(), format!("{stem}-gz"), format!("{stem}-zst")] {
+            assert_eq!(fold(dir.path(), &out.join(format!("p/{slug}/g/samples"))), want, "{slug}");
+        }
+    }
+    // The float noise was rounded, and the warning says so with the line; `2.95` was not.
+    let err = stderr(&o);
+    assert!(err.contains("trace.folded: 2 counts had more than 6 decimal places and were rounded to 6 (line 8 first)"), "{err}");
+    assert!(!err.lines().any(|l| l.contains("chromium") && l.contains("rounded")), "whole microseconds written N.0 are exact: {err}");
+    // The pages say the values exactly, in the graph's unit.
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let profile = index["profiles"].as_array().unwrap().iter().find(|p| p["url"].as_str().unwrap().ends_with("p/trace/")).unwrap().clone();
+    let graph = &profile["graphs"][0];
+    assert_eq!((graph["total"].as_u64(), graph["decimals"].as_u64()), (Some(220_500), Some(4)), "{graph}");
+    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("p/trace/g/samples/manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["decimals"], 4);
+    let page = std::fs::read_to_string(out.join("p/trace/index.html")).unwrap();
+    assert!(page.contains("22.05 samples"), "the run page's total");
+    // chromium.folded's counts are whole: no decimals key at all.
+    let chromium = std::fs::read_to_string(out.join("p/chromium/g/samples/manifest.json")).unwrap();
+    assert!(!chromium.contains("decimals"), "{chromium}");
+}
+
+#[test]
+fn a_run_of_fractional_counts_compares_with_a_run_of_whole_ones() {
+    // Two runs of one series: whole counts, then the same stacks in hundredths. The
+    // comparison holds both in hundredths: 3 becomes 3.00, and nothing is rounded.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in/app");
+    write(&input.join("2026-01-01.folded"), b"main;a 3\nmain;b 1\n");
+    write(&input.join("2026-01-02.folded"), b"main;a 2.25\nmain;c 0.5\n");
+    let out = dir.path().join("out");
+    let o = build(&dir.path().join("in"), &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let folded = fold(dir.path(), &out.join("p/app/2026-01-02/compare/g/samples"));
+    assert_eq!(folded, "main;a 3 2.25\nmain;b 1 0\nmain;c 0 0.5\n");
+}

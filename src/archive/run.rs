@@ -61,6 +61,9 @@ pub struct GraphInfo {
     /// holds its other layouts too.
     #[serde(default)]
     pub differential: bool,
+    /// Decimal places of its values (fractional counts; see `FrameTable::decimals`).
+    #[serde(default)]
+    pub decimals: u32,
 }
 
 /// Everything the later phases need to know of one run: what the profile held, what its
@@ -178,6 +181,9 @@ pub struct GraphChanges {
     pub graph: String,
     /// Its unit.
     pub unit: String,
+    /// Decimal places of its values.
+    #[serde(default)]
+    pub decimals: u32,
     /// Total of the earlier run.
     pub total_before: u64,
     /// Total of the later run.

@@ -214,7 +214,9 @@ fn compare(
                 write(PREVIEW.to_string(), &preview::png(&table, config.palette)?)?;
             }
         }
-        graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total: ga.total, frames: manifest.frames, data: ga.data.clone(), differential: true });
+        // The diff's values are in the finer run's decimal places.
+        let total = manifest.diff.as_ref().map_or(ga.total, |d| d.total_after);
+        graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total, frames: manifest.frames, data: ga.data.clone(), differential: true, decimals: manifest.decimals });
         changes.push(listed(&ga.name, &ga.unit, &table));
     }
     let mut files = files.into_inner().expect("no panic while holding it");
@@ -231,5 +233,5 @@ pub fn listed(graph: &str, unit: &str, table: &crate::graph::frames::FrameTable)
     all.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
     let grew = all.iter().filter(|(p, _)| *p > 0.0).take(LISTED).map(|(_, c)| c.clone()).collect();
     let shrank = all.iter().rev().filter(|(p, _)| *p < 0.0).take(LISTED).map(|(_, c)| c.clone()).collect();
-    GraphChanges { graph: graph.into(), unit: unit.into(), total_before: tb, total_after: ta, grew, shrank }
+    GraphChanges { graph: graph.into(), unit: unit.into(), decimals: table.decimals, total_before: tb, total_after: ta, grew, shrank }
 }

@@ -49,8 +49,8 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: &Path) -> R
         if graphs.is_empty() {
             preload = manifest.first_view(crate::ingest::FIRST_VIEW_ROWS);
         }
-        let total = ga.table.values().0.first().copied().unwrap_or(0);
-        graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total, frames: manifest.frames, data, differential: true });
+        let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after);
+        graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total, frames: manifest.frames, data, differential: true, decimals: manifest.decimals });
         changes.push(super::listed(&ga.name, &ga.unit, &table));
     }
     unmatched.extend(b.graphs.iter().filter(|g| !a.graphs.iter().any(|x| x.name == g.name)).map(|g| g.name.clone()));

@@ -19,7 +19,7 @@
 
 use std::collections::HashMap;
 
-use super::frames::{Before, FrameTable, Layout, MergeError, MAX_EXACT, NO_PARENT, ROOT_NAME};
+use super::frames::{pow10, Before, FrameTable, Layout, MergeError, MAX_EXACT, NO_PARENT, ROOT_NAME};
 
 /// One whole in `Union` widths: a run's total is about this wide.
 pub const UNION_SCALE: u64 = 1 << 30;
@@ -46,6 +46,11 @@ pub fn merge(before: &FrameTable, after: &FrameTable) -> Result<FrameTable, Merg
     let (map_b, map_a) = (map(before), map(after));
     let (kids_b, kids_a) = (children(before), children(after));
     let (vb, va) = (before.values(), after.values());
+    // Values of runs with fractional counts are compared in the finer run's decimal places.
+    let decimals = before.decimals.max(after.decimals);
+    let (fb, fa) = (pow10(decimals - before.decimals), pow10(decimals - after.decimals));
+    let (fb, fa) = (fb.ok_or(MergeError::Overflow)?, fa.ok_or(MergeError::Overflow)?);
+    let scaled = |v: u64, f: u64| v.checked_mul(f).ok_or(MergeError::Overflow);
 
     let n_guess = before.len().max(after.len());
     let mut out = FrameTable {
@@ -59,6 +64,7 @@ pub fn merge(before: &FrameTable, after: &FrameTable) -> Result<FrameTable, Merg
         before: Some(Before { total: Vec::with_capacity(n_guess), self_: Vec::with_capacity(n_guess) }),
         after: Some(Before { total: Vec::with_capacity(n_guess), self_: Vec::with_capacity(n_guess) }),
         layout: Layout::After,
+        decimals,
     };
     const NONE: u32 = u32::MAX;
     // Pending pairs (row in before, row in after, depth, parent row in out); either row may be
@@ -74,11 +80,11 @@ pub fn merge(before: &FrameTable, after: &FrameTable) -> Result<FrameTable, Merg
         out.depth.push(depth);
         out.parent.push(parent);
         let b = out.before.as_mut().expect("set above");
-        b.total.push(if rb != NONE { vb.0[rb as usize] } else { 0 });
-        b.self_.push(if rb != NONE { vb.1[rb as usize] } else { 0 });
+        b.total.push(if rb != NONE { scaled(vb.0[rb as usize], fb)? } else { 0 });
+        b.self_.push(if rb != NONE { scaled(vb.1[rb as usize], fb)? } else { 0 });
         let a = out.after.as_mut().expect("set above");
-        a.total.push(if ra != NONE { va.0[ra as usize] } else { 0 });
-        a.self_.push(if ra != NONE { va.1[ra as usize] } else { 0 });
+        a.total.push(if ra != NONE { scaled(va.0[ra as usize], fa)? } else { 0 });
+        a.self_.push(if ra != NONE { scaled(va.1[ra as usize], fa)? } else { 0 });
         // Children of both, merged by name (both lists are sorted by name).
         let cb: &[u32] = if rb != NONE { kids_b.of(rb) } else { &[] };
         let ca: &[u32] = if ra != NONE { kids_a.of(ra) } else { &[] };

@@ -40,6 +40,10 @@ pub struct FrameTable {
     pub after: Option<Before>,
     /// What `offset`, `total` and `self_` measure.
     pub layout: Layout,
+    /// Decimal places of every value: a value `v` stands for `v / 10^decimals` in the unit.
+    /// 0 but for inputs with fractional counts (folded `main;f 31.23`), whose values are
+    /// kept exact as integers of hundredths (or finer) instead of being rounded.
+    pub decimals: u32,
 }
 
 /// What a table's widths (`offset`, `total`, `self_`) measure.
@@ -134,13 +138,35 @@ impl std::fmt::Display for MergeError {
 pub struct StackBatch {
     /// Whether the stacks carry a before-count.
     pub differential: bool,
+    /// Decimal places of the batch's counts (see [`FrameTable::decimals`]). Batches are
+    /// merged in order, and a later batch never has fewer places than an earlier one.
+    pub decimals: u32,
     words: Vec<u32>,
 }
 
 impl StackBatch {
     /// An empty batch of plain or two-count stacks.
     pub fn new(differential: bool) -> Self {
-        StackBatch { differential, words: Vec::new() }
+        StackBatch { differential, decimals: 0, words: Vec::new() }
+    }
+
+    /// Gives every count buffered so far `decimals` places (more than it has): counts are
+    /// multiplied by the power of ten between. An overflow comes with the stack's line.
+    pub fn rescale(&mut self, decimals: u32) -> Result<(), (MergeError, u64)> {
+        let factor = pow10(decimals - self.decimals).ok_or((MergeError::Overflow, 0))?;
+        let w = &mut self.words;
+        let mut i = 0;
+        while i < w.len() {
+            let line = w[i] as u64 | (w[i + 1] as u64) << 32;
+            for at in [i + 2, i + 4] {
+                let v = (w[at] as u64 | (w[at + 1] as u64) << 32).checked_mul(factor).ok_or((MergeError::Overflow, line))?;
+                w[at] = v as u32;
+                w[at + 1] = (v >> 32) as u32;
+            }
+            i += 8 + w[i + 7] as usize;
+        }
+        self.decimals = decimals;
+        Ok(())
     }
 
     /// Number of words buffered; a producer sends the batch when this grows large.
@@ -315,6 +341,7 @@ pub struct Tree {
     self_: Vec<u64>,
     before_self: Option<Vec<u64>>,
     path: Vec<u32>,
+    decimals: u32,
 }
 
 impl Tree {
@@ -327,16 +354,29 @@ impl Tree {
             self_: vec![0],
             before_self: differential.then(|| vec![0]),
             path: Vec::new(),
+            decimals: 0,
         }
     }
 
     /// Merges a batch of stacks. An error comes with the line of the stack that caused it.
     pub fn apply(&mut self, batch: &StackBatch) -> Result<(), (MergeError, u64)> {
+        if batch.decimals > self.decimals {
+            // Counts merged so far get the batch's places (fractional counts first seen).
+            let factor = pow10(batch.decimals - self.decimals).ok_or((MergeError::Overflow, 0))?;
+            for v in self.self_.iter_mut().chain(self.before_self.iter_mut().flatten()) {
+                *v = v.checked_mul(factor).ok_or((MergeError::Overflow, 0))?;
+            }
+            self.decimals = batch.decimals;
+        }
+        // A batch with fewer places than the tree (a merger's stacks in any order).
+        let factor = pow10(self.decimals - batch.decimals).ok_or((MergeError::Overflow, 0))?;
         let w = &batch.words;
         let word64 = |i: usize| w[i] as u64 | (w[i + 1] as u64) << 32;
         let mut i = 0;
         while i < w.len() {
-            let (line, count, before) = (word64(i), word64(i + 2), word64(i + 4));
+            let line = word64(i);
+            let count = word64(i + 2).checked_mul(factor).ok_or((MergeError::Overflow, line))?;
+            let before = word64(i + 4).checked_mul(factor).ok_or((MergeError::Overflow, line))?;
             let shared = w[i + 6] as usize;
             let n = w[i + 7] as usize;
             self.path.truncate(shared);
@@ -436,6 +476,7 @@ impl Tree {
             }),
             after: None,
             layout: Layout::After,
+            decimals: self.decimals,
         };
         // Pending frames as (node, depth, offset); `rows_on_path[d]` is the row of the last
         // frame laid out at depth d, which is the parent of the next frame at depth d + 1.
@@ -509,6 +550,11 @@ impl StackMerger {
     pub fn finish(self) -> Result<FrameTable, MergeError> {
         self.tree.finish(self.tokens.into_names())
     }
+}
+
+/// `10^places`, when it fits.
+pub fn pow10(places: u32) -> Option<u64> {
+    10u64.checked_pow(places)
 }
 
 /// Totals from selfs: every node's value plus its subtree's. Children are created after

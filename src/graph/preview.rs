@@ -214,6 +214,7 @@ mod tests {
             before: None,
             after: None,
             layout: Default::default(),
+            decimals: 0,
         };
         for t in [root_only, FrameTable::default()] {
             let (pixmap, painted) = render(&t, Palette::Hot).unwrap();

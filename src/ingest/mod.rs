@@ -151,7 +151,7 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
         }
         // A differential graph's widths are not its values: its total is the second count's.
         let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after);
-        graphs.push(GraphInfo { name: graph.name.clone(), unit: unit.to_string(), total, frames: manifest.frames, data, differential: manifest.differential });
+        graphs.push(GraphInfo { name: graph.name.clone(), unit: unit.to_string(), total, frames: manifest.frames, data, differential: manifest.differential, decimals: manifest.decimals });
     }
     // Link previews need an absolute URL, so they are made only when base_url gives one.
     if let (Some(first), false) = (decoded.graphs.first(), config.base_url.is_empty()) {

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::theme::escape_html;
-use crate::units::format_value;
+use crate::units::format_scaled;
 
 /// A point of a trend plot: its link, its tooltip, its value.
 pub struct Point {
@@ -34,9 +34,9 @@ pub fn sparkline(values: &[u64], label: &str) -> String {
     )
 }
 
-/// The trend plot of a series page: `points` (oldest first) in `unit`, from zero to their
-/// maximum, each a link; `first` and `last` label the time axis.
-pub fn trend(points: &[Point], unit: &str, label: &str, first: &str, last: &str) -> String {
+/// The trend plot of a series page: `points` (oldest first) in `unit` (with `decimals`
+/// places), from zero to their maximum, each a link; `first` and `last` label the time axis.
+pub fn trend(points: &[Point], unit: &str, decimals: u32, label: &str, first: &str, last: &str) -> String {
     let (w, h) = (720.0, 180.0);
     let (left, right, top, bottom) = (28.0, 12.0, 12.0, 28.0);
     let max = points.iter().map(|p| p.value).max().unwrap_or(0).max(1) as f64;
@@ -57,7 +57,7 @@ pub fn trend(points: &[Point], unit: &str, label: &str, first: &str, last: &str)
     let _ = write!(
         svg,
         r#"<text class="fs-axis-label" x="{x}" y="{y}">{}</text><text class="fs-axis-label" x="{x0}" y="{y0}" text-anchor="end">0</text>"#,
-        escape_html(&format_value(max as i128, unit)),
+        escape_html(&format_scaled(max as i128, unit, decimals)),
         x = left + 6.0,
         y = top + 10.0,
         x0 = left - 6.0,

@@ -87,5 +87,13 @@ pub struct GraphEntry {
     pub frames: u64,
     /// Its data folder, relative to the site root.
     pub data: String,
+    /// Decimal places of its values: `total` stands for `total / 10^decimals` (fractional
+    /// counts). Absent when 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub decimals: u32,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
 }
 

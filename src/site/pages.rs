@@ -20,7 +20,7 @@ use super::charts::{self, Point};
 use super::feed;
 use super::index_json::{GraphEntry, Index, ProfileEntry, SeriesEntry};
 use super::theme::{path_to_root, Theme};
-use crate::units::format_value;
+use crate::units::format_scaled;
 use crate::archive::run::{Archive, Comparison, GraphChanges, Run, Series};
 use crate::derive::history::{self, History};
 use crate::archive::slug;
@@ -241,7 +241,7 @@ impl Site<'_> {
             graphs: rec
                 .graphs
                 .iter()
-                .map(|g| GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data: format!("{}{}", r.url, g.data) })
+                .map(|g| GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data: format!("{}{}", r.url, g.data), decimals: g.decimals })
                 .collect(),
         }
     }
@@ -277,13 +277,14 @@ impl Site<'_> {
             .iter()
             .map(|s| {
                 let newest = self.run(*s.runs.last().expect("a series has runs"));
-                let (total, unit) = headline(newest);
+                let (total, unit, decimals) = headline(newest);
                 // Totals in another unit (a heap profile beside CPU profiles) are not comparable.
                 let same: Vec<usize> = s.runs.iter().copied().filter(|&i| headline(self.run(i)).1 == unit).collect();
-                let values: Vec<u64> = same[same.len().saturating_sub(SPARK_RUNS)..].iter().map(|&i| headline(self.run(i)).0).collect();
+                let shown: Vec<&Run> = same[same.len().saturating_sub(SPARK_RUNS)..].iter().map(|&i| self.run(i)).collect();
+                let (values, _) = plotted(&shown);
                 json!({
                     "name": s.name, "url": s.url, "count": s.runs.len(), "feed": format!("{}feed.xml", s.url),
-                    "newest": run_link(newest), "newest_total": format_value(total as i128, unit),
+                    "newest": run_link(newest), "newest_total": format_scaled(total as i128, unit, decimals),
                     "spark": charts::sparkline(&values, &format!("{}: totals of the last {} runs", s.name, values.len())),
                 })
             })
@@ -316,14 +317,16 @@ impl Site<'_> {
         // The plot shows the runs in the unit of the page's newest run; others are not comparable.
         let unit = runs.first().map_or("", |r| headline(r).1);
         let chronological: Vec<&Run> = runs.iter().rev().copied().filter(|r| headline(r).1 == unit).collect();
+        let (values, decimals) = plotted(&chronological);
         let points: Vec<Point> = chronological
             .iter()
-            .map(|r| {
-                let (total, unit) = headline(r);
+            .zip(values)
+            .map(|(r, value)| {
+                let (total, unit, places) = headline(r);
                 Point {
                     href: format!("{root}{}", r.url),
-                    title: format!("{} · {} · {}", r.record.date.display(), r.record.title, format_value(total as i128, unit)),
-                    value: total,
+                    title: format!("{} · {} · {}", r.record.date.display(), r.record.title, format_scaled(total as i128, unit, places)),
+                    value,
                 }
             })
             .collect();
@@ -336,7 +339,7 @@ impl Site<'_> {
         ctx.insert("page", &n);
         ctx.insert("pages", &count);
         ctx.insert("groups", &groups);
-        ctx.insert("trend", &charts::trend(&points, unit, &label, &first, &last));
+        ctx.insert("trend", &charts::trend(&points, unit, decimals, &label, &first, &last));
         ctx.insert("newer", &(n > 1).then(|| series_page_url(s, n - 1)));
         ctx.insert("older", &(n < count).then(|| series_page_url(s, n + 1)));
         self.theme.render("series.html", &ctx)
@@ -350,7 +353,7 @@ impl Site<'_> {
         let graphs: Vec<GraphEntry> = rec
             .graphs
             .iter()
-            .map(|g| GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data: g.data.clone() })
+            .map(|g| GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data: g.data.clone(), decimals: g.decimals })
             .collect();
         let prev = run.prev.map(|p| self.run(p));
         let next = run.next.map(|n| self.run(n));
@@ -370,8 +373,8 @@ impl Site<'_> {
                 "vs_baseline": run.vs_baseline.map(|c| &self.archive.comparisons[c].url),
             }),
         );
-        let (total, unit) = headline(run);
-        let description = format!("{} run of {}: {}", s.name, rec.date.display(), format_value(total as i128, unit));
+        let (total, unit, decimals) = headline(run);
+        let description = format!("{} run of {}: {}", s.name, rec.date.display(), format_scaled(total as i128, unit, decimals));
         ctx.insert(
             "og",
             &json!({
@@ -405,7 +408,7 @@ impl Site<'_> {
             .made
             .graphs
             .iter()
-            .map(|g| GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data: g.data.clone() })
+            .map(|g| GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data: g.data.clone(), decimals: g.decimals })
             .collect();
         let fmt_points = |p: f64| if p >= 0.0 { format!("+{p:.2} pp") } else { format!("−{:.2} pp", -p) };
         let lists: Vec<_> = changes
@@ -415,8 +418,8 @@ impl Site<'_> {
                     json!({
                         "name": ch.name,
                         "points": fmt_points(ch.self_points(g.total_before, g.total_after)),
-                        "before": format_value(ch.self_before as i128, &g.unit),
-                        "after": format_value(ch.self_after as i128, &g.unit),
+                        "before": format_scaled(ch.self_before as i128, &g.unit, g.decimals),
+                        "after": format_scaled(ch.self_after as i128, &g.unit, g.decimals),
                         "href": format!("#g={}&q={}&c=1", fragment_escape(&g.graph), fragment_escape(&exact_regex(&ch.name))),
                     })
                 };
@@ -424,8 +427,8 @@ impl Site<'_> {
                 let pct = if g.total_before > 0 { format!("{:+.1}%", d as f64 * 100.0 / g.total_before as f64).replace('-', "−") } else { "n/a".into() };
                 json!({
                     "graph": g.graph, "unit": g.unit,
-                    "before": format_value(g.total_before as i128, &g.unit), "after": format_value(g.total_after as i128, &g.unit),
-                    "delta": format!("{}{}", if d > 0 { "+" } else if d < 0 { "−" } else { "±" }, format_value(d.abs(), &g.unit)),
+                    "before": format_scaled(g.total_before as i128, &g.unit, g.decimals), "after": format_scaled(g.total_after as i128, &g.unit, g.decimals),
+                    "delta": format!("{}{}", if d > 0 { "+" } else if d < 0 { "−" } else { "±" }, format_scaled(d.abs(), &g.unit, g.decimals)),
                     "pct": pct, "grew": g.grew.iter().map(row).collect::<Vec<_>>(), "shrank": g.shrank.iter().map(row).collect::<Vec<_>>(),
                 })
             })
@@ -485,7 +488,7 @@ impl Site<'_> {
             .map(|&i| {
                 let run = self.run(i);
                 let rec = &run.record;
-                let (total, unit) = headline(run);
+                let (total, unit, decimals) = headline(run);
                 feed::Entry {
                     id: format!("urn:flamesite:run:{}", run.slug),
                     title: format!("{} · {}", rec.series, rec.title),
@@ -496,9 +499,9 @@ impl Site<'_> {
                             "{} run of {}: {}. Regression: {name} grew by {points} of the total since the previous run.",
                             rec.series,
                             rec.date.display(),
-                            format_value(total as i128, unit)
+                            format_scaled(total as i128, unit, decimals)
                         ),
-                        None => format!("{} run of {}: {}", rec.series, rec.date.display(), format_value(total as i128, unit)),
+                        None => format!("{} run of {}: {}", rec.series, rec.date.display(), format_scaled(total as i128, unit, decimals)),
                     },
                     content_html: rec.notes.clone(),
                     categories: vec![rec.series.clone()],
@@ -600,13 +603,28 @@ fn totals(run: &Run) -> Vec<String> {
         .graphs
         .iter()
         .map(|g| {
-            let v = format_value(g.total as i128, &g.unit);
+            let v = format_scaled(g.total as i128, &g.unit, g.decimals);
             if g.name == g.unit { v } else { format!("{}: {v}", g.name) }
         })
         .collect()
 }
 
-/// The total a trend plots: that of the run's first (default) graph.
-fn headline(run: &Run) -> (u64, &str) {
-    run.record.graphs.first().map_or((0, ""), |g| (g.total, g.unit.as_str()))
+/// The total a trend plots: that of the run's first (default) graph, its unit and its
+/// decimal places.
+fn headline(run: &Run) -> (u64, &str, u32) {
+    run.record.graphs.first().map_or((0, "", 0), |g| (g.total, g.unit.as_str(), g.decimals))
+}
+
+/// The headline totals of `runs` (of one unit) in the decimal places of the finest of them,
+/// so that a run of fractional counts plots beside whole ones; and those places.
+fn plotted(runs: &[&Run]) -> (Vec<u64>, u32) {
+    let places = runs.iter().map(|r| headline(r).2).max().unwrap_or(0);
+    let values = runs
+        .iter()
+        .map(|r| {
+            let (total, _, own) = headline(r);
+            total.saturating_mul(10u64.saturating_pow(places - own))
+        })
+        .collect();
+    (values, places)
 }

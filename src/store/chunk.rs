@@ -27,6 +27,10 @@ const SEARCH_MAGIC: &[u8; 4] = b"FSSI";
 /// Depths one chunk may span at most, so that a deep graph is fetched as the user scrolls.
 const MAX_DEPTH_SPAN: u32 = 64;
 
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
 /// `manifest.json` of a graph.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
@@ -38,6 +42,10 @@ pub struct Manifest {
     pub graph: String,
     /// Unit of every value.
     pub unit: String,
+    /// Decimal places of every value: `v` stands for `v / 10^decimals` units. Absent (0)
+    /// but for fractional counts.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub decimals: u32,
     /// Whether chunks carry the before columns.
     pub differential: bool,
     /// The root's total.
@@ -419,6 +427,7 @@ fn encode_layout(
         version: if differential { DIFF_VERSION } else { VERSION },
         graph: graph.into(),
         unit: unit.into(),
+        decimals: table.decimals,
         differential: table.before.is_some(),
         total: grand,
         total_before: table.before.as_ref().map(|b| b.total[0]),
@@ -862,6 +871,7 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
             Some("before") => Layout::Before,
             _ => Layout::After,
         },
+        decimals: manifest.decimals,
     };
     for chunk in &manifest.chunks {
         let bytes = read(&chunk.file)?;

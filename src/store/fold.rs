@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::store::chunk::read_graph;
 use crate::graph::frames::{FrameTable, NO_PARENT};
+use crate::units::exact;
 
 /// Finds the graph folder: `dir` itself when it has a manifest, else the only graph of a
 /// profile page folder.
@@ -42,7 +43,7 @@ pub fn fold(dir: &Path, out: &mut dyn Write) -> Result<(), String> {
     Ok(())
 }
 
-/// The table as sorted folded lines, each ending in a newline.
+/// The table as sorted folded lines (fractional counts written exactly, `31.23`), each ending in a newline.
 pub fn folded_lines(t: &FrameTable) -> Vec<String> {
     let n = t.len();
     let mut has_child = vec![false; n];
@@ -68,8 +69,8 @@ pub fn folded_lines(t: &FrameTable) -> Vec<String> {
         path.reverse();
         let mut line = path.join(";");
         match &t.before {
-            Some(b) => line.push_str(&format!(" {} {}\n", b.self_[row], values.1[row])),
-            None => line.push_str(&format!(" {}\n", values.1[row])),
+            Some(b) => line.push_str(&format!(" {} {}\n", exact(b.self_[row], t.decimals), exact(values.1[row], t.decimals))),
+            None => line.push_str(&format!(" {}\n", exact(values.1[row], t.decimals))),
         }
         lines.push(line);
     }

@@ -11,7 +11,7 @@ test("values are formatted for people per unit, as the shared vectors say", () =
   // (src/units.rs) is tested against the same file.
   const vectors = JSON.parse(fs.readFileSync(new URL("../data/units/vectors.json", import.meta.url), "utf8"));
   assert.ok(vectors.length >= 40);
-  for (const { value, unit, text } of vectors) assert.equal(formatValue(value, unit), text, `${value} ${unit}`);
+  for (const { value, unit, decimals, text } of vectors) assert.equal(formatValue(value, unit, decimals), text, `${value} ${unit} (${decimals ?? 0} places)`);
   assert.equal(groupDigits(1234567), "1,234,567");
   assert.equal(formatBytes(3 * 1024 ** 3), "3.00 GiB");
   assert.equal(formatDuration(100e6), "100 ms");

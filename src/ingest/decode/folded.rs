@@ -119,6 +119,7 @@ fn parse(reader: &mut dyn BufRead, limits: &Limits, tx: mpsc::SyncSender<StackBa
     let mut malformed: u64 = 0;
     let mut examples = Vec::new();
     let mut blank_only = true;
+    let (mut rounded, mut first_rounded) = (0u64, None);
     loop {
         line.clear();
         let n = (&mut *reader).take(max_line + 1).read_until(b'\n', &mut line).map_err(Error::Read)?;
@@ -149,14 +150,27 @@ fn parse(reader: &mut dyn BufRead, limits: &Limits, tx: mpsc::SyncSender<StackBa
             if b.differential {
                 split_count(stack).map(|(stack, before)| (stack, before, after))
             } else {
-                Some((stack, 0, after))
+                Some((stack, Count::ZERO, after))
             }
         });
         match parsed {
             Some((stack, before, count)) if !stack.is_empty() => {
+                if count.rounded || before.rounded {
+                    rounded += 1;
+                    first_rounded.get_or_insert(number);
+                }
+                let places = before.places.max(count.places);
+                if places > b.decimals {
+                    // Fractional counts: what is buffered gets the new places; the merging
+                    // thread rescales what it has when this batch reaches it.
+                    b.rescale(places).map_err(|(e, at)| Error::Merge(e, at))?;
+                }
+                let overflow = || Error::Merge(MergeError::Overflow, number);
+                let (count, before) = (count.at(b.decimals).ok_or_else(overflow)?, before.at(b.decimals).ok_or_else(overflow)?);
                 tokens.push(stack, count, before, number, b).map_err(|e| Error::Merge(e, number))?;
                 if b.len() >= BATCH_WORDS {
-                    let empty = StackBatch::new(b.differential);
+                    let mut empty = StackBatch::new(b.differential);
+                    empty.decimals = b.decimals;
                     if tx.send(std::mem::replace(b, empty)).is_err() {
                         // The merging thread stopped on an error, which it reports.
                         return Err(Error::Parse("merging stopped".into()));
@@ -196,6 +210,14 @@ fn parse(reader: &mut dyn BufRead, limits: &Limits, tx: mpsc::SyncSender<StackBa
             if malformed > examples.len() as u64 { ", …" } else { "" }
         ));
     }
+    if rounded > 0 {
+        warnings.push(format!(
+            "{rounded} count{} had more than {MAX_DECIMALS} decimal places and {} rounded to {MAX_DECIMALS} (line {} first)",
+            if rounded == 1 { "" } else { "s" },
+            if rounded == 1 { "was" } else { "were" },
+            first_rounded.unwrap_or(0)
+        ));
+    }
     if tokens.invalid_utf8 > 0 {
         warnings.push(format!(
             "{} stack{} had bytes that are not UTF-8, shown as U+FFFD",
@@ -214,23 +236,63 @@ fn trim_line(line: &[u8]) -> &[u8] {
     &line[..end]
 }
 
-/// Splits `stack count` at the last space; the count is a decimal integer that fits `u64`.
-/// Only that one space goes: a frame's own spaces are kept (a last frame named ` ` is written
-/// `a;  1`), as flamegraph.pl reads the line.
-fn split_count(line: &[u8]) -> Option<(&[u8], u64)> {
+/// Most decimal places a fractional count keeps (`1.123456`): values are kept exact as
+/// integers of 10^-places, so each place takes a factor of ten of the range a graph's total
+/// must fit (2^53: 9 × 10^9 whole units at six places). A count written with more places
+/// (float noise such as `0.30000000000000004`, as scripts summing floats print) is rounded
+/// half up to this many, and the file's warning says how many counts were.
+pub const MAX_DECIMALS: u32 = 6;
+
+/// A count as written: `digits` with `places` decimal places (`31.23` is 3123 and 2). Trailing
+/// zeros after the point do not count (`5.0` is 5 and 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Count {
+    digits: u64,
+    places: u32,
+    /// Whether places beyond [`MAX_DECIMALS`] were rounded away.
+    rounded: bool,
+}
+
+impl Count {
+    const ZERO: Count = Count { digits: 0, places: 0, rounded: false };
+
+    /// The count in `places` decimal places (at least its own).
+    fn at(self, places: u32) -> Option<u64> {
+        self.digits.checked_mul(crate::graph::frames::pow10(places - self.places)?)
+    }
+}
+
+/// Splits `stack count` at the last space; the count is a decimal number, `123` or `31.23`,
+/// whose digits (up to [`MAX_DECIMALS`] places) fit `u64`. Only that one space goes: a frame's
+/// own spaces are kept (a last frame named ` ` is written `a;  1`), as flamegraph.pl reads
+/// the line.
+fn split_count(line: &[u8]) -> Option<(&[u8], Count)> {
     let space = line.iter().rposition(|&b| b == b' ')?;
-    let digits = &line[space + 1..];
-    if digits.is_empty() || digits.len() > 20 {
+    let text = &line[space + 1..];
+    let (whole, fraction) = match text.iter().position(|&b| b == b'.') {
+        Some(dot) => (&text[..dot], &text[dot + 1..]),
+        None => (text, &[][..]),
+    };
+    if whole.is_empty() || whole.len() > 20 || !whole.iter().chain(fraction).all(u8::is_ascii_digit) {
         return None;
     }
-    let mut value: u64 = 0;
-    for &d in digits {
-        if !d.is_ascii_digit() {
-            return None;
-        }
-        value = value.checked_mul(10)?.checked_add((d - b'0') as u64)?;
+    let significant = fraction.iter().rposition(|&b| b != b'0').map_or(0, |last| last + 1);
+    let places = significant.min(MAX_DECIMALS as usize);
+    let mut digits: u64 = 0;
+    for &d in whole.iter().chain(&fraction[..places]) {
+        digits = digits.checked_mul(10)?.checked_add((d - b'0') as u64)?;
     }
-    Some((&line[..space], value))
+    let rounded = significant > places;
+    let mut places = places as u32;
+    if rounded && fraction[places as usize] >= b'5' {
+        digits = digits.checked_add(1)?;
+    }
+    // A rounded count may end in zeros (`4.399900000000001` is 4.3999): they are no places.
+    while rounded && places > 0 && digits % 10 == 0 {
+        digits /= 10;
+        places -= 1;
+    }
+    Some((&line[..space], Count { digits, places, rounded }))
 }
 
 #[cfg(test)]
@@ -307,6 +369,60 @@ mod tests {
         let d = decode_str("main; ;leaf 5\nmain;  3\nmain;b  c 1\n").unwrap();
         let lines = crate::store::fold::folded_lines(&d.graphs[0].table).concat();
         assert_eq!(lines, "main; 3\nmain; ;leaf 5\nmain;b  c 1\n".replace("main; 3", "main;  3"));
+    }
+
+    #[test]
+    fn fractional_counts_are_kept_exact_in_the_finest_places_seen() {
+        // Whole counts first, then finer and finer fractions, across batch boundaries: every
+        // value ends in the finest places (3), none rounded.
+        let mut text = String::new();
+        for i in 0..20_000 {
+            text.push_str(&format!("main;f{} 2\n", i % 7));
+        }
+        text.push_str("main;g 31.23\nmain;g 0.005\nmain;h 5.0\nmain;h 1.10\n");
+        let d = decode_str(&text).unwrap();
+        let t = &d.graphs[0].table;
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+        assert_eq!(t.decimals, 3);
+        assert_eq!(t.grand_total(), 40_000_000 + 31_235 + 6_100);
+        let g = t.names.iter().position(|n| n == "g").unwrap() as u32;
+        let row = t.name.iter().position(|&n| n == g).unwrap();
+        assert_eq!(t.total[row], 31_235);
+        let lines = crate::store::fold::folded_lines(t).concat();
+        assert!(lines.contains("main;g 31.235\nmain;h 6.1\n"), "{lines}");
+        assert!(lines.contains("main;f0 5716\n"), "{lines}");
+    }
+
+    #[test]
+    fn fractional_counts_in_both_columns_of_a_differential_file() {
+        let d = decode_str("a;b 1.5 2\na;c 0 0.25\n").unwrap();
+        let t = &d.graphs[0].table;
+        assert_eq!((t.decimals, t.grand_total(), t.before.as_ref().unwrap().total[0]), (2, 225, 150));
+        assert!(is_applicable(b"cksum;_start;main 31.23\n"));
+    }
+
+    #[test]
+    fn counts_that_are_not_plain_decimals_are_malformed() {
+        for bad in ["1e5", ".5", "1.2.3", "-1", "1,5", "+3", "1.5x", "", "nan"] {
+            let d = decode_str(&format!("a {bad}\nb 1\n")).unwrap();
+            assert_eq!(d.warnings.len(), 1, "{bad} is not a count");
+            assert_eq!((d.graphs[0].table.grand_total(), d.graphs[0].table.decimals), (1, 0), "{bad}");
+        }
+        // Trailing zeros are no places at all.
+        let d = decode_str("a 0.123456\nb 2.5000000000000\n").unwrap();
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+        assert_eq!((d.graphs[0].table.decimals, d.graphs[0].table.grand_total()), (6, 2_623_456));
+    }
+
+    #[test]
+    fn counts_with_more_than_six_places_are_rounded_half_up_with_a_warning() {
+        // As a script summing floats prints them: 0.1 + 0.2 and friends.
+        let d = decode_str("a 1\nb 0.30000000000000004\nc 0.1234565\nd 0.99999951\ne 2.25\n").unwrap();
+        let t = &d.graphs[0].table;
+        assert_eq!(t.decimals, 6);
+        let lines = crate::store::fold::folded_lines(t).concat();
+        assert_eq!(lines, "a 1\nb 0.3\nc 0.123457\nd 1\ne 2.25\n");
+        assert_eq!(d.warnings, ["3 counts had more than 6 decimal places and were rounded to 6 (line 2 first)"]);
     }
 
     #[test]

@@ -26,37 +26,46 @@ def group(n):
     return f"{n:,}"
 
 
-def fmt(v, unit):
+def exact(x):
+    """x a Decimal (not negative): all its digits, thousands grouped, no trailing zeros."""
+    whole, _, fraction = format(x, "f").partition(".")
+    fraction = fraction.rstrip("0")
+    return group(int(whole)) + (f".{fraction}" if fraction else "")
+
+
+def fmt(v, unit, d=0):
+    """v stands for v / 10^d (a graph of fractional counts keeps d decimal places)."""
     if v < 0:
-        return "\u2212" + fmt(-v, unit)
+        return "\u2212" + fmt(-v, unit, d)
     u = unit.lower()
+    x = Decimal(v).scaleb(-d)
     if u in TIME:
-        ns = v * TIME[u]
+        ns = x * TIME[u]
         if ns < 1000:
-            return f"{group(ns)} ns"
+            return f"{group(int(ns.quantize(Decimal(1), rounding=ROUND_HALF_UP)))} ns"
         for limit, div, name in [(10**6, 10**3, "µs"), (10**9, 10**6, "ms"), (60 * 10**9, 10**9, "s"),
                                  (3600 * 10**9, 60 * 10**9, "min")]:
             if ns < limit:
                 return f"{sig3(as_double(Decimal(ns) / div))} {name}"
         return f"{sig3(as_double(Decimal(ns) / (3600 * 10**9)))} h"
     if u in ("bytes", "byte") or unit == "B":
-        if v < 1024:
-            return f"{group(v)} B"
-        x, i = Decimal(v) / 1024, 0
+        if x < 1024:
+            return f"{exact(x)} B"
+        x, i = x / 1024, 0
         while x >= 1024 and i < 4:
             x, i = x / 1024, i + 1
         return f"{sig3(as_double(x))} {['KiB', 'MiB', 'GiB', 'TiB', 'PiB'][i]}"
-    if v < 10000:
-        number = group(v)
+    if x < 10000:
+        number = exact(x)
     else:
-        x, i = Decimal(v) / 1000, 0
+        x, i = x / 1000, 0
         while x >= 1000 and i < 4:
             x, i = x / 1000, i + 1
         number = f"{sig3(as_double(x))} {['k', 'M', 'G', 'T', 'P'][i]}"
     if u in ("", "count", "counts"):
         return number
     if u in ("samples", "sample"):
-        return f"{number} {'sample' if v == 1 else 'samples'}"
+        return f"{number} {'sample' if Decimal(v).scaleb(-d) == 1 else 'samples'}"
     return f"{number} {unit}"
 
 
@@ -73,4 +82,14 @@ CASES = [
     (5 * 2**30 + 2**29, "bytes"), (2**50, "bytes"), (-2048, "bytes"),
 ]
 
-print(json.dumps([{"value": v, "unit": u, "text": fmt(v, u)} for v, u in CASES], ensure_ascii=False, indent=1))
+# Fractional counts (folded `main;f 31.23`): (value, unit, decimal places).
+SCALED = [
+    (3123, "samples", 2), (3120, "samples", 2), (100, "samples", 2), (5, "samples", 2), (0, "samples", 2),
+    (123_456_789, "samples", 4), (12_345_678, "", 4), (99_999_999, "count", 4), (100_000_000, "count", 4),
+    (-250, "samples", 2), (1_000_000_001, "samples", 9), (7, "objects", 1),
+    (15, "ms", 1), (12_345, "ms", 3), (2_500_000_001, "ns", 3), (125, "bytes", 1), (20_481, "bytes", 1), (10_240, "bytes", 1),
+]
+
+vectors = [{"value": v, "unit": u, "text": fmt(v, u)} for v, u in CASES]
+vectors += [{"value": v, "unit": u, "decimals": d, "text": fmt(v, u, d)} for v, u, d in SCALED]
+print(json.dumps(vectors, ensure_ascii=False, indent=1))

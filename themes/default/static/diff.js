@@ -34,9 +34,9 @@ export function formatPoints(p) {
 }
 
 /** A signed value change: `+1.2 k samples`, `−300 B`, `±0 samples`. */
-export function formatChange(d, unit) {
+export function formatChange(d, unit, decimals = 0) {
   const sign = d > 0 ? "+" : d < 0 ? "−" : "±";
-  return sign + formatValue(Math.abs(d), unit);
+  return sign + formatValue(Math.abs(d), unit, decimals);
 }
 
 /** The relative change of `before` to `after`: `+12.5%`, `−100%`, or "new" when before is 0. */
@@ -50,17 +50,18 @@ export function formatRelative(before, after) {
 /**
  * What the tooltip and the info line say of a frame of a differential graph: before, after,
  * the change in value, in points of the total and relative. `f` has beforeTotal, afterTotal,
- * beforeSelf, afterSelf; `d` is the manifest's totals { tb, ta, unit }.
+ * beforeSelf, afterSelf; `d` is the manifest's totals { tb, ta, unit, decimals }.
  */
 export function describeDiffFrame(f, d) {
   const { tb, ta, unit } = d;
+  const places = d.decimals || 0;
   const facts = [];
   if (f.afterTotal === 0 && f.beforeTotal > 0) facts.push("⊖ only in the earlier run");
   else if (f.beforeTotal === 0 && f.afterTotal > 0) facts.push("⊕ only in this run");
   facts.push(
-    `total ${formatValue(f.beforeTotal, unit)} → ${formatValue(f.afterTotal, unit)} (${formatPercent(f.beforeTotal, tb)} → ${formatPercent(f.afterTotal, ta)})`,
-    `change ${formatChange(f.afterTotal - f.beforeTotal, unit)}, ${formatPoints(frameDelta(f.beforeTotal, f.afterTotal, tb, ta, "share"))} of the total, ${formatRelative(f.beforeTotal, f.afterTotal)}`,
-    `self ${formatValue(f.beforeSelf, unit)} → ${formatValue(f.afterSelf, unit)} (${formatPoints(frameDelta(f.beforeSelf, f.afterSelf, tb, ta, "share"))})`,
+    `total ${formatValue(f.beforeTotal, unit, places)} → ${formatValue(f.afterTotal, unit, places)} (${formatPercent(f.beforeTotal, tb)} → ${formatPercent(f.afterTotal, ta)})`,
+    `change ${formatChange(f.afterTotal - f.beforeTotal, unit, places)}, ${formatPoints(frameDelta(f.beforeTotal, f.afterTotal, tb, ta, "share"))} of the total, ${formatRelative(f.beforeTotal, f.afterTotal)}`,
+    `self ${formatValue(f.beforeSelf, unit, places)} → ${formatValue(f.afterSelf, unit, places)} (${formatPoints(frameDelta(f.beforeSelf, f.afterSelf, tb, ta, "share"))})`,
   );
   return facts;
 }
@@ -111,8 +112,8 @@ export function matchedBeforeAfter(buckets, ids) {
 }
 
 /** The legend's words for `measure` at the manifest's scales. */
-export function legendText(diff, measure, unit) {
-  const full = measure === "abs" ? formatChange(diff.scale_value, unit).slice(1) : `${diff.scale_points.toFixed(2)} pp of the total`;
+export function legendText(diff, measure, unit, decimals = 0) {
+  const full = measure === "abs" ? formatChange(diff.scale_value, unit, decimals).slice(1) : `${diff.scale_points.toFixed(2)} pp of the total`;
   const what = measure === "abs" ? "value" : "share of its run's total";
   return `Red grew, blue shrank: each frame by the change of its ${what}; full colour at ${full}, grey unchanged. ⊖ striped: only in the earlier run.`;
 }

@@ -54,19 +54,32 @@ function formatCount(v) {
   return `${sig3(x)} ${suffixes[i]}`;
 }
 
+/** `v / 10^decimals` exactly, with thousands separators: 312345 and 2 are "3,123.45". */
+function exactDecimal(v, decimals) {
+  const one = 10 ** decimals;
+  const whole = groupDigits(Math.floor(v / one));
+  const fraction = String(v % one).padStart(decimals, "0").replace(/0+$/, "");
+  return fraction ? `${whole}.${fraction}` : whole;
+}
+
 /**
  * A value in the graph's unit, for people: "1,234 samples", "20.4 k samples", "1.50 ms",
- * "2.00 MiB". The same rules as the pages' formatter (src/units.rs); both are tested against
+ * "2.00 MiB". `decimals` is the graph's decimal places (fractional counts, the manifest's
+ * `decimals`): `v` then stands for v / 10^decimals, shown exactly below 10,000 ("31.23
+ * samples"). The same rules as the pages' formatter (src/units.rs); both are tested against
  * tests/data/units/vectors.json.
  */
-export function formatValue(v, unit) {
-  if (v < 0) return `\u2212${formatValue(-v, unit)}`;
+export function formatValue(v, unit, decimals = 0) {
+  if (v < 0) return `\u2212${formatValue(-v, unit, decimals)}`;
+  const one = 10 ** decimals;
   const u = (unit || "").toLowerCase();
-  if (u in TIME_NS) return formatDuration(v * TIME_NS[u]);
-  if (u === "bytes" || u === "byte" || unit === "B") return formatBytes(v);
-  const n = formatCount(v);
+  if (u in TIME_NS) return formatDuration((v * TIME_NS[u]) / one);
+  const bytes = u === "bytes" || u === "byte" || unit === "B";
+  if (bytes && v >= 1024 * one) return formatBytes(v / one);
+  const n = v < 10000 * one ? exactDecimal(v, decimals) : formatCount(v / one);
+  if (bytes) return `${n} B`;
   if (u === "" || u === "count" || u === "counts") return n;
-  if (u === "samples" || u === "sample") return `${n} ${v === 1 ? "sample" : "samples"}`;
+  if (u === "samples" || u === "sample") return `${n} ${v === one ? "sample" : "samples"}`;
   return `${n} ${unit}`;
 }
 
@@ -171,7 +184,7 @@ export function formatFragment(st) {
 
 /**
  * What the info line and the tooltip say about a frame: its name and a list of facts.
- * `g`: { total, unit, zoomTotal (0 when not zoomed), zoomDepth, totalBefore (differential
+ * `g`: { total, unit, decimals (absent: 0), zoomTotal (0 when not zoomed), zoomDepth, totalBefore (differential
  * graphs) }. A frame below the zoomed one (depth < zoomDepth) is one of its ancestors: it
  * contains the zoom, and a share of the zoom above 100% would say nothing.
  */
@@ -179,11 +192,11 @@ export function describeFrame(f, g) {
   let share = "";
   if (g.zoomTotal) share = f.depth < (g.zoomDepth || 0) ? ", contains the zoom" : `, ${formatPercent(f.total, g.zoomTotal)} of zoom`;
   const facts = [
-    `total ${formatValue(f.total, g.unit)} (${formatPercent(f.total, g.total)} of all${share})`,
-    `self ${formatValue(f.self, g.unit)} (${formatPercent(f.self, g.total)})`,
+    `total ${formatValue(f.total, g.unit, g.decimals)} (${formatPercent(f.total, g.total)} of all${share})`,
+    `self ${formatValue(f.self, g.unit, g.decimals)} (${formatPercent(f.self, g.total)})`,
   ];
   if (f.beforeTotal !== undefined) {
-    facts.push(`before: total ${formatValue(f.beforeTotal, g.unit)}, self ${formatValue(f.beforeSelf, g.unit)}`);
+    facts.push(`before: total ${formatValue(f.beforeTotal, g.unit, g.decimals)}, self ${formatValue(f.beforeSelf, g.unit, g.decimals)}`);
   }
   facts.push(`depth ${f.depth}`);
   return { name: f.name, facts };

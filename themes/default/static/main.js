@@ -341,7 +341,7 @@ class Viewer {
     const node = $("fs-legend-text");
     const m = this.g && this.g.manifest;
     if (!node) return;
-    node.textContent = m && m.diff ? legendText(m.diff, this.st.measure, m.unit) : "";
+    node.textContent = m && m.diff ? legendText(m.diff, this.st.measure, m.unit, m.decimals || 0) : "";
   }
 
   /** Of a differential graph: { tb, ta, unit } (its two totals), else null. */
@@ -350,7 +350,7 @@ class Viewer {
     if (!m || !m.differential) return null;
     const tb = m.diff ? m.diff.total_before : m.total_before;
     const ta = m.diff ? m.diff.total_after : m.total;
-    return { tb, ta, unit: m.unit };
+    return { tb, ta, unit: m.unit, decimals: m.decimals || 0 };
   }
 
   /** Write the state to the URL: a zoom or a search is a new history entry (state.js). */
@@ -607,7 +607,7 @@ class Viewer {
 
   graphFacts() {
     const m = this.g.manifest;
-    return { total: m.total, unit: m.unit, zoomTotal: this.zoom ? this.zoom.total : 0, zoomDepth: this.zoom ? this.zoom.depth : 0 };
+    return { total: m.total, unit: m.unit, decimals: m.decimals || 0, zoomTotal: this.zoom ? this.zoom.total : 0, zoomDepth: this.zoom ? this.zoom.depth : 0 };
   }
 
   /** The info line: the hovered frame, else the zoomed frame, else the whole graph. */
@@ -629,7 +629,8 @@ class Viewer {
     } else {
       nameNode.textContent = g.meta.name;
       const d = this.diffTotals();
-      const totals = d ? `total ${formatValue(d.tb, m.unit)} → ${formatValue(d.ta, m.unit)}` : `total ${formatValue(m.total, m.unit)}`;
+      const places = m.decimals || 0;
+      const totals = d ? `total ${formatValue(d.tb, m.unit, places)} → ${formatValue(d.ta, m.unit, places)}` : `total ${formatValue(m.total, m.unit, places)}`;
       factNode.textContent = `${totals} · ${groupDigits(m.frames || 0)} frames · ${m.depth} levels · ${groupDigits(Math.max(0, g.names.count - 1))} functions`;
     }
   }

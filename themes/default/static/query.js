@@ -24,11 +24,11 @@ export function matchedText(s, m, zoom, d) {
   if (s.diff && d) {
     const pb = d.tb > 0 ? (100 * s.diff.before) / d.tb : 0;
     const pa = d.ta > 0 ? (100 * s.diff.after) / d.ta : 0;
-    text = `Matched ${formatValue(s.diff.before, m.unit)} → ${formatValue(s.diff.after, m.unit)} (${formatPercent(s.diff.before, d.tb)} → ${formatPercent(s.diff.after, d.ta)}, ${formatPoints(pa - pb)})`;
+    text = `Matched ${formatValue(s.diff.before, m.unit, m.decimals)} → ${formatValue(s.diff.after, m.unit, m.decimals)} (${formatPercent(s.diff.before, d.tb)} → ${formatPercent(s.diff.after, d.ta)}, ${formatPoints(pa - pb)})`;
   } else {
     // "Matched 20.4 k samples (12.34% of total; 84.73% of the zoomed frame) in 104 functions"
     const zoomed = zoom && s.inZoom !== null ? `; ${formatPercent(s.inZoom, zoom.total)} of the zoomed frame` : "";
-    text = `Matched ${formatValue(s.value, m.unit)} (${formatPercent(s.value, m.total)} of total${zoomed})`;
+    text = `Matched ${formatValue(s.value, m.unit, m.decimals)} (${formatPercent(s.value, m.total)} of total${zoomed})`;
   }
   return `${text} in ${groupDigits(k)} ${k === 1 ? "function" : "functions"}`;
 }

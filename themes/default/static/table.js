@@ -61,6 +61,7 @@ export class FunctionTable {
     this.key = "self";
     this.diff = null; // of a comparison: { tb, ta }, the two totals
     this.unit = "";
+    this.decimals = 0;
     this.total = 0;
     this.body.addEventListener("click", (e) => {
       const tr = e.target.closest("tr[data-id]");
@@ -77,11 +78,15 @@ export class FunctionTable {
     moreButton.addEventListener("click", () => this.grow());
   }
 
-  /** Show the names of a graph (names.json) sorted by `key`, in `unit`, of grand total `total`. */
-  show(names, key, unit, total, diff = null, reversed = false) {
+  /**
+   * Show the names of a graph (names.json) sorted by `key`, in `unit` with `decimals` places,
+   * of grand total `total`.
+   */
+  show(names, key, unit, total, diff = null, reversed = false, decimals = 0) {
     this.diff = diff && names.selfBefore ? diff : null;
     this.names = names;
     this.unit = unit;
+    this.decimals = decimals;
     this.total = total;
     this.key = key;
     this.order = sortedIds(names, key, this.diff, reversed);
@@ -116,19 +121,19 @@ export class FunctionTable {
         };
         tr.append(
           name,
-          el("td", "fs-num", formatValue(nm.selfBefore[id], this.unit)),
-          el("td", "fs-num", formatValue(nm.self[id], this.unit)),
+          el("td", "fs-num", formatValue(nm.selfBefore[id], this.unit, this.decimals)),
+          el("td", "fs-num", formatValue(nm.self[id], this.unit, this.decimals)),
           change(nm.selfBefore[id], nm.self[id]),
-          el("td", "fs-num", formatValue(nm.totalBefore[id], this.unit)),
-          el("td", "fs-num", formatValue(nm.total[id], this.unit)),
+          el("td", "fs-num", formatValue(nm.totalBefore[id], this.unit, this.decimals)),
+          el("td", "fs-num", formatValue(nm.total[id], this.unit, this.decimals)),
           change(nm.totalBefore[id], nm.total[id]),
         );
       } else {
         tr.append(
           name,
-          el("td", "fs-num", formatValue(nm.self[id], this.unit)),
+          el("td", "fs-num", formatValue(nm.self[id], this.unit, this.decimals)),
           el("td", "fs-num", formatPercent(nm.self[id], this.total)),
-          el("td", "fs-num", formatValue(nm.total[id], this.unit)),
+          el("td", "fs-num", formatValue(nm.total[id], this.unit, this.decimals)),
           el("td", "fs-num", formatPercent(nm.total[id], this.total)),
         );
       }
@@ -178,7 +183,7 @@ export class TablePanel {
     }
     this.shownFor = g;
     this.shownSort = order;
-    this.table.show(g.names, sort, g.manifest.unit, g.manifest.total, diff, reversed);
+    this.table.show(g.names, sort, g.manifest.unit, g.manifest.total, diff, reversed, g.manifest.decimals || 0);
     this.table.mark(flags);
   }
 
