@@ -33,8 +33,15 @@ enum Command {
         #[arg(long, default_value_t = 8000)]
         port: u16,
     },
-    /// Validate the configuration and every profile; write nothing.
-    Check(BuildArgs),
+    /// Validate the configuration and every profile; write nothing. Prints, per graph, the
+    /// format the profile was read as, the graph's total and unit, and its frames.
+    Check {
+        #[command(flatten)]
+        build: BuildArgs,
+        /// Print the input formats flamesite reads, in the order they are tried, and stop.
+        #[arg(long)]
+        formats: bool,
+    },
     /// Write a commented site.toml and the profile folder.
     Init {
         /// Folder of the new site.
@@ -99,7 +106,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let summary = build::build(&config, &options).map_err(|e| e.to_string())?;
             Ok(report(&summary, &config, false))
         }
-        Command::Check(args) => {
+        Command::Check { formats: true, .. } => {
+            let mut out = std::io::stdout().lock();
+            for (name, description) in crate::ingest::decode::formats() {
+                let _ = writeln!(out, "{name:<12} {description}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Check { build: args, .. } => {
             let config = load_config(cli.config.as_deref(), &args)?;
             let options = Options { threads: args.threads, progress: true, dry_run: true, cache: false };
             let summary = build::build(&config, &options).map_err(|e| e.to_string())?;

@@ -381,3 +381,64 @@ fn a_run_of_fractional_counts_compares_with_a_run_of_whole_ones() {
     let folded = fold(dir.path(), &out.join("p/app/2026-01-02/compare/g/samples"));
     assert_eq!(folded, "main;a 3 2.25\nmain;b 1 0\nmain;c 0 0.5\n");
 }
+
+#[test]
+fn check_names_the_format_each_profile_was_read_as_and_lists_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("trace.folded"), &data("chrome-trace/trace.folded"));
+    write(&input.join("cpu.pb.gz"), &data("pprof/cpu.pb.gz"));
+    let o = run(dir.path(), &["check", "--input", input.to_str().unwrap(), "--output", dir.path().join("out").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("trace.folded: folded, samples 22.05 samples,"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("cpu.pb.gz: pprof, ")), "{out}");
+    assert!(!dir.path().join("out").exists(), "check writes nothing");
+    // --formats: every format, the name that `check` and index.json give first on its line.
+    let o = run(dir.path(), &["check", "--formats"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let names: Vec<String> = stdout(&o).lines().map(|l| l.split_whitespace().next().unwrap().to_string()).collect();
+    for name in ["pprof", "speedscope", "cpuprofile", "perf", "dtrace", "sample", "vtune", "folded"] {
+        assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+    }
+    assert_eq!(names.last().map(String::as_str), Some("folded"), "folded stacks accept almost any text: tried last");
+}
+
+#[test]
+fn a_perf_profile_of_cycles_and_instructions_gets_its_cpi_graph() {
+    // perf-cpi/: a real `perf record -e cycles,instructions` from FlameGraph's test files.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("noploop.txt"), &data("perf-cpi/cycles-instructions.txt"));
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let names: Vec<&str> = index["profiles"][0]["graphs"].as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["instructions", "cycles", "cpi"], "the events in the order of their first samples, then the CPI graph");
+    // The CPI graph holds, for every stack of either event, its instructions then its cycles:
+    // the two event graphs' own folded stacks, joined here.
+    let per_event = |event: &str| -> std::collections::BTreeMap<String, String> {
+        fold(dir.path(), &out.join(format!("p/noploop/g/{event}")))
+            .lines()
+            .map(|l| {
+                let (stack, count) = l.rsplit_once(' ').unwrap();
+                (stack.to_string(), count.to_string())
+            })
+            .collect()
+    };
+    let (instructions, cycles) = (per_event("instructions"), per_event("cycles"));
+    let stacks: std::collections::BTreeSet<&String> = instructions.keys().chain(cycles.keys()).collect();
+    assert!(stacks.len() > cycles.len() && stacks.len() > instructions.len(), "each event has stacks the other lacks");
+    let zero = "0".to_string();
+    let mut want: Vec<String> =
+        stacks.iter().map(|s| format!("{s} {} {}\n", instructions.get(*s).unwrap_or(&zero), cycles.get(*s).unwrap_or(&zero))).collect();
+    want.sort();
+    assert_eq!(fold(dir.path(), &out.join("p/noploop/g/cpi")), want.concat());
+    // It is drawn as a comparison: a differential graph with the three layouts.
+    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("p/noploop/g/cpi/manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["differential"], true);
+    assert_eq!(manifest["diff"]["layout"], "union");
+    assert_eq!(manifest["diff"]["total_before"], 333);
+    assert_eq!(manifest["diff"]["total_after"], 111);
+}

@@ -127,10 +127,33 @@ pub fn ingest(ctx: &Ctx, source: &Source, sink: chunk::Sink) -> Result<Ingested,
     Ok(Ingested { record, how })
 }
 
+/// The CPI graph of a `perf record -e cycles,instructions` profile (the flame-graph paper's
+/// "CPI flame graph"): the comparison of its `instructions` graph (before) with its `cycles`
+/// graph (after), drawn by the comparisons' code. A frame is red where its share of the cycles
+/// is larger than its share of the instructions (more cycles per instruction than the
+/// profile's average: stalls), blue where smaller; the `after` layout is widths by cycles.
+/// Events are matched without their modifiers (`cycles:u`, `cpu-cycles`, `instructions:ppp`).
+fn cpi_graph(decoded: &decode::Decoded) -> Result<Option<decode::Graph>, String> {
+    if decoded.format != "perf" {
+        return Ok(None);
+    }
+    let event = |g: &&decode::Graph| g.name.split(':').next().unwrap_or("").to_string();
+    let cycles = decoded.graphs.iter().find(|g| matches!(event(g).as_str(), "cycles" | "cpu-cycles"));
+    let instructions = decoded.graphs.iter().find(|g| event(g) == "instructions");
+    let (Some(cycles), Some(instructions)) = (cycles, instructions) else {
+        return Ok(None);
+    };
+    let table = crate::graph::diff::merge(&instructions.table, &cycles.table).map_err(|e| format!("the CPI graph: {e}"))?;
+    Ok(Some(decode::Graph { name: "cpi".into(), unit: cycles.unit.clone(), table }))
+}
+
 /// Decodes one profile and hands its graphs and (with a `base_url`) its preview image to
 /// `sink`, paths relative to the run's folder.
 fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Sink) -> Result<Product, String> {
-    let decoded = decode::decode_file(&source.path, config)?;
+    let mut decoded = decode::decode_file(&source.path, config)?;
+    if let Some(cpi) = cpi_graph(&decoded)? {
+        decoded.graphs.push(cpi);
+    }
     let mut graphs = Vec::new();
     let mut preload = Vec::new();
     let files = std::sync::Mutex::new(Vec::new());

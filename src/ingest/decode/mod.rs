@@ -142,35 +142,43 @@ fn decode_stream(reader: &mut dyn BufRead, compression: Compression, config: &Co
 /// how to read it with the limits and format options of `site.toml`. Errors are messages
 /// without the path; read errors of the stream are already described by [`inflate`].
 struct Format {
+    /// The name a profile's `format` gives (index.json, `flamesite check`).
+    name: &'static str,
     description: &'static str,
     is_applicable: fn(&[u8]) -> bool,
     decode: fn(&mut dyn BufRead, &Config) -> Result<Decoded, String>,
+}
+
+/// Every input format, `(name, description)`, in the order they are tried (`flamesite check
+/// --formats`).
+pub fn formats() -> impl Iterator<Item = (&'static str, &'static str)> {
+    FORMATS.iter().map(|f| (f.name, f.description))
 }
 
 /// The formats, tried in this order: the most specific first, folded stacks (which accept
 /// almost any text with a number at the end of its first line) last.
 const FORMATS: &[Format] = &[
     Format {
-        description: "pprof profile.proto",
+        name: "pprof", description: "pprof profile.proto",
         is_applicable: pprof::is_applicable,
         decode: |r, config| pprof::decode(r, &config.limits, &config.pprof),
     },
     Format {
-        description: "speedscope JSON",
+        name: "speedscope", description: "speedscope JSON",
         is_applicable: speedscope::is_applicable,
         decode: speedscope::decode,
     },
     Format {
-        description: "Chrome/V8 .cpuprofile (JSON with \"nodes\" and \"samples\")",
+        name: "cpuprofile", description: "Chrome/V8 .cpuprofile (JSON with \"nodes\" and \"samples\")",
         is_applicable: cpuprofile::is_applicable,
         decode: cpuprofile::decode,
     },
-    Format { description: "perf script", is_applicable: collapse::is_perf, decode: collapse::decode_perf },
-    Format { description: "DTrace stacks", is_applicable: collapse::is_dtrace, decode: collapse::decode_dtrace },
-    Format { description: "macOS sample", is_applicable: collapse::is_sample, decode: collapse::decode_sample },
-    Format { description: "VTune CSV", is_applicable: collapse::is_vtune, decode: collapse::decode_vtune },
+    Format { name: "perf", description: "perf script", is_applicable: collapse::is_perf, decode: collapse::decode_perf },
+    Format { name: "dtrace", description: "DTrace stacks", is_applicable: collapse::is_dtrace, decode: collapse::decode_dtrace },
+    Format { name: "sample", description: "macOS sample", is_applicable: collapse::is_sample, decode: collapse::decode_sample },
+    Format { name: "vtune", description: "VTune CSV", is_applicable: collapse::is_vtune, decode: collapse::decode_vtune },
     Format {
-        description: "folded stacks `frame;frame;… count`",
+        name: "folded", description: "folded stacks `frame;frame;… count`",
         is_applicable: folded::is_applicable,
         decode: |r, config| folded::decode(r, &config.limits).map_err(|e| e.to_string()),
     },
