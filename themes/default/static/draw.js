@@ -10,6 +10,7 @@
 
 import { MIN_PX, pixelValue, rowY, rowsInRange, visibleDepths, xOf } from "./layout.js";
 import { diffRgb, frameDelta } from "./diff.js";
+import { nameColor } from "./palette.js";
 
 export const FONT_PX = 12;
 export const FONT = `${FONT_PX}px ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace`;
@@ -97,6 +98,8 @@ export class Palette {
   constructor(names, bg = 0xffffff) {
     this.names = names.names;
     this.colors = names.colors;
+    this.scheme = null; // null: the name files' colours; else a palette of palette.js, computed here
+    this.own = null; // of a scheme: 0x1RRGGBB per name id once computed, 0 before
     this.bg = bg;
     const n = this.names.length;
     // Modes: 0 plain, 1 dimmed by a search, 2 faded ancestor, 3 dimmed and faded. 0 = not made yet.
@@ -113,12 +116,36 @@ export class Palette {
     this.match = [pixel(MATCH_RGB), pixel(MATCH_RGB), pixel(mixRgb(MATCH_RGB, bg, FADED_ALPHA)), pixel(mixRgb(MATCH_RGB, bg, FADED_ALPHA))];
   }
 
+  /**
+   * Colour names by `scheme`, a palette of palette.js (`hot`, `module`, `lang`, `blue`)
+   * computed from the names on the page, or by the name files' colours (null).
+   */
+  setScheme(scheme) {
+    if (scheme === this.scheme) return;
+    this.scheme = scheme;
+    this.own = scheme ? new Uint32Array(this.names.length) : null;
+    for (const c of this.cache) c.fill(0);
+  }
+
+  /** The colour (0xRRGGBB) of name id `n` before any dimming or fading. */
+  base(n) {
+    if (this.own === null) return this.colors[n];
+    let v = this.own[n];
+    if (v === 0) {
+      const name = this.names[n];
+      if (name === undefined) return 0; // its name file is not in yet (nothing is drawn with it)
+      v = 0x1000000 | nameColor(name, this.scheme);
+      this.own[n] = v;
+    }
+    return v & 0xffffff;
+  }
+
   /** Pixel colour of name `n` in `mode` (bit 0: dimmed, bit 1: faded). */
   color(n, mode) {
     const c = this.cache[mode];
     let v = c[n];
     if (v === 0) {
-      v = this.make(this.colors[n], mode);
+      v = this.make(this.base(n), mode);
       c[n] = v;
     }
     return v;

@@ -106,17 +106,18 @@ export function nameHash(s) {
 //   r  r=1: the table's order reversed (ascending values, names Z to A)
 //   l  layout of a comparison: after | before (absent: union, widths from both runs)
 //   d  colour of a comparison: abs for the change in value (absent: the change in share)
-//   p  palette: self | total, frames coloured by their self or total share of the graph
-//      (absent: hot, the name files' colours)
+//   p  palette: hot | module | lang | blue, names' colours by that palette (docs/FORMAT.md);
+//      self | total, frames coloured by their self or total share of the graph (absent: the
+//      build's palette, the name files' colours)
 
 export const VIEWS = ["graph", "table", "both"];
 export const SORTS = ["self", "total", "name", "self_before", "self_change", "total_before", "total_change"];
 export const LAYOUTS = ["union", "after", "before"];
-export const PALETTES = ["hot", "self", "total"];
+export const PALETTES = ["hot", "module", "lang", "blue", "self", "total"];
 
 /** The default state: what an empty fragment means. */
 export function defaultState() {
-  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self", sortReversed: false, layout: "union", measure: "share", palette: "hot" };
+  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self", sortReversed: false, layout: "union", measure: "share", palette: null };
 }
 
 /** Parse `#k=v&...` (with or without the `#`) into a state; unknown or bad keys are ignored. */
@@ -165,7 +166,7 @@ export function formatFragment(st) {
   if (st.sortReversed) parts.push("r=1");
   if (st.layout && st.layout !== "union") parts.push(`l=${st.layout}`);
   if (st.measure === "abs") parts.push("d=abs");
-  if (st.palette && st.palette !== "hot") parts.push(`p=${st.palette}`);
+  if (st.palette) parts.push(`p=${st.palette}`);
   return parts.length ? "#" + parts.join("&") : "";
 }
 

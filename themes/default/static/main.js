@@ -171,7 +171,10 @@ class Viewer {
       this.copiedTimer = setTimeout(() => (s.textContent = ""), 2500);
     });
     $("fs-palette")?.addEventListener("change", (e) => {
-      this.st.palette = e.target.value;
+      // The build's palette is the default: a link names only another one.
+      const m = this.g && this.g.manifest;
+      this.st.palette = m && e.target.value === m.palette ? null : e.target.value;
+      this.applyControls();
       this.updateUrl();
       this.requestRender();
     });
@@ -323,7 +326,10 @@ class Viewer {
     }
     $("fs-case").setAttribute("aria-pressed", String(this.st.caseSensitive));
     const pal = $("fs-palette");
-    if (pal && pal.value !== this.st.palette) pal.value = this.st.palette;
+    const palette = this.paletteName();
+    if (pal && pal.value !== palette) pal.value = palette;
+    const key = $("fs-palette-key");
+    if (key) key.hidden = palette !== "lang";
     $("fs-icicle").setAttribute("aria-pressed", String(this.st.icicle));
     for (const b of document.querySelectorAll("#fs-diffmode button[data-measure]")) {
       b.setAttribute("aria-pressed", String(b.dataset.measure === this.st.measure));
@@ -342,6 +348,12 @@ class Viewer {
     const m = this.g && this.g.manifest;
     if (!node) return;
     node.textContent = m && m.diff ? legendText(m.diff, this.st.measure, m.unit) : "";
+  }
+
+  /** The palette in use: the link's (`p`), else the build's (the manifest's), else `hot`. */
+  paletteName() {
+    const m = this.g && this.g.manifest;
+    return this.st.palette || (m && m.palette) || "hot";
   }
 
   /** Of a differential graph: { tb, ta, unit } (its two totals), else null. */
@@ -401,6 +413,7 @@ class Viewer {
       this.g.names = source.nameTable(manifest);
       this.g.palette = new Palette(this.g.names);
       this.showLegend();
+      this.applyControls(); // the Colours menu shows the build's palette when the link names none
       // The info line first: its text settles the layout, so the first view's size is final.
       this.showInfo(null);
       this.render(); // asks for the first view's chunks and their name files
@@ -491,9 +504,13 @@ class Viewer {
       zoomDepth: this.zoom ? this.zoom.depth : 0,
       match: this.search.s.flags,
       diff: this.diffScene(),
-      share: this.st.palette === "self" || this.st.palette === "total" ? { by: this.st.palette, total: m.total } : null,
+      palette: this.paletteName(),
+      share: null,
       early,
     };
+    if (scene.palette === "self" || scene.palette === "total") scene.share = { by: scene.palette, total: m.total };
+    // Names' colours: the name files' when the palette is the build's, else computed here.
+    else g.palette.setScheme(scene.palette === m.palette ? null : scene.palette);
     const decision = this.painter.compare(scene);
     // Ask for the missing files after this frame when it shows something new, else now,
     // before drawing: a fetch() costs the main thread about a millisecond (1.2 ms on the

@@ -84,7 +84,7 @@ export class Painter {
     // Redraw only when something drawn changed: a chunk or name file that arrives while the
     // view still waits for others, a resize or a scroll event that moves nothing, would
     // otherwise repaint the same picture (a full canvas, and a compositor upload, each time).
-    const key = [s.g.meta.name, v.x0, v.x1, v.width, v.height, v.scrollTop, v.icicle, dpr, s.zoomDepth, s.share ? s.share.by : "", bg, ...fg].join("|");
+    const key = [s.g.meta.name, v.x0, v.x1, v.width, v.height, v.scrollTop, v.icicle, dpr, s.zoomDepth, s.palette || "", bg, ...fg].join("|");
     const p = this.painted;
     const same =
       (!p && s.chunks.length === 0 && s.waiting > 0) ||
