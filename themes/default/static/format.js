@@ -171,6 +171,23 @@ export function formatFragment(st) {
 }
 
 /**
+ * What the info line and the tooltip say about a grey mark of frames too narrow to draw
+ * (`f`: { depth, total, count }, `count` null while it is being counted, -1 when it could
+ * not be): how many, their total and share. `g` as for describeFrame; `widths`: of a
+ * differential graph, whose widths are not values (only the share of the width is said).
+ */
+export function describeElided(f, g, widths = false) {
+  const n = f.count;
+  const name = n === null || n < 0 ? "Frames too narrow to draw" : `${groupDigits(n)} ${n === 1 ? "frame" : "frames"} too narrow to draw`;
+  const zoom = g.zoomTotal ? `, ${formatPercent(f.total, g.zoomTotal)} of zoom` : "";
+  const facts = [widths ? `${formatPercent(f.total, g.total)} of the width${zoom}` : `total ${formatValue(f.total, g.unit)} (${formatPercent(f.total, g.total)} of all${zoom})`];
+  if (n === null) facts.push("counting…");
+  else if (n < 0) facts.push("their number could not be loaded");
+  facts.push(`depth ${f.depth}`, "click to zoom to their caller");
+  return { name, facts };
+}
+
+/**
  * What the info line and the tooltip say about a frame: its name and a list of facts.
  * `g`: { total, unit, zoomTotal (0 when not zoomed), zoomDepth, totalBefore (differential
  * graphs) }. A frame below the zoomed one (depth < zoomDepth) is one of its ancestors: it

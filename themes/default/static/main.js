@@ -5,10 +5,10 @@
 // API in api.js; every module is imported here, so the browser fetches them all at once.
 
 import { GraphSource } from "./fetch.js";
-import { MIN_PX, depthAtY, frameAt, frameInfo, frameStartingAt, pixelValue, rowY, valueAtX } from "./layout.js";
+import { MIN_PX, depthAtY, elidedAt, frameAt, frameInfo, frameStartingAt, framesIn, pixelValue, rowY, valueAtX } from "./layout.js";
 import { FONT, Palette } from "./draw.js";
 import { toggleExact } from "./search.js";
-import { describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
+import { describeElided, describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
 import { Tooltip, copyText } from "./ui.js";
 import { describeDiffFrame, legendText } from "./diff.js";
 import { UrlState, isStateFragment, sameZoom } from "./state.js";
@@ -48,6 +48,8 @@ class Viewer {
     this.drawn = []; // the chunks on the canvas, for hit testing
     this.hover = null;
     this.focus = null; // the frame the keyboard is on (frameInfo), outlined while the canvas has the focus
+    this.lastElided = null; // the grey mark last hovered (elidedInfo), kept while its count loads
+    this.pointer = null; // { clientX, clientY } of the last pointer move over the canvas
     this.notice = "";
     this.scheduled = false; // a render is requested for the next animation frame
     this.waiting = 0; // files the view on the canvas still waits for
@@ -397,6 +399,7 @@ class Viewer {
     };
     this.search.reset();
     this.drawn = [];
+    this.lastElided = null;
     this.focus = null;
     this.notice = "";
     this.setHover(null);
@@ -588,8 +591,40 @@ class Viewer {
     const r = this.canvas.getBoundingClientRect();
     const d = depthAtY(v, e.clientY - r.top);
     if (d < 0) return null;
-    const hit = frameAt(this.drawn, d, valueAtX(v, e.clientX - r.left), pixelValue(v) * MIN_PX);
-    return hit ? frameInfo(hit.chunk, hit.row, this.g.names) : null;
+    const x = valueAtX(v, e.clientX - r.left);
+    const min = pixelValue(v) * MIN_PX;
+    const hit = frameAt(this.drawn, d, x, min);
+    if (hit) return frameInfo(hit.chunk, hit.row, this.g.names);
+    const gone = elidedAt(this.drawn, d, x, v.x0, v.x1, min);
+    return gone ? this.elidedInfo(d, gone.lo, gone.hi) : null;
+  }
+
+  /**
+   * The grey mark of frames too narrow to draw at depth `d`, [lo, hi): { elided, id, depth,
+   * offset, total, count }. Its total is known from the drawn frames; its count from the
+   * chunks that hold those frames, fetched on the first hover (the view did not need them),
+   * after which the tooltip and the info line say it.
+   */
+  elidedInfo(d, lo, hi) {
+    const id = `elided:${d}:${lo}:${hi}`;
+    if (this.lastElided && this.lastElided.id === id) return this.lastElided;
+    const f = { elided: true, id, depth: d, offset: lo, total: hi - lo, self: 0, name: "", count: null };
+    this.lastElided = f;
+    const g = this.g;
+    const entries = g.manifest.chunks.filter((c) => c.depth[0] <= d && d < c.depth[1] && c.offset[0] < hi && c.offset[1] > lo && c.max_total > 0);
+    const done = () => {
+      f.count = framesIn(entries.map((c) => g.source.ready(c)), d, lo, hi).count;
+      if (this.hover === f) this.setHover(f, this.pointer, true);
+    };
+    if (entries.every((c) => g.source.ready(c))) done();
+    else {
+      Promise.all(entries.map((c) => g.source.chunk(c))).then(done, () => {
+        f.count = -1;
+        if (this.hover === f) this.setHover(f, this.pointer, true);
+        this.showStatus();
+      });
+    }
+    return f;
   }
 
   onMove(e) {
@@ -597,9 +632,10 @@ class Viewer {
     this.setHover(f, e);
   }
 
-  setHover(f, e) {
+  setHover(f, e, again = false) {
     const prev = this.hover;
     this.hover = f;
+    if (e) this.pointer = { clientX: e.clientX, clientY: e.clientY };
     if (!f) {
       this.tooltip.hide();
       this.canvas.style.cursor = "";
@@ -608,7 +644,7 @@ class Viewer {
       this.tooltip.show(e.clientX, e.clientY, name, facts);
       this.canvas.style.cursor = "pointer";
     }
-    if (prev !== f && (!prev || !f || prev.id !== f.id)) {
+    if (again || (prev !== f && (!prev || !f || prev.id !== f.id))) {
       const kb = this.keyboardFrame();
       this.showInfo(f || kb);
       this.painter.outline(f || kb);
@@ -618,6 +654,7 @@ class Viewer {
   /** Name and facts of a frame, for the tooltip and the info line. */
   describe(f) {
     const d = this.diffTotals();
+    if (f.elided) return describeElided(f, this.graphFacts(), !!d);
     if (d && f.afterTotal !== undefined) return { name: f.name, facts: [...describeDiffFrame(f, d), `depth ${f.depth}`] };
     return describeFrame(f, this.graphFacts());
   }
@@ -652,7 +689,13 @@ class Viewer {
   }
 
   onClick(e) {
-    const f = this.hitAt(e);
+    let f = this.hitAt(e);
+    if (f && f.elided) {
+      // A grey mark: zoom to the frame that called them, where they have more room.
+      const v = this.painter.view;
+      const p = frameAt(this.drawn, f.depth - 1, f.offset, pixelValue(v) * MIN_PX);
+      f = p ? frameInfo(p.chunk, p.row, this.g.names) : null;
+    }
     if (!f) return;
     if (f.depth === 0) this.resetZoom();
     else this.zoomTo(f);
