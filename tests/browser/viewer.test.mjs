@@ -14,7 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
-import { bigProfile, canvasRow, framesAtDepth, isRgb, parseFolded, rowTop, total, xOfValue } from "./fixtures.mjs";
+import { TEMPLATE_FN, bigProfile, canvasRow, frameCenter, framesAtDepth, isRgb, parseFolded, rowTop, total, xOfValue } from "./fixtures.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const THEME = path.resolve(HERE, "../../themes/default");
@@ -41,6 +41,16 @@ before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "flamesite-viewer-"));
   fs.mkdirSync(path.join(tmp, "in"));
   fs.writeFileSync(path.join(tmp, "in", "big.folded"), BIG);
+  // Notes long enough to push the graph down when they sit above it.
+  const para = "The connection pool change went out with this build; the p99 of the checkout path went down. ";
+  fs.writeFileSync(path.join(tmp, "in", "big.md"), `# Notes\n\n${para.repeat(4)}\n\n- one\n- two\n- three\n\n${para.repeat(3)}\n`);
+  // A series of two runs, for its comparison page: long names, which must wrap, not overflow.
+  fs.mkdirSync(path.join(tmp, "in", "svc"));
+  const long = `${TEMPLATE_FN};${"very_long_function_name_without_any_break_".repeat(4)}`;
+  for (const [name, date, n] of [["a", "2026-11-01", 10], ["b", "2026-11-02", 30]]) {
+    fs.writeFileSync(path.join(tmp, "in", "svc", `${name}.folded`), `main;${long} ${n}\nmain;other ${40 - n}\n`);
+    fs.writeFileSync(path.join(tmp, "in", "svc", `${name}.toml`), `date = ${date}\n`);
+  }
   out = path.join(tmp, "out");
   const cfg = path.join(tmp, "site.toml");
   fs.writeFileSync(cfg, `title = "Viewer"\ninput = ${JSON.stringify(path.join(tmp, "in"))}\noutput = ${JSON.stringify(out)}\ntheme_dir = ${JSON.stringify(THEME)}\n`);
@@ -123,6 +133,122 @@ describe("frames too narrow to draw", () => {
     await page.mouse.click(box.x + (x0 + x1) / 2, y);
     st = await idle(page);
     assert.equal(st.zoom && st.zoom.name, "background::gc");
+    await done();
+  });
+});
+
+const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true };
+
+/** How far the page reaches past the window's right edge, in CSS px (0: no sideways scroll). */
+const overflowX = (page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+describe("phone (390×844, touch)", () => {
+  test("the graph is above the fold with the notes closed; Both puts the table under a full-width graph", async () => {
+    const { page, done } = await openPage("p/big/", PHONE);
+    assert.equal(await page.evaluate(() => document.querySelector("details.fs-about").open), false, "the notes start closed");
+    const canvas = await page.locator("#fs-canvas").boundingBox();
+    assert.ok(canvas.y < 300 && canvas.height > 400, `the graph is above the fold: ${JSON.stringify(canvas)}`);
+    assert.ok(canvas.width >= 370, `the graph is the screen's width: ${canvas.width}`);
+    assert.equal(await overflowX(page), 0, "nothing pushes the page sideways");
+    await shot(page, "phone");
+
+    // The notes still open on request.
+    await page.locator("details.fs-about summary").tap();
+    assert.ok(await page.locator(".fs-notes").isVisible());
+    await page.locator("details.fs-about summary").tap();
+
+    // Table view, a row tapped: the page switches to Both; the graph keeps the full width
+    // and the table is under it.
+    await page.locator('#fs-views button[data-view="table"]').tap();
+    await idle(page);
+    await page.locator("#fs-table tbody tr").first().tap();
+    const st = await idle(page);
+    assert.equal(st.view, "both");
+    assert.ok(st.viewport && st.viewport.width >= 370, `the graph in Both: ${JSON.stringify(st.viewport)}`);
+    assert.ok(st.viewport.height >= 150, `and some height: ${st.viewport.height}`);
+    const graph = await page.locator(".fs-graphbox").boundingBox();
+    const table = await page.locator(".fs-tablebox").boundingBox();
+    assert.ok(table.y >= graph.y + graph.height - 1, `the table is under the graph: ${JSON.stringify({ graph, table })}`);
+    assert.ok(table.y + table.height <= 844 + 1, "and on the screen");
+    assert.equal(await overflowX(page), 0, "nothing pushes the page sideways");
+    await shot(page, "phone-both");
+    await done();
+  });
+
+  test("a tap shows a frame's numbers, a second tap on it zooms", async () => {
+    const { page, done } = await openPage("p/big/", PHONE);
+    let st = await state(page);
+    const path1 = ["main", "walk_tree"];
+    const c = await frameCenter(page, STACKS, path1, st, depthRows);
+    await page.touchscreen.tap(c.x, c.y);
+    st = await idle(page);
+    assert.equal(st.zoom, null, "the first tap does not zoom");
+    assert.equal(await page.locator("#fs-info-name").textContent(), "walk_tree", "it shows the frame");
+    const tip = await page.locator("#fs-tooltip").textContent();
+    assert.ok(tip.startsWith("walk_tree"), tip);
+    await shot(page, "phone-tap");
+    // A tap on another frame shows that one instead.
+    const m = await frameCenter(page, STACKS, ["main"], st, depthRows);
+    await page.touchscreen.tap(m.x, m.y);
+    st = await idle(page);
+    assert.equal(st.zoom, null);
+    assert.equal(await page.locator("#fs-info-name").textContent(), "main");
+    // Back on walk_tree: shown; then the second tap on it zooms.
+    await page.touchscreen.tap(c.x, c.y);
+    st = await idle(page);
+    assert.equal(st.zoom, null);
+    await page.touchscreen.tap(c.x, c.y);
+    st = await idle(page);
+    assert.equal(st.zoom && st.zoom.name, "walk_tree");
+    await done();
+  });
+
+  test("the home page and a comparison page do not overflow sideways", async () => {
+    const home = await openPage("", PHONE);
+    assert.equal(await overflowX(home.page), 0, "home");
+    // Its table scrolls in its own box when it is wider than the screen.
+    const box = await home.page.evaluate(() => {
+      const t = document.querySelector(".fs-series").closest(".fs-scrollx");
+      return t ? { client: t.clientWidth, scroll: t.scrollWidth, overflow: getComputedStyle(t).overflowX } : null;
+    });
+    assert.ok(box && box.overflow === "auto" && box.client <= 390, JSON.stringify(box));
+    await shot(home.page, "phone-home", { fullPage: true });
+    const compare = await home.page.evaluate(() => {
+      const a = [...document.querySelectorAll("a.fs-series-link")].find((x) => x.textContent === "svc");
+      return a && a.href;
+    });
+    assert.ok(compare, "the svc series is listed");
+    await home.done();
+
+    const run = await openPage("p/svc/b/", PHONE);
+    const href = await run.page.evaluate(() => document.querySelector("a.fs-compare") && document.querySelector("a.fs-compare").getAttribute("href"));
+    assert.ok(href, "the newest run links its comparison");
+    await run.page.goto(new URL(href, run.page.url()).href);
+    await idle(run.page);
+    assert.equal(await overflowX(run.page), 0, "comparison");
+    await shot(run.page, "phone-compare", { fullPage: true });
+    await run.done();
+  });
+});
+
+describe("small laptop (1366×768)", () => {
+  test("with the notes open beside the graph, the graph keeps the window's height", async () => {
+    const { page, done } = await openPage("p/big/", { viewport: { width: 1366, height: 768 }, deviceScaleFactor: 1 });
+    assert.equal(await page.evaluate(() => document.querySelector("details.fs-about").open), true, "the notes are open");
+    const notes = await page.locator(".fs-notes").boundingBox();
+    const canvas = await page.locator("#fs-canvas").boundingBox();
+    assert.ok(notes.x >= canvas.x + canvas.width - 1, `the notes are beside the graph: ${JSON.stringify({ notes, canvas })}`);
+    assert.ok(canvas.width >= 900, `the graph is ${canvas.width} px wide`);
+    const st = await state(page);
+    const levels = st.viewport.depths[1] - st.viewport.depths[0];
+    // Before: 24 levels with the notes above the graph (issue 14). The window less the header,
+    // the run links, the toolbar and the info line leaves room for about 32 rows of 18 px.
+    assert.ok(levels >= 30, `${levels} levels shown: ${JSON.stringify(st.viewport)}`);
+    await shot(page, "laptop-notes");
+    // Closed, the panel is a line above the graph, which takes the whole width.
+    await page.locator("details.fs-about summary").click();
+    const st2 = await idle(page);
+    assert.ok(st2.viewport.width >= 1340, `closed: the graph is ${st2.viewport.width} px wide`);
     await done();
   });
 });

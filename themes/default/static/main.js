@@ -24,12 +24,17 @@ import { download, fileName, svgOf } from "./export.js";
 // file of its view, rather than painting each part as it comes: on the first load a paint costs
 // tens of ms (V8 runs the drawing code unoptimised), and the parts usually arrive together.
 const FIRST_VIEW_WAIT = 300;
+// Phones, and windows too small for the panels above the graph (flamesite.css has the same).
+const SMALL_SCREEN = "(max-width: 40rem), (max-height: 30rem)";
 const $ = (id) => document.getElementById(id);
 
 class Viewer {
   constructor() {
     // The script runs: the notice for pages opened from disk goes (see viewer.html).
     $("fs-needs-http")?.remove();
+    // On a small screen the "About this run" panel (notes, labels) starts closed, so that the
+    // graph is above the fold (the stylesheet keeps it short until then).
+    if (matchMedia(SMALL_SCREEN).matches) for (const d of document.querySelectorAll("details.fs-about[open]")) d.open = false;
     this.app = $("fs-app");
     this.scroll = $("fs-scroll");
     this.canvas = $("fs-canvas");
@@ -50,6 +55,8 @@ class Viewer {
     this.focus = null; // the frame the keyboard is on (frameInfo), outlined while the canvas has the focus
     this.lastElided = null; // the grey mark last hovered (elidedInfo), kept while its count loads
     this.pointer = null; // { clientX, clientY } of the last pointer move over the canvas
+    this.pointerType = ""; // of the last pointerdown on the canvas: "mouse", "touch", "pen"
+    this.tapped = null; // id of the frame a tap showed (a second tap on it zooms)
     this.notice = "";
     this.scheduled = false; // a render is requested for the next animation frame
     this.waiting = 0; // files the view on the canvas still waits for
@@ -100,6 +107,8 @@ class Viewer {
     this.canvas.addEventListener("mousemove", (e) => this.onMove(e));
     this.canvas.addEventListener("mouseleave", () => this.setHover(null));
     this.canvas.addEventListener("click", (e) => this.onClick(e));
+    // Which pointer the next click comes from: a tap shows a frame, a second tap zooms.
+    this.canvas.addEventListener("pointerdown", (e) => (this.pointerType = e.pointerType));
     this.canvas.addEventListener("keydown", (e) => this.onCanvasKey(e));
     // Focus from the keyboard (Tab) puts the keyboard on a frame; a mouse click's focus does not.
     this.canvas.addEventListener("focus", () => this.canvas.matches(":focus-visible") && this.setFocus(this.focus || this.startFrame()));
@@ -690,6 +699,17 @@ class Viewer {
 
   onClick(e) {
     let f = this.hitAt(e);
+    if (this.pointerType === "touch") {
+      // No hover on a touch screen: the first tap on a frame shows it (outline, tooltip, info
+      // line), a second tap on the same frame zooms to it.
+      const again = f && this.tapped === f.id;
+      this.tapped = f ? f.id : null;
+      if (!again) {
+        this.setHover(f, e);
+        return;
+      }
+      this.tapped = null;
+    }
     if (f && f.elided) {
       // A grey mark: zoom to the frame that called them, where they have more room.
       const v = this.painter.view;
