@@ -238,7 +238,10 @@ fn every_palette_colours_a_real_build_as_the_spec_says() {
     for (palette, names) in &colours {
         let site = Site::new();
         // One stack per name under `all`: every name is a frame of the graph.
-        let folded: String = names.keys().filter(|n| !n.is_empty()).map(|n| format!("{n} 1\n")).collect();
+        // Names a folded line can hold: not empty, no `;` (the frame separator; the JVM
+        // descriptors of the lang vectors have one, and are checked by the unit tests).
+        let foldable = |n: &str| !n.is_empty() && !n.contains(';');
+        let folded: String = names.keys().filter(|n| foldable(n)).map(|n| format!("{n} 1\n")).collect();
         write(&site.input().join("p.folded"), folded.as_bytes());
         site.config(&format!("title = \"t\"\npalette = \"{palette}\"\n"));
         let o = site.build(&[]);
@@ -253,7 +256,7 @@ fn every_palette_colours_a_real_build_as_the_spec_says() {
                 built.insert(name.as_str().unwrap().to_string(), colour.as_u64().unwrap());
             }
         }
-        for (name, want) in names.iter().filter(|(n, _)| !n.is_empty()) {
+        for (name, want) in names.iter().filter(|(n, _)| foldable(n)) {
             assert_eq!(built.get(name), Some(want), "{palette} {name:?}");
         }
     }

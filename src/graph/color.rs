@@ -13,7 +13,8 @@ pub enum Palette {
     Hot,
     /// `hot`, hashed by module or package prefix, so one module has one colour.
     Module,
-    /// By kind: kernel `_[k]` orange, JIT `_[j]` green, inlined `_[i]` aqua, else `hot`.
+    /// By language or kind, from the name's suffix and shape: kernel `_[k]` orange, JIT `_[j]`
+    /// and Java green, inlined `_[i]` aqua, C++ (`::` names) yellow, other code red.
     Lang,
     /// Cool blues, for memory or off-CPU profiles.
     Blue,
@@ -51,19 +52,110 @@ pub fn color_of(name: &str, palette: Palette) -> u32 {
             rgb(80.0 + 60.0 * v1, 80.0 + 60.0 * v1, 190.0 + 55.0 * v2)
         }
         Palette::Lang => {
-            let h = fnv1a32(name.as_bytes());
-            let (v1, v2, v3) = fractions(h);
-            if name.ends_with("_[k]") {
-                rgb(205.0 + 50.0 * v3, 140.0 + 70.0 * v1, 0.0)
-            } else if name.ends_with("_[j]") {
-                rgb(50.0 + 60.0 * v1, 200.0 + 55.0 * v3, 50.0 + 60.0 * v2)
-            } else if name.ends_with("_[i]") {
-                rgb(40.0 + 50.0 * v1, 190.0 + 40.0 * v2, 200.0 + 55.0 * v3)
-            } else {
-                hot(h)
+            let (v1, v2, v3) = fractions(fnv1a32(name.as_bytes()));
+            match kind_of(name) {
+                Kind::Kernel => rgb(220.0 + 35.0 * v3, 120.0 + 50.0 * v1, 30.0 * v2),
+                Kind::Java => rgb(50.0 + 60.0 * v1, 200.0 + 55.0 * v3, 50.0 + 60.0 * v2),
+                Kind::Inlined => rgb(40.0 + 50.0 * v1, 190.0 + 40.0 * v2, 200.0 + 55.0 * v3),
+                Kind::Cpp => rgb(205.0 + 45.0 * v1, 190.0 + 45.0 * v1, 40.0 + 50.0 * v2),
+                Kind::Other => rgb(200.0 + 55.0 * v3, 40.0 + 70.0 * v1, 40.0 + 40.0 * v2),
             }
         }
     }
+}
+
+/// What the `lang` palette tells from a name (docs/FORMAT.md, "Colours").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Kernel,
+    Java,
+    Inlined,
+    Cpp,
+    Other,
+}
+
+/// The kind of `name`: its suffix (`_[k]`, `_[j]`, `_[i]`) first, then its shape.
+fn kind_of(name: &str) -> Kind {
+    if name.ends_with("_[k]") {
+        Kind::Kernel
+    } else if name.ends_with("_[j]") {
+        Kind::Java
+    } else if name.ends_with("_[i]") {
+        Kind::Inlined
+    } else if is_java(name.as_bytes()) {
+        Kind::Java
+    } else if name.contains("::") || is_operator(name.as_bytes()) {
+        Kind::Cpp
+    } else {
+        Kind::Other
+    }
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b == b'$'
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+/// The identifiers of `s` joined by `sep`, up to the first byte that is neither: the
+/// identifiers' start offsets and the end offset. None when a part is not an identifier.
+fn idents(s: &[u8], sep: u8) -> Option<(Vec<usize>, usize)> {
+    let mut starts = Vec::new();
+    let mut i = 0;
+    loop {
+        if i >= s.len() || !is_ident_start(s[i]) {
+            return None;
+        }
+        starts.push(i);
+        while i < s.len() && is_ident(s[i]) {
+            i += 1;
+        }
+        if i + 1 < s.len() && s[i] == sep && is_ident_start(s[i + 1]) {
+            i += 1;
+        } else {
+            return Some((starts, i));
+        }
+    }
+}
+
+/// A Java frame by its shape: a JVM descriptor `Lpkg/Class;…`, a class path `pkg/…/Class.`
+/// (two or more identifiers joined by `/`, the last one capitalised, then a dot), or a dotted
+/// class `pkg.pkg.Class.` (two or more identifiers that begin in lower case, then a
+/// capitalised one, then a dot).
+fn is_java(s: &[u8]) -> bool {
+    if s.first() == Some(&b'L') {
+        if let Some((_, end)) = idents(&s[1..], b'/') {
+            if s.get(1 + end) == Some(&b';') {
+                return true;
+            }
+        }
+    }
+    if let Some((starts, end)) = idents(s, b'/') {
+        if starts.len() >= 2 && s[*starts.last().unwrap()].is_ascii_uppercase() && s.get(end) == Some(&b'.') {
+            return true;
+        }
+    }
+    if let Some((starts, _)) = idents(s, b'.') {
+        // Packages in lower case, then the class, then a dot (the method follows).
+        if let Some(class) = starts.iter().position(|&i| s[i].is_ascii_uppercase()) {
+            let lower = starts[..class].iter().all(|&i| s[i].is_ascii_lowercase());
+            let mut after = starts[class];
+            while after < s.len() && is_ident(s[after]) {
+                after += 1;
+            }
+            if class >= 2 && lower && s.get(after) == Some(&b'.') {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// A C++ operator: `operator` followed by a character that cannot continue an identifier.
+fn is_operator(s: &[u8]) -> bool {
+    s.starts_with(b"operator") && s.get(8).is_some_and(|&b| !is_ident(b))
 }
 
 fn fractions(h: u32) -> (f64, f64, f64) {
@@ -80,8 +172,10 @@ fn rgb(r: f64, g: f64, b: f64) -> u32 {
     ((r.floor() as u32) << 16) | ((g.floor() as u32) << 8) | (b.floor() as u32)
 }
 
-/// The module part of a name: up to its last `::`, `.` or `/` before the first `(` or `<`.
+/// The module part of a name: without Go's ABI and closure endings, up to its last `::`, `.`
+/// or `/` before the first `(` or `<`.
 fn module_of(name: &str) -> &str {
+    let name = go_base(name);
     let head_end = name.find(['(', '<']).unwrap_or(name.len());
     let head = &name[..head_end];
     let cut = [head.rfind("::"), head.rfind('.'), head.rfind('/')]
@@ -92,6 +186,29 @@ fn module_of(name: &str) -> &str {
         Some(i) if i > 0 => &name[..i],
         _ => name,
     }
+}
+
+/// `name` without a Go ABI ending (`.abi0`, `.abiinternal`), then without a Go closure ending
+/// (`.func` and digits, then any number of `.` and digits: `.func1`, `.func2.1`).
+fn go_base(name: &str) -> &str {
+    let mut s = name.strip_suffix(".abi0").or_else(|| name.strip_suffix(".abiinternal")).unwrap_or(name);
+    // Closure numbers: strip `.digits` groups while the part before them ends in `.funcN`.
+    let mut t = s;
+    while let Some(dot) = t.rfind('.') {
+        let tail = &t[dot + 1..];
+        if let Some(num) = tail.strip_prefix("func") {
+            if !num.is_empty() && num.bytes().all(|b| b.is_ascii_digit()) {
+                s = &t[..dot];
+                break;
+            }
+            break;
+        }
+        if tail.is_empty() || !tail.bytes().all(|b| b.is_ascii_digit()) {
+            break;
+        }
+        t = &t[..dot];
+    }
+    s
 }
 
 #[cfg(test)]
@@ -105,38 +222,66 @@ mod tests {
         assert_eq!(fnv1a32(b"foobar"), 0xBF9C_F968);
     }
 
-    /// Colours must be the same in every release. These values were computed outside this
-    /// code, from the algorithm as docs/FORMAT.md states it, by tests/data/colors/colors.py
-    /// (its output is tests/data/colors/colors.txt).
+    /// Colours must be the same in every release. The expected values were computed outside
+    /// this code, from the algorithm as docs/FORMAT.md states it, by
+    /// tests/data/colors/colors.py (its output is tests/data/colors/colors.txt, which the page's
+    /// palettes are tested against too: tests/js/palette.test.mjs).
     #[test]
     fn every_palette_gives_the_colours_the_spec_gives() {
-        let pinned: [(Palette, &str, u32); 22] = [
-            (Palette::Hot, "all", 0xd4b010),
-            (Palette::Hot, "main", 0xe90730),
-            (Palette::Hot, "malloc", 0xe84508),
-            (Palette::Hot, "", 0xd2b121),
-            (Palette::Hot, "größe::λ_閉包", 0xf31c08),
-            (Palette::Hot, "<script>alert('x')</script>", 0xf7ce1c),
-            (Palette::Module, "std::vec::Vec<T>::push", 0xe4770b),
-            (Palette::Module, "std::vec::Vec<T>::pop", 0xe4770b),
-            (Palette::Module, "java.util.HashMap.get", 0xd7491f),
-            (Palette::Module, "java.util.TreeMap.get", 0xf19c30),
-            (Palette::Module, "net/http.(*Client).Do", 0xd91231),
-            (Palette::Module, "operator new(unsigned long)", 0xf0c109),
-            (Palette::Module, "main", 0xe90730),
-            (Palette::Lang, "do_syscall_64_[k]", 0xdfd200),
-            (Palette::Lang, "Foo::bar_[j]", 0x4ac941),
-            (Palette::Lang, "std::mem::swap_[i]", 0x36cdd1),
-            (Palette::Lang, "main", 0xe90730),
-            (Palette::Lang, "x_[k]_", 0xf41726),
-            (Palette::Blue, "all", 0x7e7ece),
-            (Palette::Blue, "main", 0x5151ee),
-            (Palette::Blue, "malloc", 0x6262c6),
-            (Palette::Blue, "free", 0x8383f1),
-        ];
-        for (palette, name, want) in pinned {
-            assert_eq!(color_of(name, palette), want, "{} {name:?}: {:#08x}", palette.as_str(), color_of(name, palette));
+        let text = include_str!("../../tests/data/colors/colors.txt");
+        let mut seen = std::collections::BTreeMap::<&str, usize>::new();
+        for line in text.lines().filter(|l| !l.starts_with("example")) {
+            let f: Vec<&str> = line.split('\t').collect();
+            let palette = match f[0] {
+                "hot" => Palette::Hot,
+                "module" => Palette::Module,
+                "lang" => Palette::Lang,
+                "blue" => Palette::Blue,
+                other => panic!("palette {other} in colors.txt"),
+            };
+            let name: String = serde_json::from_str(f[1]).unwrap();
+            let want: u32 = f[2].parse().unwrap();
+            let got = color_of(&name, palette);
+            assert_eq!(got, want, "{} {name:?}: {got:#08x}, the spec gives {want:#08x}", f[0]);
+            *seen.entry(f[0]).or_default() += 1;
         }
+        assert_eq!(seen.keys().copied().collect::<Vec<_>>(), ["blue", "hot", "lang", "module"]);
+        assert!(seen["lang"] >= 25 && seen["module"] >= 15, "{seen:?}");
+    }
+
+    #[test]
+    fn lang_palette_tells_kinds_by_suffix_and_shape() {
+        for (name, kind) in [
+            ("do_syscall_64_[k]", Kind::Kernel),
+            ("Foo::bar_[j]", Kind::Java),
+            ("std::mem::swap_[i]", Kind::Inlined),
+            ("java/lang/String.hashCode", Kind::Java),
+            ("java.util.HashMap.get", Kind::Java),
+            ("java.lang.Object.<init>", Kind::Java),
+            ("Lfoo/Bar;.baz", Kind::Java),
+            ("std::vector<int>::push_back", Kind::Cpp),
+            ("foo::bar()", Kind::Cpp),
+            ("operator new(unsigned long)", Kind::Cpp),
+            ("operatorNew", Kind::Other),
+            ("net/http.(*Client).Do", Kind::Other),
+            ("time.Time.Format", Kind::Other),
+            ("github.com/foo/bar.Baz", Kind::Other),
+            ("Loop", Kind::Other),
+            ("L;", Kind::Other),
+            ("", Kind::Other),
+        ] {
+            assert_eq!(kind_of(name), kind, "{name:?}");
+        }
+    }
+
+    #[test]
+    fn go_abi_and_closure_endings_do_not_change_the_package() {
+        assert_eq!(module_of("runtime.goexit.abi0"), "runtime");
+        assert_eq!(module_of("syscall.Syscall6.abiinternal"), "syscall");
+        assert_eq!(module_of("runtime.gcBgMarkWorker.func2"), "runtime");
+        assert_eq!(module_of("net/http.(*conn).serve.func1.2"), "net/http");
+        assert_eq!(module_of("main.main.1"), "main.main", "digits without .funcN are kept");
+        assert_eq!(module_of(".abi0"), "");
     }
 
     /// The name-file example of docs/FORMAT.md is read from the document and its colours
@@ -175,13 +320,5 @@ mod tests {
             color_of("java.util.TreeMap.get", Palette::Module)
         );
         assert_eq!(module_of("main"), "main");
-    }
-
-    #[test]
-    fn lang_palette_marks_kernel_and_jit() {
-        let k = color_of("do_syscall_64_[k]", Palette::Lang);
-        assert_eq!(k & 0xFF, 0, "kernel frames are orange (no blue)");
-        let j = color_of("Foo::bar_[j]", Palette::Lang);
-        assert!((j >> 8) & 0xFF >= 200, "JIT frames are green");
     }
 }

@@ -15,7 +15,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
 import { HOSTILE, bigProfile, canvasRow, frameCenter, framesAtDepth, hex, isRgb, parseFolded, pathSelf, pathTotal, rowTop, total, xOfValue } from "./fixtures.mjs";
-import { dimmed, faded, hotColor, matchColor, rgbOf, shareColor } from "../js/colors.mjs";
+import { dimmed, faded, hotColor, langColor, matchColor, moduleColor, rgbOf, shareColor } from "../js/colors.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const THEME = path.resolve(HERE, "../../themes/default");
@@ -347,6 +347,45 @@ describe("colour modes", () => {
     await page.fill("#fs-search", "^visit$");
     await idle(page);
     await framePixels(page, (f) => (f.name === "visit" ? matchColor() : dimmed(shareColor(f.total / TOTAL))));
+    await done();
+  });
+
+  test("module and lang palettes: chosen on the page, kept in the link, the spec's colours of every frame", async () => {
+    const { page, done } = await openPage("#p=lang");
+    let st = await state(page);
+    assert.equal(st.palette, "lang");
+    assert.equal(await page.locator("#fs-palette").inputValue(), "lang");
+    assert.ok(await page.locator("#fs-palette-key").isVisible(), "the key of the kinds' colours shows");
+    // C++ names (`::`, `operator new`) yellow, the others red: as docs/FORMAT.md reckons them.
+    await framePixels(page, (f) => langColor(f.name));
+    await shot(page, "palette-lang");
+
+    await page.selectOption("#fs-palette", "module");
+    st = await idle(page);
+    assert.equal(st.palette, "module");
+    assert.match(new URL(st.link).hash, /(^#|&)p=module(&|$)/);
+    assert.ok(!(await page.locator("#fs-palette-key").isVisible()), "no kinds' key for modules");
+    // One colour per module: `cache::get` and `cache::put` share `cache`'s, `db::*` share `db`'s.
+    await framePixels(page, (f) => moduleColor(f.name));
+    assert.equal(moduleColor("cache::get"), moduleColor("cache::put"));
+
+    // The build's palette (hot) again: the link names none, the name files' colours.
+    await page.selectOption("#fs-palette", "hot");
+    st = await idle(page);
+    assert.equal(st.palette, "hot");
+    assert.ok(!/[#&]p=/.test(new URL(st.link).hash), st.link);
+    await framePixels(page, (f) => hotColor(f.name));
+
+    // Back in a link: lang, with a zoom's faded ancestors in lang colours too.
+    await page.goto(`${site.url}p/big/#p=lang`);
+    st = await idle(page);
+    assert.equal(st.palette, "lang");
+    const c = await frameCenter(page, STACKS, ["main", "walk_tree"], st, depthRows);
+    await page.mouse.click(c.x, c.y);
+    await page.mouse.move(0, 0);
+    st = await idle(page);
+    const row = await canvasRow(page, rowTop(st, depthRows, 1));
+    assert.ok(isRgb(row[10], faded(langColor("main"), 0xffffff), 1), `faded main ${row[10]} vs ${hex(faded(langColor("main"), 0xffffff))}`);
     await done();
   });
 });

@@ -79,3 +79,44 @@ export function shareColor(share) {
   const hi = rgbOf(0xc62828);
   return packRgb(lo.map((l, i) => Math.floor(l + (hi[i] - l) * t + 0.5)));
 }
+
+/** floor(base + k · byte / 255) in integers. */
+const chan = (base, k, byte) => base + Math.floor((k * byte) / 255);
+
+/**
+ * The `module` palette's colour of `name` (docs/FORMAT.md, "The module"): `hot` of its module,
+ * reckoned here by scanning the text (not with the page's regexes).
+ */
+export function moduleColor(name) {
+  let s = name;
+  for (const end of [".abi0", ".abiinternal"]) if (s.endsWith(end)) s = s.slice(0, -end.length);
+  // `.funcN` then any `.N`: peel digit groups off the end while they are digits, then `funcN`.
+  const parts = s.split(".");
+  let k = parts.length - 1;
+  while (k > 0 && /^[0-9]+$/.test(parts[k])) k -= 1;
+  if (k > 0 && /^func[0-9]+$/.test(parts[k])) s = parts.slice(0, k).join(".");
+  let head = s;
+  for (const c of ["(", "<"]) if (head.includes(c)) head = head.slice(0, head.indexOf(c));
+  let cut = -1;
+  for (const sep of ["::", ".", "/"]) cut = Math.max(cut, head.lastIndexOf(sep));
+  return hotColor(cut > 0 ? s.slice(0, cut) : s);
+}
+
+/** The `lang` palette's colour of `name` (docs/FORMAT.md, "The kind"). */
+export function langColor(name) {
+  const h = fnv1a(name);
+  const [b1, b2, b3] = [h & 0xff, (h >>> 8) & 0xff, (h >>> 16) & 0xff];
+  const pack = (r, g, b) => (r << 16) | (g << 8) | b;
+  const green = pack(chan(50, 60, b1), chan(200, 55, b3), chan(50, 60, b2));
+  if (name.endsWith("_[k]")) return pack(chan(220, 35, b3), chan(120, 50, b1), chan(0, 30, b2));
+  if (name.endsWith("_[j]")) return green;
+  if (name.endsWith("_[i]")) return pack(chan(40, 50, b1), chan(190, 40, b2), chan(200, 55, b3));
+  const id = "[A-Za-z_$][\\w$]*";
+  // Identifiers joined by `/` (as many as there are), the last capitalised, then a dot.
+  const slash = name.match(new RegExp(`^${id}(/${id})+`));
+  const slashJava = slash !== null && /^[A-Z]/.test(slash[0].split("/").pop()) && name[slash[0].length] === ".";
+  const java = new RegExp(`^L${id}(/${id})*;`).test(name) || slashJava || /^[a-z][\w$]*(\.[a-z][\w$]*)+\.[A-Z][\w$]*\./.test(name);
+  if (java) return green;
+  if (name.includes("::") || /^operator[^\w$]/.test(name)) return pack(chan(205, 45, b1), chan(190, 45, b1), chan(40, 50, b2));
+  return pack(chan(200, 55, b3), chan(40, 70, b1), chan(40, 40, b2));
+}

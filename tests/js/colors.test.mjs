@@ -3,7 +3,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { dimmed, faded, hotColor, matchColor, reckonedColors } from "./colors.mjs";
+import { dimmed, faded, hotColor, langColor, matchColor, moduleColor, reckonedColors } from "./colors.mjs";
 
 test("hotColor gives every `hot` colour of tests/data/colors/colors.txt", () => {
   const hot = reckonedColors().filter(([p]) => p === "hot");
@@ -22,4 +22,15 @@ test("the dimming and fading rules, worked by hand", () => {
   // 40% of 0xe90730 over white: 0.4·233 + 153 = 246.2, 0.4·7 + 153 = 155.8, 0.4·48 + 153 = 172.2.
   assert.equal(faded(0xe90730, 0xffffff), 0xf69cac);
   assert.equal(matchColor(), 0xe600e6);
+});
+
+test("moduleColor and langColor give every `module` and `lang` colour of colors.txt", () => {
+  let n = 0;
+  for (const [p, name, want] of reckonedColors()) {
+    if (p === "module") assert.equal(moduleColor(name), want, `module ${JSON.stringify(name)}`);
+    else if (p === "lang") assert.equal(langColor(name), want, `lang ${JSON.stringify(name)}`);
+    else continue;
+    n += 1;
+  }
+  assert.ok(n >= 40, `${n} colours`);
 });

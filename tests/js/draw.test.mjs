@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { Palette, cssColor, dimRgb, drawGraph, mixRgb, paintFrames, parseHex, pixel } from "../../themes/default/static/draw.js";
 import { decodeChunk } from "../../themes/default/static/fetch.js";
 import { buildGraph, parseFolded } from "./helpers.mjs";
-import { dimmed, faded, hotColor, matchColor, rgbOf, shareColor } from "./colors.mjs";
+import { dimmed, faded, hotColor, matchColor, reckonedColors, rgbOf, shareColor } from "./colors.mjs";
 
 // main;a 60, main;b 30, other 10 — at 100 px: main [0,90), a [0,60), b [60,90), other [90,100).
 const g = buildGraph(parseFolded("main;a 60\nmain;b 30\nother 10\n"), { rootWidth: 100, depthBlock: 8 });
@@ -188,4 +188,26 @@ test("the self and total palettes colour each frame by its share of the graph", 
   paintFrames(pix, 100, 3 * ROW, 1, { view, chunks, palette: new Palette(g.names), zoomDepth: 0, match, share: { by: "total", total: 100 } });
   assert.equal(at(30, 5), px(matchColor()));
   assert.equal(at(75, 5), px(dimmed(shareColor(0.3))));
+});
+
+test("a palette chosen on the page colours names by the spec's rules, not the name files'", () => {
+  // Names from tests/data/colors/colors.txt, so their colours are the independent reckoning's.
+  const want = new Map(reckonedColors().filter(([p]) => p === "lang").map(([, n, c]) => [n, c]));
+  const [java, cpp, kernel] = ["java/lang/String.hashCode", "std::vector<int>::push_back", "do_syscall_64_[k]"];
+  const gg = buildGraph(parseFolded(`${java} 50\n${cpp} 30\n${kernel} 20\n`), { rootWidth: 100, depthBlock: 8 });
+  gg.names.colors = gg.names.names.map(hotColor);
+  const cs = gg.manifest.chunks.map((c) => decodeChunk(gg.files.get(c.file)));
+  const view = { x0: 0, x1: 100, width: 100, height: 2 * ROW, rowH: ROW, depthCount: 2, icicle: false, scrollTop: 0, minHeight: 0 };
+  const pix = new Uint32Array(100 * 2 * ROW);
+  const palette = new Palette(gg.names);
+  // Children by name bytes: do_syscall_64_[k] [0,20), java/… [20,70), std::… [70,100).
+  const cols = { [kernel]: 10, [java]: 45, [cpp]: 85 };
+  paintFrames(pix, 100, 2 * ROW, 1, { view, chunks: cs, palette, zoomDepth: 0, match: null });
+  for (const [n, x] of Object.entries(cols)) assert.equal(pix[5 * 100 + x], px(hotColor(n)), `name files: ${n}`);
+  palette.setScheme("lang");
+  paintFrames(pix, 100, 2 * ROW, 1, { view, chunks: cs, palette, zoomDepth: 0, match: null });
+  for (const [n, x] of Object.entries(cols)) assert.equal(pix[5 * 100 + x], px(want.get(n)), `lang: ${n}`);
+  palette.setScheme(null);
+  paintFrames(pix, 100, 2 * ROW, 1, { view, chunks: cs, palette, zoomDepth: 0, match: null });
+  for (const [n, x] of Object.entries(cols)) assert.equal(pix[5 * 100 + x], px(hotColor(n)), `back to the name files: ${n}`);
 });

@@ -71,7 +71,9 @@ test("a bad or hostile fragment is ignored key by key", () => {
   assert.equal(parseFragment("#z=1.2.0.0badcafe").zoom, null, "a zero-width zoom is refused");
   assert.equal(parseFragment("#q=a+b").query, "a b", "+ is a space, as in forms");
   assert.equal(parseFragment("#p=self").palette, "self");
-  assert.equal(parseFragment("#p=rainbow").palette, "hot", "an unknown palette is the default");
+  assert.equal(parseFragment("#p=rainbow").palette, null, "an unknown palette is the default (the build's)");
+  assert.equal(parseFragment("#p=lang").palette, "lang");
+  assert.equal(parseFragment("#p=module").palette, "module");
 });
 
 test("describeFrame gives the numbers of the info line", () => {

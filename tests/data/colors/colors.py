@@ -10,6 +10,7 @@ Usage: python3 colors.py   (prints "palette<TAB>name<TAB>decimal<TAB>0xRRGGBB", 
 """
 
 import json
+import re
 
 
 def fnv1a32(data: bytes) -> int:
@@ -40,8 +41,10 @@ def hot(name: str) -> int:
 
 
 def module_of(name: str) -> str:
-    """The name up to its last '::', '.' or '/' before the first '(' or '<'; the whole name
-    when there is none."""
+    """Without Go's ABI ending, then its closure ending; then up to its last '::', '.' or '/'
+    before the first '(' or '<'; all of it when there is none (or it is the first character)."""
+    name = re.sub(r"\.(abi0|abiinternal)$", "", name)
+    name = re.sub(r"\.func[0-9]+(\.[0-9]+)*$", "", name)
     cut = len(name)
     for c in "(<":
         i = name.find(c)
@@ -49,18 +52,44 @@ def module_of(name: str) -> str:
             cut = min(cut, i)
     head = name[:cut]
     last = max(head.rfind("::"), head.rfind("."), head.rfind("/"))
-    return name if last == -1 else name[:last]
+    return name if last <= 0 else name[:last]
+
+
+IDENT = r"[A-Za-z_$][A-Za-z0-9_$]*"
+JAVA = [
+    re.compile(rf"L{IDENT}(/{IDENT})*;"),  # a JVM descriptor: Lfoo/Bar;
+    re.compile(rf"{IDENT}(/{IDENT})*/[A-Z][A-Za-z0-9_$]*\."),  # java/lang/String.
+    re.compile(rf"[a-z][A-Za-z0-9_$]*(\.[a-z][A-Za-z0-9_$]*)+\.[A-Z][A-Za-z0-9_$]*\."),  # java.util.HashMap.
+]
+
+
+def kind(name: str) -> str:
+    """The first rule of the document's list that holds."""
+    if name.endswith("_[k]"):
+        return "kernel"
+    if name.endswith("_[j]"):
+        return "java"
+    if name.endswith("_[i]"):
+        return "inlined"
+    if any(r.match(name) for r in JAVA):
+        return "java"
+    if "::" in name or re.match(r"operator[^A-Za-z0-9_$]", name):
+        return "cpp"
+    return "other"
 
 
 def lang(name: str) -> int:
     x1, x2, x3 = bytes3(name)
-    if name.endswith("_[k]"):
-        return pack(channel(205, 50, x3), channel(140, 70, x1), 0)
-    if name.endswith("_[j]"):
+    k = kind(name)
+    if k == "kernel":
+        return pack(channel(220, 35, x3), channel(120, 50, x1), channel(0, 30, x2))
+    if k == "java":
         return pack(channel(50, 60, x1), channel(200, 55, x3), channel(50, 60, x2))
-    if name.endswith("_[i]"):
+    if k == "inlined":
         return pack(channel(40, 50, x1), channel(190, 40, x2), channel(200, 55, x3))
-    return hot(name)
+    if k == "cpp":
+        return pack(channel(205, 45, x1), channel(190, 45, x1), channel(40, 50, x2))
+    return pack(channel(200, 55, x3), channel(40, 70, x1), channel(40, 40, x2))
 
 
 def blue(name: str) -> int:
@@ -85,8 +114,52 @@ NAMES = {
         "net/http.(*Client).Do",
         "operator new(unsigned long)",
         "main",
+        # Go: an ABI wrapper, a closure and a method are in their package.
+        "runtime.goexit.abi0",
+        "runtime.mallocgc",
+        "runtime.gcBgMarkWorker.func2",
+        "runtime.(*mheap).alloc",
+        "syscall.Syscall6.abiinternal",
+        "net/http.(*conn).serve.func1.2",
+        "net/http.(*Client).Do",
+        "runtime",
+        ".abi0",
+        # Java: the class is the module.
+        "java/lang/String.hashCode",
+        "java/lang/String.equals",
     ],
-    "lang": ["do_syscall_64_[k]", "Foo::bar_[j]", "std::mem::swap_[i]", "main", "x_[k]_"],
+    "lang": [
+        "do_syscall_64_[k]",
+        "Foo::bar_[j]",
+        "std::mem::swap_[i]",
+        "main",
+        "x_[k]_",
+        # Java by shape
+        "java/lang/String.hashCode",
+        "java/util/HashMap$Node.getKey",
+        "java.util.HashMap.get",
+        "com.example.App$Handler.run",
+        "java.lang.Object.<init>",
+        "Lfoo/Bar;.baz",
+        "Ljava/lang/Thread;::run",
+        "java/lang/String.hashCode_[i]",
+        # C++ (and other `::` names)
+        "std::vector<int>::push_back",
+        "foo::bar()",
+        "operator new(unsigned long)",
+        "operator<<",
+        # other: C, Go, Python; not Java, not C++
+        "malloc",
+        "runtime.mallocgc",
+        "net/http.(*Client).Do",
+        "time.Time.Format",
+        "main.Foo.func1",
+        "github.com/foo/bar.Baz",
+        "encoding/json.Marshal",
+        "operatorNew",
+        "Loop",
+        "process_request (app/server.py:42)",
+    ],
     "blue": ["all", "main", "malloc", "free"],
 }
 

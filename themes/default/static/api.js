@@ -43,7 +43,7 @@ export function snapshot(v) {
     },
     layout: v.isDiffPage ? st.layout : null,
     measure: d ? st.measure : null,
-    palette: d ? "diff" : st.palette,
+    palette: d ? "diff" : v.paletteName(),
     view: st.view,
     icicle: st.icicle,
     chunksLoaded: g ? [...g.source.loaded] : [],

@@ -8,8 +8,9 @@
 // MIN_PX are skipped; sub-pixel frames get at least one device pixel. Labels are then drawn
 // as canvas text (never HTML), cut with an ellipsis to fit their box.
 
-import { MIN_PX, pixelValue, rowY, rowsInRange, visibleDepths, xOf } from "./layout.js";
+import { MIN_PX, elidedSpans, pixelValue, rowY, rowsInRange, visibleDepths, xOf } from "./layout.js";
 import { diffRgb, frameDelta } from "./diff.js";
+import { nameColor } from "./palette.js";
 
 export const FONT_PX = 12;
 export const FONT = `${FONT_PX}px ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace`;
@@ -20,6 +21,8 @@ const LABEL_PAD = 3;
 const FADED_ALPHA = 0.4;
 export const DIM_KEEP = 0.25; // how much of a frame's colour stays when a search dims it
 export const DIM_GREY = 0xd8;
+/** The grey of the marks where frames too narrow to draw were left out (`--fs-elided`). */
+export const ELIDED_RGB = 0xb4b4b4;
 
 /** Size a canvas for `cssW` × `cssH` CSS pixels at the device pixel ratio; returns its 2D context. */
 export function setupCanvas(canvas, cssW, cssH, dpr) {
@@ -97,6 +100,8 @@ export class Palette {
   constructor(names, bg = 0xffffff) {
     this.names = names.names;
     this.colors = names.colors;
+    this.scheme = null; // null: the name files' colours; else a palette of palette.js, computed here
+    this.own = null; // of a scheme: 0x1RRGGBB per name id once computed, 0 before
     this.bg = bg;
     const n = this.names.length;
     // Modes: 0 plain, 1 dimmed by a search, 2 faded ancestor, 3 dimmed and faded. 0 = not made yet.
@@ -113,12 +118,36 @@ export class Palette {
     this.match = [pixel(MATCH_RGB), pixel(MATCH_RGB), pixel(mixRgb(MATCH_RGB, bg, FADED_ALPHA)), pixel(mixRgb(MATCH_RGB, bg, FADED_ALPHA))];
   }
 
+  /**
+   * Colour names by `scheme`, a palette of palette.js (`hot`, `module`, `lang`, `blue`)
+   * computed from the names on the page, or by the name files' colours (null).
+   */
+  setScheme(scheme) {
+    if (scheme === this.scheme) return;
+    this.scheme = scheme;
+    this.own = scheme ? new Uint32Array(this.names.length) : null;
+    for (const c of this.cache) c.fill(0);
+  }
+
+  /** The colour (0xRRGGBB) of name id `n` before any dimming or fading. */
+  base(n) {
+    if (this.own === null) return this.colors[n];
+    let v = this.own[n];
+    if (v === 0) {
+      const name = this.names[n];
+      if (name === undefined) return 0; // its name file is not in yet (nothing is drawn with it)
+      v = 0x1000000 | nameColor(name, this.scheme);
+      this.own[n] = v;
+    }
+    return v & 0xffffff;
+  }
+
   /** Pixel colour of name `n` in `mode` (bit 0: dimmed, bit 1: faded). */
   color(n, mode) {
     const c = this.cache[mode];
     let v = c[n];
     if (v === 0) {
-      v = this.make(this.colors[n], mode);
+      v = this.make(this.base(n), mode);
       c[n] = v;
     }
     return v;
@@ -168,6 +197,9 @@ export class Palette {
  *             "share" or "abs", the change drawn in full colour), else null
  *   share     the `self` or `total` palette: { by: "self" | "total", total (the graph's) },
  *             frames coloured by shareRgb of their self or total; null: the name files' colours
+ *   elided    0xRRGGBB of the marks where frames too narrow to draw were left out (layout.js
+ *             elidedSpans: the children of a drawn frame that no drawn child covers, where they
+ *             add up to half a pixel or more), ELIDED_RGB when absent
  * Returns the frames wide enough for a label, as a flat array [x, y, w, nameId, mode, ...]
  * in CSS pixels, and the number of frames painted: { labels, painted }.
  */
@@ -175,6 +207,7 @@ function rasterise(W, dpr, scene, row) {
   const { view, chunks, palette, zoomDepth, match, diff } = scene;
   const share = scene.share || null;
   const bySelf = share !== null && share.by === "self";
+  const elidedRgb = scene.elided === undefined ? ELIDED_RGB : scene.elided;
   const bgPix = pixel(palette.bg);
   const minValue = pixelValue(view) * MIN_PX;
   const scale = (view.width / (view.x1 - view.x0)) * dpr;
@@ -196,6 +229,24 @@ function rasterise(W, dpr, scene, row) {
     const matchPix = palette.match[faded];
     scan.fill(bgPix);
     let any = false;
+    // Frames too narrow to draw, merged into grey marks: drawn first, so that a mark rounded
+    // to a pixel its drawn neighbour also covers gives way to the frame.
+    const gone = elidedSpans(chunks, d, view.x0, view.x1, minValue);
+    if (gone.length) {
+      const v = palette.make(elidedRgb, faded | (match !== null ? 1 : 0));
+      for (let k = 0; k < gone.length; k += 2) {
+        let x0 = Math.round((gone[k] - vx0) * scale);
+        let x1 = Math.round((gone[k + 1] - vx0) * scale);
+        if (x1 - x0 >= minGapped) x1 -= gap;
+        else if (x1 <= x0) x1 = x0 + 1;
+        if (x0 < 0) x0 = 0;
+        if (x1 > W) x1 = W;
+        if (x1 > x0) {
+          scan.fill(v, x0, x1);
+          any = true;
+        }
+      }
+    }
     for (let k = 0; k < chunks.length; k++) {
       const c = chunks[k];
       if (d < c.depthLo || d >= c.depthHi) continue;

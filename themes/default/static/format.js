@@ -119,17 +119,18 @@ export function nameHash(s) {
 //   r  r=1: the table's order reversed (ascending values, names Z to A)
 //   l  layout of a comparison: after | before (absent: union, widths from both runs)
 //   d  colour of a comparison: abs for the change in value (absent: the change in share)
-//   p  palette: self | total, frames coloured by their self or total share of the graph
-//      (absent: hot, the name files' colours)
+//   p  palette: hot | module | lang | blue, names' colours by that palette (docs/FORMAT.md);
+//      self | total, frames coloured by their self or total share of the graph (absent: the
+//      build's palette, the name files' colours)
 
 export const VIEWS = ["graph", "table", "both"];
 export const SORTS = ["self", "total", "name", "self_before", "self_change", "total_before", "total_change"];
 export const LAYOUTS = ["union", "after", "before"];
-export const PALETTES = ["hot", "self", "total"];
+export const PALETTES = ["hot", "module", "lang", "blue", "self", "total"];
 
 /** The default state: what an empty fragment means. */
 export function defaultState() {
-  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self", sortReversed: false, layout: "union", measure: "share", palette: "hot" };
+  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self", sortReversed: false, layout: "union", measure: "share", palette: null };
 }
 
 /** Parse `#k=v&...` (with or without the `#`) into a state; unknown or bad keys are ignored. */
@@ -178,8 +179,25 @@ export function formatFragment(st) {
   if (st.sortReversed) parts.push("r=1");
   if (st.layout && st.layout !== "union") parts.push(`l=${st.layout}`);
   if (st.measure === "abs") parts.push("d=abs");
-  if (st.palette && st.palette !== "hot") parts.push(`p=${st.palette}`);
+  if (st.palette) parts.push(`p=${st.palette}`);
   return parts.length ? "#" + parts.join("&") : "";
+}
+
+/**
+ * What the info line and the tooltip say about a grey mark of frames too narrow to draw
+ * (`f`: { depth, total, count }, `count` null while it is being counted, -1 when it could
+ * not be): how many, their total and share. `g` as for describeFrame; `widths`: of a
+ * differential graph, whose widths are not values (only the share of the width is said).
+ */
+export function describeElided(f, g, widths = false) {
+  const n = f.count;
+  const name = n === null || n < 0 ? "Frames too narrow to draw" : `${groupDigits(n)} ${n === 1 ? "frame" : "frames"} too narrow to draw`;
+  const zoom = g.zoomTotal ? `, ${formatPercent(f.total, g.zoomTotal)} of zoom` : "";
+  const facts = [widths ? `${formatPercent(f.total, g.total)} of the width${zoom}` : `total ${formatValue(f.total, g.unit)} (${formatPercent(f.total, g.total)} of all${zoom})`];
+  if (n === null) facts.push("counting…");
+  else if (n < 0) facts.push("their number could not be loaded");
+  facts.push(`depth ${f.depth}`, "click to zoom to their caller");
+  return { name, facts };
 }
 
 /**

@@ -206,3 +206,103 @@ function depthOfRow(chunk, row) {
 export function frameRect(view, depth, offset, total) {
   return { x: xOf(view, offset), y: rowY(view, depth), w: (total / (view.x1 - view.x0)) * view.width, h: view.rowH };
 }
+
+/**
+ * Where frames of depth `d` were left out of a view for being too narrow to draw (total below
+ * `minTotal`): the value ranges inside a drawn parent's children that no drawn child covers,
+ * as a flat array [lo, hi, lo, hi, ...] in offset order, each at least `minTotal` wide.
+ *
+ * A parent's children fill [offset, offset + total − self) (its self comes after them), so
+ * what its drawn children leave of that range is exactly its children that are not drawn:
+ * known from the chunk rows already at hand, without the fine chunks that hold them. A parent
+ * that is itself not drawn has no range here: the gap one depth down already stands for it.
+ * Only parents that reach into [x0, x1) are looked at; `chunks` are the view's decoded chunks.
+ */
+export function elidedSpans(chunks, d, x0, x1, minTotal) {
+  if (d < 1) return [];
+  let parents = [];
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const c of chunks) {
+    if (d - 1 < c.depthLo || d - 1 >= c.depthHi) continue;
+    const [i, j] = rowsInRange(c, d - 1, x0, x1);
+    for (let r = i; r < j; r++) {
+      const t = c.total[r];
+      const end = c.offset[r] + t - c.self[r];
+      if (t >= minTotal && t > 0 && end > c.offset[r]) {
+        parents.push(c.offset[r], end);
+        if (c.offset[r] < lo) lo = c.offset[r];
+        if (end > hi) hi = end;
+      }
+    }
+  }
+  if (parents.length === 0) return [];
+  // The children of every parent found, also those outside [x0, x1) of a parent cut by its edge.
+  let kids = [];
+  for (const c of chunks) {
+    if (d < c.depthLo || d >= c.depthHi) continue;
+    const [i, j] = rowsInRange(c, d, lo, hi);
+    for (let r = i; r < j; r++) {
+      const t = c.total[r];
+      if (t >= minTotal && t > 0) kids.push(c.offset[r], c.offset[r] + t);
+    }
+  }
+  // Chunks of several classes may hold a depth: put the ranges in offset order.
+  parents = byStart(parents);
+  kids = byStart(kids);
+  const ps = parents;
+  const ks = kids;
+  const out = [];
+  let k = 0;
+  for (let p = 0; p < ps.length; p += 2) {
+    const end = ps[p + 1];
+    let at = ps[p];
+    while (k < ks.length && ks[k + 1] <= at) k += 2;
+    while (k < ks.length && ks[k] < end) {
+      if (ks[k] - at >= minTotal) out.push(at, ks[k]);
+      at = Math.max(at, ks[k + 1]);
+      k += 2;
+    }
+    if (end - at >= minTotal) out.push(at, end);
+  }
+  return out;
+}
+
+/** Pairs [lo, hi] of a flat array, sorted by lo. */
+function byStart(a) {
+  let sorted = true;
+  for (let k = 2; k < a.length && sorted; k += 2) sorted = a[k - 2] <= a[k];
+  if (sorted) return a;
+  const idx = [];
+  for (let k = 0; k < a.length; k += 2) idx.push(k);
+  idx.sort((p, q) => a[p] - a[q]);
+  const out = new Array(a.length);
+  idx.forEach((k, n) => {
+    out[2 * n] = a[k];
+    out[2 * n + 1] = a[k + 1];
+  });
+  return out;
+}
+
+/** The elided range of depth `d` holding value `v` (see elidedSpans): { lo, hi }, or null. */
+export function elidedAt(chunks, d, v, x0, x1, minTotal) {
+  const s = elidedSpans(chunks, d, x0, x1, minTotal);
+  for (let k = 0; k < s.length; k += 2) if (s[k] <= v && v < s[k + 1]) return { lo: s[k], hi: s[k + 1] };
+  return null;
+}
+
+/** Frames of depth `d` (total above 0) starting in [lo, hi) among decoded chunks: how many there are, and their sum. */
+export function framesIn(chunks, d, lo, hi) {
+  let count = 0;
+  let sum = 0;
+  for (const c of chunks) {
+    const [i, j] = rowsInRange(c, d, lo, hi);
+    for (let r = i; r < j; r++) {
+      if (c.offset[r] >= lo && c.total[r] > 0) {
+        count += 1;
+        sum += c.total[r];
+      }
+    }
+  }
+  return { count, sum };
+}

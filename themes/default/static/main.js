@@ -5,10 +5,10 @@
 // API in api.js; every module is imported here, so the browser fetches them all at once.
 
 import { GraphSource } from "./fetch.js";
-import { MIN_PX, depthAtY, frameAt, frameInfo, frameStartingAt, pixelValue, rowY, valueAtX } from "./layout.js";
+import { MIN_PX, depthAtY, elidedAt, frameAt, frameInfo, frameStartingAt, framesIn, pixelValue, rowY, valueAtX } from "./layout.js";
 import { FONT, Palette } from "./draw.js";
 import { toggleExact } from "./search.js";
-import { describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
+import { describeElided, describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
 import { Tooltip, copyText } from "./ui.js";
 import { describeDiffFrame, legendText } from "./diff.js";
 import { UrlState, isStateFragment, sameZoom } from "./state.js";
@@ -24,12 +24,17 @@ import { download, fileName, svgOf } from "./export.js";
 // file of its view, rather than painting each part as it comes: on the first load a paint costs
 // tens of ms (V8 runs the drawing code unoptimised), and the parts usually arrive together.
 const FIRST_VIEW_WAIT = 300;
+// Phones, and windows too small for the panels above the graph (flamesite.css has the same).
+const SMALL_SCREEN = "(max-width: 40rem), (max-height: 30rem)";
 const $ = (id) => document.getElementById(id);
 
 class Viewer {
   constructor() {
     // The script runs: the notice for pages opened from disk goes (see viewer.html).
     $("fs-needs-http")?.remove();
+    // On a small screen the "About this run" panel (notes, labels) starts closed, so that the
+    // graph is above the fold (the stylesheet keeps it short until then).
+    if (matchMedia(SMALL_SCREEN).matches) for (const d of document.querySelectorAll("details.fs-about[open]")) d.open = false;
     this.app = $("fs-app");
     this.scroll = $("fs-scroll");
     this.canvas = $("fs-canvas");
@@ -48,6 +53,10 @@ class Viewer {
     this.drawn = []; // the chunks on the canvas, for hit testing
     this.hover = null;
     this.focus = null; // the frame the keyboard is on (frameInfo), outlined while the canvas has the focus
+    this.lastElided = null; // the grey mark last hovered (elidedInfo), kept while its count loads
+    this.pointer = null; // { clientX, clientY } of the last pointer move over the canvas
+    this.pointerType = ""; // of the last pointerdown on the canvas: "mouse", "touch", "pen"
+    this.tapped = null; // id of the frame a tap showed (a second tap on it zooms)
     this.notice = "";
     this.scheduled = false; // a render is requested for the next animation frame
     this.waiting = 0; // files the view on the canvas still waits for
@@ -98,6 +107,8 @@ class Viewer {
     this.canvas.addEventListener("mousemove", (e) => this.onMove(e));
     this.canvas.addEventListener("mouseleave", () => this.setHover(null));
     this.canvas.addEventListener("click", (e) => this.onClick(e));
+    // Which pointer the next click comes from: a tap shows a frame, a second tap zooms.
+    this.canvas.addEventListener("pointerdown", (e) => (this.pointerType = e.pointerType));
     this.canvas.addEventListener("keydown", (e) => this.onCanvasKey(e));
     // Focus from the keyboard (Tab) puts the keyboard on a frame; a mouse click's focus does not.
     this.canvas.addEventListener("focus", () => this.canvas.matches(":focus-visible") && this.setFocus(this.focus || this.startFrame()));
@@ -171,7 +182,10 @@ class Viewer {
       this.copiedTimer = setTimeout(() => (s.textContent = ""), 2500);
     });
     $("fs-palette")?.addEventListener("change", (e) => {
-      this.st.palette = e.target.value;
+      // The build's palette is the default: a link names only another one.
+      const m = this.g && this.g.manifest;
+      this.st.palette = m && e.target.value === m.palette ? null : e.target.value;
+      this.applyControls();
       this.updateUrl();
       this.requestRender();
     });
@@ -323,7 +337,10 @@ class Viewer {
     }
     $("fs-case").setAttribute("aria-pressed", String(this.st.caseSensitive));
     const pal = $("fs-palette");
-    if (pal && pal.value !== this.st.palette) pal.value = this.st.palette;
+    const palette = this.paletteName();
+    if (pal && pal.value !== palette) pal.value = palette;
+    const key = $("fs-palette-key");
+    if (key) key.hidden = palette !== "lang";
     $("fs-icicle").setAttribute("aria-pressed", String(this.st.icicle));
     for (const b of document.querySelectorAll("#fs-diffmode button[data-measure]")) {
       b.setAttribute("aria-pressed", String(b.dataset.measure === this.st.measure));
@@ -342,6 +359,12 @@ class Viewer {
     const m = this.g && this.g.manifest;
     if (!node) return;
     node.textContent = m && m.diff ? legendText(m.diff, this.st.measure, m.unit, m.decimals || 0) : "";
+  }
+
+  /** The palette in use: the link's (`p`), else the build's (the manifest's), else `hot`. */
+  paletteName() {
+    const m = this.g && this.g.manifest;
+    return this.st.palette || (m && m.palette) || "hot";
   }
 
   /** Of a differential graph: { tb, ta, unit } (its two totals), else null. */
@@ -385,6 +408,7 @@ class Viewer {
     };
     this.search.reset();
     this.drawn = [];
+    this.lastElided = null;
     this.focus = null;
     this.notice = "";
     this.setHover(null);
@@ -401,6 +425,7 @@ class Viewer {
       this.g.names = source.nameTable(manifest);
       this.g.palette = new Palette(this.g.names);
       this.showLegend();
+      this.applyControls(); // the Colours menu shows the build's palette when the link names none
       // The info line first: its text settles the layout, so the first view's size is final.
       this.showInfo(null);
       this.render(); // asks for the first view's chunks and their name files
@@ -491,9 +516,13 @@ class Viewer {
       zoomDepth: this.zoom ? this.zoom.depth : 0,
       match: this.search.s.flags,
       diff: this.diffScene(),
-      share: this.st.palette === "self" || this.st.palette === "total" ? { by: this.st.palette, total: m.total } : null,
+      palette: this.paletteName(),
+      share: null,
       early,
     };
+    if (scene.palette === "self" || scene.palette === "total") scene.share = { by: scene.palette, total: m.total };
+    // Names' colours: the name files' when the palette is the build's, else computed here.
+    else g.palette.setScheme(scene.palette === m.palette ? null : scene.palette);
     const decision = this.painter.compare(scene);
     // Ask for the missing files after this frame when it shows something new, else now,
     // before drawing: a fetch() costs the main thread about a millisecond (1.2 ms on the
@@ -571,8 +600,40 @@ class Viewer {
     const r = this.canvas.getBoundingClientRect();
     const d = depthAtY(v, e.clientY - r.top);
     if (d < 0) return null;
-    const hit = frameAt(this.drawn, d, valueAtX(v, e.clientX - r.left), pixelValue(v) * MIN_PX);
-    return hit ? frameInfo(hit.chunk, hit.row, this.g.names) : null;
+    const x = valueAtX(v, e.clientX - r.left);
+    const min = pixelValue(v) * MIN_PX;
+    const hit = frameAt(this.drawn, d, x, min);
+    if (hit) return frameInfo(hit.chunk, hit.row, this.g.names);
+    const gone = elidedAt(this.drawn, d, x, v.x0, v.x1, min);
+    return gone ? this.elidedInfo(d, gone.lo, gone.hi) : null;
+  }
+
+  /**
+   * The grey mark of frames too narrow to draw at depth `d`, [lo, hi): { elided, id, depth,
+   * offset, total, count }. Its total is known from the drawn frames; its count from the
+   * chunks that hold those frames, fetched on the first hover (the view did not need them),
+   * after which the tooltip and the info line say it.
+   */
+  elidedInfo(d, lo, hi) {
+    const id = `elided:${d}:${lo}:${hi}`;
+    if (this.lastElided && this.lastElided.id === id) return this.lastElided;
+    const f = { elided: true, id, depth: d, offset: lo, total: hi - lo, self: 0, name: "", count: null };
+    this.lastElided = f;
+    const g = this.g;
+    const entries = g.manifest.chunks.filter((c) => c.depth[0] <= d && d < c.depth[1] && c.offset[0] < hi && c.offset[1] > lo && c.max_total > 0);
+    const done = () => {
+      f.count = framesIn(entries.map((c) => g.source.ready(c)), d, lo, hi).count;
+      if (this.hover === f) this.setHover(f, this.pointer, true);
+    };
+    if (entries.every((c) => g.source.ready(c))) done();
+    else {
+      Promise.all(entries.map((c) => g.source.chunk(c))).then(done, () => {
+        f.count = -1;
+        if (this.hover === f) this.setHover(f, this.pointer, true);
+        this.showStatus();
+      });
+    }
+    return f;
   }
 
   onMove(e) {
@@ -580,9 +641,10 @@ class Viewer {
     this.setHover(f, e);
   }
 
-  setHover(f, e) {
+  setHover(f, e, again = false) {
     const prev = this.hover;
     this.hover = f;
+    if (e) this.pointer = { clientX: e.clientX, clientY: e.clientY };
     if (!f) {
       this.tooltip.hide();
       this.canvas.style.cursor = "";
@@ -591,7 +653,7 @@ class Viewer {
       this.tooltip.show(e.clientX, e.clientY, name, facts);
       this.canvas.style.cursor = "pointer";
     }
-    if (prev !== f && (!prev || !f || prev.id !== f.id)) {
+    if (again || (prev !== f && (!prev || !f || prev.id !== f.id))) {
       const kb = this.keyboardFrame();
       this.showInfo(f || kb);
       this.painter.outline(f || kb);
@@ -601,6 +663,7 @@ class Viewer {
   /** Name and facts of a frame, for the tooltip and the info line. */
   describe(f) {
     const d = this.diffTotals();
+    if (f.elided) return describeElided(f, this.graphFacts(), !!d);
     if (d && f.afterTotal !== undefined) return { name: f.name, facts: [...describeDiffFrame(f, d), `depth ${f.depth}`] };
     return describeFrame(f, this.graphFacts());
   }
@@ -636,7 +699,24 @@ class Viewer {
   }
 
   onClick(e) {
-    const f = this.hitAt(e);
+    let f = this.hitAt(e);
+    if (this.pointerType === "touch") {
+      // No hover on a touch screen: the first tap on a frame shows it (outline, tooltip, info
+      // line), a second tap on the same frame zooms to it.
+      const again = f && this.tapped === f.id;
+      this.tapped = f ? f.id : null;
+      if (!again) {
+        this.setHover(f, e);
+        return;
+      }
+      this.tapped = null;
+    }
+    if (f && f.elided) {
+      // A grey mark: zoom to the frame that called them, where they have more room.
+      const v = this.painter.view;
+      const p = frameAt(this.drawn, f.depth - 1, f.offset, pixelValue(v) * MIN_PX);
+      f = p ? frameInfo(p.chunk, p.row, this.g.names) : null;
+    }
     if (!f) return;
     if (f.depth === 0) this.resetZoom();
     else this.zoomTo(f);

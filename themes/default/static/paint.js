@@ -84,13 +84,14 @@ export class Painter {
     // Redraw only when something drawn changed: a chunk or name file that arrives while the
     // view still waits for others, a resize or a scroll event that moves nothing, would
     // otherwise repaint the same picture (a full canvas, and a compositor upload, each time).
-    const key = [s.g.meta.name, v.x0, v.x1, v.width, v.height, v.scrollTop, v.icicle, dpr, s.zoomDepth, s.share ? s.share.by : "", bg, ...fg].join("|");
+    const elided = css.getPropertyValue("--fs-elided");
+    const key = [s.g.meta.name, v.x0, v.x1, v.width, v.height, v.scrollTop, v.icicle, dpr, s.zoomDepth, s.palette || "", bg, elided, ...fg].join("|");
     const p = this.painted;
     const same =
       (!p && s.chunks.length === 0 && s.waiting > 0) ||
       s.early ||
       (p && p.g === s.g && p.key === key && p.match === s.match && p.chunks.length === s.chunks.length && p.chunks.every((c, i) => c === s.chunks[i]));
-    return { same, key, bg, fg, dpr };
+    return { same, key, bg, fg, dpr, elided: elided.trim() ? parseHex(elided) : undefined };
   }
 
   /** Paint scene `s` (see `compare`) with the decision `d` it made; marks a complete paint once. */
@@ -100,7 +101,7 @@ export class Painter {
       const ctx = setupCanvas(this.canvas, s.view.width, s.view.height, d.dpr);
       const t0 = performance.now();
       s.g.palette.setBackground(parseHex(d.bg));
-      this.scene = { view: s.view, chunks: s.chunks, palette: s.g.palette, zoomDepth: s.zoomDepth, match: s.match, diff: s.diff, share: s.share, fg: d.fg };
+      this.scene = { view: s.view, chunks: s.chunks, palette: s.g.palette, zoomDepth: s.zoomDepth, match: s.match, diff: s.diff, share: s.share, fg: d.fg, elided: d.elided };
       drawGraph(ctx, this.scene);
       this.outline(hover);
       this.paintMs = performance.now() - t0;

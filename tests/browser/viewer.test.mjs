@@ -1,0 +1,254 @@
+// The viewer on screens of every size and under the pointer: marks where frames too narrow to
+// draw were left out, phones and small laptops (viewport and touch emulation). Real headless
+// Chromium against a site built by the flamesite binary with this tree's theme; expected
+// numbers come from the folded text (fixtures.mjs), never from the page's modules.
+//
+// FLAMESITE_SCREENSHOTS=DIR also writes screenshots of what the tests look at.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { serve } from "./server.mjs";
+import { TEMPLATE_FN, bigProfile, canvasRow, frameCenter, framesAtDepth, isRgb, parseFolded, rowTop, total, xOfValue } from "./fixtures.mjs";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const THEME = path.resolve(HERE, "../../themes/default");
+const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const BIN = process.env.FLAMESITE_BIN;
+if (!BIN) throw new Error("FLAMESITE_BIN is not set: point it at the flamesite binary (e.g. target/release/flamesite)");
+if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (run.sh does) or set CHROMIUM_BIN`);
+
+const BIG = bigProfile();
+const STACKS = parseFolded(BIG);
+const TOTAL = total(STACKS);
+const CSS = fs.readFileSync(path.join(THEME, "static/flamesite.css"), "utf8");
+/** The light theme's grey of the marks, from the stylesheet (not from the page's script). */
+const ELIDED = parseInt(/--fs-elided:\s*#([0-9a-f]{6})/i.exec(CSS)[1], 16);
+
+let tmp;
+let out;
+let browser;
+let site;
+let depthRows;
+
+before(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "flamesite-viewer-"));
+  fs.mkdirSync(path.join(tmp, "in"));
+  fs.writeFileSync(path.join(tmp, "in", "big.folded"), BIG);
+  // Notes long enough to push the graph down when they sit above it.
+  const para = "The connection pool change went out with this build; the p99 of the checkout path went down. ";
+  fs.writeFileSync(path.join(tmp, "in", "big.md"), `# Notes\n\n${para.repeat(4)}\n\n- one\n- two\n- three\n\n${para.repeat(3)}\n`);
+  // A series of two runs, for its comparison page: long names, which must wrap, not overflow.
+  fs.mkdirSync(path.join(tmp, "in", "svc"));
+  const long = `${TEMPLATE_FN};${"very_long_function_name_without_any_break_".repeat(4)}`;
+  for (const [name, date, n] of [["a", "2026-11-01", 10], ["b", "2026-11-02", 30]]) {
+    fs.writeFileSync(path.join(tmp, "in", "svc", `${name}.folded`), `main;${long} ${n}\nmain;other ${40 - n}\n`);
+    fs.writeFileSync(path.join(tmp, "in", "svc", `${name}.toml`), `date = ${date}\n`);
+  }
+  out = path.join(tmp, "out");
+  const cfg = path.join(tmp, "site.toml");
+  fs.writeFileSync(cfg, `title = "Viewer"\ninput = ${JSON.stringify(path.join(tmp, "in"))}\noutput = ${JSON.stringify(out)}\ntheme_dir = ${JSON.stringify(THEME)}\n`);
+  execFileSync(BIN, ["build", "--config", cfg], { stdio: ["ignore", "pipe", "pipe"] });
+  depthRows = JSON.parse(fs.readFileSync(path.join(out, "p/big/g/samples/manifest.json"), "utf8")).depth;
+  site = await serve(out, "/perf/");
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (site) await site.close();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** A page over HTTP (`url` relative to the site), idle; `done` checks it logged no error. */
+async function openPage(url = "p/big/", options = {}) {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, ...options });
+  const page = await ctx.newPage();
+  const problems = [];
+  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  await page.goto(`${site.url}${url}`);
+  if (url.startsWith("p/")) await idle(page);
+  const done = async () => {
+    assert.deepEqual(problems, [], "no console errors or page errors");
+    await ctx.close();
+  };
+  return { page, ctx, done };
+}
+
+const idle = (page) => page.evaluate(() => window.flamesite.idle());
+const state = (page) => page.evaluate(() => window.flamesite.state());
+
+async function shot(page, name, options = {}) {
+  const dir = process.env.FLAMESITE_SCREENSHOTS;
+  if (!dir) return;
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), ...options });
+}
+
+describe("frames too narrow to draw", () => {
+  test("leave a grey mark under their caller; hovering it says how many there are and their total", async () => {
+    const { page, done } = await openPage();
+    let st = await state(page);
+    // background::gc's 4000 children (gc::sweep_region_*) are each far below half a pixel.
+    const gc = framesAtDepth(STACKS, 2).find((f) => f.path.join(";") === "main;background::gc");
+    const kids = framesAtDepth(STACKS, 3).filter((f) => f.path[0] === "main" && f.path[1] === "background::gc");
+    const pxPerValue = st.viewport.width / (st.viewport.x1 - st.viewport.x0);
+    assert.ok(kids.every((f) => f.total * pxPerValue < 0.5), "the premise: every child is too narrow to draw");
+    const sum = kids.reduce((s, f) => s + f.total, 0);
+    assert.equal(sum, gc.total, "gc has no self: its children fill it");
+    const x0 = xOfValue(st, gc.offset);
+    const x1 = xOfValue(st, gc.offset + gc.total);
+    assert.ok(x1 - x0 > 40, `gc is ${x1 - x0} px wide`);
+
+    // The mark: grey across gc's width at depth 3; nothing at depth 4 (its own callees are
+    // part of the mark below them).
+    const row3 = await canvasRow(page, rowTop(st, depthRows, 3));
+    for (const x of [Math.ceil(x0) + 1, Math.round((x0 + x1) / 2), Math.floor(x1) - 3]) assert.ok(isRgb(row3[x], ELIDED), `depth 3 x ${x}: ${row3[x]}`);
+    const row4 = await canvasRow(page, rowTop(st, depthRows, 4));
+    const bg = row4[Math.round((x0 + x1) / 2)];
+    assert.ok(isRgb(bg, 0xffffff), `depth 4 above the mark is background: ${bg}`);
+
+    // Hover: the count (fetched from the chunks that hold them) and the total.
+    const box = await page.locator("#fs-canvas").boundingBox();
+    const y = box.y + rowTop(st, depthRows, 3) + 6;
+    await page.mouse.move(box.x + (x0 + x1) / 2, y);
+    await idle(page);
+    await page.waitForFunction(() => !document.getElementById("fs-tooltip").textContent.includes("counting"));
+    const tip = await page.locator("#fs-tooltip").textContent();
+    assert.ok(tip.includes(`${kids.length.toLocaleString("en-US")} frames too narrow to draw`), tip);
+    assert.ok(tip.includes(`(${((100 * sum) / TOTAL).toFixed(2)}% of all`), tip);
+    assert.ok(tip.includes(`total ${sum.toLocaleString("en-US")} samples`), tip);
+    const info = await page.locator("#fs-info").textContent();
+    assert.ok(info.includes(`${kids.length.toLocaleString("en-US")} frames too narrow to draw`), info);
+    await shot(page, "elided-hover");
+
+    // A click zooms to their caller, where they have room: drawn, no longer a mark.
+    await page.mouse.click(box.x + (x0 + x1) / 2, y);
+    st = await idle(page);
+    assert.equal(st.zoom && st.zoom.name, "background::gc");
+    await done();
+  });
+});
+
+const PHONE = { viewport: { width: 390, height: 844 }, deviceScaleFactor: 1, isMobile: true, hasTouch: true };
+
+/** How far the page reaches past the window's right edge, in CSS px (0: no sideways scroll). */
+const overflowX = (page) => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+
+describe("phone (390×844, touch)", () => {
+  test("the graph is above the fold with the notes closed; Both puts the table under a full-width graph", async () => {
+    const { page, done } = await openPage("p/big/", PHONE);
+    assert.equal(await page.evaluate(() => document.querySelector("details.fs-about").open), false, "the notes start closed");
+    const canvas = await page.locator("#fs-canvas").boundingBox();
+    assert.ok(canvas.y < 300 && canvas.height > 400, `the graph is above the fold: ${JSON.stringify(canvas)}`);
+    assert.ok(canvas.width >= 370, `the graph is the screen's width: ${canvas.width}`);
+    assert.equal(await overflowX(page), 0, "nothing pushes the page sideways");
+    await shot(page, "phone");
+
+    // The notes still open on request.
+    await page.locator("details.fs-about summary").tap();
+    assert.ok(await page.locator(".fs-notes").isVisible());
+    await page.locator("details.fs-about summary").tap();
+
+    // Table view, a row tapped: the page switches to Both; the graph keeps the full width
+    // and the table is under it.
+    await page.locator('#fs-views button[data-view="table"]').tap();
+    await idle(page);
+    await page.locator("#fs-table tbody tr").first().tap();
+    const st = await idle(page);
+    assert.equal(st.view, "both");
+    assert.ok(st.viewport && st.viewport.width >= 370, `the graph in Both: ${JSON.stringify(st.viewport)}`);
+    assert.ok(st.viewport.height >= 150, `and some height: ${st.viewport.height}`);
+    const graph = await page.locator(".fs-graphbox").boundingBox();
+    const table = await page.locator(".fs-tablebox").boundingBox();
+    assert.ok(table.y >= graph.y + graph.height - 1, `the table is under the graph: ${JSON.stringify({ graph, table })}`);
+    assert.ok(table.y + table.height <= 844 + 1, "and on the screen");
+    assert.equal(await overflowX(page), 0, "nothing pushes the page sideways");
+    await shot(page, "phone-both");
+    await done();
+  });
+
+  test("a tap shows a frame's numbers, a second tap on it zooms", async () => {
+    const { page, done } = await openPage("p/big/", PHONE);
+    let st = await state(page);
+    const path1 = ["main", "walk_tree"];
+    const c = await frameCenter(page, STACKS, path1, st, depthRows);
+    await page.touchscreen.tap(c.x, c.y);
+    st = await idle(page);
+    assert.equal(st.zoom, null, "the first tap does not zoom");
+    assert.equal(await page.locator("#fs-info-name").textContent(), "walk_tree", "it shows the frame");
+    const tip = await page.locator("#fs-tooltip").textContent();
+    assert.ok(tip.startsWith("walk_tree"), tip);
+    await shot(page, "phone-tap");
+    // A tap on another frame shows that one instead.
+    const m = await frameCenter(page, STACKS, ["main"], st, depthRows);
+    await page.touchscreen.tap(m.x, m.y);
+    st = await idle(page);
+    assert.equal(st.zoom, null);
+    assert.equal(await page.locator("#fs-info-name").textContent(), "main");
+    // Back on walk_tree: shown; then the second tap on it zooms.
+    await page.touchscreen.tap(c.x, c.y);
+    st = await idle(page);
+    assert.equal(st.zoom, null);
+    await page.touchscreen.tap(c.x, c.y);
+    st = await idle(page);
+    assert.equal(st.zoom && st.zoom.name, "walk_tree");
+    await done();
+  });
+
+  test("the home page and a comparison page do not overflow sideways", async () => {
+    const home = await openPage("", PHONE);
+    assert.equal(await overflowX(home.page), 0, "home");
+    // Its table scrolls in its own box when it is wider than the screen.
+    const box = await home.page.evaluate(() => {
+      const t = document.querySelector(".fs-series").closest(".fs-scrollx");
+      return t ? { client: t.clientWidth, scroll: t.scrollWidth, overflow: getComputedStyle(t).overflowX } : null;
+    });
+    assert.ok(box && box.overflow === "auto" && box.client <= 390, JSON.stringify(box));
+    await shot(home.page, "phone-home", { fullPage: true });
+    const compare = await home.page.evaluate(() => {
+      const a = [...document.querySelectorAll("a.fs-series-link")].find((x) => x.textContent === "svc");
+      return a && a.href;
+    });
+    assert.ok(compare, "the svc series is listed");
+    await home.done();
+
+    const run = await openPage("p/svc/b/", PHONE);
+    const href = await run.page.evaluate(() => document.querySelector("a.fs-compare") && document.querySelector("a.fs-compare").getAttribute("href"));
+    assert.ok(href, "the newest run links its comparison");
+    await run.page.goto(new URL(href, run.page.url()).href);
+    await idle(run.page);
+    assert.equal(await overflowX(run.page), 0, "comparison");
+    await shot(run.page, "phone-compare", { fullPage: true });
+    await run.done();
+  });
+});
+
+describe("small laptop (1366×768)", () => {
+  test("with the notes open beside the graph, the graph keeps the window's height", async () => {
+    const { page, done } = await openPage("p/big/", { viewport: { width: 1366, height: 768 }, deviceScaleFactor: 1 });
+    assert.equal(await page.evaluate(() => document.querySelector("details.fs-about").open), true, "the notes are open");
+    const notes = await page.locator(".fs-notes").boundingBox();
+    const canvas = await page.locator("#fs-canvas").boundingBox();
+    assert.ok(notes.x >= canvas.x + canvas.width - 1, `the notes are beside the graph: ${JSON.stringify({ notes, canvas })}`);
+    assert.ok(canvas.width >= 900, `the graph is ${canvas.width} px wide`);
+    const st = await state(page);
+    const levels = st.viewport.depths[1] - st.viewport.depths[0];
+    // Before: 24 levels with the notes above the graph (issue 14). The window less the header,
+    // the run links, the toolbar and the info line leaves room for about 32 rows of 18 px.
+    assert.ok(levels >= 30, `${levels} levels shown: ${JSON.stringify(st.viewport)}`);
+    await shot(page, "laptop-notes");
+    // Closed, the panel is a line above the graph, which takes the whole width.
+    await page.locator("details.fs-about summary").click();
+    const st2 = await idle(page);
+    assert.ok(st2.viewport.width >= 1340, `closed: the graph is ${st2.viewport.width} px wide`);
+    await done();
+  });
+});

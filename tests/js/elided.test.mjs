@@ -1,0 +1,64 @@
+// Elided frames: where frames too narrow to draw were left out, found from the chunk rows a
+// view already has (layout.js elidedSpans), against the stacks themselves.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { elidedAt, elidedSpans, framesIn, neededChunks, pixelValue } from "../../themes/default/static/layout.js";
+import { decodeChunk } from "../../themes/default/static/fetch.js";
+import { buildGraph, parseFolded } from "./helpers.mjs";
+
+// main [0, 1000): a 600 (self 600), 300 tiny children of 1 under main;many [600, 900), then
+// b 80 and z 20 under main. Children by name: a, b, many, z; so main: a [0,600), b [600,680),
+// many [680,980), z [980,1000). many's children t000..t299 are 1 each, self 0.
+const lines = ["main;a 600", "main;b 80", "main;z 20"];
+for (let i = 0; i < 300; i++) lines.push(`main;many;t${String(i).padStart(3, "0")} 1`);
+const g = buildGraph(parseFolded(lines.join("\n")), { rootWidth: 100, depthBlock: 8 });
+const all = g.manifest.chunks.map((c) => decodeChunk(g.files.get(c.file)));
+
+test("the range under a parent that its drawn children leave is its elided children, total and count", () => {
+  // 1000 px for 1000: every frame drawn; nothing elided.
+  assert.deepEqual(elidedSpans(all, 3, 0, 1000, 0.5), []);
+  // 100 px: a value of 10 per pixel, half a pixel is 5: t000..t299 (1 each) are elided under
+  // many, as one range [680, 980); z (20) is drawn.
+  const min = 5;
+  assert.deepEqual(elidedSpans(all, 3, 0, 1000, min), [680, 980]);
+  assert.deepEqual(framesIn(all, 3, 680, 980), { count: 300, sum: 300 });
+  assert.deepEqual(elidedAt(all, 3, 700, 0, 1000, min), { lo: 680, hi: 980 });
+  assert.equal(elidedAt(all, 3, 990, 0, 1000, min), null, "above z, nothing (z has no children)");
+  // 40 per half pixel: b (80) drawn, z (20) elided beside it, but alone it is narrower than
+  // half a pixel: no mark (a mark is drawn where elided frames add up to half a pixel).
+  assert.deepEqual(elidedSpans(all, 2, 0, 1000, 40), []);
+  // 350: a (600) drawn; b, many and z elided side by side, one run of 400.
+  assert.deepEqual(elidedSpans(all, 2, 0, 1000, 350), [600, 1000]);
+  assert.deepEqual(framesIn(all, 2, 600, 1000), { count: 3, sum: 400 });
+  // Under an elided parent nothing is reported: the range below it already stands for it.
+  assert.deepEqual(elidedSpans(all, 3, 0, 1000, 400), []);
+});
+
+test("only the view's chunks (class 0 at the root view) are needed to find the ranges", () => {
+  const view = { x0: 0, x1: 1000, width: 100, height: 100, rowH: 18, depthCount: g.manifest.depth, icicle: false, scrollTop: 0, minHeight: 100 };
+  const needed = new Set(neededChunks(g.manifest, view).map((c) => c.file));
+  const first = all.filter((c, i) => needed.has(g.manifest.chunks[i].file));
+  assert.ok(first.length < all.length, "the tiny frames are in chunks the view does not fetch");
+  const min = pixelValue(view) * 0.5;
+  assert.deepEqual(elidedSpans(first, 3, 0, 1000, min), [680, 980]);
+  // A zoom on `many` (x0 680, x1 980) 1000 px wide: its 300 frames are 3.3 px wide, drawn.
+  assert.deepEqual(elidedSpans(all, 3, 680, 980, 300 / 1000 / 2), []);
+  // Cut by the view's edge: a parent partly in view still sees its children outside it.
+  assert.deepEqual(elidedSpans(all, 3, 700, 1000, min), [680, 980]);
+});
+
+test("the canvas shows a grey mark where the tiny frames were, and nothing above it", async () => {
+  const { Palette, paintFrames, pixel } = await import("../../themes/default/static/draw.js");
+  const ROW = 10;
+  const view = { x0: 0, x1: 1000, width: 100, height: 4 * ROW, rowH: ROW, depthCount: 4, icicle: false, scrollTop: 0, minHeight: 0 };
+  const pix = new Uint32Array(100 * 4 * ROW);
+  const names = { ...g.names, colors: g.names.names.map(() => 0x3366cc) };
+  paintFrames(pix, 100, 4 * ROW, 1, { view, chunks: all, palette: new Palette(names), zoomDepth: 0, match: null, elided: 0x777777 });
+  const at = (x, d) => pix[(3 - d) * ROW * 100 + 2 * 100 + x];
+  // Depth 3 (top row): the mark over many's children, [680, 980) → px [68, 98), less its gap.
+  for (const x of [68, 80, 96]) assert.equal(at(x, 3), pixel(0x777777), `x ${x}`);
+  for (const x of [10, 60, 99]) assert.equal(at(x, 3), pixel(0xffffff), `x ${x} is background (a's self; z has no children)`);
+  // Depth 2: the frames themselves.
+  assert.equal(at(80, 2), pixel(0x3366cc));
+});
