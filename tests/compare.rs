@@ -233,3 +233,55 @@ fn diff_writes_the_comparison_of_two_files_as_a_folder_of_its_own() {
     assert!(stderr(&o).contains("refusing to replace"), "{}", stderr(&o));
     assert_eq!(read(&dir.path().join("mine/notes.txt")), "keep");
 }
+
+/// FNV-1a 32 of the name's bytes, as docs/FORMAT.md "Colours" defines it.
+fn fnv1a(name: &str) -> u32 {
+    name.bytes().fold(0x811C_9DC5u32, |h, b| (h ^ b as u32).wrapping_mul(0x0100_0193))
+}
+
+#[test]
+fn a_functions_history_is_cut_in_spans_and_adding_a_run_rewrites_only_the_last() {
+    // 66 runs: spans of 64 and 2. Run r has `main;work` r + 1 times and `main;idle` 100 times,
+    // so `work`'s self share in run r is (r + 1) / (r + 101); `gone` is only in the first run.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let day = |r: usize| format!("2026-{:02}-{:02}", 1 + r / 28, 1 + r % 28);
+    let profile = |r: usize| format!("main;work {}\nmain;idle 100\n{}", r + 1, if r == 0 { "main;gone 7\n" } else { "" });
+    for r in 0..66 {
+        write(&input.join(format!("app/{}.folded", day(r))), profile(r).as_bytes());
+    }
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json = |rel: &str| -> serde_json::Value { serde_json::from_slice(&std::fs::read(out.join("s/app/history").join(rel)).unwrap()).unwrap() };
+    let index = json("names.json");
+    assert_eq!(index["version"], 2);
+    assert_eq!(index["runs"].as_array().unwrap().len(), 66);
+    assert_eq!(index["spans"], serde_json::json!([{"first": 0, "runs": 64, "buckets": 8}, {"first": 64, "runs": 2, "buckets": 1}]));
+    assert_eq!(json("0/names.json")["names"], serde_json::json!(["gone", "idle", "main", "work"]));
+    assert_eq!(json("1/names.json")["names"], serde_json::json!(["idle", "main", "work"]));
+    // `work`'s points, gathered from its bucket in each span, are its shares in every run.
+    let points = |span: usize, buckets: u32| json(&format!("{span}/b/{}.json", fnv1a("work") % buckets))["work"].as_array().unwrap().clone();
+    let all: Vec<serde_json::Value> = points(0, 8).into_iter().chain(points(1, 1)).collect();
+    assert_eq!(all.len(), 66);
+    for (r, p) in all.iter().enumerate() {
+        let total = (r + 101 + if r == 0 { 7 } else { 0 }) as f64;
+        let share = ((r + 1) as f64 / total * 1e6).round() / 1e6;
+        assert_eq!(p[0].as_u64(), Some(r as u64));
+        assert_eq!((p[1].as_f64(), p[2].as_f64()), (Some(share), Some(share)), "run {r}");
+    }
+    // A 67th run: the index and the last span change; the first span's files stay as they
+    // were.
+    let before = tree(&out.join("s/app/history"));
+    write(&input.join(format!("app/{}.folded", day(66))), profile(66).as_bytes());
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let after = tree(&out.join("s/app/history"));
+    let changed: Vec<&String> = after.keys().filter(|p| before.get(*p) != after.get(*p)).collect();
+    assert!(changed.iter().all(|p| *p == "names.json" || p.starts_with("1/")), "{changed:?}");
+    assert!(changed.iter().any(|p| p.starts_with("1/b/")), "{changed:?}");
+    assert_eq!(json("names.json")["spans"][1], serde_json::json!({"first": 64, "runs": 3, "buckets": 1}));
+    for (p, bytes) in before.iter().filter(|(p, _)| p.starts_with("0/")) {
+        assert_eq!(after.get(p), Some(bytes), "{p}");
+    }
+}

@@ -119,11 +119,12 @@ fn adding_one_run_renders_only_the_pages_that_show_it() {
     let pages: Vec<&&String> = changed.iter().filter(|p| p.ends_with(".html")).collect();
     assert_eq!(pages.len(), 5, "only the pages that show the new run: {pages:?}");
     assert!(!changed.iter().any(|p| p.starts_with("p/db/") || p.starts_with("s/db/")), "{changed:?}");
-    // And the series' history: its names and its ceil(29 / 8) = 4 buckets of points.
-    for p in ["s/api/history/names.json", "s/api/history/b/0.json", "s/api/history/b/3.json"] {
+    // And the series' history: its index and its one span's ceil(29 / 8) = 4 buckets of
+    // points (the span's names are the same: the new run calls no new function).
+    for p in ["s/api/history/names.json", "s/api/history/0/b/0.json", "s/api/history/0/b/3.json"] {
         assert!(changed.iter().any(|c| c.as_str() == p), "{p} should change: {changed:?}");
     }
-    assert!(log.contains("13 pages rendered, 0 kept"), "{log}");
+    assert!(log.contains("14 pages rendered, 0 kept"), "{log}");
     // A folded profile's one graph is named by its unit, once ("samples", not "samples (samples)").
     let page = String::from_utf8(after["p/api/2026-11-29/index.html"].clone()).unwrap();
     assert!(page.contains(">samples</option>"), "{page}");

@@ -28,7 +28,7 @@ use crate::archive::run::{group, Archive, Compared, GraphChanges};
 use crate::archive::{slug, Pattern};
 use crate::config::Config;
 use crate::derive;
-use crate::derive::history::History;
+use crate::derive::history::Span;
 use crate::error::{BuildError, IngestError, ProfileError, Warning};
 use crate::ingest::cache::{self, Cache};
 use crate::ingest::{self, scan, How, RunRecord, PREVIEW};
@@ -393,12 +393,16 @@ impl<'a> Build<'a> {
                 None => cache.and_then(|c| c.get(key)).map(|p| p.changes).unwrap_or_default(),
             }
         };
-        let histories: Vec<std::sync::OnceLock<Result<std::sync::Arc<History>, String>>> = archive.series.iter().map(|_| std::sync::OnceLock::new()).collect();
+        type Spans = Vec<std::sync::OnceLock<Result<std::sync::Arc<Span>, String>>>;
+        let histories: Vec<Spans> = archive.series.iter().map(|s| derive::history::spans(s.runs.len()).iter().map(|_| std::sync::OnceLock::new()).collect()).collect();
         let graph_dir = |run: &crate::archive::run::Run, g: &crate::archive::run::GraphInfo| match cache {
             Some(c) => c.file(&run.record.key, &g.data),
             None => staging.path(&format!("{}{}", run.url, g.data)),
         };
-        let history = |si: usize| histories[si].get_or_init(|| derive::history::collect(&archive, si, &graph_dir).map(std::sync::Arc::new)).clone();
+        let history = |si: usize, span: usize| {
+            let Some(cell) = histories[si].get(span) else { return Err(format!("series {si} has no history span {span}")) };
+            cell.get_or_init(|| derive::history::collect(&archive, si, span, &graph_dir).map(std::sync::Arc::new)).clone()
+        };
         let site = Site {
             config: self.config,
             theme: &self.theme,

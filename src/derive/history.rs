@@ -2,11 +2,14 @@
 //! function's self and total as shares of the run's total, so that the series page can plot
 //! any function, or any regex of functions, over the dates.
 //!
-//! The history of a series is published as `s/<series>/history/names.json` (the runs, every
-//! function name, and how many buckets there are) and `s/<series>/history/b/<k>.json`, the
-//! points of the names whose FNV-1a hash is `k` modulo the bucket count: a page fetches the
-//! names, matches them, and fetches only the buckets of the names that matched. A bucket
-//! holds about [`RUNS_PER_BUCKET`] runs' worth of points per name whatever the series' size.
+//! The runs of a series are cut into spans of [`SPAN`] consecutive runs, oldest first. The
+//! history is published as `s/<series>/history/names.json` (the runs and the spans) and, per
+//! span `s`, `history/<s>/names.json` (every function name of its runs) and
+//! `history/<s>/b/<k>.json`, the points of the names whose FNV-1a hash is `k` modulo the span's
+//! bucket count. A page fetches each span's names, matches them, and fetches only the buckets
+//! of the names that matched. A span's files depend on its runs alone, so adding a run to a
+//! series rewrites the files of its last span (and the small index), never the whole history:
+//! the cost of adding a run does not grow with the series.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -16,13 +19,21 @@ use serde::Serialize;
 use crate::archive::run::{Archive, GraphInfo, Run};
 use crate::store::chunk::{Manifest, Names};
 
-/// The bucket count is the run count divided by this, rounded up: a series of 1,000 runs and
-/// 20,000 functions has 125 buckets of some 160 functions each.
+/// A span's bucket count is its run count divided by this, rounded up: a full span of 64 runs
+/// of 20,000 functions has 8 buckets of some 2,500 functions (160,000 points) each.
 pub const RUNS_PER_BUCKET: usize = 8;
 
-/// Number of buckets of a series of `runs` runs.
+/// Runs per span: a series of 1,000 runs has 16 spans.
+pub const SPAN: usize = 64;
+
+/// Number of buckets of a span of `runs` runs.
 pub fn buckets(runs: usize) -> usize {
     runs.div_ceil(RUNS_PER_BUCKET).max(1)
+}
+
+/// The spans of a series of `runs` runs: `(first run, number of runs)`, oldest first.
+pub fn spans(runs: usize) -> Vec<(usize, usize)> {
+    (0..runs.div_ceil(SPAN)).map(|s| (s * SPAN, SPAN.min(runs - s * SPAN))).collect()
 }
 
 /// FNV-1a 32 of `name`'s bytes (the page script's `nameHash`).
@@ -39,15 +50,24 @@ pub fn fnv1a(name: &str) -> u32 {
 pub struct Index {
     /// Always `flamesite-history`.
     pub format: &'static str,
-    /// 1.
+    /// 2 (version 1 had one names list and one set of buckets for the whole series).
     pub version: u32,
-    /// The graph followed: the name of each run's first graph.
+    /// The graph followed: the name of the newest run's first graph.
     pub graph: String,
     /// The runs, oldest first: URL (relative to the site root), date, title.
     pub runs: Vec<RunPoint>,
-    /// Every function name of any run, sorted.
-    pub names: Vec<String>,
-    /// Number of bucket files, `b/0.json` ..
+    /// The spans, oldest first: span `s` has the files `<s>/names.json` and `<s>/b/<k>.json`.
+    pub spans: Vec<SpanInfo>,
+}
+
+/// A span of the history.
+#[derive(Serialize)]
+pub struct SpanInfo {
+    /// Index of its first run in `runs`.
+    pub first: usize,
+    /// Its number of runs.
+    pub runs: usize,
+    /// Number of its bucket files, `b/0.json` ..
     pub buckets: usize,
 }
 
@@ -62,22 +82,41 @@ pub struct RunPoint {
     pub title: String,
 }
 
-/// The history of one series, as read from its runs' name files.
-pub struct History {
-    /// `names.json`.
-    pub index: Index,
-    /// Per name (in `index.names` order), its points: (run index, self share, total share),
-    /// shares as fractions of the run's total.
+/// The index of series `si`'s history: made from the records alone, no file is read.
+pub fn index(archive: &Archive, si: usize) -> Index {
+    let runs: Vec<&Run> = archive.series[si].runs.iter().map(|&i| &archive.runs[i]).collect();
+    Index {
+        format: "flamesite-history",
+        version: 2,
+        graph: followed(&runs),
+        runs: runs.iter().map(|r| RunPoint { url: r.url.clone(), date: r.record.date.rfc3339(), title: r.record.title.clone() }).collect(),
+        spans: spans(runs.len()).into_iter().map(|(first, n)| SpanInfo { first, runs: n, buckets: buckets(n) }).collect(),
+    }
+}
+
+fn followed(runs: &[&Run]) -> String {
+    runs.last().and_then(|r| r.record.graphs.first()).map_or(String::new(), |g| g.name.clone())
+}
+
+/// One span of a series' history, as read from its runs' name files.
+pub struct Span {
+    /// Every function name of its runs, sorted (`<s>/names.json`).
+    pub names: Vec<String>,
+    /// Its bucket count.
+    pub buckets: usize,
+    /// Per name (in `names` order), its points: (run index in the series, self share, total
+    /// share), shares as fractions of the run's total.
     pub points: Vec<Vec<(u32, f64, f64)>>,
 }
 
-/// Reads the history of series `si` from its runs' first graphs; `dir` says where a run's graph
-/// folder is.
-pub fn collect(archive: &Archive, si: usize, dir: &dyn Fn(&Run, &GraphInfo) -> PathBuf) -> Result<History, String> {
+/// Reads span `span` of series `si`'s history from its runs' first graphs; `dir` says where a
+/// run's graph folder is.
+pub fn collect(archive: &Archive, si: usize, span: usize, dir: &dyn Fn(&Run, &GraphInfo) -> PathBuf) -> Result<Span, String> {
     let runs: Vec<&Run> = archive.series[si].runs.iter().map(|&i| &archive.runs[i]).collect();
-    let graph = runs.last().and_then(|r| r.record.graphs.first()).map_or(String::new(), |g| g.name.clone());
+    let graph = followed(&runs);
+    let (first, count) = spans(runs.len()).get(span).copied().unwrap_or((0, 0));
     let mut by_name: BTreeMap<String, Vec<(u32, f64, f64)>> = BTreeMap::new();
-    for (k, run) in runs.iter().enumerate() {
+    for (k, run) in runs.iter().enumerate().skip(first).take(count) {
         let Some(g) = run.record.graphs.iter().find(|g| g.name == graph) else { continue };
         let folder = dir(run, g);
         let read = |rel: &str| std::fs::read(folder.join(rel)).map_err(|e| format!("{}: {e}", folder.join(rel).display()));
@@ -96,23 +135,22 @@ pub fn collect(archive: &Archive, si: usize, dir: &dyn Fn(&Run, &GraphInfo) -> P
             }
         }
     }
-    let index = Index {
-        format: "flamesite-history",
-        version: 1,
-        graph,
-        runs: runs.iter().map(|r| RunPoint { url: r.url.clone(), date: r.record.date.rfc3339(), title: r.record.title.clone() }).collect(),
-        names: by_name.keys().cloned().collect(),
-        buckets: buckets(runs.len()),
-    };
-    Ok(History { index, points: by_name.into_values().collect() })
+    Ok(Span { names: by_name.keys().cloned().collect(), buckets: buckets(count), points: by_name.into_values().collect() })
 }
 
-/// `b/<k>.json`: `{"name": [[run, self, total], …], …}` for the names of bucket `k`, shares
-/// rounded to six decimals.
-pub fn bucket_json(h: &History, k: usize) -> String {
+/// `<s>/names.json`: `{"names": [...]}`.
+pub fn names_json(span: &Span) -> String {
+    let mut text = serde_json::json!({ "names": span.names }).to_string();
+    text.push('\n');
+    text
+}
+
+/// `<s>/b/<k>.json`: `{"name": [[run, self, total], …], …}` for the names of bucket `k`,
+/// shares rounded to six decimals.
+pub fn bucket_json(span: &Span, k: usize) -> String {
     let mut out = serde_json::Map::new();
-    for (name, points) in h.index.names.iter().zip(&h.points) {
-        if fnv1a(name) as usize % h.index.buckets != k {
+    for (name, points) in span.names.iter().zip(&span.points) {
+        if fnv1a(name) as usize % span.buckets != k {
             continue;
         }
         let round = |x: f64| (x * 1e6).round() / 1e6;

@@ -22,7 +22,7 @@ use super::index_json::{GraphEntry, Index, ProfileEntry, SeriesEntry};
 use super::theme::{path_to_root, Theme};
 use crate::units::format_scaled;
 use crate::archive::run::{Archive, Comparison, GraphChanges, Run, Series};
-use crate::derive::history::{self, History};
+use crate::derive::history::{self, Span};
 use crate::archive::slug;
 use crate::config::{Config, GroupBy};
 use crate::graph::preview;
@@ -47,8 +47,8 @@ pub struct Site<'a> {
     /// The change lists of comparisons, by key (read from the cache for those not made in
     /// this build).
     pub changes: &'a (dyn Fn(&str) -> Vec<GraphChanges> + Sync),
-    /// The history of series `i` (read once, when one of its files is rendered).
-    pub history: &'a (dyn Fn(usize) -> Result<std::sync::Arc<History>, String> + Sync),
+    /// Span `s` of the history of series `i` (read once, when one of its files is rendered).
+    pub history: &'a (dyn Fn(usize, usize) -> Result<std::sync::Arc<Span>, String> + Sync),
 }
 
 /// A file of the site made from the model, with a hash of what it shows.
@@ -69,8 +69,9 @@ enum Kind {
     SeriesPage(usize, usize),
     Run(usize),
     Compare(usize),
-    HistoryNames(usize),
-    HistoryBucket(usize, usize),
+    HistoryIndex(usize),
+    HistoryNames(usize, usize),
+    HistoryBucket(usize, usize, usize),
 }
 
 fn hash_of(parts: impl Hash) -> u64 {
@@ -147,12 +148,19 @@ impl Site<'_> {
                 kind: Kind::Feed(Some(si)),
             });
             if s.runs.len() >= 2 {
-                // Its runs' records say everything the history holds (their keys name the bytes).
+                // Its runs' records say everything the history holds (their keys name the bytes);
+                // a span's files depend on its runs and the graph followed, the index on all.
                 let runs: Vec<_> = s.runs.iter().map(|&i| (self.run(i).hash, &self.run(i).url)).collect();
+                let graph = self.run(*s.runs.last().expect("a series has runs")).record.graphs.first().map(|g| &g.name);
                 let hash = hash_of((base, "history", &s.url, &runs));
-                pages.push(Page { path: format!("{}history/names.json", s.url), hash, kind: Kind::HistoryNames(si) });
-                for k in 0..history::buckets(s.runs.len()) {
-                    pages.push(Page { path: format!("{}history/b/{k}.json", s.url), hash: hash_of((hash, k)), kind: Kind::HistoryBucket(si, k) });
+                pages.push(Page { path: format!("{}history/names.json", s.url), hash, kind: Kind::HistoryIndex(si) });
+                for (span, (first, n)) in history::spans(s.runs.len()).into_iter().enumerate() {
+                    let hash = hash_of((base, "history span", &s.url, graph, &runs[first..first + n], first));
+                    pages.push(Page { path: format!("{}history/{span}/names.json", s.url), hash, kind: Kind::HistoryNames(si, span) });
+                    for k in 0..history::buckets(n) {
+                        let path = format!("{}history/{span}/b/{k}.json", s.url);
+                        pages.push(Page { path, hash: hash_of((hash, k)), kind: Kind::HistoryBucket(si, span, k) });
+                    }
                 }
             }
             let per_page = self.config.archive.per_page.max(1) as usize;
@@ -197,12 +205,13 @@ impl Site<'_> {
             Kind::SeriesPage(s, n) => self.series_page(&self.archive.series[s], n)?,
             Kind::Run(i) => self.run_page(i)?,
             Kind::Compare(i) => self.compare(i)?,
-            Kind::HistoryNames(si) => {
-                let mut json = serde_json::to_string(&(self.history)(si)?.index).map_err(|e| e.to_string())?;
+            Kind::HistoryIndex(si) => {
+                let mut json = serde_json::to_string(&history::index(self.archive, si)).map_err(|e| e.to_string())?;
                 json.push('\n');
                 json
             }
-            Kind::HistoryBucket(si, k) => history::bucket_json(&*(self.history)(si)?, k),
+            Kind::HistoryNames(si, span) => history::names_json(&*(self.history)(si, span)?),
+            Kind::HistoryBucket(si, span, k) => history::bucket_json(&*(self.history)(si, span)?, k),
         };
         Ok(text.into_bytes())
     }

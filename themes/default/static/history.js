@@ -1,7 +1,8 @@
 // A function's history on a series page: type a name or a regex, see its self and total share
 // of every run of the series (their first graph) over the dates; each point opens that run with
-// the search applied. The data is precomputed by the build (src/derive/history.rs): the names,
-// then only the buckets of the names that matched.
+// the search applied. The data is precomputed by the build (src/derive/history.rs) in spans of
+// consecutive runs: the index, each span's names, then only the buckets of the names that
+// matched, span by span.
 
 import { compileQuery } from "./search.js";
 import { nameHash } from "./format.js";
@@ -47,7 +48,8 @@ class HistoryView {
     this.status = document.getElementById("fs-history-status");
     this.plot = document.getElementById("fs-history-plot");
     this.index = null;
-    this.buckets = new Map(); // k -> Promise of its JSON
+    this.names = new Map(); // span -> Promise of its names
+    this.buckets = new Map(); // "span/k" -> Promise of its JSON
     this.seq = 0;
     this.busy = false;
     this.pending = false; // typed, not yet run
@@ -65,9 +67,10 @@ class HistoryView {
     return { query: this.input.value, status: this.status.textContent, points: this.plot.querySelectorAll("a").length };
   }
 
-  bucket(k) {
-    if (!this.buckets.has(k)) this.buckets.set(k, fetch(`${this.base}b/${k}.json`).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`b/${k}.json: HTTP ${r.status}`)))));
-    return this.buckets.get(k);
+  /** A promise of the JSON of `rel` (relative to the history folder), fetched once. */
+  file(cache, rel) {
+    if (!cache.has(rel)) cache.set(rel, fetch(`${this.base}${rel}`).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${rel}: HTTP ${r.status}`)))));
+    return cache.get(rel);
   }
 
   async run() {
@@ -92,16 +95,20 @@ class HistoryView {
         this.status.textContent = `Not a regular expression: ${error}`;
         return;
       }
-      const matched = this.index.names.filter((n) => re.test(n));
+      const spans = this.index.spans;
+      const lists = await Promise.all(spans.map((_, s) => this.file(this.names, `${s}/names.json`)));
+      if (seq !== this.seq) return;
+      const perSpan = lists.map((l) => l.names.filter((n) => re.test(n)));
+      const matched = [...new Set(perSpan.flat())];
       if (matched.length === 0) {
         this.status.textContent = "No function of this series matches.";
         return;
       }
-      const ks = [...new Set(matched.map((n) => bucketOf(n, this.index.buckets)))];
-      const files = await Promise.all(ks.map((k) => this.bucket(k)));
+      const rels = perSpan.flatMap((names, s) => [...new Set(names.map((n) => bucketOf(n, spans[s].buckets)))].map((k) => `${s}/b/${k}.json`));
+      const files = await Promise.all(rels.map((rel) => this.file(this.buckets, rel)));
       if (seq !== this.seq) return;
       const points = new Map();
-      for (const f of files) for (const [name, list] of Object.entries(f)) points.set(name, list);
+      for (const f of files) for (const [name, list] of Object.entries(f)) points.set(name, (points.get(name) || []).concat(list));
       const sums = sumShares(this.index.runs.length, matched, points);
       this.status.textContent = `${matched.length} function${matched.length === 1 ? "" : "s"} matched${matched.length > 1 ? " (total: an upper bound, frames of one inside another counted twice)" : ""}.`;
       this.draw(sums, query);
