@@ -5,18 +5,27 @@
 #         default threads and with one (flamesite runs inferno's perf folder on one thread);
 #   pprof a gzipped profile.proto (benches/gen-pprof.py) against `gzip -dc` (the floor) and,
 #         when Go is installed, `go tool pprof -raw` and `-traces` of the same file.
+#   jfr   a gzipped Java Flight Recorder recording, made by the JDK if absent (JFR_RECORDING,
+#         default /tmp/flamesite-bench/bench.jfr; not in the repository: megabytes): the
+#         program of tests/data/jfr (Prog.java) run for JFR_SECONDS (default 30) under
+#         -XX:StartFlightRecording with settings=profile, execution samples every 1 ms, every
+#         lock and park event, the TLAB allocation events on and 2 kB TLABs (so that there are
+#         many). Against `gzip -dc` (the floor) and two JDK readers: `jfr print --json` of the
+#         event types flamesite reads, to /dev/null (a converter, as flamesite is one), and
+#         `jfr summary` (reads every event, prints counts). Needs java, javac and jfr.
 # `flamesite check` (decode, no files written) is timed too, to tell decoding from writing.
 # Commands alternate within each round; medians of the rounds, the median and range of each
 # round's ratios (which is what is comparable on a shared machine), and peak memory (the
 # largest of the rounds), with GNU time. Then the outputs are checked: flamesite's graph of
 # the perf text must equal inferno-collapse-perf's folding of it (sorted), the pprof build
 # must have no warnings and, with Go, each graph must equal the Go tool's reading of the
-# profile (tests/data/pprof/raw2folded.py of `go tool pprof -raw`).
+# profile (tests/data/pprof/raw2folded.py of `go tool pprof -raw`); each graph of the JFR
+# build must equal the JDK's reading (tests/data/jfr/fold.py of `jfr print --json`).
 #
 # Needs: python3, gzip, bc, GNU time (/usr/bin/time, Debian package: time), a release build of
 # flamesite (FLAMESITE, an absolute path, default target/release/flamesite), inferno-collapse-perf (on PATH or
 # in INFERNO_BIN, default /tmp/inferno-bin/bin; cargo install inferno --root /tmp/inferno-bin).
-# Usage: benches/compare-formats.sh [RUNS (default 5)] [perf|pprof|both (default both)]
+# Usage: benches/compare-formats.sh [RUNS (default 5)] [perf|pprof|both|jfr (default both: perf and pprof)]
 # Sizes: PERF_SAMPLES (default 120000), PPROF_SAMPLES (default 250000); seed 1 for both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -148,4 +157,56 @@ if [ "$which" = pprof ] || [ "$which" = both ]; then
     done
     echo "  check: every graph = go tool pprof -raw of the profile (tests/data/pprof/raw2folded.py)"
   fi
+fi
+
+if [ "$which" = jfr ]; then
+  for need in java javac jfr; do
+    command -v "$need" >/dev/null || { echo "missing: $need (Debian: openjdk-17-jdk-headless)" >&2; exit 1; }
+  done
+  rm -f "$work"/*.t
+  rec=${JFR_RECORDING:-/tmp/flamesite-bench/bench.jfr}
+  # The settings of the recording; fold.py is given the same periods.
+  settings="settings=profile,jdk.ExecutionSample#period=1ms,jdk.ThreadPark#threshold=0ms"
+  settings="$settings,jdk.JavaMonitorEnter#threshold=0ms,jdk.ObjectAllocationInNewTLAB#enabled=true"
+  settings="$settings,jdk.ObjectAllocationOutsideTLAB#enabled=true"
+  if [ ! -s "$rec" ]; then
+    mkdir -p "$(dirname "$rec")" "$work/jfr-prog"
+    echo "making $rec (${JFR_SECONDS:-30} s of tests/data/jfr/Prog.java)"
+    javac -d "$work/jfr-prog" "$repo/tests/data/jfr/Prog.java"
+    (cd "$work/jfr-prog" && java "-XX:StartFlightRecording:$settings,filename=$rec.part" \
+      -XX:TLABSize=2k -XX:MinTLABSize=2k -XX:-ResizeTLAB -cp . Prog "${JFR_SECONDS:-30}" >/dev/null 2>&1)
+    mv "$rec.part" "$rec"
+  fi
+  mkdir -p "$work/jfr-in"
+  gz=$work/jfr-in/bench-2026-11-25.jfr.gz
+  gzip -6 -n -c "$rec" > "$gz"
+  events="jdk.ExecutionSample,jdk.NativeMethodSample,jdk.ObjectAllocationInNewTLAB,jdk.ObjectAllocationOutsideTLAB"
+  events="$events,jdk.ObjectAllocationSample,jdk.JavaMonitorEnter,jdk.ThreadPark"
+  echo
+  echo "JFR: $(stat -c %s "$rec") bytes, $(stat -c %s "$gz") gzipped (gzip -6); $(java -version 2>&1 | head -1)"
+  jfr summary "$rec" | awk '$2 ~ /^[0-9]+$/ && $2 > 0 && $1 ~ /^jdk\.(ExecutionSample|NativeMethodSample|ObjectAllocation|JavaMonitorEnter|ThreadPark)/ {printf "  %s %s events\n", $1, $2}'
+  for i in $(seq "$runs"); do
+    measure gzip /dev/null gzip -dc "$gz"
+    rm -rf "$work/jfr-out"
+    measure build /dev/null "$bin" build --no-cache --input "$work/jfr-in" --output "$work/jfr-out"
+    cp "$work/err" "$work/build.err"
+    measure check /dev/null "$bin" check --input "$work/jfr-in" --output "$work/jfr-out-unused"
+    measure jfr-print-json /dev/null jfr print --json --stack-depth 64 --events "$events" "$rec"
+    measure jfr-summary /dev/null jfr summary "$rec"
+  done
+  table gzip build check jfr-print-json jfr-summary
+  ratio build jfr-print-json
+  ratio check jfr-summary
+  "$bin" check --input "$work/jfr-in" --output "$work/unused" 2>&1 | sed 's/^/  /'
+  if grep -q '^warning' "$work/build.err"; then
+    echo "  CHECK FAILED: the build warned:" >&2; cat "$work/build.err" >&2; exit 1
+  fi
+  echo "  check: built without warnings"
+  python3 "$repo/tests/data/jfr/fold.py" "$rec" "$work/jfr-ref" 1000000 20000000
+  for g in "$work"/jfr-out/p/*/g/*/; do
+    t=$(basename "$g")
+    "$bin" fold "$g" | cmp -s - "$work/jfr-ref.$t.folded" \
+      || { echo "  CHECK FAILED: graph $t differs from jfr print --json (tests/data/jfr/fold.py)" >&2; exit 1; }
+  done
+  echo "  check: every graph = the JDK's jfr print --json of the recording (tests/data/jfr/fold.py)"
 fi

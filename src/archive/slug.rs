@@ -68,7 +68,7 @@ pub fn sibling_name(name: &std::ffi::OsStr, suffix: &str) -> std::ffi::OsString 
 const COMPRESSION_EXTS: &[&str] = &["gz", "gzip", "zst", "zstd"];
 /// Format extensions, removed after the compression extension.
 const FORMAT_EXTS: &[&str] = &[
-    "folded", "collapsed", "stacks", "txt", "pb", "pprof", "prof", "perf", "cpuprofile", "json", "speedscope", "out",
+    "folded", "collapsed", "stacks", "txt", "pb", "pprof", "prof", "perf", "cpuprofile", "json", "speedscope", "out", "jfr",
 ];
 
 /// A profile's path without its compression extension and its format extensions

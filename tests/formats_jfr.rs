@@ -1,0 +1,229 @@
+//! Java Flight Recorder input, end to end: a recording made by the JDK (tests/data/jfr, made by
+//! its make.sh with `-XX:StartFlightRecording`) built by the real binary, every graph read back
+//! with `flamesite fold` and compared with the stacks the JDK's own reader (`jfr print --json`)
+//! reported for the same file; and broken copies of it, each reported with its path and byte
+//! and skipped while the rest of the site builds.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::*;
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/jfr")
+}
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(data().join(name)).unwrap()
+}
+
+/// The graphs flamesite makes of the fixture, in their order, with their units.
+const GRAPHS: [(&str, &str); 7] = [
+    ("cpu", "nanoseconds"),
+    ("native", "nanoseconds"),
+    ("alloc_in_new_tlab", "bytes"),
+    ("alloc_outside_tlab", "bytes"),
+    ("alloc_sample", "bytes"),
+    ("lock", "nanoseconds"),
+    ("park", "nanoseconds"),
+];
+
+fn expected(graph: &str) -> String {
+    let text = std::fs::read_to_string(data().join(format!("expected.{graph}.folded"))).unwrap();
+    assert!(!text.is_empty(), "{graph}: the fixture has stacks");
+    text
+}
+
+fn index(out: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
+}
+
+fn entry<'a>(index: &'a serde_json::Value, slug: &str) -> &'a serde_json::Value {
+    index["profiles"].as_array().unwrap().iter().find(|e| e["slug"] == slug).unwrap_or_else(|| panic!("{slug}: {index}"))
+}
+
+fn fold(dir: &Path, graph: &Path) -> String {
+    let o = run(dir, &["fold", graph.to_str().unwrap()]);
+    assert!(o.status.success(), "{}: {}", graph.display(), stderr(&o));
+    stdout(&o)
+}
+
+#[test]
+fn every_graph_folds_back_to_what_the_jdks_jfr_print_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("plain.jfr"), &fixture("recording.jfr"));
+    write(&input.join("gzipped.jfr.gz"), &fixture("recording.jfr.gz"));
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    let index = index(&out);
+    for slug in ["plain", "gzipped"] {
+        let e = entry(&index, slug);
+        assert_eq!(e["format"], "jfr", "{e}");
+        let listed: Vec<(String, String)> = e["graphs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| (g["name"].as_str().unwrap().to_string(), g["unit"].as_str().unwrap().to_string()))
+            .collect();
+        let want: Vec<(String, String)> = GRAPHS.iter().map(|(n, u)| (n.to_string(), u.to_string())).collect();
+        assert_eq!(listed, want, "{slug}");
+        for (graph, _) in GRAPHS {
+            let got = fold(dir.path(), &out.join("p").join(slug).join("g").join(graph));
+            assert_eq!(got, expected(graph), "{slug} {graph}");
+        }
+        // The periods come from the recording's jdk.ActiveSetting events (settings.jfc).
+        let meta = &e["metadata"];
+        assert_eq!(meta["cpu period"], "10.0 ms", "{meta}");
+        assert_eq!(meta["native period"], "20.0 ms", "{meta}");
+        assert!(meta["time"].as_str().unwrap().ends_with('Z'), "{meta}");
+        assert!(meta["duration"].as_str().unwrap().ends_with(" s"), "{meta}");
+    }
+    // Frames are named as async-profiler names them: the class with slashes, a dot, the method.
+    let cpu = fold(dir.path(), &out.join("p/plain/g/cpu"));
+    assert!(cpu.lines().any(|l| l.starts_with("java/lang/Thread.run;Prog$Spinner.run;Prog$Spinner.recurse;")), "{cpu}");
+    let native = fold(dir.path(), &out.join("p/plain/g/native"));
+    assert!(native.contains("java/io/FileInputStream.readBytes "), "{native}");
+}
+
+#[test]
+fn check_names_the_format_and_each_graph_with_its_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("recording.jfr"), &fixture("recording.jfr"));
+    let o = run(dir.path(), &["check", "--input", input.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    for (graph, unit) in GRAPHS {
+        assert!(
+            text.lines().any(|l| l.starts_with(&format!("recording.jfr: jfr, {graph} ")) && l.contains(&format!(" {unit},"))),
+            "{graph}: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_recording_that_does_not_say_its_period_counts_samples_and_says_so() {
+    // The fixture with its jdk.ActiveSetting type renamed in the metadata (same length), so
+    // that its settings, and with them the sampling periods, are not recognised.
+    let mut bytes = fixture("recording.jfr");
+    let name = b"jdk.ActiveSetting";
+    let at = bytes.windows(name.len()).position(|w| w == name).expect("the metadata names jdk.ActiveSetting");
+    bytes[at + name.len() - 1] = b'G';
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("noperiod.jfr"), &bytes);
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(err.contains("noperiod.jfr") && err.contains("does not say the sampling period of its cpu samples"), "{err}");
+    let index = index(&out);
+    let e = entry(&index, "noperiod");
+    let units: Vec<(&str, &str)> =
+        e["graphs"].as_array().unwrap().iter().map(|g| (g["name"].as_str().unwrap(), g["unit"].as_str().unwrap())).collect();
+    assert_eq!(units[..2], [("cpu", "samples"), ("native", "samples")], "{units:?}");
+    assert!(e["metadata"].get("cpu period").is_none(), "{}", e["metadata"]);
+    // The same stacks, each counted once per sample: the expected nanoseconds over 10 ms.
+    let want: String = expected("cpu")
+        .lines()
+        .map(|l| {
+            let (stack, ns) = l.rsplit_once(' ').unwrap();
+            let ns: u64 = ns.parse().unwrap();
+            assert_eq!(ns % 10_000_000, 0, "{l}");
+            format!("{stack} {}\n", ns / 10_000_000)
+        })
+        .collect();
+    assert_eq!(fold(dir.path(), &out.join("p/noperiod/g/cpu")), want);
+}
+
+/// The offset of the first string of the metadata event of the fixture's one chunk: the byte
+/// after the string count (integers are compressed: LEB128).
+fn first_metadata_string(bytes: &[u8]) -> usize {
+    let metadata = i64::from_be_bytes(bytes[24..32].try_into().unwrap()) as usize;
+    let mut at = metadata;
+    let mut varint = || {
+        while bytes[at] & 0x80 != 0 {
+            at += 1;
+        }
+        at += 1;
+    };
+    for _ in 0..6 {
+        varint(); // size, type, start, duration, id, string count
+    }
+    at
+}
+
+#[test]
+fn broken_recordings_are_named_with_their_byte_and_skipped_and_the_rest_builds() {
+    let good = fixture("recording.jfr");
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("good.jfr"), &good);
+    // Cut in the middle: the chunk claims more bytes than the file has.
+    write(&input.join("bad/half.jfr"), &good[..good.len() / 2]);
+    write(&input.join("bad/half.jfr.gz"), &gzip(&good[..good.len() / 2]));
+    // Cut inside the chunk header.
+    write(&input.join("bad/header.jfr"), &good[..40]);
+    // The gzip stream itself cut short.
+    let gz = fixture("recording.jfr.gz");
+    write(&input.join("bad/cutgzip.jfr.gz"), &gz[..gz.len() / 2]);
+    // The first event's size (a varint at byte 68, after the header) made 0: a reader that
+    // trusts it reads the same event forever.
+    let mut zero = good.clone();
+    let mut at = 68;
+    while zero[at] & 0x80 != 0 {
+        zero[at] = 0x80;
+        at += 1;
+    }
+    zero[at] = 0;
+    write(&input.join("bad/zerosize.jfr"), &zero);
+    // A string length of -1 in the metadata (0xffffffff as a 5-byte varint): a reader that
+    // allocates what the file claims asks for 2^64 bytes.
+    let s = first_metadata_string(&good);
+    assert!(matches!(good[s], 3..=5), "a string with a length: encoding {}", good[s]);
+    let mut len_end = s + 1;
+    while good[len_end] & 0x80 != 0 {
+        len_end += 1;
+    }
+    let mut negative = good[..s + 1].to_vec();
+    negative.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0x0f]);
+    negative.extend_from_slice(&good[len_end + 1..]);
+    write(&input.join("bad/negative.jfr"), &negative);
+    // The constant-pool offset pointed at the metadata event.
+    let mut pools = good.clone();
+    pools[16..24].copy_from_slice(&good[24..32]);
+    write(&input.join("bad/pools.jfr"), &pools);
+
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let claims = format!("chunk 1 claims {} bytes, but {} are left in the file (truncated?) at byte 8", good.len(), good.len() / 2);
+    for (bad, why) in [
+        ("half.jfr", claims.as_str()),
+        ("half.jfr.gz", claims.as_str()),
+        ("header.jfr", "the file ends inside the header of chunk 1 (truncated?) at byte 0"),
+        ("cutgzip.jfr.gz", "truncated gzip data"),
+        ("zerosize.jfr", "size 0"),
+        ("negative.jfr", "a count of -1, but"),
+        ("pools.jfr", "the constant pools' chain points to an event of type 0"),
+    ] {
+        let line = err
+            .lines()
+            .find(|l| l.starts_with("error:") && l.contains(&format!("bad/{bad}:")))
+            .unwrap_or_else(|| panic!("{bad} not reported:\n{err}"));
+        assert!(line.contains(why), "{bad}: expected {why:?} in {line:?}");
+        if bad != "cutgzip.jfr.gz" {
+            assert!(line.contains("JFR: ") && line.contains(" at byte "), "{bad}: {line}");
+        }
+    }
+    // The byte of the length that lies.
+    let line = err.lines().find(|l| l.contains("bad/negative.jfr:")).unwrap();
+    assert!(line.ends_with(&format!(" at byte {}", s + 1)), "{line}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(fold(dir.path(), &out.join("p/good/g/cpu")), expected("cpu"));
+}
