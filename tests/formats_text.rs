@@ -398,7 +398,7 @@ fn check_names_the_format_each_profile_was_read_as_and_lists_every_format() {
     let o = run(dir.path(), &["check", "--formats"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let names: Vec<String> = stdout(&o).lines().map(|l| l.split_whitespace().next().unwrap().to_string()).collect();
-    for name in ["pprof", "speedscope", "cpuprofile", "perf", "dtrace", "sample", "vtune", "folded"] {
+    for name in ["jfr", "pprof", "speedscope", "cpuprofile", "perf", "dtrace", "sample", "vtune", "folded"] {
         assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
     }
     assert_eq!(names.last().map(String::as_str), Some("folded"), "folded stacks accept almost any text: tried last");

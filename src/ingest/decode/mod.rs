@@ -159,7 +159,7 @@ pub fn formats() -> impl Iterator<Item = (&'static str, &'static str)> {
 /// The formats, tried in this order: the most specific first, folded stacks (which accept
 /// almost any text with a number at the end of its first line) last.
 const FORMATS: &[Format] = &[
-    Format { description: "Java Flight Recorder (JFR)", is_applicable: jfr::is_applicable, decode: |r, config| jfr::decode(r, &config.limits) },
+    Format { name: "jfr", description: "Java Flight Recorder (JFR)", is_applicable: jfr::is_applicable, decode: |r, config| jfr::decode(r, &config.limits) },
     Format {
         name: "pprof", description: "pprof profile.proto",
         is_applicable: pprof::is_applicable,
