@@ -702,3 +702,76 @@ fn deep_call_trees_and_long_names_cost_their_size() {
     let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("p/opened/g/deep/manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["depth"], serde_json::json!(DEPTH + 1));
 }
+
+/// Item 10: the `static/` folder beside `site.toml` is copied as it is to the output's root, as
+/// zola and hugo do: a `CNAME` survives every build, an edit alone (no profile changed) is
+/// published, a removed file leaves the site (and does not come back from the staging tree the
+/// build after), a file whose path the build writes itself is named and not copied, and a site
+/// laid out the old way (`templates/` beside `site.toml`, or a theme file in `static/`) is told
+/// where its overrides go now, nothing published.
+#[test]
+fn the_static_folder_is_copied_to_the_output_root_and_kept_in_step() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    write(&dir.join("site.toml"), b"title = \"Static\"\n");
+    write(&dir.join("profiles/api/2026-01-01.folded"), &profile(1, 50));
+    write(&dir.join("static/CNAME"), b"perf.example.com\n");
+    write(&dir.join("static/robots.txt"), b"User-agent: *\nDisallow:\n");
+    write(&dir.join("static/img/favicon.ico"), b"\x00\x00\x01\x00icon");
+    write(&dir.join("static/index.html"), b"<p>mine</p>");
+    let out = dir.join("public");
+    let build_ok = |what: &str| -> String {
+        let o = run(dir, &["build"]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{what}: {err}");
+        assert_eq!(std::fs::read(out.join("CNAME")).unwrap(), b"perf.example.com\n", "{what}");
+        err
+    };
+    let err = build_ok("first build");
+    let clash = err.lines().find(|l| l.contains("static/index.html")).unwrap_or_else(|| panic!("the clash is not named: {err}"));
+    assert!(clash.starts_with("warning") && clash.contains("not copied") && clash.contains("writes index.html"), "{clash}");
+    assert!(!std::fs::read_to_string(out.join("index.html")).unwrap().contains("<p>mine</p>"));
+    assert_eq!(std::fs::read(out.join("img/favicon.ico")).unwrap(), b"\x00\x00\x01\x00icon");
+    assert!(!err.contains("CNAME"), "{err}");
+    std::fs::remove_file(dir.join("static/index.html")).unwrap();
+    for round in 2..5u64 {
+        write(&dir.join(format!("profiles/api/2026-01-0{round}.folded")), &profile(round, 50));
+        let err = build_ok(&format!("build {round}"));
+        assert!(!err.contains("CNAME") && !err.contains("robots"), "{err}");
+    }
+    // Nothing changed: the site is left as it is, the CNAME in it.
+    build_ok("a build with nothing changed");
+    // An edit alone is published, at the next build and the one after (the other tree).
+    write(&dir.join("static/robots.txt"), b"User-agent: *\nDisallow: /p/\n");
+    for k in 0..2 {
+        build_ok(&format!("after the edit, build {k}"));
+        assert_eq!(std::fs::read(out.join("robots.txt")).unwrap(), b"User-agent: *\nDisallow: /p/\n", "build {k}");
+    }
+    // A removed file leaves the site, and stays gone.
+    std::fs::remove_dir_all(dir.join("static/img")).unwrap();
+    for k in 0..3 {
+        if k == 2 {
+            write(&dir.join("profiles/api/2026-01-09.folded"), &profile(9, 50));
+        }
+        build_ok(&format!("after the removal, build {k}"));
+        assert!(!out.join("img/favicon.ico").exists(), "build {k}: the removed file is still published");
+    }
+    // Also when the staging tree is rewritten whole (no cache).
+    let o = run(dir, &["build", "--no-cache"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join("CNAME")).unwrap(), b"perf.example.com\n");
+    assert!(!out.join("img").exists());
+
+    // The old layout: refused with where things go, the published site left as it was.
+    let before = tree(&out);
+    write(&dir.join("static/main.js"), b"// my override of the page script\n");
+    let o = run(dir, &["build"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("static/main.js") && stderr(&o).contains("theme/static/"), "{}", stderr(&o));
+    std::fs::remove_file(dir.join("static/main.js")).unwrap();
+    write(&dir.join("templates/index.html"), b"<p>{{ runs }}</p>");
+    let o = run(dir, &["build"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("templates") && stderr(&o).contains("theme/templates/"), "{}", stderr(&o));
+    assert!(tree(&out) == before, "a refused build changed the site");
+}

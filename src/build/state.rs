@@ -20,7 +20,7 @@ use crate::archive::slug;
 use crate::ingest::{RunRecord, Stamps};
 
 /// Version of the state's layout; another version is ignored (the build starts afresh).
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// File name of the marker of a build changing the previous tree.
 pub const DIRTY: &str = "state.dirty";
@@ -99,6 +99,8 @@ pub struct Header {
     pub live_ino: u64,
     /// Every run published, sorted by source path.
     pub runs: Vec<Known>,
+    /// Hash of the site's `static/` files (paths and bytes) published.
+    pub statics: String,
 }
 
 /// A run as the header knows it.
