@@ -13,5 +13,5 @@ targets=${3:-folded perf dtrace sample vtune cpuprofile speedscope pprof chunks}
 cargo test --release --test fuzz --no-run --quiet
 for t in $targets; do
   FLAMESITE_FUZZ_SECONDS=$seconds FLAMESITE_FUZZ_SEED=$seed FLAMESITE_FUZZ_TARGET=$t \
-    cargo test --release --quiet --test fuzz -- --nocapture 2>&1 | grep -E '^fuzz |panicked|input is' || { echo "fuzz $t: FAILED (seed $seed)" >&2; exit 1; }
+    cargo test --release --quiet --test fuzz -- --nocapture 2>&1 | grep -a -E '^fuzz |panicked|input is' || { echo "fuzz $t: FAILED (seed $seed)" >&2; exit 1; }
 done
