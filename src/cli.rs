@@ -138,6 +138,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 // Watched even before they exist, so that a first override is picked up.
                 watched.extend(["templates", "static"].map(|d| theme.join(d)));
             }
+            // The site's static files, copied to the output's root (also before it exists).
+            watched.extend(config.static_dir.clone());
             let flag = cli.config.clone();
             let output = config.output.clone();
             let rebuild = move || {

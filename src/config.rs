@@ -25,8 +25,11 @@ pub struct Config {
     /// Publish and exit 0 even when some profiles were skipped.
     pub keep_going: bool,
     /// Folder whose `templates/` and `static/` override the built-in theme file by file;
-    /// by default the folder of `site.toml` itself.
+    /// by default `theme/` beside `site.toml`.
     pub theme_dir: Option<PathBuf>,
+    /// Folder whose files are copied as they are into the output folder's root (`CNAME`,
+    /// `robots.txt`, favicons); by default `static/` beside `site.toml`.
+    pub static_dir: Option<PathBuf>,
     /// How graphs are split into chunk files.
     pub chunks: ChunkConfig,
     /// Limits that protect the build from hostile input.
@@ -156,6 +159,7 @@ impl Default for Config {
             palette: Palette::Hot,
             keep_going: false,
             theme_dir: None,
+            static_dir: None,
             chunks: ChunkConfig::default(),
             limits: Limits::default(),
             perf: PerfConfig::default(),
@@ -196,11 +200,29 @@ impl Config {
         config.input = dir.join(&config.input);
         config.output = dir.join(&config.output);
         config.cache_dir = config.cache_dir.map(|c| dir.join(c));
-        config.theme_dir = Some(match config.theme_dir {
-            Some(t) => dir.join(t),
-            None if dir.as_os_str().is_empty() => PathBuf::from("."),
-            None => dir.to_path_buf(),
-        });
+        let here = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+        // Before static/ was copied to the output's root, templates/ and static/ beside
+        // site.toml overrode the theme: such a site is told where they go now.
+        if config.theme_dir.is_none() && here.join("templates").is_dir() {
+            return Err(format!(
+                "{}: theme overrides now go in theme/ beside site.toml (or the folder theme_dir names): \
+                 move templates/ to theme/templates/, and the files of static/ that replace the theme's to theme/static/; \
+                 static/ beside site.toml is now copied as it is to the output folder's root",
+                here.join("templates").display()
+            ));
+        }
+        if let Some(t) = &config.theme_dir {
+            if !here.join(t).is_dir() {
+                return Err(format!("theme_dir: theme folder {} is not a folder", here.join(t).display()));
+            }
+        }
+        config.theme_dir = Some(here.join(config.theme_dir.unwrap_or_else(|| PathBuf::from("theme"))));
+        config.static_dir = Some(here.join(config.static_dir.unwrap_or_else(|| PathBuf::from("static"))));
+        if config.theme_dir.as_deref().and_then(|t| t.canonicalize().ok()).is_some_and(|t| Some(t) == here.canonicalize().ok()) {
+            return Err("theme_dir is the folder of site.toml, whose static/ is copied as it is to the output folder's root: \
+                        put the theme's overrides in a folder of their own (theme/ by default) and remove theme_dir"
+                .into());
+        }
         Ok(config)
     }
 

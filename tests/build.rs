@@ -405,15 +405,15 @@ fn init_writes_a_site_that_builds_and_config_errors_name_the_key() {
 }
 
 #[test]
-fn templates_and_static_files_beside_site_toml_override_the_theme_file_by_file() {
+fn templates_and_static_files_in_theme_beside_site_toml_override_the_theme_file_by_file() {
     let dir = tempfile::tempdir().unwrap();
     write(&dir.path().join("site.toml"), b"title = \"Ours\"\n");
     write(&dir.path().join("profiles/a.folded"), b"main 1\n");
     write(
-        &dir.path().join("templates/index.html"),
+        &dir.path().join("theme/templates/index.html"),
         b"<!doctype html><title>{{ site_title }}</title><p>custom {{ series | length }} {{ runs }}</p>",
     );
-    write(&dir.path().join("static/extra.css"), b"p { color: red }");
+    write(&dir.path().join("theme/static/extra.css"), b"p { color: red }");
     let o = run(dir.path(), &["build"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = dir.path().join("public");

@@ -506,3 +506,272 @@ fn files_put_in_the_output_by_hand_are_named_before_they_go() {
     }
     assert!(told_removed, "the removal was not told");
 }
+
+/// Runs `flamesite build` under real resource limits: `as_bytes` of address space
+/// (RLIMIT_AS: an allocation past it fails, and the process aborts) and `cpu_seconds` of CPU
+/// time (RLIMIT_CPU: past it the kernel kills the process with SIGXCPU), set in the child
+/// before it runs the binary.
+fn build_limited(input: &Path, output: &Path, as_bytes: u64, cpu_seconds: u64) -> std::process::Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(["build", "--no-cache", "--input", input.to_str().unwrap(), "--output", output.to_str().unwrap()]);
+    limit(&mut cmd, as_bytes, cpu_seconds);
+    cmd.current_dir(input.parent().unwrap()).output().expect("flamesite runs")
+}
+
+fn limit(cmd: &mut Command, as_bytes: u64, cpu_seconds: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is async-signal-safe and touches only this (forked) process.
+    unsafe {
+        cmd.pre_exec(move || {
+            for (resource, value) in [(libc::RLIMIT_AS, as_bytes), (libc::RLIMIT_CPU, cpu_seconds)] {
+                let l = libc::rlimit { rlim_cur: value, rlim_max: value };
+                if libc::setrlimit(resource, &l) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Writes `head`, then `spaces` bytes of spaces, then `tail`, gzip-compressed as it goes: the
+/// spaces as one compressed member of 1 MiB written again and again (a gzip of several
+/// members is one stream to every reader of gzip), so the file is made in moments.
+fn gzip_with_spaces(path: &Path, head: &[u8], spaces: u64, tail: &[u8]) -> u64 {
+    use std::io::Write;
+    assert_eq!(spaces % (1 << 20), 0);
+    let member = gzip(&vec![b' '; 1 << 20]);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    f.write_all(&gzip(head)).unwrap();
+    for _ in 0..spaces >> 20 {
+        f.write_all(&member).unwrap();
+    }
+    f.write_all(&gzip(tail)).unwrap();
+    f.flush().unwrap();
+    std::fs::metadata(path).unwrap().len()
+}
+
+/// Item 9, memory: the JSON formats were read whole before they were parsed, so a speedscope
+/// file of 3 GB that is mostly spaces, a few megabytes gzipped, took 3 GB of memory. They are
+/// parsed as they stream now: the build succeeds under a 512 MiB address-space limit (which
+/// the test first shows to be real), and the graphs hold what the files say.
+#[test]
+fn json_profiles_of_gigabytes_of_white_space_build_in_bounded_memory() {
+    const LIMIT: u64 = 512 << 20;
+    let work = tempfile::tempdir().unwrap();
+    // The limit is real: a program that asks for 1.5 GiB at once is refused.
+    let mut dd = Command::new("dd");
+    dd.args(["if=/dev/zero", "of=/dev/null", "bs=1500M", "count=1"]);
+    limit(&mut dd, LIMIT, 60);
+    let o = dd.output().expect("dd (coreutils) runs");
+    assert!(!o.status.success(), "RLIMIT_AS of {LIMIT} bytes is not enforced: dd allocated 1.5 GiB");
+
+    let input = work.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let speedscope = input.join("wide.speedscope.json.gz");
+    let size = gzip_with_spaces(
+        &speedscope,
+        br#"{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"main"},{"name":"work"}]},
+            "profiles":[{"type":"sampled","name":"wall","unit":"none","startValue":0,"endValue":3,"samples":[[0,1],"#,
+        3 << 30,
+        br#"[0]],"weights":[2,1]}]}"#,
+    );
+    assert!(size < 4 << 20, "{size}");
+    let cpuprofile = input.join("roomy.cpuprofile.gz");
+    gzip_with_spaces(
+        &cpuprofile,
+        br#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2]},"#,
+        1 << 30,
+        br#"{"id":2,"callFrame":{"functionName":"main","url":"m.js","lineNumber":0}}],"samples":[2,2,1]}"#,
+    );
+    let out = work.path().join("out");
+    let o = build_limited(&input, &out, LIMIT, 600);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let fold = |graph: &str| {
+        let o = run(work.path(), &["fold", out.join(graph).to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    assert_eq!(fold("p/wide/g/wall"), "main 1\nmain;work 2\n");
+    assert_eq!(fold("p/roomy/g/samples"), "(root) 1\nmain m.js:1 2\n");
+}
+
+/// A `.cpuprofile` whose call tree is a chain of `n` nodes, `(root)` first, each sampled once.
+fn chain_cpuprofile(n: usize) -> Vec<u8> {
+    let mut s = String::from(r#"{"nodes":["#);
+    for i in 1..=n {
+        let name = if i == 1 { "(root)".to_string() } else { format!("f{i}") };
+        let children = if i < n { format!("[{}]", i + 1) } else { "[]".into() };
+        s.push_str(&format!(r#"{{"id":{i},"callFrame":{{"functionName":"{name}","url":"a.js","lineNumber":{i}}},"children":{children}}},"#));
+    }
+    s.pop();
+    let samples: Vec<String> = (1..=n).map(|i| i.to_string()).collect();
+    s.push_str(&format!(r#"],"startTime":0,"endTime":{},"samples":[{}],"timeDeltas":[{}]}}"#, n + 1, samples.join(","), vec!["1"; n].join(",")));
+    s.into_bytes()
+}
+
+/// A speedscope file with one evented profile that opens `n` frames one inside the other, a
+/// unit of time apart, then closes them.
+fn chain_evented(n: usize) -> Vec<u8> {
+    let frames: Vec<String> = (0..n).map(|i| format!(r#"{{"name":"f{i}"}}"#)).collect();
+    let mut events: Vec<String> = (0..n).map(|i| format!(r#"{{"type":"O","at":{i},"frame":{i}}}"#)).collect();
+    events.extend((0..n).rev().map(|i| format!(r#"{{"type":"C","at":{},"frame":{i}}}"#, 2 * n - i)));
+    format!(
+        r#"{{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{{"frames":[{}]}},
+        "profiles":[{{"type":"evented","name":"deep","unit":"none","startValue":0,"endValue":{},"events":[{}]}}]}}"#,
+        frames.join(","),
+        2 * n,
+        events.join(",")
+    )
+    .into_bytes()
+}
+
+/// A pprof profile with a function whose name is `name_bytes` long, inlined 1,000 times in one
+/// location that each of `samples` samples refers to 90 times (90,000 frames), under a leaf
+/// of its own.
+fn long_name_pprof(name_bytes: usize, samples: u64) -> Vec<u8> {
+    use flamesite::ingest::decode::pprof::{Function, Line, Location, Profile, Sample, ValueType};
+    use prost::Message;
+    let mut p = Profile {
+        string_table: vec![b"".to_vec(), b"samples".to_vec(), b"count".to_vec(), vec![b'x'; name_bytes]],
+        sample_type: vec![ValueType { r#type: 1, unit: 2 }],
+        ..Default::default()
+    };
+    p.function.push(Function { id: 1, name: 3, ..Default::default() });
+    p.location.push(Location { id: 1, line: vec![Line { function_id: 1, ..Default::default() }; 1000], ..Default::default() });
+    for i in 0..samples {
+        p.string_table.push(format!("leaf{i}").into_bytes());
+        p.function.push(Function { id: 2 + i, name: 4 + i as i64, ..Default::default() });
+        p.location.push(Location { id: 2 + i, line: vec![Line { function_id: 2 + i, ..Default::default() }], ..Default::default() });
+        let mut ids = vec![2 + i];
+        ids.extend([1; 90]);
+        p.sample.push(Sample { location_id: ids, value: vec![1], ..Default::default() });
+    }
+    p.encode_to_vec()
+}
+
+/// Item 9, time: a `.cpuprofile` and a speedscope evented profile cost their nodes times their
+/// depth (every sampled node's whole stack was built), and pprof hashed a name at each of its
+/// frames: these three files of a megabyte or so took 13 to 19 s each, and ten times that at
+/// twice the depth. They cost their size now. The test does not time them: it builds them
+/// under a CPU-time limit (RLIMIT_CPU, 60 s for the three, enforced by the kernel), which a
+/// linear decoder meets with room to spare on a busy machine (about 3 s) and the old ones did
+/// not, and checks each graph holds the whole tree.
+#[test]
+fn deep_call_trees_and_long_names_cost_their_size() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    const DEPTH: usize = 99_000;
+    write(&input.join("chain.cpuprofile.gz"), &gzip(&chain_cpuprofile(DEPTH)));
+    write(&input.join("opened.speedscope.json.gz"), &gzip(&chain_evented(DEPTH)));
+    write(&input.join("long.pb.gz"), &gzip(&long_name_pprof(300_000, 100)));
+    let out = work.path().join("out");
+    let o = build_limited(&input, &out, 4 << 30, 60);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let index = index(&out);
+    let graphs: std::collections::BTreeMap<String, (u64, u64)> = index["profiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| {
+            let slug = p["slug"].as_str().unwrap().to_string();
+            p["graphs"].as_array().unwrap().iter().map(move |g| {
+                (format!("{slug}/{}", g["name"].as_str().unwrap()), (g["total"].as_u64().unwrap(), g["frames"].as_u64().unwrap()))
+            })
+        })
+        .collect();
+    let want = |t: u64, f: usize| (t, f as u64);
+    assert_eq!(
+        graphs,
+        [
+            // `all`, `(root)` (sampled itself) and the chain below it.
+            ("chain/samples".to_string(), want(DEPTH as u64, DEPTH + 1)),
+            // A unit of time each: the first sample at 1, the last lasting until endTime.
+            ("chain/time".to_string(), want(DEPTH as u64, DEPTH + 1)),
+            // `all` and the chain: between two opens and two closes, one unit each.
+            ("opened/deep".to_string(), want(2 * DEPTH as u64, DEPTH + 1)),
+            // `all`, 90,000 frames of the long name and 100 leaves.
+            ("long/samples".to_string(), want(100, 1 + 90_000 + 100)),
+        ]
+        .into_iter()
+        .collect()
+    );
+    // The deepest frame is as deep as the chain.
+    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("p/opened/g/deep/manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["depth"], serde_json::json!(DEPTH + 1));
+}
+
+/// Item 10: the `static/` folder beside `site.toml` is copied as it is to the output's root, as
+/// zola and hugo do: a `CNAME` survives every build, an edit alone (no profile changed) is
+/// published, a removed file leaves the site (and does not come back from the staging tree the
+/// build after), a file whose path the build writes itself is named and not copied, and a site
+/// laid out the old way (`templates/` beside `site.toml`, or a theme file in `static/`) is told
+/// where its overrides go now, nothing published.
+#[test]
+fn the_static_folder_is_copied_to_the_output_root_and_kept_in_step() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    write(&dir.join("site.toml"), b"title = \"Static\"\n");
+    write(&dir.join("profiles/api/2026-01-01.folded"), &profile(1, 50));
+    write(&dir.join("static/CNAME"), b"perf.example.com\n");
+    write(&dir.join("static/robots.txt"), b"User-agent: *\nDisallow:\n");
+    write(&dir.join("static/img/favicon.ico"), b"\x00\x00\x01\x00icon");
+    write(&dir.join("static/index.html"), b"<p>mine</p>");
+    let out = dir.join("public");
+    let build_ok = |what: &str| -> String {
+        let o = run(dir, &["build"]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{what}: {err}");
+        assert_eq!(std::fs::read(out.join("CNAME")).unwrap(), b"perf.example.com\n", "{what}");
+        err
+    };
+    let err = build_ok("first build");
+    let clash = err.lines().find(|l| l.contains("static/index.html")).unwrap_or_else(|| panic!("the clash is not named: {err}"));
+    assert!(clash.starts_with("warning") && clash.contains("not copied") && clash.contains("writes index.html"), "{clash}");
+    assert!(!std::fs::read_to_string(out.join("index.html")).unwrap().contains("<p>mine</p>"));
+    assert_eq!(std::fs::read(out.join("img/favicon.ico")).unwrap(), b"\x00\x00\x01\x00icon");
+    assert!(!err.contains("CNAME"), "{err}");
+    std::fs::remove_file(dir.join("static/index.html")).unwrap();
+    for round in 2..5u64 {
+        write(&dir.join(format!("profiles/api/2026-01-0{round}.folded")), &profile(round, 50));
+        let err = build_ok(&format!("build {round}"));
+        assert!(!err.contains("CNAME") && !err.contains("robots"), "{err}");
+    }
+    // Nothing changed: the site is left as it is, the CNAME in it.
+    build_ok("a build with nothing changed");
+    // An edit alone is published, at the next build and the one after (the other tree).
+    write(&dir.join("static/robots.txt"), b"User-agent: *\nDisallow: /p/\n");
+    for k in 0..2 {
+        build_ok(&format!("after the edit, build {k}"));
+        assert_eq!(std::fs::read(out.join("robots.txt")).unwrap(), b"User-agent: *\nDisallow: /p/\n", "build {k}");
+    }
+    // A removed file leaves the site, and stays gone.
+    std::fs::remove_dir_all(dir.join("static/img")).unwrap();
+    for k in 0..3 {
+        if k == 2 {
+            write(&dir.join("profiles/api/2026-01-09.folded"), &profile(9, 50));
+        }
+        build_ok(&format!("after the removal, build {k}"));
+        assert!(!out.join("img/favicon.ico").exists(), "build {k}: the removed file is still published");
+    }
+    // Also when the staging tree is rewritten whole (no cache).
+    let o = run(dir, &["build", "--no-cache"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read(out.join("CNAME")).unwrap(), b"perf.example.com\n");
+    assert!(!out.join("img").exists());
+
+    // The old layout: refused with where things go, the published site left as it was.
+    let before = tree(&out);
+    write(&dir.join("static/main.js"), b"// my override of the page script\n");
+    let o = run(dir, &["build"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("static/main.js") && stderr(&o).contains("theme/static/"), "{}", stderr(&o));
+    std::fs::remove_file(dir.join("static/main.js")).unwrap();
+    write(&dir.join("templates/index.html"), b"<p>{{ runs }}</p>");
+    let o = run(dir, &["build"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("templates") && stderr(&o).contains("theme/templates/"), "{}", stderr(&o));
+    assert!(tree(&out) == before, "a refused build changed the site");
+}

@@ -104,7 +104,7 @@ fn serve_builds_serves_and_rebuilds_on_change() {
     wait_for("the notes", || get(port, "/p/api/run1/").is_some_and(|(_, b)| String::from_utf8_lossy(&b).contains("INC-7")));
     // The new site is swapped in before the counter moves: wait for it, within the deadline.
     wait_for("a rebuild telling open pages to reload", || generation() != before);
-    write(&dir.path().join("templates/index.html"), b"<!doctype html><p>custom home {{ runs }}</p>");
+    write(&dir.path().join("theme/templates/index.html"), b"<!doctype html><p>custom home {{ runs }}</p>");
     wait_for("the template", || get(port, "/").is_some_and(|(_, b)| String::from_utf8_lossy(&b).contains("custom home 2")));
     write(&dir.path().join("site.toml"), b"title = \"renamed\"\n");
     wait_for("site.toml", || get(port, "/p/api/run1/").is_some_and(|(_, b)| String::from_utf8_lossy(&b).contains("renamed")));

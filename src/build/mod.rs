@@ -129,6 +129,10 @@ struct Build<'a> {
     changes: HashMap<String, Vec<GraphChanges>>,
     /// Whether publishing will rewrite the staging tree (its content unknown to the state).
     rewrite: bool,
+    /// The files of the site's `static/` folder, copied as they are to the output's root.
+    site_files: Vec<(String, Vec<u8>)>,
+    /// Their hash, which the state keeps: a change to them alone is a change to publish.
+    site_files_hash: String,
     summary: Summary,
 }
 
@@ -139,6 +143,18 @@ impl<'a> Build<'a> {
     /// Loads the theme and the state, scans the input folder and opens the staging tree.
     fn open(config: &'a Config, options: &'a Options) -> Result<Build<'a>, BuildError> {
         let theme = Theme::load(config.theme_dir.as_deref()).map_err(BuildError::Theme)?;
+        let site_files = match &config.static_dir {
+            Some(dir) => crate::site::theme::site_files(dir).map_err(BuildError::Config)?,
+            None => Vec::new(),
+        };
+        let site_files_hash = {
+            let mut h = blake3::Hasher::new();
+            for (rel, bytes) in &site_files {
+                h.update(format!("{rel}\0{}\0", bytes.len()).as_bytes());
+                h.update(bytes);
+            }
+            h.finalize().to_hex().to_string()
+        };
         let pattern = config.archive.pattern.as_deref().map(Pattern::new).transpose().map_err(BuildError::Config)?;
         let fingerprint = fingerprint(config, &theme);
         let pool = rayon::ThreadPoolBuilder::new()
@@ -185,6 +201,8 @@ impl<'a> Build<'a> {
             replaced_keys: Vec::new(),
             changes: HashMap::new(),
             rewrite: true,
+            site_files,
+            site_files_hash,
             summary: Summary::default(),
         })
     }
@@ -197,6 +215,7 @@ impl<'a> Build<'a> {
         let sources = &self.scanned.sources;
         let same = h.live_ino == self.live_ino
             && self.live_ino != 0
+            && h.statics == self.site_files_hash
             && self.scanned.problems.is_empty()
             && h.runs.len() == sources.len()
             && h.runs.iter().zip(sources).all(|(k, s)| k.source == s.rel && k.stamps == s.stamps);
@@ -319,7 +338,11 @@ impl<'a> Build<'a> {
         }
         let old = &self.old_hashes;
         let same = runs.len() == old.len() && runs.iter().zip(old).all(|((r, h, _), (source, hash))| h == hash && r.source == *source);
-        let unchanged = same && self.names == self.data.names && self.live_ino != 0 && self.data.live.ino == self.live_ino;
+        let unchanged = same
+            && self.names == self.data.names
+            && self.live_ino != 0
+            && self.data.live.ino == self.live_ino
+            && self.header.as_ref().is_some_and(|h| h.statics == self.site_files_hash);
         let (Some(cache), Some(header), true) = (&self.cache, self.header.take(), unchanged) else { return Ok(Some(runs)) };
         self.summary.nothing_changed = true;
         let known = runs.iter().map(|(r, h, _)| state::Known { source: r.source.clone(), stamps: r.stamps, hash: *h, graphs: r.graphs.len() }).collect();
@@ -414,19 +437,44 @@ impl<'a> Build<'a> {
         };
         let plan = site.plan();
         let (staging_ino, _) = staging.inodes();
-        let foreign = foreign_files(self.config, &plan, &archive, &staging)?;
+        // The site's static files, less those whose path the build writes itself.
+        let generated = generated_names(&plan, &archive);
+        let mut site_files = Vec::new();
+        for (rel, bytes) in &self.site_files {
+            let top = rel.split('/').next().unwrap_or(rel);
+            if generated.contains(top) {
+                let dir = self.config.static_dir.as_deref().unwrap_or(std::path::Path::new("static"));
+                let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+                self.summary.warnings.push(Warning {
+                    path: dir.join(rel).display().to_string(),
+                    message: format!(
+                        "not copied: the build writes {}{top} in the output folder itself (the files of static/ are copied to its root beside the site's own)",
+                        if top == rel.as_str() { "" } else { "the folder " }
+                    ),
+                });
+            } else {
+                site_files.push((rel.as_str(), bytes.as_slice()));
+            }
+        }
+        let foreign = foreign_files(self.config, &generated, &site_files, &staging)?;
         self.summary.warnings.extend(foreign);
-        let desired = Tree {
+        let mut desired = Tree {
             ino: staging_ino,
             pages: plan.iter().map(|p| (p.path.clone(), p.hash)).collect(),
             runs: graph_sets(&archive).map(|(url, key)| (url.to_string(), key.to_string())).collect(),
         };
+        // The state knows them as pages: one that is gone is removed from the staging tree
+        // as a page that is gone is.
+        desired.pages.extend(site_files.iter().map(|(rel, bytes)| (rel.to_string(), hash_bytes(bytes))));
         // The staging tree is known when the state describes it.
         let live_ino = self.live_ino;
         let old_known = live_ino != 0 && data.live.ino == live_ino;
         let incremental = cache.is_some() && old_known && data.next.as_ref().is_some_and(|n| n.ino == staging_ino);
         for (name, bytes) in &self.theme.statics {
             staging.write(&format!("static/{name}"), bytes)?;
+        }
+        for (rel, bytes) in &site_files {
+            staging.write(rel, bytes)?;
         }
         let (rendered, kept) = self.pool.install(|| match (incremental, cache, &data.next) {
             (true, Some(cache), Some(next)) => {
@@ -459,23 +507,38 @@ impl<'a> Build<'a> {
         let known = archive.runs.iter().map(|r| state::Known { source: r.record.source.clone(), stamps: r.record.stamps, hash: r.hash, graphs: r.record.graphs.len() }).collect();
         let comparisons = archive.comparisons.iter().map(|c| c.made.clone()).collect();
         let runs = archive.runs.into_iter().map(|r| SavedRun { record: r.record, hash: r.hash }).collect();
-        let header = state::Header { version: 0, fingerprint: self.fingerprint.clone(), generation: 0, live_ino: staging_ino, runs: known };
+        let header = state::Header {
+            version: 0,
+            fingerprint: self.fingerprint.clone(),
+            generation: 0,
+            live_ino: staging_ino,
+            runs: known,
+            statics: self.site_files_hash.clone(),
+        };
         let names = std::mem::take(&mut self.names);
         state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next, comparisons })?;
         Ok(())
     }
 }
 
-/// Files at the top of the output folder that flamesite does not write (a `CNAME`, a
-/// `robots.txt` put there by hand) are not in the new site, since the output folder is
-/// replaced whole: each is named in a warning. In the staging tree (the site before, where
-/// such a file went at the last build) they are removed, each named in a warning first, so
-/// that they do not come back every other build.
-fn foreign_files(config: &Config, plan: &[Page], archive: &Archive, staging: &Staging) -> Result<Vec<Warning>, BuildError> {
-    let mut warnings = Vec::new();
+/// The names at the top of the output folder that the build writes: its pages' and graph
+/// folders' first segments, and its fixed files and folders.
+fn generated_names<'p>(plan: &'p [Page], archive: &'p Archive) -> BTreeSet<&'p str> {
     let mut ours: BTreeSet<&str> = plan.iter().filter_map(|p| p.path.split('/').next()).collect();
     ours.extend(graph_sets(archive).filter_map(|(url, _)| url.split('/').next()));
     ours.extend(["static", "p", "s", "index.json", "index.html", "feed.xml"]);
+    ours
+}
+
+/// Files at the top of the output folder that flamesite does not write (a `CNAME`, a
+/// `robots.txt` put there by hand rather than in the site's `static/` folder) are not in the
+/// new site, since the output folder is replaced whole: each is named in a warning. In the
+/// staging tree (the site before, where such a file went at the last build) they are removed,
+/// each named in a warning first, so that they do not come back every other build.
+fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&str, &[u8])], staging: &Staging) -> Result<Vec<Warning>, BuildError> {
+    let mut warnings = Vec::new();
+    let mut ours = generated.clone();
+    ours.extend(site_files.iter().filter_map(|(rel, _)| rel.split('/').next()));
     let foreign = |dir: &std::path::Path| -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(dir)
             .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !ours.contains(n.as_str())).collect())
@@ -487,7 +550,7 @@ fn foreign_files(config: &Config, plan: &[Page], archive: &Archive, staging: &St
     for name in foreign(output) {
         warnings.push(Warning {
             path: output.join(&name).display().to_string(),
-            message: "was not written by flamesite: the output folder is replaced whole, so it is not in the new site (keep files to publish outside the output folder and copy them in after the build)".into(),
+            message: "was not written by flamesite: the output folder is replaced whole, so it is not in the new site (put files to publish as they are in the static/ folder beside site.toml)".into(),
         });
     }
     for name in foreign(&staging.path("")) {
@@ -647,6 +710,11 @@ fn fingerprint(config: &Config, theme: &Theme) -> String {
         h.update(bytes);
     }
     h.finalize().to_hex().to_string()
+}
+
+/// A 64-bit hash of bytes, as the state keeps pages'.
+fn hash_bytes(b: &[u8]) -> u64 {
+    u64::from_le_bytes(blake3::hash(b).as_bytes()[..8].try_into().expect("eight bytes"))
 }
 
 fn hash_str(s: &str) -> u64 {

@@ -99,6 +99,8 @@ pub struct Header {
     pub live_ino: u64,
     /// Every run published, sorted by source path.
     pub runs: Vec<Known>,
+    /// Hash of the site's `static/` files (paths and bytes) published.
+    pub statics: String,
 }
 
 /// A run as the header knows it.

@@ -284,7 +284,34 @@ impl Tokenizer {
         Ok(())
     }
 
-    fn intern(&mut self, frame: &str) -> u32 {
+    /// Appends one stack given as the first `keep` frames of the previous stack followed by
+    /// the frames `ids` (names from [`Tokenizer::intern`]). It costs the new frames only, not
+    /// the whole stack: decoders that walk a call tree (a `.cpuprofile`, speedscope's open and
+    /// close events) pass each frame once, so deep trees are read in time linear in their
+    /// size. `keep` must not exceed the previous stack's depth, nor may an id be one that
+    /// was not interned; when the previous stack came through [`Tokenizer::push`], `keep` must be 0.
+    pub fn push_ids(&mut self, keep: usize, ids: &[u32], count: u64, before: u64, line: u64, batch: &mut StackBatch) -> Result<(), MergeError> {
+        assert!(keep <= self.prev_ids.len(), "push_ids: keep {keep} is deeper than the previous stack ({})", self.prev_ids.len());
+        assert!(ids.iter().all(|&id| (id as usize) < self.names.len()), "push_ids: an id that was not interned");
+        if keep + ids.len() > self.max_depth as usize {
+            return Err(MergeError::TooDeep(self.max_depth));
+        }
+        self.prev.clear();
+        self.prev_ends.clear();
+        self.prev_ids.truncate(keep);
+        self.prev_ids.extend_from_slice(ids);
+        batch.push_u64(line);
+        batch.push_u64(count);
+        batch.push_u64(before);
+        batch.words.push(keep as u32);
+        batch.words.push(ids.len() as u32);
+        batch.words.extend_from_slice(ids);
+        self.stacks += 1;
+        Ok(())
+    }
+
+    /// The id of a frame name, for [`Tokenizer::push_ids`]: the same name always gets the same id.
+    pub fn intern(&mut self, frame: &str) -> u32 {
         match self.interned.get(frame) {
             Some(&id) => id,
             None => {
@@ -541,6 +568,20 @@ impl StackMerger {
         self.tree.apply(&self.batch).map_err(|(e, _)| e)
     }
 
+    /// The id of a frame name, for [`StackMerger::add_ids`].
+    pub fn intern(&mut self, name: &str) -> u32 {
+        self.tokens.intern(name)
+    }
+
+    /// Adds one stack: the first `keep` frames of the previous one, then the frames `ids`
+    /// (from [`StackMerger::intern`]); it costs the new frames only (see
+    /// [`Tokenizer::push_ids`]).
+    pub fn add_ids(&mut self, keep: usize, ids: &[u32], count: u64) -> Result<(), MergeError> {
+        self.batch.words.clear();
+        self.tokens.push_ids(keep, ids, count, 0, 0, &mut self.batch)?;
+        self.tree.apply(&self.batch).map_err(|(e, _)| e)
+    }
+
     /// Stacks whose bytes were not UTF-8.
     pub fn invalid_utf8(&self) -> u64 {
         self.tokens.invalid_utf8
@@ -653,6 +694,24 @@ mod tests {
         let mut m = StackMerger::new(false, 10);
         m.add(b"a", MAX_EXACT, 0).unwrap();
         assert!(matches!(m.finish().unwrap_err(), MergeError::TooLarge(_)));
+    }
+
+    #[test]
+    fn stacks_given_as_new_frames_on_the_previous_ones_merge_like_whole_stacks() {
+        let whole = merge(&[("a;b;c", 1), ("a;b;d", 2), ("a", 3), ("a;b;c;e", 4), ("x;b", 5)]);
+        let mut m = StackMerger::new(false, 4);
+        let id = |m: &mut StackMerger, s: &str| m.intern(s);
+        let (a, b, c, d, e, x) = (id(&mut m, "a"), id(&mut m, "b"), id(&mut m, "c"), id(&mut m, "d"), id(&mut m, "e"), id(&mut m, "x"));
+        m.add_ids(0, &[a, b, c], 1).unwrap();
+        m.add_ids(2, &[d], 2).unwrap();
+        m.add_ids(1, &[], 3).unwrap();
+        m.add_ids(1, &[b, c, e], 4).unwrap();
+        m.add_ids(0, &[x, b], 5).unwrap();
+        assert_eq!(rows(&m.finish().unwrap()), rows(&whole));
+        let mut m = StackMerger::new(false, 3);
+        let a = m.intern("a");
+        m.add_ids(0, &[a, a], 1).unwrap();
+        assert_eq!(m.add_ids(2, &[a, a], 1).unwrap_err(), MergeError::TooDeep(3));
     }
 
     #[test]

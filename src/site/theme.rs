@@ -1,8 +1,10 @@
 //! Rendering: HTML pages from tera templates and the theme's static files.
 //!
 //! The default theme (`themes/default/`) is compiled into the binary; the `templates/` and
-//! `static/` folders beside `site.toml` (or in `theme_dir`) override it file by file, so a
-//! user changes one template without copying the theme. Templates get small contexts (never a frame table):
+//! `static/` folders of `theme/` beside `site.toml` (or of `theme_dir`) override it file by
+//! file, so a user changes one template without copying the theme. The site's own `static/`
+//! folder beside `site.toml` is another thing: its files are copied as they are to the
+//! output's root ([`site_files`]). Templates get small contexts (never a frame table):
 //! the page script fetches graph data itself. Tera escapes every value in `.html` templates.
 
 use std::path::Path;
@@ -26,7 +28,9 @@ impl Theme {
         let mut files: std::collections::BTreeMap<String, Vec<u8>> =
             THEME.iter().map(|(p, b)| (p.to_string(), b.to_vec())).collect();
         if let Some(dir) = overrides {
-            if !dir.is_dir() {
+            // A missing folder has no overrides (`theme/` beside site.toml, by default); one
+            // that site.toml names must exist (`Config::load` checks it).
+            if dir.exists() && !dir.is_dir() {
                 return Err(format!("theme folder {} is not a folder", dir.display()));
             }
             for part in ["templates", "static"] {
@@ -62,6 +66,11 @@ impl Theme {
         Ok(Theme { tera, templates, statics })
     }
 
+    /// Whether `name` (a path under `static/`) is a file of the built-in theme.
+    pub fn is_builtin_static(name: &str) -> bool {
+        THEME.iter().any(|(p, _)| p.strip_prefix("static/") == Some(name))
+    }
+
     /// Every template, by name, with its text.
     pub fn templates(&self) -> &[(String, String)] {
         &self.templates
@@ -71,6 +80,39 @@ impl Theme {
     pub fn render(&self, name: &str, context: &Context) -> Result<String, String> {
         self.tera.render(name, context).map_err(error_chain)
     }
+}
+
+/// The files of the site's `static/` folder (`dir`), by path relative to it (`/`-separated),
+/// sorted, to be copied as they are to the output's root. A missing folder has none. A file
+/// named like a file of the built-in theme's `static/` is what a site had there when that
+/// folder overrode the theme: it is refused with where it goes now. Symbolic links are
+/// followed; hidden files (`.name`) are copied too, except `.git` and `.DS_Store`.
+pub fn site_files(dir: &Path) -> Result<Vec<(String, Vec<u8>)>, String> {
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut files = Vec::new();
+    let walk = walkdir::WalkDir::new(dir).follow_links(true).sort_by_file_name().into_iter();
+    for entry in walk.filter_entry(|e| !matches!(e.file_name().to_str(), Some(".git" | ".DS_Store"))) {
+        let entry = entry.map_err(|e| format!("static folder: {e}"))?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let rel = entry.path().strip_prefix(dir).expect("below the folder");
+        let Some(rel) = rel.to_str().map(|r| r.replace(std::path::MAIN_SEPARATOR, "/")) else {
+            return Err(format!("{}: a file name in static/ must be UTF-8 (it becomes a URL)", entry.path().display()));
+        };
+        if Theme::is_builtin_static(&rel) {
+            return Err(format!(
+                "{}: is named like the theme's static/{rel}: files that replace the theme's now go in theme/static/ \
+                 beside site.toml (or in theme_dir); static/ is copied as it is to the output folder's root",
+                entry.path().display()
+            ));
+        }
+        let bytes = std::fs::read(entry.path()).map_err(|e| format!("{}: {e}", entry.path().display()))?;
+        files.push((rel, bytes));
+    }
+    Ok(files)
 }
 
 /// Escapes text for HTML content and quoted attributes. Tera's own escaper also turns `/`

@@ -118,21 +118,21 @@ test("an open run page reloads after notes, a template, a static file or site.to
   await reloadsAfter(() => fs.writeFileSync(path.join(tmp, "site.toml"), 'title = "After"\n'));
   assert.equal(await page.textContent(".fs-home"), "After");
 
-  // A template: the theme's base.html, copied beside site.toml (theme_dir) and edited.
+  // A template: the theme's base.html, copied to theme/ beside site.toml (theme_dir) and edited.
   await reloadsAfter(() => {
     const base = fs.readFileSync(path.join(THEME, "templates/base.html"), "utf8");
     const edited = base.replace('<main class="fs-main">', '<main class="fs-main"><p id="fs-test-edit">Edited template</p>');
     assert.notEqual(edited, base);
-    fs.mkdirSync(path.join(tmp, "templates"), { recursive: true });
-    fs.writeFileSync(path.join(tmp, "templates/base.html"), edited);
+    fs.mkdirSync(path.join(tmp, "theme/templates"), { recursive: true });
+    fs.writeFileSync(path.join(tmp, "theme/templates/base.html"), edited);
   });
   assert.equal(await page.textContent("#fs-test-edit"), "Edited template");
 
-  // A static file: the stylesheet, also overridden beside site.toml.
+  // A static file of the theme: the stylesheet, also overridden in theme/.
   await reloadsAfter(() => {
-    fs.mkdirSync(path.join(tmp, "static"), { recursive: true });
+    fs.mkdirSync(path.join(tmp, "theme/static"), { recursive: true });
     const css = fs.readFileSync(path.join(THEME, "static/flamesite.css"), "utf8");
-    fs.writeFileSync(path.join(tmp, "static/flamesite.css"), `${css}\n.fs-home { color: rgb(1, 2, 3); }\n`);
+    fs.writeFileSync(path.join(tmp, "theme/static/flamesite.css"), `${css}\n.fs-home { color: rgb(1, 2, 3); }\n`);
   });
   assert.equal(await page.$eval(".fs-home", (e) => getComputedStyle(e).color), "rgb(1, 2, 3)");
   assert.equal(await page.textContent("#fs-test-edit"), "Edited template", "the template edit stays");

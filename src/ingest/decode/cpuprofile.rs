@@ -22,7 +22,7 @@ use std::io::BufRead;
 
 use serde::Deserialize;
 
-use super::{Compression, Decoded, Graph};
+use super::{read_json, Compression, Decoded, FrameBudget, Graph};
 use crate::config::Config;
 use crate::graph::frames::{FrameTable, StackMerger};
 
@@ -182,23 +182,26 @@ pub(super) fn clean(s: &str) -> String {
     s.replace(';', ":").replace(['\n', '\r'], " ")
 }
 
-/// Reads a whole `.cpuprofile`.
+/// Reads a whole `.cpuprofile`, as it streams: its text is never held (see
+/// [`super::read_json`]).
 pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, String> {
-    let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    let profile: Profile = if is_old_layout(&bytes[..bytes.len().min(4096)]) {
+    let old_layout = {
+        let head = reader.fill_buf().map_err(|e| e.to_string())?;
+        is_old_layout(&head[..head.len().min(4096)])
+    };
+    let (profile, content): (Profile, u64) = if old_layout {
         // serde_json refuses nesting past 128 levels (two per node), which keeps a hostile
         // file from exhausting the stack; such a tree is refused with a message.
-        let old: OldProfile = serde_json::from_slice(&bytes).map_err(|e| {
+        let (old, content) = read_json::<OldProfile>(reader).map_err(|e| {
             let why = if e.to_string().contains("recursion limit") { format!("its tree is nested more than 63 nodes deep, which is not read ({e})") } else { e.to_string() };
             format!("cpuprofile (the layout before 2017): {why}")
         })?;
-        old.into_current()
+        (old.into_current(), content)
     } else {
-        serde_json::from_slice(&bytes).map_err(|e| format!("cpuprofile: {e}"))?
+        read_json(reader).map_err(|e| format!("cpuprofile: {e}"))?
     };
-    drop(bytes);
-    let (graphs, samples, warnings) = merge(&profile, config.limits.max_depth)?;
+    let mut budget = FrameBudget::for_bytes(content);
+    let (graphs, samples, warnings) = merge(&profile, config.limits.max_depth, &mut budget)?;
     let mut metadata = std::collections::BTreeMap::new();
     metadata.insert("samples".to_string(), samples.to_string());
     if let (Some(s), Some(e)) = (profile.start_time, profile.end_time) {
@@ -216,7 +219,46 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
     })
 }
 
-fn merge(p: &Profile, max_depth: u32) -> Result<(Vec<Graph>, u64, Vec<String>), String> {
+/// The call tree: each node's children, and the nodes without a parent.
+struct CallTree {
+    /// `kids[first[i]..first[i + 1]]` are node i's children.
+    first: Vec<usize>,
+    kids: Vec<usize>,
+    roots: Vec<usize>,
+}
+
+impl CallTree {
+    fn new(parent: &[Option<usize>]) -> CallTree {
+        let n = parent.len();
+        let mut first = vec![0usize; n + 1];
+        for &p in parent.iter().flatten() {
+            first[p + 1] += 1;
+        }
+        for i in 0..n {
+            first[i + 1] += first[i];
+        }
+        let mut fill = first.clone();
+        let mut kids = vec![0usize; first[n]];
+        let mut roots = Vec::new();
+        // In index order, so that `roots` is sorted.
+        for (i, p) in parent.iter().enumerate() {
+            match *p {
+                Some(p) => {
+                    kids[fill[p]] = i;
+                    fill[p] += 1;
+                }
+                None => roots.push(i),
+            }
+        }
+        CallTree { first, kids, roots }
+    }
+
+    fn children(&self, node: usize) -> &[usize] {
+        &self.kids[self.first[node]..self.first[node + 1]]
+    }
+}
+
+fn merge(p: &Profile, max_depth: u32, budget: &mut FrameBudget) -> Result<(Vec<Graph>, u64, Vec<String>), String> {
     if p.nodes.is_empty() {
         return Err("cpuprofile: no nodes".into());
     }
@@ -241,6 +283,7 @@ fn merge(p: &Profile, max_depth: u32) -> Result<(Vec<Graph>, u64, Vec<String>), 
             parent[i].get_or_insert(qi);
         }
     }
+    let tree = CallTree::new(&parent);
     // Sample counts per node.
     let mut count = vec![0u64; p.nodes.len()];
     match &p.samples {
@@ -264,12 +307,12 @@ fn merge(p: &Profile, max_depth: u32) -> Result<(Vec<Graph>, u64, Vec<String>), 
             frame_name(&CallFrameRef { function_name: &f.function_name, url: &f.url, line_number: f.line_number })
         })
         .collect();
-    let samples = table(p, &parent, &names, &count, max_depth)?.ok_or("cpuprofile: no samples")?;
+    let samples = table(p, &tree, &names, &count, max_depth, budget)?.ok_or("cpuprofile: no samples")?;
     let mut graphs = vec![Graph { name: "samples".into(), unit: "samples".into(), table: samples.0 }];
     let mut warnings = Vec::new();
     match sample_times(p, &index) {
         Ok(Some(time)) => {
-            if let Some((t, _)) = table(p, &parent, &names, &time, max_depth)? {
+            if let Some((t, _)) = table(p, &tree, &names, &time, max_depth, budget)? {
                 graphs.push(Graph { name: "time".into(), unit: "microseconds".into(), table: t });
             }
         }
@@ -320,44 +363,78 @@ fn sample_times(p: &Profile, index: &HashMap<u64, usize>) -> Result<Option<Vec<u
 }
 
 /// The frame table of `values` per node, and their sum; `None` when all are 0.
+///
+/// The call tree is walked depth first, once: each node's stack is its parent's plus one
+/// frame, so each frame is passed to the merger once ([`StackMerger::add_ids`]) and the cost
+/// is linear in the number of nodes, however deep the tree (a chain of 40,000 nodes, each
+/// sampled, was 800 million frames when every stack was built whole).
 fn table(
     p: &Profile,
-    parent: &[Option<usize>],
+    tree: &CallTree,
     names: &[String],
     values: &[u64],
     max_depth: u32,
+    budget: &mut FrameBudget,
 ) -> Result<Option<(FrameTable, u64)>, String> {
+    const NOT_INTERNED: u32 = u32::MAX;
     let mut merger = StackMerger::new(false, max_depth);
+    // Names are interned as they are first used, so that the table has only those of its frames.
+    let mut ids = vec![NOT_INTERNED; p.nodes.len()];
     let mut total: u64 = 0;
+    let mut visited = 0usize;
+    // The nodes whose frames make the current stack, root first; `low`: how deep the stack
+    // was at its shallowest since the last one given to the merger, whose frames up to there
+    // are the current stack's too.
     let mut path: Vec<usize> = Vec::new();
-    let mut stack: Vec<u8> = Vec::new();
-    for (i, &n) in values.iter().enumerate() {
-        if n == 0 {
+    let mut low = 0usize;
+    let mut new: Vec<u32> = Vec::new();
+    let mut add = |merger: &mut StackMerger, keep: usize, frames: &[usize], n: u64, ids: &mut [u32]| -> Result<(), String> {
+        new.clear();
+        for &j in frames {
+            if ids[j] == NOT_INTERNED {
+                ids[j] = merger.intern(&names[j]);
+            }
+            new.push(ids[j]);
+        }
+        budget.spend(new.len() as u64, "cpuprofile", "over its graphs")?;
+        total = total.checked_add(n).ok_or("cpuprofile: the values overflow")?;
+        merger.add_ids(keep, &new, n).map_err(|e| format!("cpuprofile: {e}"))
+    };
+    // Pending nodes, with the depth of the stack they go on.
+    let mut todo: Vec<(usize, usize)> = tree.roots.iter().rev().map(|&r| (r, 0)).collect();
+    while let Some((node, depth)) = todo.pop() {
+        visited += 1;
+        path.truncate(depth);
+        low = low.min(depth);
+        let n = values[node];
+        // The root of the call tree, `(root)`, is the graph's `all`: its children's stacks
+        // start below it (a sample on the root itself keeps it as a frame).
+        if names[node] == "(root)" && !tree.children(node).is_empty() && tree.roots.binary_search(&node).is_ok() {
+            if n > 0 {
+                add(&mut merger, 0, &[node], n, &mut ids)?;
+                low = 0;
+            }
+            todo.extend(tree.children(node).iter().rev().map(|&c| (c, 0)));
             continue;
         }
-        path.clear();
-        let mut at = Some(i);
-        while let Some(j) = at {
-            if path.len() > p.nodes.len() {
-                return Err(format!("cpuprofile: the parents of node {} form a cycle", p.nodes[i].id));
-            }
-            path.push(j);
-            at = parent[j];
+        path.push(node);
+        if n > 0 {
+            add(&mut merger, low, &path[low..], n, &mut ids)?;
+            low = path.len();
         }
-        // The root of the call tree, `(root)`, is the graph's `all` (a sample on the root
-        // itself keeps it as a frame).
-        if path.len() > 1 && path.last().is_some_and(|&top| names[top] == "(root)") {
-            path.pop();
+        todo.extend(tree.children(node).iter().rev().map(|&c| (c, path.len())));
+    }
+    if visited < p.nodes.len() {
+        // Nodes that no root leads to: their parents form a cycle.
+        let mut reached = vec![false; p.nodes.len()];
+        let mut todo = tree.roots.clone();
+        while let Some(node) = todo.pop() {
+            reached[node] = true;
+            todo.extend_from_slice(tree.children(node));
         }
-        stack.clear();
-        for (k, &j) in path.iter().rev().enumerate() {
-            if k > 0 {
-                stack.push(b';');
-            }
-            stack.extend_from_slice(names[j].as_bytes());
+        if let Some(i) = (0..p.nodes.len()).find(|&i| !reached[i] && values[i] > 0) {
+            return Err(format!("cpuprofile: the parents of node {} form a cycle", p.nodes[i].id));
         }
-        total = total.checked_add(n).ok_or("cpuprofile: the values overflow")?;
-        merger.add(&stack, n, 0).map_err(|e| format!("cpuprofile: {e}"))?;
     }
     if total == 0 {
         return Ok(None);

@@ -372,3 +372,73 @@ impl BufRead for ChannelReader {
         self.pos += amt;
     }
 }
+
+/// Frames that every format's decoder may pass to its mergers, over all the graphs of one
+/// profile, in proportion to the profile's content: `FRAMES_PER_BYTE` per byte (per byte that
+/// is not white space for the JSON formats), at least `MIN_FRAME_BUDGET`. A few kilobytes can
+/// describe billions of frames (a pprof location with many inlined lines referred to by many
+/// samples in many sample types); real profiles come to a few frames per byte. The decoders
+/// pass each frame of a call tree once (see `StackMerger::add_ids`), so their cost is linear in
+/// what they read and the budget bounds what it can amount to.
+pub(super) struct FrameBudget {
+    pub(super) limit: u64,
+    spent: u64,
+}
+
+/// Frames allowed per byte of content.
+pub(super) const FRAMES_PER_BYTE: u64 = 32;
+/// Frames allowed whatever the size.
+pub(super) const MIN_FRAME_BUDGET: u64 = 4 << 20;
+
+impl FrameBudget {
+    /// The budget of a profile of `bytes` bytes of content.
+    pub(super) fn for_bytes(bytes: u64) -> FrameBudget {
+        FrameBudget { limit: bytes.saturating_mul(FRAMES_PER_BYTE).max(MIN_FRAME_BUDGET), spent: 0 }
+    }
+
+    /// A budget of `limit` frames, for tests of the limit with small inputs.
+    #[cfg(test)]
+    pub(super) fn with_limit(limit: u64) -> FrameBudget {
+        FrameBudget { limit, spent: 0 }
+    }
+
+    /// Takes `frames` from the budget; past it, the error (`format` starts it, `over` says
+    /// over what the frames were counted).
+    pub(super) fn spend(&mut self, frames: u64, format: &str, over: &str) -> Result<(), String> {
+        self.spent = self.spent.saturating_add(frames);
+        if self.spent > self.limit {
+            return Err(format!(
+                "{format}: the samples expand to more than {} frames {over} ({FRAMES_PER_BYTE} per byte of the profile, \
+                 at least {MIN_FRAME_BUDGET}): refused as a likely bomb",
+                self.limit
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Reads a JSON document from `reader` as it streams, never holding its text: white space
+/// (a file of gigabytes of spaces that compresses to almost nothing) costs time, not memory,
+/// and what is kept is the parsed document, in proportion to its content. Returns the
+/// document and its content bytes (those that are not ASCII white space), for the
+/// [`FrameBudget`].
+pub(super) fn read_json<T: serde::de::DeserializeOwned>(reader: &mut dyn BufRead) -> Result<(T, u64), serde_json::Error> {
+    let mut counted = ContentCounter { inner: reader, content: 0 };
+    // serde_json reads a byte at a time: a `BufReader` of its own makes that a buffer access.
+    let value = serde_json::from_reader(BufReader::with_capacity(64 << 10, &mut counted))?;
+    Ok((value, counted.content))
+}
+
+/// Counts the bytes read that are not ASCII white space.
+struct ContentCounter<'a> {
+    inner: &'a mut dyn BufRead,
+    content: u64,
+}
+
+impl Read for ContentCounter<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.content += buf[..n].iter().filter(|b| !b.is_ascii_whitespace()).count() as u64;
+        Ok(n)
+    }
+}

@@ -48,7 +48,7 @@ use std::io::BufRead;
 use prost::Message;
 use rustc_hash::FxHashMap;
 
-use super::{Compression, Decoded, Graph};
+use super::{Compression, Decoded, FrameBudget, Graph};
 use crate::config::{Limits, PprofConfig};
 use crate::graph::frames::StackMerger;
 
@@ -309,21 +309,10 @@ pub fn decode(reader: &mut dyn BufRead, limits: &Limits, options: &PprofConfig) 
     reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
     let profile = Profile::decode(bytes.as_slice())
         .map_err(|e| format!("pprof: malformed protobuf (truncated or corrupt): {e}"))?;
-    let budget = frame_budget(bytes.len());
+    let budget = FrameBudget::for_bytes(bytes.len() as u64);
     drop(bytes);
     convert(&profile, limits, options, budget)
 }
-
-/// How many frames, over all samples and sample types, a profile of `bytes` bytes may expand
-/// to. A location with many inlined lines, referenced by many samples, each counted in many
-/// sample types, multiplies: a few kilobytes can describe billions of frames. Real profiles
-/// come to a few frames per byte.
-fn frame_budget(bytes: usize) -> u64 {
-    (bytes as u64).saturating_mul(FRAMES_PER_BYTE).max(MIN_FRAME_BUDGET)
-}
-
-const FRAMES_PER_BYTE: u64 = 32;
-const MIN_FRAME_BUDGET: u64 = 4 << 20;
 
 /// Values of one label key listed in its metadata entry; the rest are counted.
 pub const MAX_LISTED_VALUES: usize = 20;
@@ -409,7 +398,7 @@ impl<'a> Strings<'a> {
     }
 }
 
-fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, budget: u64) -> Result<Decoded, String> {
+fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: FrameBudget) -> Result<Decoded, String> {
     let strings = Strings::new(&p.string_table);
     let mut warnings = Vec::new();
 
@@ -457,10 +446,13 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, budget: u64) -> 
         mappings.entry(m.id).or_insert(file);
     }
 
-    // Each location's frames, root first.
-    let mut locations: FxHashMap<u64, Vec<Cow<str>>> = FxHashMap::default();
+    // Each location's frames, root first, as indexes into `frame_names`: each name is a
+    // function's (one index per function id) or an address's.
+    let mut frame_names: Vec<Cow<str>> = Vec::new();
+    let mut function_frames: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut locations: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
     for loc in &p.location {
-        let mut frames: Vec<Cow<str>> = Vec::with_capacity(loc.line.len().max(1));
+        let mut frames: Vec<u32> = Vec::with_capacity(loc.line.len().max(1));
         for line in loc.line.iter().rev() {
             if line.function_id == 0 {
                 continue;
@@ -468,7 +460,10 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, budget: u64) -> 
             let name = functions.get(&line.function_id).ok_or_else(|| {
                 format!("pprof: location {} refers to function {}, which does not exist", loc.id, line.function_id)
             })?;
-            frames.push(Cow::Borrowed(name));
+            frames.push(*function_frames.entry(line.function_id).or_insert_with(|| {
+                frame_names.push(Cow::Borrowed(name));
+                frame_names.len() as u32 - 1
+            }));
         }
         if frames.is_empty() {
             if loc.address == 0 {
@@ -480,14 +475,17 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, budget: u64) -> 
                     format!("pprof: location {} refers to mapping {id}, which does not exist", loc.id)
                 })?,
             };
-            frames.push(Cow::Owned(if file.is_empty() {
+            frame_names.push(Cow::Owned(if file.is_empty() {
                 format!("{:#x}", loc.address)
             } else {
                 format!("{:#x} ({file})", loc.address)
             }));
+            frames.push(frame_names.len() as u32 - 1);
         }
         locations.entry(loc.id).or_insert(frames);
     }
+    let unknown = frame_names.len() as u32;
+    frame_names.push(Cow::Borrowed("[unknown]"));
 
     // Every label key with its values, for the metadata and for graph_by_label.
     let mut labels = Labels { resolved: FxHashMap::default() };
@@ -571,35 +569,53 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, budget: u64) -> 
         }
     }
 
-    // The distinct stacks, into one merger per slot and sample type.
-    let mut mergers: Vec<StackMerger> =
-        (0..slot_count * width).map(|_| StackMerger::new(false, limits.max_depth)).collect();
-    let mut frames_added: u64 = 0;
-    let mut stack: Vec<&str> = Vec::new();
+    // The distinct stacks, into one merger per slot and sample type. Each merger interns a
+    // name once, when it first needs it, and is given the frames a stack does not share with
+    // the previous stack it was given (`StackMerger::add_ids`): a long name repeated in deep
+    // stacks is hashed once per merger, not once per frame.
+    struct Slot {
+        merger: StackMerger,
+        /// The merger's id of each of `frame_names` it was given.
+        local: FxHashMap<u32, u32>,
+        /// The merger's ids of the previous stack it was given.
+        prev: Vec<u32>,
+    }
+    let mut mergers: Vec<Slot> = (0..slot_count * width)
+        .map(|_| Slot { merger: StackMerger::new(false, limits.max_depth), local: FxHashMap::default(), prev: Vec::new() })
+        .collect();
+    let mut stack: Vec<u32> = Vec::new();
     for (at, &(ids, slot, number)) in lists.iter().enumerate() {
         stack.clear();
         for id in ids.iter().rev() {
             let frames = locations.get(id).ok_or_else(|| {
                 format!("pprof: location {id} referred to by sample {number} does not exist")
             })?;
-            stack.extend(frames.iter().map(|f| f.as_ref()));
+            stack.extend_from_slice(frames);
         }
         if stack.is_empty() {
-            stack.push("[unknown]");
+            stack.push(unknown);
         }
         let slot_mergers = &mut mergers[slot * width..(slot + 1) * width];
-        for (merger, &value) in slot_mergers.iter_mut().zip(&sums[at * width..(at + 1) * width]) {
+        for (m, &value) in slot_mergers.iter_mut().zip(&sums[at * width..(at + 1) * width]) {
             if value == 0 {
                 continue;
             }
-            frames_added += stack.len() as u64;
-            if frames_added > budget {
-                return Err(format!(
-                    "pprof: the samples expand to more than {budget} frames over all sample types \
-                     ({FRAMES_PER_BYTE} per byte of the profile, at least {MIN_FRAME_BUDGET}): refused as a likely bomb"
-                ));
+            budget.spend(stack.len() as u64, "pprof", "over all sample types")?;
+            let Slot { merger, local, prev } = m;
+            let mut keep = 0;
+            for (k, &f) in stack.iter().enumerate() {
+                let id = *local.entry(f).or_insert_with(|| merger.intern(&frame_names[f as usize]));
+                if k == keep && prev.get(k) == Some(&id) {
+                    keep += 1;
+                } else {
+                    if k == keep {
+                        prev.truncate(keep);
+                    }
+                    prev.push(id);
+                }
             }
-            merger.add_names(&stack, value, 0).map_err(|e| format!("pprof: sample {number}: {e}"))?;
+            prev.truncate(stack.len());
+            merger.add_ids(keep, &prev[keep..], value).map_err(|e| format!("pprof: sample {number}: {e}"))?;
         }
     }
     if negative > 0 {
@@ -619,8 +635,8 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, budget: u64) -> 
     // Graphs, with unique names (their folders are named by the build): per sample type, the
     // whole profile, then each value's, then the samples without the label.
     let mut tables: Vec<Option<crate::graph::frames::FrameTable>> = Vec::with_capacity(mergers.len());
-    for merger in mergers {
-        tables.push(Some(merger.finish().map_err(|e| format!("pprof: {e}"))?));
+    for m in mergers {
+        tables.push(Some(m.merger.finish().map_err(|e| format!("pprof: {e}"))?));
     }
     let mut used = HashSet::new();
     let mut unique = |base: String| {
@@ -716,6 +732,7 @@ fn rfc3339(nanos: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ingest::decode::MIN_FRAME_BUDGET;
 
     /// A profile with strings interned on the fly.
     struct Builder {
@@ -1171,13 +1188,13 @@ mod tests {
         b.sample(&[1; 50], &[1; 1000]);
         let bytes = b.bytes();
         assert!(bytes.len() < 20_000, "{}", bytes.len());
-        assert_eq!(frame_budget(bytes.len()), MIN_FRAME_BUDGET);
+        assert_eq!(FrameBudget::for_bytes(bytes.len() as u64).limit, MIN_FRAME_BUDGET);
         // The same check with a smaller budget, to keep the test quick.
-        let e = convert(&b.p, &Limits::default(), &PprofConfig::default(), 1_000_000).unwrap_err();
+        let e = convert(&b.p, &Limits::default(), &PprofConfig::default(), FrameBudget::with_limit(1_000_000)).unwrap_err();
         assert!(e.contains("more than 1000000 frames") && e.contains("refused as a likely bomb"), "{e}");
         // A real profile is far below its budget.
         let p = sample_profile().bytes();
-        assert!(decode_bytes(&p).is_ok() && frame_budget(p.len()) >= MIN_FRAME_BUDGET);
+        assert!(decode_bytes(&p).is_ok() && FrameBudget::for_bytes(p.len() as u64).limit >= MIN_FRAME_BUDGET);
     }
 
     #[test]

@@ -22,7 +22,7 @@ use std::io::BufRead;
 use serde::Deserialize;
 
 use super::cpuprofile::{clean, contains};
-use super::{Compression, Decoded, Graph};
+use super::{read_json, Compression, Decoded, FrameBudget, Graph};
 use crate::config::Config;
 use crate::graph::frames::StackMerger;
 
@@ -88,16 +88,14 @@ pub fn is_applicable(sniff: &[u8]) -> bool {
     start.is_some_and(|s| sniff[s] == b'{') && contains(sniff, b"speedscope.app/file-format-schema")
 }
 
-/// Reads a whole speedscope file: one graph per profile.
+/// Reads a whole speedscope file, as it streams (its text is never held, see
+/// [`super::read_json`]): one graph per profile.
 pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, String> {
-    let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    let file: File = serde_json::from_slice(&bytes).map_err(|e| format!("speedscope: {e}"))?;
-    drop(bytes);
+    let (file, content): (File, u64) = read_json(reader).map_err(|e| format!("speedscope: {e}"))?;
     if file.profiles.is_empty() {
         return Err("speedscope: the file has no profiles".into());
     }
-    let names: Vec<String> = file.shared.frames.iter().map(frame_name).collect();
+    let mut budget = FrameBudget::for_bytes(content);
     let mut graphs = Vec::new();
     let mut warnings = Vec::new();
     let mut taken = BTreeSet::new();
@@ -117,12 +115,15 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
             Profile::Evented { name, unit, .. } => (name, unit),
         };
         let context = format!("speedscope: profile {} ({:?})", i + 1, name);
+        let frames = file.shared.frames.len();
         // Two passes over the stacks, none of them copied: the first checks them and finds
-        // the unit that makes every weight whole, the second merges.
+        // the unit that makes every weight whole, the second merges. Each looks at the frames
+        // a stack does not share with the one before only, so deep stacks opened and closed
+        // by events cost their events, not their depth at each event.
         let mut weights = Vec::new();
-        visit(i, profile, &mut |stack, w| {
-            if let Some(bad) = stack.iter().find(|&&f| f >= names.len()) {
-                return Err(format!("{context}: frame {bad} does not exist (the file has {} frames)", names.len()));
+        visit(i, profile, &mut |stack, keep, w| {
+            if let Some(bad) = stack[keep..].iter().find(|&&f| f >= frames) {
+                return Err(format!("{context}: frame {bad} does not exist (the file has {frames} frames)"));
             }
             if !w.is_finite() || w < 0.0 {
                 return Err(format!("{context}: weight {w} is not a finite number of at least 0"));
@@ -136,9 +137,15 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
             warnings.push(format!("{context}: weights with fractions of a unit were rounded"));
         }
         let mut merger = StackMerger::new(false, config.limits.max_depth);
-        let mut line = Vec::new();
+        // Frame names are made and interned when first used, once.
+        let mut ids: Vec<u32> = vec![u32::MAX; frames];
+        let mut new = Vec::new();
+        // How deep the stacks were at their shallowest since the last one merged, and how
+        // deep that one was.
+        let mut low = 0usize;
         let mut any = false;
-        visit(i, profile, &mut |stack, w| {
+        visit(i, profile, &mut |stack, keep, w| {
+            low = low.min(keep);
             let value = (w * factor).round();
             if value >= crate::graph::frames::MAX_EXACT as f64 {
                 return Err(format!("{context}: the weight {w} is too large"));
@@ -146,14 +153,16 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
             if value == 0.0 || stack.is_empty() {
                 return Ok(());
             }
-            line.clear();
-            for (k, &f) in stack.iter().enumerate() {
-                if k > 0 {
-                    line.push(b';');
+            new.clear();
+            for &f in &stack[low..] {
+                if ids[f] == u32::MAX {
+                    ids[f] = merger.intern(&frame_name(&file.shared.frames[f]));
                 }
-                line.extend_from_slice(names[f].as_bytes());
+                new.push(ids[f]);
             }
-            merger.add(&line, value as u64, 0).map_err(|e| format!("{context}: {e}"))?;
+            budget.spend(new.len() as u64, "speedscope", "over its profiles")?;
+            merger.add_ids(low, &new, value as u64).map_err(|e| format!("{context}: {e}"))?;
+            low = stack.len();
             any = true;
             Ok(())
         })?;
@@ -193,15 +202,20 @@ fn frame_name(f: &Frame) -> String {
     clean(&name)
 }
 
-/// What [`visit`] calls with each stack (frame indexes, root first) and its weight.
-type Visitor<'a> = dyn FnMut(&[usize], f64) -> Result<(), String> + 'a;
+/// What [`visit`] calls with each stack (frame indexes, root first), how many of its first
+/// frames are those of the stack of the call before, and its weight.
+type Visitor<'a> = dyn FnMut(&[usize], usize, f64) -> Result<(), String> + 'a;
 
-/// Calls `f` with each stack of the profile (frame indexes, root first) and its weight.
+/// Calls `f` with each stack of the profile (frame indexes, root first), the frames it shares
+/// with the previous stack, and its weight.
 fn visit(i: usize, profile: &Profile, f: &mut Visitor) -> Result<(), String> {
     match profile {
         Profile::Sampled { samples, weights, .. } => {
+            let mut prev: &[usize] = &[];
             for (stack, &w) in samples.iter().zip(weights) {
-                f(stack, w)?;
+                let keep = prev.iter().zip(stack).take_while(|(a, b)| a == b).count();
+                f(stack, keep, w)?;
+                prev = stack;
             }
             Ok(())
         }
@@ -214,6 +228,8 @@ fn visit(i: usize, profile: &Profile, f: &mut Visitor) -> Result<(), String> {
 fn evented(i: usize, events: &[Event], f: &mut Visitor) -> Result<(), String> {
     let context = |k: usize| format!("speedscope: profile {}, event {}", i + 1, k + 1);
     let mut open: Vec<usize> = Vec::new();
+    // How deep the open stack was at its shallowest since the last call of `f`.
+    let mut low = 0usize;
     let mut last: Option<f64> = None;
     for (k, e) in events.iter().enumerate() {
         if !e.at.is_finite() {
@@ -224,7 +240,8 @@ fn evented(i: usize, events: &[Event], f: &mut Visitor) -> Result<(), String> {
                 return Err(format!("{}: time {} is before the previous event's {prev}", context(k), e.at));
             }
             if e.at > prev && !open.is_empty() {
-                f(&open, e.at - prev)?;
+                f(&open, low, e.at - prev)?;
+                low = open.len();
             }
         }
         last = Some(e.at);
@@ -233,6 +250,7 @@ fn evented(i: usize, events: &[Event], f: &mut Visitor) -> Result<(), String> {
             "C" => match open.last() {
                 Some(&top) if top == e.frame => {
                     open.pop();
+                    low = low.min(open.len());
                 }
                 Some(&top) => {
                     return Err(format!("{}: closes frame {} but frame {top} is the one open", context(k), e.frame));
