@@ -20,7 +20,7 @@ use crate::archive::slug;
 use crate::ingest::{RunRecord, Stamps};
 
 /// Version of the state's layout; another version is ignored (the build starts afresh).
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 
 /// File name of the marker of a build changing the previous tree.
 pub const DIRTY: &str = "state.dirty";
