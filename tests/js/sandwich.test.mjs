@@ -95,7 +95,7 @@ for (const fn of ["malloc", "brk", "rec", "main", "<script>&\"'ü"]) {
     const st = stacks();
     const g = buildGraph(st, { rootWidth: 50, depthBlock: 3, offsetSplits: 3 });
     const id = g.names.names.indexOf(fn);
-    const { callees, callers, calls } = mergeSandwich(decodeAll(g), id, g.manifest.frames, g.names.names.length);
+    const { callees, callers, calls } = mergeSandwich(decodeAll(g), id, g.manifest.frames);
     const want = reckon(st, fn);
     const ce = layoutTree(callees, g.names.names);
     const cr = layoutTree(callers, g.names.names);
@@ -112,7 +112,7 @@ for (const fn of ["malloc", "brk", "rec", "main", "<script>&\"'ü"]) {
 test("the chunks over the function's search intervals are enough, and fewer than all for a narrow function", () => {
   const st = stacks();
   const g = buildGraph(st, { rootWidth: 50, depthBlock: 2, offsetSplits: 4 });
-  for (const fn of ["malloc", "mmap", "leaf"]) {
+  for (const fn of ["malloc", "mmap", "leaf", "rec", "brk"]) {
     const id = g.names.names.indexOf(fn);
     const entry = g.manifest.search.find((s) => s.names[0] <= id && id < s.names[1]);
     const b = decodeSearch(g.files.get(entry.file));
@@ -121,10 +121,13 @@ test("the chunks over the function's search intervals are enough, and fewer than
     assert.ok(some.length <= sandwichChunks(g.manifest, null).length);
     if (fn === "leaf") assert.ok(some.length < g.manifest.chunks.length, "a narrow function needs only some chunks");
     const n = g.names.names.length;
-    const a = mergeSandwich(decodeAll(g, some), id, g.manifest.frames, n);
     const want = reckon(st, fn);
-    assert.deepEqual(plain(paths(layoutTree(a.callees, g.names.names), g.names.names)), plain(want.callees), fn);
-    assert.deepEqual(plain(paths(layoutTree(a.callers, g.names.names), g.names.names)), plain(want.callers), fn);
+    // Reading only the rows over the intervals gives the same trees.
+    for (const only of [null, iv]) {
+      const a = mergeSandwich(decodeAll(g, some), id, g.manifest.frames, only);
+      assert.deepEqual(plain(paths(layoutTree(a.callees, g.names.names), g.names.names)), plain(want.callees), fn);
+      assert.deepEqual(plain(paths(layoutTree(a.callers, g.names.names), g.names.names)), plain(want.callers), fn);
+    }
   }
 });
 
@@ -132,7 +135,7 @@ test("topNodes lists the root's children widest first", () => {
   const st = stacks();
   const g = buildGraph(st, { rootWidth: 50 });
   const id = g.names.names.indexOf("malloc");
-  const s = mergeSandwich(decodeAll(g), id, g.manifest.frames, g.names.names.length);
+  const s = mergeSandwich(decodeAll(g), id, g.manifest.frames);
   const top = topNodes(layoutTree(s.callers, g.names.names), g.names.names, 3);
   const want = reckon(st, "malloc").callers;
   const expected = [...want].filter(([k]) => k.split(";").length === 2).map(([k, v]) => ({ name: k.split(";")[1], total: v.total, self: v.self }));
@@ -165,7 +168,7 @@ test("a differential chunk's before and after values are merged too", () => {
     { d: 3, id: 5, p: 4, n: 4, o: 4, t: 5, s: 5, bt: 3, bs: 3, at: 7, as: 7 },
   ]);
   const names = ["all", "a", "b", "F", "x"];
-  const s = mergeSandwich([c], 3, 6, names.length);
+  const s = mergeSandwich([c], 3, 6);
   const ce = layoutTree(s.callees, names);
   assert.deepEqual([ce.total[0], ce.beforeTotal[0], ce.afterTotal[0], ce.afterSelf[0]], [10, 8, 12, 5]);
   assert.deepEqual([ce.total[1], ce.beforeTotal[1], ce.afterTotal[1]], [5, 3, 7]);
