@@ -195,6 +195,12 @@ describe("the sandwich of a function", () => {
     await page.goForward();
     st = await idle(page);
     assert.equal(st.sandwich && st.sandwich.name, "malloc");
+    // The Graph view gives the sandwich the whole width.
+    await page.click("#fs-views button[data-view=graph]");
+    st = await idle(page);
+    assert.equal(st.mode, "sandwich");
+    await hoverNode(page, st, "callees", want.lay(want.callees).find((n) => n.name === callee));
+    await shot(page, "sandwich");
     await done();
   });
 
