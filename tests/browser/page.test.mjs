@@ -937,7 +937,8 @@ describe("the page", () => {
     await page.locator('#fs-views button[data-view="both"]').click();
     st = await idle(page);
     const row = page.locator("#fs-table tbody tr", { hasText: "gone" });
-    assert.deepEqual(await row.locator("td").allTextContents(), ["gone", "4 samples", "0 samples", "−9.09 pp", "4 samples", "0 samples", "−9.09 pp"]);
+    assert.deepEqual(await row.locator("td:not(.fs-sw)").allTextContents(), ["gone", "4 samples", "0 samples", "−9.09 pp", "4 samples", "0 samples", "−9.09 pp"]);
+    assert.equal(await row.locator("td.fs-sw button").getAttribute("aria-label"), "Sandwich of gone");
     // Widths of the later run alone (flamegraph.pl's view): a [0, 20), b [20, 25), c [25, 32).
     await page.locator('#fs-layout button[data-layout="after"]').click();
     st = await idle(page);

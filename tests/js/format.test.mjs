@@ -49,10 +49,11 @@ test("fragment state round-trips, defaults are left out", () => {
     layout: "after",
     measure: "abs",
     palette: "total",
+    sandwich: `operator new(unsigned long)&f=x#y%z+ü <script>`,
   };
   const frag = formatFragment(st);
   assert.match(frag, /^#g=alloc_space&z=12\.345678\.999\.0badcafe&q=/);
-  assert.match(frag, /&s=name&r=1&l=after&d=abs&p=total$/);
+  assert.match(frag, /&s=name&r=1&l=after&d=abs&p=total&x=sandwich&f=operator%20new\(unsigned%20long\)%26f%3Dx%23y%25z%2B%C3%BC%20%3Cscript%3E$/);
   assert.ok(!/[ <>"#&](?![a-z]=)/.test(frag.slice(1).replace(/&(?=[a-z]=)/g, "")), frag);
   assert.deepEqual(parseFragment(frag), st);
   const st2 = { ...defaultState(), query: "main" };
@@ -73,6 +74,10 @@ test("a bad or hostile fragment is ignored key by key", () => {
   assert.equal(parseFragment("#p=self").palette, "self");
   assert.equal(parseFragment("#p=rainbow").palette, null, "an unknown palette is the default (the build's)");
   assert.equal(parseFragment("#p=lang").palette, "lang");
+  assert.equal(parseFragment("#x=sandwich&f=malloc").sandwich, "malloc");
+  assert.equal(parseFragment("#f=malloc").sandwich, null, "a function without x=sandwich is no sandwich");
+  assert.equal(parseFragment("#x=sandwich").sandwich, null, "a sandwich of no function is none");
+  assert.equal(parseFragment("#x=sandwich&f=%E0%A4%A").sandwich, null, "a malformed escape is ignored");
   assert.equal(parseFragment("#p=module").palette, "module");
 });
 

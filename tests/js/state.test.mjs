@@ -4,8 +4,8 @@ import { UrlState, historyStep, isStateFragment, sameZoom } from "../../themes/d
 import { defaultState } from "../../themes/default/static/format.js";
 
 test("a fragment is the viewer's state or an in-page anchor", () => {
-  for (const h of ["", "#", "#q=main", "#z=1.2.3.0badcafe&q=x", "#m=icicle", "#s=total&r=1", "#v=both"]) assert.equal(isStateFragment(h), true, h);
-  for (const h of ["#notes-1", "#fn-pool", "#notes-a=b", "#x=1", "#top"]) assert.equal(isStateFragment(h), false, h);
+  for (const h of ["", "#", "#q=main", "#z=1.2.3.0badcafe&q=x", "#m=icicle", "#s=total&r=1", "#v=both", "#x=sandwich&f=malloc"]) assert.equal(isStateFragment(h), true, h);
+  for (const h of ["#notes-1", "#fn-pool", "#notes-a=b", "#y=1", "#top"]) assert.equal(isStateFragment(h), false, h);
 });
 
 test("a zoom or a search is a history entry; typing amends it; other changes replace", () => {
@@ -19,6 +19,9 @@ test("a zoom or a search is a history entry; typing amends it; other changes rep
   assert.equal(historyStep(a, { ...a, query: "m" }), "push");
   assert.equal(historyStep({ ...a, query: "m" }, { ...a, query: "ma" }, true), "replace");
   assert.equal(historyStep(a, { ...a, caseSensitive: true }), "push");
+  assert.equal(historyStep(a, { ...a, sandwich: "malloc" }), "push", "opening a sandwich");
+  assert.equal(historyStep({ ...a, sandwich: "malloc" }, { ...a, sandwich: "free" }), "push", "another function's");
+  assert.equal(historyStep({ ...a, sandwich: "malloc" }, a), "push", "leaving it");
   for (const k of [{ view: "both" }, { icicle: true }, { sort: "name" }, { sortReversed: true }, { measure: "abs" }, { palette: "self" }]) {
     assert.equal(historyStep(a, { ...a, ...k }), "replace", JSON.stringify(k));
   }

@@ -9,7 +9,8 @@ export function busy(v) {
   if (!g) return true;
   if (g.failed) return false;
   return (
-    !g.manifest || g.source.pending > 0 || g.prefetch || v.scheduled || v.search.s.busy || v.table.waiting || (v.zoom && !v.zoom.info && !v.hidden) || v.waiting > 0
+    !g.manifest || g.source.pending > 0 || g.prefetch || v.scheduled || v.search.s.busy || v.table.waiting || (v.zoom && !v.zoom.info && !v.hidden) || v.waiting > 0 ||
+    v.sandwich.busy
   );
 }
 
@@ -46,6 +47,9 @@ export function snapshot(v) {
     palette: d ? "diff" : v.paletteName(),
     view: st.view,
     icicle: st.icicle,
+    // What the graph area shows: the graph root down (icicle) or up (flame), or a sandwich.
+    mode: st.sandwich ? "sandwich" : st.icicle ? "icicle" : "flame",
+    sandwich: st.sandwich ? v.sandwich.snapshot() : null,
     chunksLoaded: g ? [...g.source.loaded] : [],
     searchLoaded: g ? [...g.source.bucketsLoaded] : [],
     namesLoaded: g ? [...g.source.namesLoaded] : [],

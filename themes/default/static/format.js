@@ -122,6 +122,8 @@ export function nameHash(s) {
 //   p  palette: hot | module | lang | blue, names' colours by that palette (docs/FORMAT.md);
 //      self | total, frames coloured by their self or total share of the graph (absent: the
 //      build's palette, the name files' colours)
+//   x  x=sandwich: the sandwich of the function `f` (its callers over its callees, merged)
+//      instead of the graph; f is the function's exact name, escaped like q (absent: the graph)
 
 export const VIEWS = ["graph", "table", "both"];
 export const SORTS = ["self", "total", "name", "self_before", "self_change", "total_before", "total_change"];
@@ -130,7 +132,7 @@ export const PALETTES = ["hot", "module", "lang", "blue", "self", "total"];
 
 /** The default state: what an empty fragment means. */
 export function defaultState() {
-  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self", sortReversed: false, layout: "union", measure: "share", palette: null };
+  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self", sortReversed: false, layout: "union", measure: "share", palette: null, sandwich: null };
 }
 
 /** Parse `#k=v&...` (with or without the `#`) into a state; unknown or bad keys are ignored. */
@@ -138,6 +140,8 @@ export function parseFragment(hash) {
   const st = defaultState();
   const text = (hash || "").replace(/^#/, "");
   if (!text) return st;
+  let mode = "";
+  let fn = "";
   for (const part of text.split("&")) {
     const eq = part.indexOf("=");
     const key = eq < 0 ? part : part.slice(0, eq);
@@ -157,11 +161,14 @@ export function parseFragment(hash) {
     else if (key === "l" && LAYOUTS.includes(val)) st.layout = val;
     else if (key === "d" && val === "abs") st.measure = "abs";
     else if (key === "p" && PALETTES.includes(val)) st.palette = val;
+    else if (key === "x") mode = val;
+    else if (key === "f") fn = val;
     else if (key === "z") {
       const m = /^(\d+)\.(\d+)\.(\d+)\.([0-9a-f]{8})$/.exec(val);
       if (m && Number(m[3]) > 0) st.zoom = { depth: Number(m[1]), offset: Number(m[2]), total: Number(m[3]), hash: m[4] };
     }
   }
+  if (mode === "sandwich" && fn) st.sandwich = fn;
   return st;
 }
 
@@ -180,6 +187,7 @@ export function formatFragment(st) {
   if (st.layout && st.layout !== "union") parts.push(`l=${st.layout}`);
   if (st.measure === "abs") parts.push("d=abs");
   if (st.palette) parts.push(`p=${st.palette}`);
+  if (st.sandwich) parts.push(`x=sandwich&f=${enc(st.sandwich)}`);
   return parts.length ? "#" + parts.join("&") : "";
 }
 

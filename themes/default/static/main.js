@@ -19,6 +19,8 @@ import { TablePanel } from "./table.js";
 import { installApi } from "./api.js";
 import { keyDirection, step } from "./nav.js";
 import { download, fileName, svgOf } from "./export.js";
+import { SandwichView } from "./sandwichview.js";
+import "./sandwich.js"; // sandwichview.js's, asked for here with the others
 
 // A graph's first picture waits up to this long (ms from the manifest's arrival) for every
 // file of its view, rather than painting each part as it comes: on the first load a paint costs
@@ -82,8 +84,10 @@ class Viewer {
     this.table = new TablePanel($("fs-table"), $("fs-more"), {
       onPick: (id) => this.toggleExact(id),
       onSort: (key) => this.setSort(key),
+      onSandwich: (id) => this.openSandwich(this.g.names.names[id]),
     });
     this.tooltip = new Tooltip($("fs-tooltip"));
+    this.sandwich = new SandwichView(this, $("fs-sandwich"));
     this.bind();
     this.applyControls();
     this.loadGraph();
@@ -202,9 +206,17 @@ class Viewer {
   }
 
   onKey(e) {
+    if (e.defaultPrevented) return;
     const t = e.target;
     const typing = t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement;
-    if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "f") {
+    if (e.key === "s" && !typing && !e.ctrlKey && !e.metaKey && !e.altKey && !this.st.sandwich) {
+      // The sandwich of the frame under the pointer, or of the keyboard's frame.
+      const f = this.hover || this.keyboardFrame();
+      if (f && !f.elided && f.depth > 0 && f.name !== undefined) {
+        e.preventDefault();
+        this.openSandwich(f.name);
+      }
+    } else if ((e.ctrlKey || e.metaKey) && !e.altKey && e.key.toLowerCase() === "f") {
       e.preventDefault();
       this.input.focus();
       this.input.select();
@@ -216,6 +228,13 @@ class Viewer {
       // In the search box Escape clears the search (the browser does that); elsewhere it resets the zoom.
       if (t === this.input) {
         if (!this.input.value) this.input.blur();
+        return;
+      }
+      if (this.st.sandwich) {
+        // In the sandwich: out of its zooms first, then out of the sandwich.
+        const zoomed = this.sandwich.panes.filter((p) => p.zoom);
+        if (zoomed.length) for (const p of zoomed) p.zoomTo({ depth: 0 });
+        else this.closeSandwich();
         return;
       }
       this.setHover(null);
@@ -325,6 +344,7 @@ class Viewer {
     this.applyControls();
     if (next.query !== prev.query || next.caseSensitive !== prev.caseSensitive) this.applySearch();
     if (next.measure !== prev.measure) this.painter.invalidate();
+    if ((next.sandwich || null) !== (prev.sandwich || null)) this.applyMode();
     this.showTable();
     this.requestRender();
   }
@@ -332,6 +352,9 @@ class Viewer {
   /** Make the controls show the state. */
   applyControls() {
     this.app.dataset.view = this.st.view;
+    this.app.dataset.mode = this.st.sandwich ? "sandwich" : "";
+    // The downloads are of the graph's canvas, which the sandwich replaces.
+    for (const id of ["fs-png", "fs-svg"]) $(id).disabled = !!this.st.sandwich;
     for (const b of document.querySelectorAll("#fs-views button[data-view]")) {
       b.setAttribute("aria-pressed", String(b.dataset.view === this.st.view));
     }
@@ -428,6 +451,7 @@ class Viewer {
       this.applyControls(); // the Colours menu shows the build's palette when the link names none
       // The info line first: its text settles the layout, so the first view's size is final.
       this.showInfo(null);
+      this.applyMode();
       this.render(); // asks for the first view's chunks and their name files
       this.showTable();
       this.applySearch();
@@ -479,6 +503,7 @@ class Viewer {
     this.scheduled = false;
     const g = this.g;
     if (!g || !g.manifest) return;
+    this.sandwich.render();
     const m = g.manifest;
     const z = this.zoom;
     const view = this.painter.computeView(m.depth, z ? z.offset : 0, z ? z.offset + z.total : m.total, this.st.icicle);
@@ -675,6 +700,7 @@ class Viewer {
 
   /** The info line: the hovered frame, else the zoomed frame, else the whole graph. */
   showInfo(f) {
+    if (this.st.sandwich && !f) return; // the sandwich's panes keep the info line
     const nameNode = $("fs-info-name");
     const factNode = $("fs-info-facts");
     const g = this.g;
@@ -721,6 +747,65 @@ class Viewer {
     if (f.depth === 0) this.resetZoom();
     else this.zoomTo(f);
     this.renderNow();
+  }
+
+  /** Put `name` and `facts` on the info line (an aria-live region). */
+  setInfo(name, facts) {
+    $("fs-info-name").textContent = name;
+    $("fs-info-facts").textContent = facts.join(" · ");
+  }
+
+  /** The unit words of the graph shown: { total, unit, decimals, diff (differential: its totals) }. */
+  graphUnit() {
+    const m = this.g.manifest;
+    return { total: m.total, unit: m.unit, decimals: m.decimals || 0, diff: this.diffTotals() };
+  }
+
+  // ---- sandwich ------------------------------------------------------------------------------
+
+  /** Open the sandwich of function `name` (a history entry, as a zoom is). */
+  openSandwich(name) {
+    if (!name) return;
+    this.st.sandwich = name;
+    // From the table view, show the sandwich beside the table.
+    if (this.st.view === "table") this.st.view = "both";
+    this.setHover(null);
+    this.updateUrl();
+    this.applyControls();
+    this.applyMode();
+    this.showTable();
+  }
+
+  closeSandwich() {
+    if (!this.st.sandwich) return;
+    this.st.sandwich = null;
+    this.updateUrl();
+    this.applyControls();
+    this.applyMode();
+  }
+
+  /** Show the graph or the sandwich, as the state says. */
+  applyMode() {
+    this.applyControls();
+    if (!this.g || !this.g.manifest) return;
+    if (this.st.sandwich) this.sandwich.open(this.g, this.st.sandwich);
+    else {
+      this.sandwich.hide();
+      this.tooltip.hide();
+      this.showInfo(null);
+      // The graph was hidden: its view is computed afresh.
+      this.painter.invalidate();
+    }
+    this.requestRender();
+  }
+
+  /** A link's sandwich names a function the graph does not have: say so, show the graph. */
+  sandwichMissing(name) {
+    this.notice = `The function of this link's sandwich (${name}) is not in this graph; showing the whole graph.`;
+    this.st.sandwich = null;
+    this.url.restore(); // the link's entry corrected, not a new one
+    this.applyMode();
+    this.showStatus();
   }
 
   // ---- zoom ----------------------------------------------------------------------------------

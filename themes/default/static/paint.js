@@ -7,7 +7,9 @@ import { drawGraph, drawHover, parseHex, setupCanvas } from "./draw.js";
 export const ROW_H = 18;
 
 export class Painter {
-  constructor({ app, scroll, spacer, canvas, overlay }) {
+  /** `mark`: the performance mark of each complete paint (`flamesite:painted` by default). */
+  constructor({ app, scroll, spacer, canvas, overlay, mark = "flamesite:painted" }) {
+    this.mark = mark;
     this.app = app;
     this.scroll = scroll;
     this.spacer = spacer;
@@ -118,7 +120,7 @@ export class Painter {
     let completed = false;
     if (s.waiting === 0 && !(d.same && p && p.complete)) {
       this.paints += 1;
-      performance.mark("flamesite:painted");
+      performance.mark(this.mark);
       completed = true;
     }
     if (!s.early && (!d.same || p)) this.painted = { g: s.g, key: d.key, match: s.match, chunks: s.chunks, complete: s.waiting === 0 };

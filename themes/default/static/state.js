@@ -1,5 +1,5 @@
 // The page's state as the URL fragment holds it, and its place in the browser's history.
-// A zoom or a search is a history entry (Back undoes it); other changes (view, sort, icicle,
+// A zoom, a search or a sandwich is a history entry (Back undoes it); other changes (view, sort, icicle,
 // colours) replace the current entry. In-page anchors (`#fn-1` of a footnote in the notes)
 // are not state: following one must not replace the zoom and search. Pure functions, and one
 // class over `location` and `history` passed in, so node's test runner imports this file too.
@@ -7,7 +7,7 @@
 import { formatFragment, parseFragment } from "./format.js";
 
 /** Keys a state fragment can hold (format.js, `parseFragment`). */
-const STATE_KEYS = new Set(["g", "z", "q", "c", "v", "m", "s", "r", "l", "d", "p"]);
+const STATE_KEYS = new Set(["g", "z", "q", "c", "v", "m", "s", "r", "l", "d", "p", "x", "f"]);
 
 /** True when `hash` is the viewer's state (empty, or `k=v` pairs with a key of ours), not an in-page anchor. */
 export function isStateFragment(hash) {
@@ -26,13 +26,14 @@ export function sameZoom(a, b) {
 }
 
 /**
- * How a change of state from `prev` to `next` enters history: "push" when the zoom or the
- * search (query, match case) changed, "replace" otherwise. `typing`: the search changed by a
+ * How a change of state from `prev` to `next` enters history: "push" when the zoom, the
+ * sandwich or the search (query, match case) changed, "replace" otherwise. `typing`: the search changed by a
  * keystroke that follows another keystroke, which amends the entry the first one pushed
  * (typing a word is one step back, not one per letter).
  */
 export function historyStep(prev, next, typing = false) {
   if (!sameZoom(prev.zoom, next.zoom)) return "push";
+  if ((prev.sandwich || null) !== (next.sandwich || null)) return "push";
   if (prev.query !== next.query || prev.caseSensitive !== next.caseSensitive) return typing ? "replace" : "push";
   return "replace";
 }

@@ -47,10 +47,11 @@ function points(before, after, diff) {
 
 /**
  * The top table. `onPick(nameId)` runs when a row is clicked (or Enter is pressed on it),
- * `onSort(key)` when a column header is (the page reverses the order when it is the sorted one).
+ * `onSort(key)` when a column header is (the page reverses the order when it is the sorted one),
+ * `onSandwich(nameId)` when a row's sandwich button is clicked (or `s` is pressed on the row).
  */
 export class FunctionTable {
-  constructor(table, moreButton, { onPick, onSort }) {
+  constructor(table, moreButton, { onPick, onSort, onSandwich = () => {} }) {
     this.table = table;
     this.body = table.tBodies[0];
     this.more = moreButton;
@@ -65,13 +66,20 @@ export class FunctionTable {
     this.total = 0;
     this.body.addEventListener("click", (e) => {
       const tr = e.target.closest("tr[data-id]");
-      if (tr) onPick(Number(tr.dataset.id));
+      if (!tr) return;
+      if (e.target.closest("button.fs-swbtn")) onSandwich(Number(tr.dataset.id));
+      else onPick(Number(tr.dataset.id));
     });
     this.body.addEventListener("keydown", (e) => {
       const tr = e.target.closest("tr[data-id]");
-      if (tr && (e.key === "Enter" || e.key === " ")) {
+      if (!tr || e.ctrlKey || e.metaKey || e.altKey) return;
+      // Enter on the row's sandwich button is that button's click.
+      if ((e.key === "Enter" || e.key === " ") && !e.target.closest("button")) {
         e.preventDefault();
         onPick(Number(tr.dataset.id));
+      } else if (e.key === "s") {
+        e.preventDefault();
+        onSandwich(Number(tr.dataset.id));
       }
     });
     for (const b of table.querySelectorAll("button[data-sort]")) b.addEventListener("click", () => onSort(b.dataset.sort));
@@ -137,6 +145,14 @@ export class FunctionTable {
           el("td", "fs-num", formatPercent(nm.total[id], this.total)),
         );
       }
+      // The sandwich of the function: a button of its own, so a row click still searches.
+      const sw = el("button", "fs-swbtn", "⇅");
+      sw.type = "button";
+      sw.title = "Sandwich: its callers and callees, merged (s)";
+      sw.setAttribute("aria-label", `Sandwich of ${nm.names[id]}`);
+      const cell = el("td", "fs-sw");
+      cell.append(sw);
+      tr.append(cell);
       if (this.match && this.match[id]) tr.classList.add("fs-match");
       frag.append(tr);
     }

@@ -1,0 +1,289 @@
+// The sandwich of a function in real headless Chromium over HTTP: opened from the table, from a
+// key on the graph and from a link; its callers' and callees' totals as the page shows them,
+// reckoned here from the folded text alone (never from the page's modules); Back leaves it, a
+// reload reopens it; a comparison's sandwich says its before and after values.
+//
+// FLAMESITE_SCREENSHOTS=DIR also writes screenshots of what the tests look at.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { serve } from "./server.mjs";
+import { HOSTILE, bigProfile, frameCenter, parseFolded } from "./fixtures.mjs";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const THEME = path.resolve(HERE, "../../themes/default");
+const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const BIN = process.env.FLAMESITE_BIN;
+if (!BIN) throw new Error("FLAMESITE_BIN is not set: point it at the flamesite binary (e.g. target/release/flamesite)");
+if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (run.sh does) or set CHROMIUM_BIN`);
+
+const BIG = bigProfile();
+const STACKS = parseFolded(BIG);
+
+const enc = new TextEncoder();
+function byteCompare(a, b) {
+  const x = enc.encode(a);
+  const y = enc.encode(b);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+
+/**
+ * The sandwich of `fn` from the stacks: for each stack that calls it, from its first `fn` on,
+ * the frames after it (callees) and before it, read backwards (callers). Returns
+ * { total, callers, callees } where each side is { name -> total } of the nodes one step
+ * from `fn`, and `lay(side)`, those nodes in the page's order with their offsets.
+ */
+function reckon(stacks, fn) {
+  let total = 0;
+  const callers = new Map();
+  const callees = new Map();
+  const add = (m, k, v) => m.set(k, (m.get(k) || 0) + v);
+  for (const [frames, c] of stacks) {
+    const i = frames.indexOf(fn);
+    if (i < 0) continue;
+    total += c;
+    if (i > 0) add(callers, frames[i - 1], c);
+    if (i + 1 < frames.length) add(callees, frames[i + 1], c);
+  }
+  const lay = (m) => {
+    let o = 0;
+    return [...m.keys()].sort(byteCompare).map((name) => {
+      const node = { name, offset: o, total: m.get(name) };
+      o += node.total;
+      return node;
+    });
+  };
+  return { total, callers, callees, lay };
+}
+
+const widest = (m) => [...m].sort((a, b) => b[1] - a[1] || byteCompare(a[0], b[0]))[0];
+
+let tmp;
+let out;
+let browser;
+let site;
+let depthRows;
+
+before(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "flamesite-sandwich-"));
+  fs.mkdirSync(path.join(tmp, "in", "svc"), { recursive: true });
+  fs.writeFileSync(path.join(tmp, "in", "big.folded"), BIG);
+  // A series of two runs, for a comparison's sandwich.
+  for (const [name, date, lines] of [
+    ["a", "2026-11-01", ["main;work;malloc 10", "main;other;malloc 30", "main;other 5"]],
+    ["b", "2026-11-02", ["main;work;malloc 40", "main;other;malloc 20", "main;other 5"]],
+  ]) {
+    fs.writeFileSync(path.join(tmp, "in", "svc", `${name}.folded`), lines.join("\n") + "\n");
+    fs.writeFileSync(path.join(tmp, "in", "svc", `${name}.toml`), `date = ${date}\n`);
+  }
+  out = path.join(tmp, "out");
+  const cfg = path.join(tmp, "site.toml");
+  fs.writeFileSync(cfg, `title = "Sandwich"\ninput = ${JSON.stringify(path.join(tmp, "in"))}\noutput = ${JSON.stringify(out)}\ntheme_dir = ${JSON.stringify(THEME)}\n`);
+  execFileSync(BIN, ["build", "--config", cfg], { stdio: ["ignore", "pipe", "pipe"] });
+  depthRows = JSON.parse(fs.readFileSync(path.join(out, "p/big/g/samples/manifest.json"), "utf8")).depth;
+  site = await serve(out, "/perf/");
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (site) await site.close();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+async function openPage(url = "p/big/") {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+  const page = await ctx.newPage();
+  const problems = [];
+  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  await page.goto(`${site.url}${url}`);
+  await idle(page);
+  const done = async () => {
+    assert.deepEqual(problems, [], "no console errors or page errors");
+    await ctx.close();
+  };
+  return { page, ctx, done };
+}
+
+const idle = (page) => page.evaluate(() => window.flamesite.idle());
+/** A count of samples as people read it: exact below 10,000, else three digits and k. */
+const fmt = (v) => {
+  if (v >= 10000) {
+    const k = v / 1000;
+    return `${k >= 100 ? k.toFixed(0) : k >= 10 ? k.toFixed(1) : k.toFixed(2)} k samples`;
+  }
+  return `${v.toLocaleString("en-US")} ${v === 1 ? "sample" : "samples"}`;
+};
+
+async function shot(page, name) {
+  const dir = process.env.FLAMESITE_SCREENSHOTS;
+  if (!dir) return;
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`) });
+}
+
+/** Hover the node one step from the function (`node` of reckon's `lay`) in pane `side`; returns the tooltip's text. */
+async function hoverNode(page, st, side, node) {
+  const pane = st.sandwich[side];
+  const vp = pane.viewport;
+  const box = await page.locator(`.fs-sw-pane[data-side=${side}] canvas.fs-sw-canvas`).boundingBox();
+  const x = box.x + ((node.offset + node.total / 2 - vp.x0) / (vp.x1 - vp.x0)) * vp.width;
+  const content = Math.max(pane.depth * vp.rowHeight, vp.height);
+  const top = vp.icicle ? vp.rowHeight : content - 2 * vp.rowHeight;
+  await page.mouse.move(x, box.y + top - vp.scrollTop + vp.rowHeight / 2);
+  await page.waitForFunction(() => !document.getElementById("fs-tooltip").hidden);
+  return page.locator("#fs-tooltip").textContent();
+}
+
+/** The sandwich's numbers against the reckoning: both roots, and the nodes one step from the function. */
+function checkTotals(st, want) {
+  const s = st.sandwich;
+  assert.equal(s.total, want.total, "the function's total");
+  assert.equal(s.callers.total, want.total, "callers' root");
+  assert.equal(s.callees.total, want.total, "callees' root");
+  const top = (m) => [...m].map(([name, total]) => ({ name, total })).sort((a, b) => b.total - a.total || byteCompare(a.name, b.name)).slice(0, 20);
+  assert.deepEqual(s.callers.top.map(({ name, total }) => ({ name, total })), top(want.callers), "direct callers");
+  assert.deepEqual(s.callees.top.map(({ name, total }) => ({ name, total })), top(want.callees), "direct callees");
+}
+
+describe("the sandwich of a function", () => {
+  test("opens from the table's button: callers and callees totals as the stacks say; Back leaves it", async () => {
+    const { page, done } = await openPage("p/big/#v=table");
+    const want = reckon(STACKS, "malloc");
+    assert.ok(want.callers.size > 3 && want.callees.size > 3, "the premise: malloc has several callers and callees");
+    const row = page.locator("#fs-table tbody tr", { has: page.locator("td.fs-name", { hasText: /^malloc$/ }) });
+    await row.locator("button.fs-swbtn").click();
+    let st = await idle(page);
+    assert.equal(st.mode, "sandwich");
+    assert.equal(st.sandwich.name, "malloc");
+    assert.equal(st.query, "", "the sandwich button does not search");
+    assert.equal(st.view, "both", "the sandwich shows beside the table");
+    assert.match(new URL(st.link).hash, /(^#|&)x=sandwich&f=malloc$/);
+    checkTotals(st, want);
+    assert.equal(await page.locator("#fs-sw-name").textContent(), "malloc");
+    // The panes' labels say the total, in words.
+    const label = await page.locator(".fs-sw-pane[data-side=callers] .fs-sw-facts").textContent();
+    assert.ok(label.includes(`total ${fmt(want.total)}`), label);
+    // Hovering the widest caller and callee says their totals.
+    const [caller, callerTotal] = widest(want.callers);
+    const tipCaller = await hoverNode(page, st, "callers", want.lay(want.callers).find((n) => n.name === caller));
+    assert.ok(tipCaller.startsWith(caller), tipCaller);
+    assert.ok(tipCaller.includes(`calls malloc through this path: total ${fmt(callerTotal)}`), tipCaller);
+    const [callee, calleeTotal] = widest(want.callees);
+    const tipCallee = await hoverNode(page, st, "callees", want.lay(want.callees).find((n) => n.name === callee));
+    assert.ok(tipCallee.startsWith(callee) && tipCallee.includes(`total ${fmt(calleeTotal)}`), tipCallee);
+    assert.ok((await page.locator("#fs-info").textContent()).includes(`total ${fmt(calleeTotal)}`), "the info line says it too");
+    await shot(page, "sandwich-table");
+
+    // Back: the table as it was, no sandwich.
+    await page.goBack();
+    st = await idle(page);
+    assert.equal(st.mode, "flame");
+    assert.equal(st.sandwich, null);
+    assert.equal(st.view, "table");
+    assert.equal(await page.locator("#fs-sandwich").isVisible(), false);
+    // Forward: the sandwich again.
+    await page.goForward();
+    st = await idle(page);
+    assert.equal(st.sandwich && st.sandwich.name, "malloc");
+    // The Graph view gives the sandwich the whole width.
+    await page.click("#fs-views button[data-view=graph]");
+    st = await idle(page);
+    assert.equal(st.mode, "sandwich");
+    await hoverNode(page, st, "callees", want.lay(want.callees).find((n) => n.name === callee));
+    await shot(page, "sandwich");
+    await done();
+  });
+
+  test("opens from a link with an escaped hostile name, reopens on reload, and Escape closes it", async () => {
+    const want = reckon(STACKS, HOSTILE);
+    const { page, done } = await openPage(`p/big/#x=sandwich&f=${encodeURIComponent(HOSTILE)}`);
+    let st = await idle(page);
+    assert.equal(st.mode, "sandwich");
+    assert.equal(st.sandwich.name, HOSTILE);
+    checkTotals(st, want);
+    assert.equal(await page.locator("#fs-sw-name").textContent(), HOSTILE, "the name is text, not markup");
+    assert.equal(await page.locator("#fs-sandwich script").count(), 0);
+    assert.deepEqual(st.chunksLoaded.filter((u) => !/\/c\//.test(u)), []);
+    await page.reload();
+    st = await idle(page);
+    assert.equal(st.sandwich && st.sandwich.name, HOSTILE, "a reload reopens it");
+    checkTotals(st, want);
+    await page.locator(".fs-sw-pane[data-side=callees] canvas.fs-sw-canvas").focus();
+    await page.keyboard.press("Escape");
+    st = await idle(page);
+    assert.equal(st.mode, "flame");
+    assert.ok(await page.locator("#fs-canvas").isVisible(), "the graph is back");
+    assert.ok(!new URL(st.link).hash.includes("x=sandwich"));
+    await done();
+  });
+
+  test("s on a frame of the graph opens its function's sandwich; recursion is counted once", async () => {
+    const { page, done } = await openPage();
+    const st0 = await idle(page);
+    const p = await frameCenter(page, STACKS, ["main", "walk_tree", "visit"], st0, depthRows);
+    await page.mouse.move(p.x, p.y);
+    await page.keyboard.press("s");
+    let st = await idle(page);
+    assert.equal(st.sandwich && st.sandwich.name, "visit");
+    const want = reckon(STACKS, "visit");
+    checkTotals(st, want);
+    // visit calls itself: the nested calls are callees of the outer call, not new calls.
+    assert.ok(want.callees.has("visit"));
+    assert.equal(st.sandwich.calls, 1, "one outermost call (main;walk_tree;visit)");
+    // In a pane, a click zooms and Escape zooms out before it closes.
+    const node = want.lay(want.callees).find((n) => n.name === "visit");
+    await hoverNode(page, st, "callees", node);
+    await page.mouse.down();
+    await page.mouse.up();
+    st = await idle(page);
+    assert.deepEqual(st.sandwich.callees.zoom, { name: "visit", depth: 1, total: node.total });
+    await shot(page, "sandwich-zoom");
+    await page.keyboard.press("Escape");
+    st = await idle(page);
+    assert.equal(st.sandwich.callees.zoom, null);
+    assert.equal(st.mode, "sandwich");
+    await done();
+  });
+
+  test("a link to a function the graph does not have shows the graph with a notice", async () => {
+    const { page, done } = await openPage("p/big/#x=sandwich&f=no_such_function");
+    const st = await idle(page);
+    assert.equal(st.mode, "flame");
+    assert.ok(st.errors.some((e) => e.includes("no_such_function")), st.errors.join("; "));
+    assert.ok(!new URL(st.link).hash.includes("x=sandwich"));
+    await done();
+  });
+
+  test("on a comparison, the sandwich merges before and after values", async () => {
+    const { page, done } = await openPage("p/svc/b/compare/#x=sandwich&f=malloc");
+    const st = await idle(page);
+    assert.equal(st.mode, "sandwich");
+    assert.equal(st.sandwich.name, "malloc");
+    // Before: work 10 and other 30 of 45; after: work 40 and other 20 of 65.
+    const caller = st.sandwich.callers.top.map((n) => n.name);
+    assert.deepEqual(caller.sort(), ["other", "work"]);
+    const pane = st.sandwich.callers;
+    const box = await page.locator(".fs-sw-pane[data-side=callers] canvas.fs-sw-canvas").boundingBox();
+    const vp = pane.viewport;
+    const content = Math.max(pane.depth * vp.rowHeight, vp.height);
+    // The root, malloc, at the bottom of the callers' pane.
+    await page.mouse.move(box.x + vp.width / 2, box.y + content - vp.rowHeight / 2 - vp.scrollTop);
+    await page.waitForFunction(() => !document.getElementById("fs-tooltip").hidden);
+    const tip = await page.locator("#fs-tooltip").textContent();
+    assert.ok(tip.includes("total 40 samples → 60 samples"), tip);
+    const label = await page.locator(".fs-sw-pane[data-side=callers] .fs-sw-facts").textContent();
+    assert.ok(label.includes("total 40 samples → 60 samples"), `the label says values, not widths: ${label}`);
+    await shot(page, "sandwich-diff");
+    await done();
+  });
+});

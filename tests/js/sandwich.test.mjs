@@ -1,0 +1,181 @@
+// The sandwich of a function (sandwich.js): its callees and callers merged from the chunks of a
+// graph, checked against a reckoning from the folded stacks alone (no frame table, no chunks).
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { layoutTree, mergeSandwich, sandwichChunks, topNodes } from "../../themes/default/static/sandwich.js";
+import { decodeChunk, decodeSearch } from "../../themes/default/static/fetch.js";
+import { buildGraph, byteOrder, parseFolded, rng } from "./helpers.mjs";
+
+/**
+ * From the stacks alone: for each stack that calls `fn`, from its first (outermost) `fn` on,
+ * every prefix of what follows is a callees path (F;…;X) and every prefix of what precedes it,
+ * read backwards, a callers path (F;caller;…;X). Returns Maps path -> { total, self }.
+ */
+function reckon(stacks, fn) {
+  const callees = new Map();
+  const callers = new Map();
+  const bump = (m, key, v, self) => {
+    const e = m.get(key) || { total: 0, self: 0 };
+    e.total += v;
+    if (self) e.self += v;
+    m.set(key, e);
+  };
+  for (const [frames, count] of stacks) {
+    const i = frames.indexOf(fn);
+    if (i < 0) continue;
+    for (let j = i; j < frames.length; j++) bump(callees, frames.slice(i, j + 1).join(";"), count, j === frames.length - 1);
+    const up = frames.slice(0, i + 1).reverse();
+    for (let j = 0; j < up.length; j++) bump(callers, up.slice(0, j + 1).join(";"), count, j === up.length - 1);
+  }
+  return { callees, callers };
+}
+
+/** The laid-out tree as Map path -> { total, self }, checking its layout on the way. */
+function paths(c, names) {
+  const byId = new Map();
+  const out = new Map();
+  for (let d = 0; d < c.depthHi; d++) {
+    let end = -Infinity;
+    for (let r = c.rowStart[d]; r < c.rowStart[d + 1]; r++) {
+      assert.ok(c.offset[r] >= end, "frames of one depth do not overlap, in offset order");
+      end = c.offset[r] + c.total[r];
+      const parent = d === 0 ? null : byId.get(c.parent[r]);
+      if (d > 0) {
+        assert.ok(parent, "every node's parent is one depth up");
+        assert.ok(c.offset[r] >= parent.offset && end <= parent.offset + parent.total - parent.self, "children fill their parent before its self");
+      }
+      const path = parent ? `${parent.path};${names[c.name[r]]}` : names[c.name[r]];
+      const node = { path, offset: c.offset[r], total: c.total[r], self: c.self[r], kids: [] };
+      if (parent) parent.kids.push(node);
+      byId.set(c.id[r], node);
+      assert.ok(!out.has(path), `one node per path (${path})`);
+      out.set(path, { total: c.total[r], self: c.self[r] });
+    }
+  }
+  for (const node of byId.values()) {
+    const names = node.kids.map((k) => k.path.split(";").pop());
+    assert.deepEqual(names, [...names].sort(byteOrder), "children ordered by name");
+    let o = node.offset;
+    for (const k of node.kids) {
+      assert.equal(k.offset, o, "children side by side from the parent's offset");
+      o += k.total;
+    }
+    assert.equal(node.total - node.self, o - node.offset, "a node's total is its self and its children");
+  }
+  return out;
+}
+
+const plain = (m) => new Map([...m].map(([k, v]) => [k, { total: v.total, self: v.self }]));
+
+/** A profile with recursion, F at several depths, F as a stack's first frame, and many tiny frames. */
+function stacks() {
+  const r = rng(11);
+  const lines = [
+    "main;a;malloc;brk 50",
+    "main;a;malloc 20",
+    "main;b;malloc;mmap 30",
+    "main;b;c;malloc;brk 5",
+    "malloc;brk 7", // F as the first frame: its callers tree ends at F
+    "main;rec;rec;malloc;malloc;brk 9", // F inside F: one call, counted once
+    "main;rec;rec;leaf 40",
+    "main;<script>&\"'ü;malloc 3",
+    "other;x 100",
+  ];
+  for (let i = 0; i < 400; i++) lines.push(`main;tiny${i % 37};w${i};malloc;${i % 3 ? "brk" : "mmap"} ${1 + Math.floor(r() * 3)}`);
+  return parseFolded(lines.join("\n"));
+}
+
+function decodeAll(g, entries = g.manifest.chunks) {
+  return entries.map((c) => decodeChunk(g.files.get(c.file)));
+}
+
+for (const fn of ["malloc", "brk", "rec", "main", "<script>&\"'ü"]) {
+  test(`the callees and callers of ${fn} are the stacks' paths from its outermost call`, () => {
+    const st = stacks();
+    const g = buildGraph(st, { rootWidth: 50, depthBlock: 3, offsetSplits: 3 });
+    const id = g.names.names.indexOf(fn);
+    const { callees, callers, calls } = mergeSandwich(decodeAll(g), id, g.manifest.frames);
+    const want = reckon(st, fn);
+    const ce = layoutTree(callees, g.names.names);
+    const cr = layoutTree(callers, g.names.names);
+    assert.deepEqual(plain(paths(ce, g.names.names)), plain(want.callees));
+    assert.deepEqual(plain(paths(cr, g.names.names)), plain(want.callers));
+    // Both roots are the function's total in the name table (a search for exactly it).
+    assert.equal(ce.total[0], g.names.total[id]);
+    assert.equal(cr.total[0], g.names.total[id]);
+    const frames = g.table.name.filter((n, i) => n === id && i > 0);
+    assert.ok(calls >= 1 && calls <= frames.length);
+  });
+}
+
+test("the chunks over the function's search intervals are enough, and fewer than all for a narrow function", () => {
+  const st = stacks();
+  const g = buildGraph(st, { rootWidth: 50, depthBlock: 2, offsetSplits: 4 });
+  for (const fn of ["malloc", "mmap", "leaf", "rec", "brk"]) {
+    const id = g.names.names.indexOf(fn);
+    const entry = g.manifest.search.find((s) => s.names[0] <= id && id < s.names[1]);
+    const b = decodeSearch(g.files.get(entry.file));
+    const iv = Array.from(b.iv.subarray(2 * b.start[id - b.nameLo], 2 * b.start[id - b.nameLo + 1]));
+    const some = sandwichChunks(g.manifest, iv);
+    assert.ok(some.length <= sandwichChunks(g.manifest, null).length);
+    if (fn === "leaf") assert.ok(some.length < g.manifest.chunks.length, "a narrow function needs only some chunks");
+    const n = g.names.names.length;
+    const want = reckon(st, fn);
+    // Reading only the rows over the intervals gives the same trees.
+    for (const only of [null, iv]) {
+      const a = mergeSandwich(decodeAll(g, some), id, g.manifest.frames, only);
+      assert.deepEqual(plain(paths(layoutTree(a.callees, g.names.names), g.names.names)), plain(want.callees), fn);
+      assert.deepEqual(plain(paths(layoutTree(a.callers, g.names.names), g.names.names)), plain(want.callers), fn);
+    }
+  }
+});
+
+test("topNodes lists the root's children widest first", () => {
+  const st = stacks();
+  const g = buildGraph(st, { rootWidth: 50 });
+  const id = g.names.names.indexOf("malloc");
+  const s = mergeSandwich(decodeAll(g), id, g.manifest.frames);
+  const top = topNodes(layoutTree(s.callers, g.names.names), g.names.names, 3);
+  const want = reckon(st, "malloc").callers;
+  const expected = [...want].filter(([k]) => k.split(";").length === 2).map(([k, v]) => ({ name: k.split(";")[1], total: v.total, self: v.self }));
+  expected.sort((a, b) => b.total - a.total || byteOrder(a.name, b.name));
+  assert.deepEqual(top, expected.slice(0, 3));
+});
+
+test("a differential chunk's before and after values are merged too", () => {
+  // Two one-depth chunks by hand: all -> {a -> F, b -> F -> x}, with before/after columns.
+  const mk = (rows) => {
+    const depths = [...new Set(rows.map((r) => r.d))].sort((x, y) => x - y);
+    const lo = depths[0];
+    const hi = depths[depths.length - 1] + 1;
+    const rowStart = new Uint32Array(hi - lo + 1);
+    for (const r of rows) rowStart[r.d - lo + 1] += 1;
+    for (let i = 0; i < hi - lo; i++) rowStart[i + 1] += rowStart[i];
+    const col = (k) => Float64Array.from(rows, (r) => r[k]);
+    return {
+      n: rows.length, depthLo: lo, depthHi: hi, rowStart, offset: col("o"), total: col("t"), self: col("s"),
+      beforeTotal: col("bt"), beforeSelf: col("bs"), afterTotal: col("at"), afterSelf: col("as"),
+      id: Uint32Array.from(rows, (r) => r.id), parent: Uint32Array.from(rows, (r) => r.p), name: Uint32Array.from(rows, (r) => r.n), diff: true,
+    };
+  };
+  const c = mk([
+    { d: 0, id: 0, p: 0xffffffff, n: 0, o: 0, t: 10, s: 0, bt: 8, bs: 0, at: 12, as: 0 },
+    { d: 1, id: 1, p: 0, n: 1, o: 0, t: 4, s: 0, bt: 4, bs: 0, at: 2, as: 0 },
+    { d: 1, id: 3, p: 0, n: 2, o: 4, t: 6, s: 0, bt: 4, bs: 0, at: 10, as: 0 },
+    { d: 2, id: 2, p: 1, n: 3, o: 0, t: 4, s: 4, bt: 4, bs: 4, at: 2, as: 2 },
+    { d: 2, id: 4, p: 3, n: 3, o: 4, t: 6, s: 1, bt: 4, bs: 1, at: 10, as: 3 },
+    { d: 3, id: 5, p: 4, n: 4, o: 4, t: 5, s: 5, bt: 3, bs: 3, at: 7, as: 7 },
+  ]);
+  const names = ["all", "a", "b", "F", "x"];
+  const s = mergeSandwich([c], 3, 6);
+  const ce = layoutTree(s.callees, names);
+  assert.deepEqual([ce.total[0], ce.beforeTotal[0], ce.afterTotal[0], ce.afterSelf[0]], [10, 8, 12, 5]);
+  assert.deepEqual([ce.total[1], ce.beforeTotal[1], ce.afterTotal[1]], [5, 3, 7]);
+  const cr = layoutTree(s.callers, names);
+  // Callers: F <- a (before 4, after 2), F <- b (before 4, after 10); each is where its stacks begin.
+  assert.deepEqual(Array.from(cr.name), [3, 1, 2]);
+  assert.deepEqual(Array.from(cr.beforeTotal), [8, 4, 4]);
+  assert.deepEqual(Array.from(cr.afterTotal), [12, 2, 10]);
+  assert.deepEqual(Array.from(cr.afterSelf), [0, 2, 10]);
+});

@@ -1,0 +1,339 @@
+// The sandwich view of a function: its callers (every path that calls it, merged; the function
+// at the bottom, who calls it above) over its callees (everything it calls, merged; the function
+// at the top), each in a canvas of its own with its own zoom. The trees are merged on the page
+// (sandwich.js) from the chunks over the function's search intervals; both are drawn, hit
+// tested and navigated by the graph's own code (draw.js, layout.js, nav.js). Names only ever go
+// into textContent and canvas text.
+
+import { Painter } from "./paint.js";
+import { MIN_PX, depthAtY, frameAt, frameInfo, pixelValue, rowY, valueAtX } from "./layout.js";
+import { bucketIndex } from "./search.js";
+import { layoutTree, mergeSandwich, sandwichChunks, topNodes } from "./sandwich.js";
+import { formatPercent, formatValue, groupDigits } from "./format.js";
+import { describeDiffFrame } from "./diff.js";
+import { keyDirection, step } from "./nav.js";
+
+/** What the tooltip and the info line say of a node of a sandwich pane. */
+export function describeNode(f, side, s, g) {
+  const F = s.name;
+  const v = (x) => formatValue(x, g.unit, g.decimals);
+  const shares = (x) => `${formatPercent(x, g.total)} of all, ${formatPercent(x, s.total)} of ${F}`;
+  if (g.diff && f.afterTotal !== undefined) {
+    const where = f.depth === 0 ? `every call of ${F}` : side === "callers" ? `${F} called through this path, ${f.depth} up` : `called under ${F}, ${f.depth} down`;
+    return { name: f.name, facts: [where, ...describeDiffFrame(f, g.diff)] };
+  }
+  if (f.depth === 0) {
+    return {
+      name: f.name,
+      facts: [`every call of it: total ${v(f.total)} (${formatPercent(f.total, g.total)} of all)`, side === "callers" ? `called first in its stack: ${v(f.self)}` : `self ${v(f.self)}`, `${groupDigits(s.calls)} ${s.calls === 1 ? "call" : "calls"} merged`],
+    };
+  }
+  if (side === "callers") {
+    return {
+      name: f.name,
+      facts: [`calls ${F} through this path: total ${v(f.total)} (${shares(f.total)})`, `stacks beginning here: ${v(f.self)}`, `${f.depth} up from ${F}`],
+    };
+  }
+  return { name: f.name, facts: [`total ${v(f.total)} (${shares(f.total)})`, `self ${v(f.self)} (${formatPercent(f.self, g.total)})`, `${f.depth} down from ${F}`] };
+}
+
+/** One canvas of the sandwich: the callers or the callees tree, its zoom, hover and keyboard frame. */
+class Pane {
+  constructor(sw, node) {
+    this.sw = sw;
+    this.side = node.dataset.side;
+    this.icicle = this.side === "callees";
+    this.scroll = node.querySelector(".fs-sw-scroll");
+    this.canvas = node.querySelector(".fs-sw-canvas");
+    this.facts = node.querySelector(".fs-sw-facts");
+    this.painter = new Painter({
+      app: sw.v.app,
+      scroll: this.scroll,
+      spacer: node.querySelector(".fs-sw-spacer"),
+      canvas: this.canvas,
+      overlay: node.querySelector(".fs-overlay"),
+      mark: "flamesite:sandwich",
+    });
+    this.chunk = null; // the laid-out tree (sandwich.js layoutTree)
+    this.pg = null; // what the painter knows the picture by: { meta, palette }
+    this.zoom = null; // frameInfo of the zoomed node, or null
+    this.hover = null;
+    this.focus = null;
+    this.scroll.addEventListener("scroll", () => sw.v.requestRender(), { passive: true });
+    new ResizeObserver(() => sw.v.requestRender()).observe(this.scroll);
+    this.canvas.addEventListener("mousemove", (e) => this.setHover(this.hitAt(e), e));
+    this.canvas.addEventListener("mouseleave", () => this.setHover(null));
+    this.canvas.addEventListener("click", (e) => this.onClick(e));
+    this.canvas.addEventListener("keydown", (e) => this.onKey(e));
+    this.canvas.addEventListener("blur", () => {
+      this.focus = null;
+      this.painter.outline(this.hover);
+    });
+  }
+
+  set(chunk, g) {
+    this.chunk = chunk;
+    this.pg = { meta: { name: `${this.side}:${this.sw.data.name}` }, palette: g.palette };
+    this.zoom = null;
+    this.hover = null;
+    this.focus = null;
+    this.painter.scrollTo("root");
+  }
+
+  render() {
+    const c = this.chunk;
+    const v = this.sw.v;
+    if (!c || !v.g || !v.g.manifest) return;
+    const m = v.g.manifest;
+    const z = this.zoom;
+    const view = this.painter.computeView(c.depthHi, z ? z.offset : 0, z ? z.offset + z.total : c.total[0], this.icicle);
+    if (!view) return;
+    const scene = {
+      g: this.pg,
+      view,
+      chunks: [c],
+      waiting: 0,
+      zoomDepth: z ? z.depth : 0,
+      match: v.search.s.flags,
+      diff: v.diffScene(),
+      palette: v.paletteName(),
+      share: null,
+      early: false,
+    };
+    if (scene.palette === "self" || scene.palette === "total") scene.share = { by: scene.palette, total: m.total };
+    else v.g.palette.setScheme(scene.palette === m.palette ? null : scene.palette);
+    const decision = this.painter.compare(scene);
+    this.painter.paint(scene, decision, this.hover || this.focus);
+    this.painter.settle(scene, decision);
+  }
+
+  hitAt(e) {
+    const view = this.painter.view;
+    if (!view || !this.chunk) return null;
+    const r = this.canvas.getBoundingClientRect();
+    const d = depthAtY(view, e.clientY - r.top);
+    if (d < 0) return null;
+    const hit = frameAt([this.chunk], d, valueAtX(view, e.clientX - r.left), pixelValue(view) * MIN_PX);
+    return hit ? frameInfo(hit.chunk, hit.row, this.sw.v.g.names) : null;
+  }
+
+  setHover(f, e) {
+    this.hover = f;
+    this.sw.show(f, this, e);
+    this.painter.outline(f || this.focus);
+    this.canvas.style.cursor = f ? "pointer" : "";
+  }
+
+  onClick(e) {
+    const f = this.hitAt(e);
+    if (!f) return;
+    this.zoomTo(f);
+  }
+
+  /** Zoom to node `f` (the root: the whole tree). */
+  zoomTo(f) {
+    this.zoom = f.depth === 0 ? null : f;
+    this.painter.scrollTo(f.depth);
+    this.sw.v.requestRender();
+    this.sw.v.renderNow();
+  }
+
+  /** Arrow keys move between nodes, Enter zooms, s opens the sandwich of the node's function. */
+  onKey(e) {
+    if (e.ctrlKey || e.metaKey || e.altKey || !this.chunk) return;
+    const view = this.painter.view;
+    const f = this.focus || this.hover || frameInfo(this.chunk, 0, this.sw.v.g.names);
+    if (e.key === "s" && f.depth > 0) {
+      e.preventDefault();
+      this.sw.v.openSandwich(f.name);
+      return;
+    }
+    if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      this.zoomTo(f);
+      return;
+    }
+    const dir = keyDirection(e.key, this.icicle);
+    if (!dir || !view) return;
+    e.preventDefault();
+    const hit = step([this.chunk], f, dir, pixelValue(view) * MIN_PX);
+    if (!hit) return;
+    const next = frameInfo(hit.chunk, hit.row, this.sw.v.g.names);
+    if (next.offset + next.total <= view.x0 || next.offset >= view.x1) return;
+    this.focus = next;
+    const y = rowY(view, next.depth);
+    if (y < 0 || y + view.rowH > view.height) {
+      this.scroll.scrollTop = Math.max(0, view.scrollTop + (y < 0 ? y : y + view.rowH - view.height));
+      this.sw.v.requestRender();
+    }
+    this.sw.show(next, this, null);
+    this.painter.outline(next);
+  }
+}
+
+/**
+ * The sandwich section of the viewer. `v` is the viewer (main.js): its graph, search, palette,
+ * tooltip and info line, and `openSandwich` / `closeSandwich`.
+ */
+export class SandwichView {
+  constructor(v, root) {
+    this.v = v;
+    this.root = root;
+    this.nameNode = root.querySelector("#fs-sw-name");
+    this.status = root.querySelector("#fs-sw-status");
+    this.panes = [...root.querySelectorAll(".fs-sw-pane")].map((n) => new Pane(this, n));
+    this.data = null; // { g, name, id, total, calls, ms, chunks, callers, callees } of what is shown
+    this.key = null; // the graph and function shown or being loaded
+    this.seq = 0;
+    this.busy = false;
+    this.error = "";
+    root.querySelector("#fs-sw-close").addEventListener("click", () => v.closeSandwich());
+  }
+
+  pane(side) {
+    return this.panes.find((p) => p.side === side);
+  }
+
+  /** Show the sandwich of function `name` of graph `g` (loading it unless it is the one shown). */
+  open(g, name) {
+    this.root.hidden = false;
+    this.nameNode.textContent = name;
+    const key = [g.source.base, name];
+    if (this.key && this.key[0] === key[0] && this.key[1] === key[1]) return;
+    this.key = key;
+    this.load(g, name);
+  }
+
+  hide() {
+    this.root.hidden = true;
+    this.key = null;
+    this.seq += 1; // a load on the way is dropped
+    this.busy = false;
+  }
+
+  async load(g, name) {
+    const seq = ++this.seq;
+    const t0 = performance.now();
+    this.busy = true;
+    this.error = "";
+    this.data = null;
+    for (const p of this.panes) {
+      p.chunk = null;
+      p.facts.textContent = "";
+    }
+    this.say("Loading…");
+    const stale = () => seq !== this.seq || this.v.g !== g;
+    try {
+      const m = g.manifest;
+      // Every name: to find the function's id, and to order the merged trees' children.
+      await g.source.allNames(g.names);
+      if (stale()) return;
+      const id = g.names.names.indexOf(name, 1);
+      if (id < 1) {
+        this.busy = false;
+        this.v.sandwichMissing(name);
+        return;
+      }
+      // The function's search intervals, where its frames, their callees and their callers
+      // are: only the chunks over them. A comparison's other layouts have none of their own.
+      let iv = null;
+      if (m.search.length && (!m.differential || (m.diff ? m.diff.layout === "union" : true))) {
+        const b = await g.source.bucket(m.search[bucketIndex(m.search, id)]);
+        if (stale()) return;
+        iv = b.iv.subarray(2 * b.start[id - b.nameLo], 2 * b.start[id - b.nameLo + 1]);
+      }
+      const entries = sandwichChunks(m, iv);
+      this.say(`Loading ${groupDigits(entries.length)} files…`);
+      const got = await Promise.all(entries.map((e) => g.source.chunk(e).catch(() => null)));
+      if (stale()) return;
+      const chunks = got.filter(Boolean);
+      const merged = mergeSandwich(chunks, id, m.frames, iv);
+      const callers = layoutTree(merged.callers, g.names.names);
+      const callees = layoutTree(merged.callees, g.names.names);
+      this.data = { g, name, id, total: g.names.total[id], calls: merged.calls, chunks: chunks.length, missing: entries.length - chunks.length, ms: 0 };
+      this.pane("callers").set(callers, g);
+      this.pane("callees").set(callees, g);
+      this.busy = false;
+      this.say("");
+      this.summary();
+      this.v.requestRender();
+      this.v.renderNow();
+      // On screen: the time from the request to the canvases drawn.
+      this.data.ms = performance.now() - t0;
+      this.v.showStatus();
+    } catch (e) {
+      if (stale()) return;
+      this.busy = false;
+      this.error = e && e.message ? e.message : String(e);
+      this.say(`Could not load the sandwich: ${this.error}`);
+      this.v.showStatus();
+    }
+  }
+
+  say(text) {
+    this.status.textContent = text;
+  }
+
+  /** The panes' labels: how many calls, paths and callees were merged. */
+  summary() {
+    const d = this.data;
+    const facts = this.v.graphUnit();
+    const v = (x) => formatValue(x, facts.unit, facts.decimals);
+    const callers = this.pane("callers").chunk;
+    const callees = this.pane("callees").chunk;
+    const paths = topNodes(callers, d.g.names.names, Infinity).length;
+    // Of a comparison the widths are not values: its before and after values.
+    const val = (c, col, before) => (c.diff ? `${v(before[0])} → ${v(col[0])}` : v(col[0]));
+    const tot = (c) => val(c, c.afterTotal || c.total, c.beforeTotal);
+    this.pane("callers").facts.textContent = `· ${groupDigits(d.calls)} ${d.calls === 1 ? "call" : "calls"}, total ${tot(callers)}, from ${groupDigits(paths)} ${paths === 1 ? "caller" : "callers"}`;
+    this.pane("callees").facts.textContent = `· total ${tot(callees)}, self ${val(callees, callees.afterSelf || callees.self, callees.beforeSelf)}, ${groupDigits(callees.n - 1)} merged ${callees.n === 2 ? "frame" : "frames"} below it`;
+    if (d.missing) this.say(`${d.missing} files could not be loaded: the trees miss their frames`);
+  }
+
+  render() {
+    if (this.root.hidden || !this.data) return;
+    for (const p of this.panes) p.render();
+  }
+
+  /** The tooltip and info line for node `f` of `pane` (null: the sandwich's summary). */
+  show(f, pane, e) {
+    const v = this.v;
+    if (!f) {
+      v.tooltip.hide();
+      v.setInfo(this.data ? `Sandwich of ${this.data.name}` : "", this.data ? [pane.facts.textContent.replace(/^· /, "")] : []);
+      return;
+    }
+    const { name, facts } = describeNode(f, pane.side, this.data, v.graphUnit());
+    if (e) v.tooltip.show(e.clientX, e.clientY, name, [...facts, "click: zoom · s: its sandwich"]);
+    v.setInfo(name, facts);
+  }
+
+  /** For `flamesite.state()`: the function, both trees' totals, their first nodes and zooms. */
+  snapshot() {
+    const d = this.data;
+    if (!d) return this.key ? { name: this.key[1], loading: this.busy, error: this.error || null } : null;
+    const tree = (p) => ({
+      total: p.chunk.total[0],
+      self: p.chunk.self[0],
+      frames: p.chunk.n,
+      depth: p.chunk.depthHi,
+      top: topNodes(p.chunk, d.g.names.names),
+      zoom: p.zoom ? { name: p.zoom.name, depth: p.zoom.depth, total: p.zoom.total } : null,
+      viewport: p.painter.view
+        ? { width: p.painter.view.width, height: p.painter.view.height, rowHeight: p.painter.view.rowH, scrollTop: p.painter.view.scrollTop, x0: p.painter.view.x0, x1: p.painter.view.x1, icicle: p.icicle }
+        : null,
+      focus: p.focus ? { name: p.focus.name, depth: p.focus.depth, total: p.focus.total } : null,
+    });
+    return {
+      name: d.name,
+      total: d.total,
+      calls: d.calls,
+      chunks: d.chunks,
+      ms: d.ms,
+      loading: this.busy,
+      error: this.error || null,
+      callers: tree(this.pane("callers")),
+      callees: tree(this.pane("callees")),
+    };
+  }
+}
