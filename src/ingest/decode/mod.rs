@@ -206,9 +206,9 @@ fn describe(sniff: &[u8], show: bool) -> String {
         if stack.contains(&b';') || numeric {
             let count = String::from_utf8_lossy(&count[..count.len().min(SHOWN)]);
             return format!(
-                "; line {} looks like folded stacks, but its count {count:?} is not a whole number from 0 to {}",
+                "; line {} looks like folded stacks, but its count {count:?} is not a number such as 12 or 31.25 (at most {} digits)",
                 number + 1,
-                u64::MAX
+                u64::MAX.to_string().len()
             );
         }
     }
