@@ -154,8 +154,6 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
     if let Some(cpi) = cpi_graph(&decoded)? {
         decoded.graphs.push(cpi);
     }
-    let mut graphs = Vec::new();
-    let mut preload = Vec::new();
     let files = std::sync::Mutex::new(Vec::new());
     let write = |rel: String, bytes: &[u8]| {
         sink(&rel, bytes)?;
@@ -164,17 +162,32 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
     };
     let names: Vec<&str> = decoded.graphs.iter().map(|g| g.name.as_str()).collect();
     let folders = archive::slug::graph_folders(&names);
-    for (graph, folder) in decoded.graphs.iter().zip(folders) {
-        let data = format!("g/{folder}/");
-        let graph_sink = |rel: &str, bytes: &[u8]| write(format!("{data}{rel}"), bytes);
-        let unit = unit.unwrap_or(&graph.unit);
-        let manifest = chunk::encode_graph(&graph.name, unit, &graph.table, &config.chunks, config.palette, &graph_sink)?;
+    // The graphs of a profile (pprof's sample types, perf's events) are written in parallel:
+    // a large profile is often one file, and its graphs are independent.
+    use rayon::prelude::*;
+    let written: Vec<Result<(GraphInfo, chunk::Manifest), String>> = decoded
+        .graphs
+        .par_iter()
+        .zip(folders)
+        .map(|(graph, folder)| {
+            let data = format!("g/{folder}/");
+            let graph_sink = |rel: &str, bytes: &[u8]| write(format!("{data}{rel}"), bytes);
+            let unit = unit.unwrap_or(&graph.unit);
+            let manifest = chunk::encode_graph(&graph.name, unit, &graph.table, &config.chunks, config.palette, &graph_sink)?;
+            // A differential graph's widths are not its values: its total is the second count's.
+            let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after);
+            let info = GraphInfo { name: graph.name.clone(), unit: unit.to_string(), total, frames: manifest.frames, data, differential: manifest.differential, decimals: manifest.decimals };
+            Ok((info, manifest))
+        })
+        .collect();
+    let mut graphs = Vec::with_capacity(written.len());
+    let mut preload = Vec::new();
+    for w in written {
+        let (info, manifest) = w?;
         if graphs.is_empty() {
             preload = manifest.first_view(FIRST_VIEW_ROWS);
         }
-        // A differential graph's widths are not its values: its total is the second count's.
-        let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after);
-        graphs.push(GraphInfo { name: graph.name.clone(), unit: unit.to_string(), total, frames: manifest.frames, data, differential: manifest.differential, decimals: manifest.decimals });
+        graphs.push(info);
     }
     // Link previews need an absolute URL, so they are made only when base_url gives one.
     if let (Some(first), false) = (decoded.graphs.first(), config.base_url.is_empty()) {

@@ -575,48 +575,92 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
     // stacks is hashed once per merger, not once per frame.
     struct Slot {
         merger: StackMerger,
-        /// The merger's id of each of `frame_names` it was given.
-        local: FxHashMap<u32, u32>,
+        /// The merger's id of each of `frame_names` (`u32::MAX`: not given yet).
+        local: Vec<u32>,
         /// The merger's ids of the previous stack it was given.
         prev: Vec<u32>,
     }
-    let mut mergers: Vec<Slot> = (0..slot_count * width)
-        .map(|_| Slot { merger: StackMerger::new(false, limits.max_depth), local: FxHashMap::default(), prev: Vec::new() })
+    let mergers: Vec<Slot> = (0..slot_count * width)
+        .map(|_| Slot { merger: StackMerger::new(false, limits.max_depth), local: Vec::new(), prev: Vec::new() })
         .collect();
-    let mut stack: Vec<u32> = Vec::new();
-    for (at, &(ids, slot, number)) in lists.iter().enumerate() {
-        stack.clear();
-        for id in ids.iter().rev() {
-            let frames = locations.get(id).ok_or_else(|| {
-                format!("pprof: location {id} referred to by sample {number} does not exist")
-            })?;
-            stack.extend_from_slice(frames);
+    // The stacks in root-first order of their location ids, so that each shares as long a
+    // prefix as it can with the one before and the merger walks only the frames after it
+    // (samples come in no useful order: in sample order, three quarters of the time went to
+    // merging frames already merged). The graph does not depend on the order.
+    let mut merge_order: Vec<usize> = (0..lists.len()).collect();
+    merge_order.sort_unstable_by(|&a, &b| {
+        let ((ia, sa, _), (ib, sb, _)) = (lists[a], lists[b]);
+        sa.cmp(&sb).then_with(|| ia.iter().rev().cmp(ib.iter().rev()))
+    });
+    // First, in sample order, what can be wrong with a stack: a location that does not
+    // exist, a stack too deep, more frames than the budget. Then nothing can fail but the
+    // sums, and the mergers (one per slot and sample type) are independent: they run in
+    // parallel, each walking the stacks in `merge_order`.
+    let depth_of = |ids: &[u64]| -> usize { ids.iter().map(|id| locations.get(id).map_or(0, |f| f.len())).sum::<usize>().max(1) };
+    for &(ids, slot, number) in &lists {
+        if let Some(id) = ids.iter().rev().find(|id| !locations.contains_key(id)) {
+            return Err(format!("pprof: location {id} referred to by sample {number} does not exist"));
         }
-        if stack.is_empty() {
-            stack.push(unknown);
+        let depth = depth_of(ids);
+        if depth > limits.max_depth as usize {
+            return Err(format!("pprof: sample {number}: {}", crate::graph::frames::MergeError::TooDeep(limits.max_depth)));
         }
-        let slot_mergers = &mut mergers[slot * width..(slot + 1) * width];
-        for (m, &value) in slot_mergers.iter_mut().zip(&sums[at * width..(at + 1) * width]) {
-            if value == 0 {
-                continue;
-            }
-            budget.spend(stack.len() as u64, "pprof", "over all sample types")?;
-            let Slot { merger, local, prev } = m;
-            let mut keep = 0;
-            for (k, &f) in stack.iter().enumerate() {
-                let id = *local.entry(f).or_insert_with(|| merger.intern(&frame_names[f as usize]));
-                if k == keep && prev.get(k) == Some(&id) {
-                    keep += 1;
-                } else {
-                    if k == keep {
-                        prev.truncate(keep);
-                    }
-                    prev.push(id);
+        let at = distinct[&(ids, slot)];
+        let with_value = sums[at * width..(at + 1) * width].iter().filter(|&&v| v != 0).count();
+        budget.spend((depth * with_value) as u64, "pprof", "over all sample types")?;
+    }
+    use rayon::prelude::*;
+    let merged: Vec<Result<crate::graph::frames::FrameTable, String>> = mergers
+        .into_par_iter()
+        .enumerate()
+        .map(|(index, m)| {
+            let (slot, t) = (index / width, index % width);
+            let Slot { mut merger, mut local, mut prev } = m;
+            let mut stack: Vec<u32> = Vec::new();
+            for &at in &merge_order {
+                let (ids, list_slot, number) = lists[at];
+                let value = sums[at * width + t];
+                if list_slot != slot || value == 0 {
+                    continue;
                 }
+                stack.clear();
+                for id in ids.iter().rev() {
+                    stack.extend_from_slice(&locations[id]);
+                }
+                if stack.is_empty() {
+                    stack.push(unknown);
+                }
+                let mut keep = 0;
+                for (k, &f) in stack.iter().enumerate() {
+                    if local.len() <= f as usize {
+                        local.resize(frame_names.len().max(f as usize + 1), u32::MAX);
+                    }
+                    let id = match local[f as usize] {
+                        u32::MAX => {
+                            let id = merger.intern(&frame_names[f as usize]);
+                            local[f as usize] = id;
+                            id
+                        }
+                        id => id,
+                    };
+                    if k == keep && prev.get(k) == Some(&id) {
+                        keep += 1;
+                    } else {
+                        if k == keep {
+                            prev.truncate(keep);
+                        }
+                        prev.push(id);
+                    }
+                }
+                prev.truncate(stack.len());
+                merger.add_ids(keep, &prev[keep..], value).map_err(|e| format!("pprof: sample {number}: {e}"))?;
             }
-            prev.truncate(stack.len());
-            merger.add_ids(keep, &prev[keep..], value).map_err(|e| format!("pprof: sample {number}: {e}"))?;
-        }
+            merger.finish().map_err(|e| format!("pprof: {e}"))
+        })
+        .collect();
+    let mut tables: Vec<Option<crate::graph::frames::FrameTable>> = Vec::with_capacity(merged.len());
+    for table in merged {
+        tables.push(Some(table?));
     }
     if negative > 0 {
         warnings.push(format!(
@@ -634,10 +678,6 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
 
     // Graphs, with unique names (their folders are named by the build): per sample type, the
     // whole profile, then each value's, then the samples without the label.
-    let mut tables: Vec<Option<crate::graph::frames::FrameTable>> = Vec::with_capacity(mergers.len());
-    for m in mergers {
-        tables.push(Some(m.merger.finish().map_err(|e| format!("pprof: {e}"))?));
-    }
     let mut used = HashSet::new();
     let mut unique = |base: String| {
         let mut name = base.clone();
