@@ -16,6 +16,9 @@ pub fn exact(v: u64, decimals: u32) -> String {
     if decimals == 0 {
         return v.to_string();
     }
+    // More places than a u64 has digits cannot come from a build (the chunk reader refuses
+    // such a manifest); they would only pad with zeros.
+    let decimals = decimals.min(20);
     let digits = format!("{v:0>width$}", width = decimals as usize + 1);
     let (whole, fraction) = digits.split_at(digits.len() - decimals as usize);
     let fraction = fraction.trim_end_matches('0');
@@ -38,6 +41,7 @@ pub fn format_scaled(v: i128, unit: &str, decimals: u32) -> String {
     if v < 0 {
         return format!("−{}", format_scaled(v.unsigned_abs().min(i128::MAX as u128) as i128, unit, decimals));
     }
+    let decimals = decimals.min(20);
     let scale = 10f64.powi(decimals as i32);
     let one = 10i128.pow(decimals);
     let lower = unit.to_ascii_lowercase();

@@ -27,6 +27,10 @@ const SEARCH_MAGIC: &[u8; 4] = b"FSSI";
 /// Depths one chunk may span at most, so that a deep graph is fetched as the user scrolls.
 const MAX_DEPTH_SPAN: u32 = 64;
 
+/// Most decimal places a manifest may state: more than a `u64` value has digits (found by
+/// fuzzing the chunk reader: a damaged manifest's `decimals` overflowed the formatter).
+pub const MAX_STORED_DECIMALS: u32 = 19;
+
 fn is_zero(v: &u32) -> bool {
     *v == 0
 }
@@ -831,6 +835,13 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
             manifest.version
         ));
     }
+    if manifest.decimals > MAX_STORED_DECIMALS {
+        return Err(format!(
+            "{}: {} decimal places, more than a value can have ({MAX_STORED_DECIMALS}); it is damaged",
+            dir.join("manifest.json").display(),
+            manifest.decimals
+        ));
+    }
     let mut all_names = Vec::new();
     for file in &manifest.names {
         let names: Names = serde_json::from_slice(&read(&file.file)?)
@@ -879,6 +890,20 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
     }
     if let Some(row) = t.name.iter().position(|&x| x == u32::MAX) {
         return Err(format!("{}: frame {row} is in no chunk", dir.display()));
+    }
+    // The tree the ids promise (docs/FORMAT.md): the root alone has no parent, and every other
+    // frame's parent comes before it, one row up. A damaged chunk that breaks this would send
+    // a reader walking up from a frame out of the table, or round in a cycle.
+    for row in 0..t.len() {
+        let (parent, depth) = (t.parent[row], t.depth[row]);
+        let whole = if row == 0 {
+            parent == NO_PARENT && depth == 0
+        } else {
+            parent != NO_PARENT && (parent as usize) < row && t.depth[parent as usize].checked_add(1) == Some(depth)
+        };
+        if !whole {
+            return Err(format!("{}: frame {row} has parent {parent} at depth {depth}, which is not a tree in depth-first order; the graph is damaged", dir.display()));
+        }
     }
     sort_names(&mut t);
     Ok((manifest, t))
@@ -1005,6 +1030,51 @@ mod tests {
         let f = names.names.iter().position(|n| n == "f").unwrap();
         assert_eq!(names.total[f], 5, "f;f;f counted once");
         assert_eq!(names.self_[f], 3);
+    }
+
+    #[test]
+    fn a_chunk_whose_parents_do_not_make_a_tree_is_refused_not_walked() {
+        // Found by fuzzing the chunk reader: a frame whose parent was damaged to "none" (the
+        // root's 0xFFFFFFFF) sent `fold` walking up out of the table; a parent pointing at
+        // the frame itself, or below it, would send it round forever.
+        let t = table(&[("main;work", 5), ("main;idle", 3)]);
+        let config = ChunkConfig { root_width: 100, class_factor: 4, target_frames: 4096, search_intervals: 100, names_per_file: 1000 };
+        for (row, parent) in [(1usize, u32::MAX), (2, 2), (1, 3), (0, 0)] {
+            let dir = tempfile::tempdir().unwrap();
+            let write = |rel: &str, bytes: &[u8]| {
+                let p = dir.path().join(rel);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, bytes).map_err(|e| e.to_string())
+            };
+            encode("samples", "samples", &t, &config, Palette::Hot, &write).unwrap();
+            assert!(read_graph(dir.path()).is_ok());
+            // One chunk of 4 frames (all, main, idle, work) in u32 values: header and row
+            // index (24 + 4 * 4, padded to 40), three value columns, then ids, parents, names.
+            let path = dir.path().join("c/0-0.bin");
+            let mut bytes = std::fs::read(&path).unwrap();
+            let n = 4;
+            let ids = 40 + 3 * 4 * n;
+            let at = (0..n).find(|&i| u32::from_le_bytes(bytes[ids + 4 * i..ids + 4 * i + 4].try_into().unwrap()) as usize == row).unwrap();
+            let p = ids + 4 * (n + at);
+            bytes[p..p + 4].copy_from_slice(&parent.to_le_bytes());
+            std::fs::write(&path, &bytes).unwrap();
+            let e = read_graph(dir.path()).unwrap_err();
+            assert!(e.contains(&format!("frame {row} has parent {parent}")) && e.contains("damaged"), "{e}");
+        }
+        // Found next: a manifest claiming more decimal places than a value has digits.
+        let dir = tempfile::tempdir().unwrap();
+        let write = |rel: &str, bytes: &[u8]| {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).map_err(|e| e.to_string())
+        };
+        encode("samples", "samples", &t, &config, Palette::Hot, &write).unwrap();
+        let path = dir.path().join("manifest.json");
+        let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        manifest["decimals"] = serde_json::json!(4_000_000_000u32);
+        std::fs::write(&path, manifest.to_string()).unwrap();
+        let e = read_graph(dir.path()).unwrap_err();
+        assert!(e.contains("4000000000 decimal places") && e.contains("damaged"), "{e}");
     }
 
     #[test]
