@@ -288,7 +288,7 @@ fn split_count(line: &[u8]) -> Option<(&[u8], Count)> {
         digits = digits.checked_add(1)?;
     }
     // A rounded count may end in zeros (`4.399900000000001` is 4.3999): they are no places.
-    while rounded && places > 0 && digits % 10 == 0 {
+    while rounded && places > 0 && digits.is_multiple_of(10) {
         digits /= 10;
         places -= 1;
     }
