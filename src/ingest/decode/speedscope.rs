@@ -13,8 +13,10 @@
 //! Values are exact integers in flamesite, speedscope's are numbers: a time unit whose
 //! weights have fractions is converted to the largest of milliseconds, microseconds and
 //! nanoseconds in which every weight is whole (py-spy's 0.01 s samples become 10
-//! milliseconds); other units are rounded, with a warning. The unit `none` is shown as
-//! `samples`.
+//! milliseconds), and finer than a nanosecond is rounded, with a warning; in other units
+//! fractional weights are kept exact with the fewest decimal places that hold them all, up to
+//! six, as folded stacks' fractional counts are (`FrameTable::decimals`), and finer is rounded
+//! to six, with a warning. The unit `none` is shown as `samples`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
@@ -131,10 +133,11 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
             weights.push(w);
             Ok(())
         })?;
-        let (unit, factor, rounded) = integer_unit(unit, weights.iter().copied());
+        let (unit, factor, decimals, rounded) = integer_unit(unit, weights.iter().copied());
         drop(weights);
         if rounded {
-            warnings.push(format!("{context}: weights with fractions of a unit were rounded"));
+            let to = if decimals == 0 { "a whole nanosecond".to_string() } else { format!("{decimals} decimal places") };
+            warnings.push(format!("{context}: weights finer than {to} were rounded to it"));
         }
         let mut merger = StackMerger::new(false, config.limits.max_depth);
         // Frame names are made and interned when first used, once.
@@ -170,7 +173,8 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
             warnings.push(format!("{context}: no samples; the profile is left out"));
             continue;
         }
-        let table = merger.finish().map_err(|e| format!("{context}: {e}"))?;
+        let mut table = merger.finish().map_err(|e| format!("{context}: {e}"))?;
+        table.decimals = decimals;
         let mut graph_name = if name.trim().is_empty() { format!("profile {}", i + 1) } else { name.clone() };
         let base = graph_name.clone();
         let mut n = 2;
@@ -272,9 +276,10 @@ fn evented(i: usize, events: &[Event], f: &mut Visitor) -> Result<(), String> {
     Ok(())
 }
 
-/// The unit the weights are stored in, the factor from speedscope's unit to it, and whether
-/// some weights had to be rounded.
-fn integer_unit(unit: &str, weights: impl Iterator<Item = f64> + Clone) -> (String, f64, bool) {
+/// The unit the weights are stored in, the factor from speedscope's unit to it, the decimal
+/// places the values keep (0 but for fractional weights in a unit that is not a time), and
+/// whether some weights had to be rounded.
+fn integer_unit(unit: &str, weights: impl Iterator<Item = f64> + Clone) -> (String, f64, u32, bool) {
     let whole = |factor: f64| {
         weights.clone().all(|w| {
             let x = w * factor;
@@ -289,17 +294,24 @@ fn integer_unit(unit: &str, weights: impl Iterator<Item = f64> + Clone) -> (Stri
     };
     for &(name, factor) in time {
         if whole(factor) {
-            return (name.to_string(), factor, false);
+            return (name.to_string(), factor, 0, false);
         }
     }
     if let Some(&(name, factor)) = time.last() {
-        return (name.to_string(), factor, false);
+        return (name.to_string(), factor, 0, true);
     }
     let name = match unit {
         "none" | "" => "samples",
         other => other,
     };
-    (name.to_string(), 1.0, !whole(1.0))
+    let most = super::folded::MAX_DECIMALS;
+    for places in 0..=most {
+        let factor = 10f64.powi(places as i32);
+        if whole(factor) {
+            return (name.to_string(), factor, places, false);
+        }
+    }
+    (name.to_string(), 10f64.powi(most as i32), most, true)
 }
 
 #[cfg(test)]
@@ -341,6 +353,28 @@ mod tests {
         assert_eq!(folded(&d, 0), "main m.py:3 20000\nmain m.py:3;f:g 10500\n");
         assert_eq!(folded(&d, 1), "main m.py:3 7\nmain m.py:3;h h.c 3\n");
         assert_eq!(folded(&d, 2), "h h.c 3\n");
+    }
+
+    #[test]
+    fn fractional_weights_of_counts_are_kept_exact_and_only_past_six_places_rounded() {
+        // Counts (not times) with fractions: the fewest decimal places that hold them all.
+        let s = file(
+            r#"{"type": "sampled", "name": "a", "unit": "none", "startValue": 0, "endValue": 1,
+                "samples": [[0, 1], [0], [0, 1]], "weights": [0.5, 1.25, 2]},
+               {"type": "sampled", "name": "b", "unit": "bytes", "startValue": 0, "endValue": 1,
+                "samples": [[0], [0, 1]], "weights": [0.1234567, 1]},
+               {"type": "sampled", "name": "c", "unit": "microseconds", "startValue": 0, "endValue": 1,
+                "samples": [[0]], "weights": [0.0015]}"#,
+        );
+        let d = decode_str(&s).unwrap();
+        assert_eq!((d.graphs[0].table.decimals, d.graphs[0].table.grand_total()), (2, 375));
+        assert_eq!(folded(&d, 0), "main m.py:3 1.25\nmain m.py:3;f:g 2.5\n");
+        assert_eq!((d.graphs[1].table.decimals, d.graphs[1].table.grand_total()), (6, 1_123_457));
+        // A time finer than a nanosecond is rounded to one (1.5 ns is 2 ns), with a warning.
+        assert_eq!((d.graphs[2].unit.as_str(), d.graphs[2].table.decimals, d.graphs[2].table.grand_total()), ("nanoseconds", 0, 2));
+        let warned: Vec<&String> = d.warnings.iter().filter(|w| w.contains("were rounded")).collect();
+        assert_eq!(warned.len(), 2, "{:?}", d.warnings);
+        assert!(warned[0].contains("finer than 6 decimal places") && warned[1].contains("finer than a whole nanosecond"), "{warned:?}");
     }
 
     #[test]
