@@ -30,6 +30,10 @@ pub struct Config {
     /// Folder whose files are copied as they are into the output folder's root (`CNAME`,
     /// `robots.txt`, favicons); by default `static/` beside `site.toml`.
     pub static_dir: Option<PathBuf>,
+    /// The file this configuration was read from (none for the defaults), so that a warning
+    /// about a setting names it.
+    #[serde(skip)]
+    pub file: Option<PathBuf>,
     /// How graphs are split into chunk files.
     pub chunks: ChunkConfig,
     /// Limits that protect the build from hostile input.
@@ -160,6 +164,7 @@ impl Default for Config {
             keep_going: false,
             theme_dir: None,
             static_dir: None,
+            file: None,
             chunks: ChunkConfig::default(),
             limits: Limits::default(),
             perf: PerfConfig::default(),
@@ -196,6 +201,7 @@ impl Config {
     pub fn load(path: &Path) -> Result<Config, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut config = Config::parse(&text, path)?;
+        config.file = Some(path.to_path_buf());
         let dir = path.parent().unwrap_or(Path::new(""));
         config.input = dir.join(&config.input);
         config.output = dir.join(&config.output);

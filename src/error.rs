@@ -52,7 +52,8 @@ pub enum FillError {
 /// Something worth telling about a profile that was built anyway.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
-    /// The profile's path, relative to the input folder.
+    /// The profile's path, relative to the input folder; or, for a warning about another
+    /// file (the output folder's, site.toml), its absolute path.
     pub path: String,
     /// What happened, without the path.
     pub message: String,

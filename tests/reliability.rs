@@ -497,6 +497,29 @@ fn a_profile_that_makes_infernos_parser_panic_is_reported_quietly_and_the_rest_b
     assert!(out.join("p/good/index.html").is_file());
 }
 
+#[test]
+fn warnings_about_the_output_folder_and_site_toml_name_the_real_files_even_from_relative_paths() {
+    // site.toml with relative folders, run from its folder: a warning about a file in the
+    // output folder, or about a setting, must name that file, not one under the input folder.
+    let work = tempfile::tempdir().unwrap();
+    let site = work.path().canonicalize().unwrap();
+    write(&site.join("profiles/api/2026-01-01.folded"), &profile(1, 20));
+    write(&site.join("profiles/api/2026-01-02.folded"), &profile(2, 20));
+    write(&site.join("site.toml"), b"input = \"profiles\"\noutput = \"public\"\n[archive.baselines]\napi = \"1999-01-01\"\n");
+    let run_here = || Command::new(bin()).arg("build").current_dir(&site).output().unwrap();
+    let o = run_here();
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::write(site.join("public/CNAME"), b"perf.example.com\n").unwrap();
+    write(&site.join("profiles/api/2026-01-03.folded"), &profile(3, 20));
+    let o = run_here();
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    let cname = err.lines().find(|l| l.contains("CNAME")).unwrap_or_else(|| panic!("{err}"));
+    assert!(cname.starts_with(&format!("warning: {}: ", site.join("public/CNAME").display())), "{cname}");
+    let baseline = err.lines().find(|l| l.contains("archive.baselines")).unwrap_or_else(|| panic!("{err}"));
+    assert!(baseline.starts_with(&format!("warning: {}: ", site.join("site.toml").display())), "{baseline}");
+}
+
 /// Item 10 (in part): files put in the output folder by hand are named in a warning when they
 /// leave the site, and again when they are removed; they never come back every other build.
 #[test]

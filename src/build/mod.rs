@@ -393,7 +393,7 @@ impl<'a> Build<'a> {
         }
         for (series, spec) in derived.unknown_baselines {
             self.summary.warnings.push(Warning {
-                path: "site.toml".into(),
+                path: shown(config.file.as_deref().unwrap_or(std::path::Path::new("site.toml"))),
                 message: format!("archive.baselines names {spec:?} for series {series:?}, which has no such run (give its date, title or path without extensions)"),
             });
         }
@@ -549,13 +549,13 @@ fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&st
     let output = &config.output;
     for name in foreign(output) {
         warnings.push(Warning {
-            path: output.join(&name).display().to_string(),
+            path: shown(&output.join(&name)),
             message: "was not written by flamesite: the output folder is replaced whole, so it is not in the new site (put files to publish as they are in the static/ folder beside site.toml)".into(),
         });
     }
     for name in foreign(&staging.path("")) {
         warnings.push(Warning {
-            path: staging.path(&name).display().to_string(),
+            path: shown(&staging.path(&name)),
             message: "was not written by flamesite (it was in the output folder before the last build): removed".into(),
         });
         staging.remove(&name)?;
@@ -742,4 +742,11 @@ fn progress_bar(show: bool, len: usize) -> indicatif::ProgressBar {
             .progress_chars("=> "),
     );
     bar
+}
+
+/// A path outside the input folder as a warning shows it: absolute, since the command line
+/// prints warnings' paths relative to the input folder (a relative output folder, `public`,
+/// would otherwise read as `profiles/public/CNAME`).
+fn shown(path: &std::path::Path) -> String {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
 }
