@@ -1011,17 +1011,22 @@ mod tests {
         assert!(m.first_view(0).is_empty());
     }
 
+    /// Writes the `samples` graph of `t` into `dir`, as a build does.
+    fn encode_to(dir: &Path, t: &FrameTable, config: &ChunkConfig) -> Manifest {
+        let write = |rel: &str, bytes: &[u8]| {
+            let p = dir.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).map_err(|e| e.to_string())
+        };
+        encode("samples", "samples", t, config, Palette::Hot, &write).unwrap()
+    }
+
     #[test]
     fn chunks_round_trip_and_name_totals_do_not_double_count_recursion() {
         let t = table(&[("f;f;f", 3), ("f;g", 2), ("h", 5)]);
         let config = ChunkConfig { root_width: 2, class_factor: 2, target_frames: 1, search_intervals: 1, names_per_file: 1000 };
         let dir = tempfile::tempdir().unwrap();
-        let write = |rel: &str, bytes: &[u8]| {
-            let p = dir.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, bytes).map_err(|e| e.to_string())
-        };
-        encode("samples", "samples", &t, &config, Palette::Hot, &write).unwrap();
+        encode_to(dir.path(), &t, &config);
         let (m, back) = read_graph(dir.path()).unwrap();
         assert_eq!(back, t);
         assert_eq!(m.frames, t.len() as u64);
@@ -1041,12 +1046,7 @@ mod tests {
         let config = ChunkConfig { root_width: 100, class_factor: 4, target_frames: 4096, search_intervals: 100, names_per_file: 1000 };
         for (row, parent) in [(1usize, u32::MAX), (2, 2), (1, 3), (0, 0)] {
             let dir = tempfile::tempdir().unwrap();
-            let write = |rel: &str, bytes: &[u8]| {
-                let p = dir.path().join(rel);
-                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-                std::fs::write(p, bytes).map_err(|e| e.to_string())
-            };
-            encode("samples", "samples", &t, &config, Palette::Hot, &write).unwrap();
+            encode_to(dir.path(), &t, &config);
             assert!(read_graph(dir.path()).is_ok());
             // One chunk of 4 frames (all, main, idle, work) in u32 values: header and row
             // index (24 + 4 * 4, padded to 40), three value columns, then ids, parents, names.
@@ -1063,12 +1063,7 @@ mod tests {
         }
         // Found next: a manifest claiming more decimal places than a value has digits.
         let dir = tempfile::tempdir().unwrap();
-        let write = |rel: &str, bytes: &[u8]| {
-            let p = dir.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, bytes).map_err(|e| e.to_string())
-        };
-        encode("samples", "samples", &t, &config, Palette::Hot, &write).unwrap();
+        encode_to(dir.path(), &t, &config);
         let path = dir.path().join("manifest.json");
         let mut manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         manifest["decimals"] = serde_json::json!(4_000_000_000u32);
