@@ -89,11 +89,8 @@ pub struct GraphEntry {
     pub data: String,
     /// Decimal places of its values: `total` stands for `total / 10^decimals` (fractional
     /// counts). Absent when 0.
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::store::chunk::is_zero")]
     pub decimals: u32,
 }
 
-fn is_zero(v: &u32) -> bool {
-    *v == 0
-}
 

@@ -31,7 +31,8 @@ const MAX_DEPTH_SPAN: u32 = 64;
 /// fuzzing the chunk reader: a damaged manifest's `decimals` overflowed the formatter).
 pub const MAX_STORED_DECIMALS: u32 = 19;
 
-fn is_zero(v: &u32) -> bool {
+/// Whether a count is 0: such keys (`decimals`) are left out of the JSON written.
+pub(crate) fn is_zero(v: &u32) -> bool {
     *v == 0
 }
 
