@@ -7,14 +7,13 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
-import { HOSTILE, bigProfile, canvasRow, frameCenter, framesAtDepth, hex, isRgb, parseFolded, pathSelf, pathTotal, rowTop, total, xOfValue } from "./fixtures.mjs";
+import { HOSTILE, bigProfile, canvasRow, frameCenter, framesAtDepth, hex, isRgb, parseFolded, pathSelf, pathTotal, rowTop, total, xOfValue, buildSite } from "./fixtures.mjs";
 import { dimmed, faded, hotColor, langColor, matchColor, moduleColor, rgbOf, shareColor } from "../js/colors.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -39,10 +38,7 @@ before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "flamesite-export-"));
   fs.mkdirSync(path.join(tmp, "in"));
   fs.writeFileSync(path.join(tmp, "in", "big.folded"), BIG);
-  out = path.join(tmp, "out");
-  const cfg = path.join(tmp, "site.toml");
-  fs.writeFileSync(cfg, `title = "Export"\ninput = ${JSON.stringify(path.join(tmp, "in"))}\noutput = ${JSON.stringify(out)}\ntheme_dir = ${JSON.stringify(THEME)}\n`);
-  execFileSync(BIN, ["build", "--config", cfg], { stdio: ["ignore", "pipe", "pipe"] });
+  out = buildSite(BIN, THEME, tmp, "Export");
   depthRows = JSON.parse(fs.readFileSync(path.join(out, "p/big/g/samples/manifest.json"), "utf8")).depth;
   site = await serve(out, "/perf/");
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });

@@ -1,8 +1,12 @@
 // Fixture profiles for the browser tests, generated (deterministically) in JS as folded
 // stacks, and the reference arithmetic the tests check the page against, computed from the
-// folded text alone, independently of the build and of the page's modules.
+// folded text alone, independently of the build and of the page's modules; and how a test
+// builds its site.
 
 import { rng } from "../js/helpers.mjs";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 
 export const HOSTILE = `<script>alert(1)</script>&"q'`;
 export const TEMPLATE_FN = "std::vector<std::pair<int, std::string>>::emplace_back<int&, char const (&)[6]>(int&, char const (&)[6])";
@@ -210,3 +214,15 @@ export function isRgb(px, rgb, tol = 0) {
 }
 
 export const hex = (rgb) => `#${rgb.toString(16).padStart(6, "0")}`;
+
+/**
+ * Builds the profiles of `tmp/in` into `tmp/out` with the flamesite binary `bin` and the theme
+ * folder `theme`, by a site.toml titled `title`; returns the output folder.
+ */
+export function buildSite(bin, theme, tmp, title) {
+  const out = path.join(tmp, "out");
+  const cfg = path.join(tmp, "site.toml");
+  fs.writeFileSync(cfg, `title = ${JSON.stringify(title)}\ninput = ${JSON.stringify(path.join(tmp, "in"))}\noutput = ${JSON.stringify(out)}\ntheme_dir = ${JSON.stringify(theme)}\n`);
+  execFileSync(bin, ["build", "--config", cfg], { stdio: ["ignore", "pipe", "pipe"] });
+  return out;
+}

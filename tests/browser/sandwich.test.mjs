@@ -7,14 +7,13 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
-import { HOSTILE, bigProfile, frameCenter, parseFolded } from "./fixtures.mjs";
+import { HOSTILE, bigProfile, frameCenter, parseFolded, buildSite } from "./fixtures.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const THEME = path.resolve(HERE, "../../themes/default");
@@ -84,10 +83,7 @@ before(async () => {
     fs.writeFileSync(path.join(tmp, "in", "svc", `${name}.folded`), lines.join("\n") + "\n");
     fs.writeFileSync(path.join(tmp, "in", "svc", `${name}.toml`), `date = ${date}\n`);
   }
-  out = path.join(tmp, "out");
-  const cfg = path.join(tmp, "site.toml");
-  fs.writeFileSync(cfg, `title = "Sandwich"\ninput = ${JSON.stringify(path.join(tmp, "in"))}\noutput = ${JSON.stringify(out)}\ntheme_dir = ${JSON.stringify(THEME)}\n`);
-  execFileSync(BIN, ["build", "--config", cfg], { stdio: ["ignore", "pipe", "pipe"] });
+  out = buildSite(BIN, THEME, tmp, "Sandwich");
   depthRows = JSON.parse(fs.readFileSync(path.join(out, "p/big/g/samples/manifest.json"), "utf8")).depth;
   site = await serve(out, "/perf/");
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
