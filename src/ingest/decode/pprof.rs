@@ -597,7 +597,8 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
     // sums, and the mergers (one per slot and sample type) are independent: they run in
     // parallel, each walking the stacks in `merge_order`.
     let depth_of = |ids: &[u64]| -> usize { ids.iter().map(|id| locations.get(id).map_or(0, |f| f.len())).sum::<usize>().max(1) };
-    for &(ids, slot, number) in &lists {
+    // A list's index is its row of `sums` (both were pushed together).
+    for (at, &(ids, _, number)) in lists.iter().enumerate() {
         if let Some(id) = ids.iter().rev().find(|id| !locations.contains_key(id)) {
             return Err(format!("pprof: location {id} referred to by sample {number} does not exist"));
         }
@@ -605,7 +606,6 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
         if depth > limits.max_depth as usize {
             return Err(format!("pprof: sample {number}: {}", crate::graph::frames::MergeError::TooDeep(limits.max_depth)));
         }
-        let at = distinct[&(ids, slot)];
         let with_value = sums[at * width..(at + 1) * width].iter().filter(|&&v| v != 0).count();
         budget.spend((depth * with_value) as u64, "pprof", "over all sample types")?;
     }
