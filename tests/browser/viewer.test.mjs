@@ -243,6 +243,8 @@ describe("small laptop (1366×768)", () => {
     await shot(page, "laptop-notes");
     // Closed, the panel is a line above the graph, which takes the whole width.
     await page.locator("details.fs-about summary").click();
+    // The graph takes the freed width when its resize observer fires, after the click's task.
+    await page.waitForFunction(() => window.flamesite.state().viewport.width >= 1340, null, { timeout: 5000 }).catch(() => {});
     const st2 = await idle(page);
     assert.ok(st2.viewport.width >= 1340, `closed: the graph is ${st2.viewport.width} px wide`);
     await done();
