@@ -480,7 +480,7 @@ class Viewer {
     box.hidden = msgs.length === 0;
     const loading = !this.g || (!this.g.failed && (!this.g.manifest || this.waiting > 0));
     $("fs-loading").hidden = !loading;
-    if (!this.hover) this.showInfo(null);
+    if (!this.hover) this.showInfo(this.keyboardFrame());
   }
 
   // ---- rendering -----------------------------------------------------------------------------
