@@ -181,6 +181,31 @@ export function canvasRow(page, y) {
 }
 
 /** All of the canvas's pixels as one string of hex, to tell two pictures apart. */
+/**
+ * Assert two canvasPicture strings are the same picture. On a mismatch the message says the
+ * sizes, how many pixels differ and where the first one is, not a diff of two huge strings.
+ */
+export function assertSamePicture(actual, expected, what) {
+  if (actual === expected) return;
+  const [sa, pa] = actual.split(":");
+  const [se, pe] = expected.split(":");
+  let detail;
+  if (sa !== se) detail = `canvas ${sa}, expected ${se}`;
+  else {
+    const w = Number(sa.split("x")[0]);
+    let n = 0;
+    let first = -1;
+    for (let i = 0; i < pa.length; i += 6) {
+      if (pa.slice(i, i + 6) !== pe.slice(i, i + 6)) {
+        n += 1;
+        if (first < 0) first = i / 6;
+      }
+    }
+    detail = `${n} of ${pa.length / 6} pixels differ; the first at (${first % w}, ${Math.floor(first / w)}) is #${pa.slice(first * 6, first * 6 + 6)}, expected #${pe.slice(first * 6, first * 6 + 6)}`;
+  }
+  throw new Error(`${what}: ${detail}`);
+}
+
 export function canvasPicture(page) {
   return page.evaluate(() => {
     const c = document.getElementById("fs-canvas");
