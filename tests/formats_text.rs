@@ -441,4 +441,21 @@ fn a_perf_profile_of_cycles_and_instructions_gets_its_cpi_graph() {
     assert_eq!(manifest["diff"]["layout"], "union");
     assert_eq!(manifest["diff"]["total_before"], 333);
     assert_eq!(manifest["diff"]["total_after"], 111);
+    // Its page calls the two counts what they are, not "the earlier run" and "this run".
+    assert_eq!(manifest["diff"]["sides"], serde_json::json!({"before": "instructions", "after": "cycles"}));
+    let folded: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("p/noploop/g/cycles/manifest.json")).unwrap()).unwrap();
+    assert!(folded.get("diff").is_none(), "a plain graph has no sides");
+
+    // Two such runs in a series: their comparison has the cycles and the instructions graphs,
+    // and not the CPI graph again (read back by its cycles, it would repeat the cycles one).
+    let series = dir.path().join("series");
+    write(&series.join("noploop/2026-11-20.txt"), &data("perf-cpi/cycles-instructions.txt"));
+    write(&series.join("noploop/2026-11-21.txt"), &data("perf-cpi/cycles-instructions.txt"));
+    let out = dir.path().join("out-series");
+    let o = build(&series, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let compare = out.join("p/noploop/2026-11-21/compare/g");
+    let mut graphs: Vec<String> = std::fs::read_dir(&compare).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    graphs.sort();
+    assert_eq!(graphs, ["cycles", "instructions"], "the comparison's graphs");
 }

@@ -219,7 +219,7 @@ fn graph_folders(seeds: &[Vec<u8>], config: &Config) -> Vec<Vec<(String, Vec<u8>
                 files.lock().unwrap().push((rel.to_string(), bytes.to_vec()));
                 Ok(())
             };
-            flamesite::store::chunk::encode_graph(&g.name, &g.unit, &g.table, &config.chunks, config.palette, &sink).unwrap();
+            flamesite::store::chunk::encode_graph(&g.name, &g.unit, &g.table, &flamesite::store::chunk::Sides::new("the first count", "the second count"), &config.chunks, config.palette, &sink).unwrap();
             let mut files = files.into_inner().unwrap();
             files.sort();
             graphs.push(files);

@@ -97,8 +97,14 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, known: &Ha
         .zip(&keys)
         .map(|((b, a, _, url), key)| {
             let (before, after) = (&archive.runs[*b], &archive.runs[*a]);
-            let shared: Vec<(&GraphInfo, &GraphInfo)> =
+            let mut shared: Vec<(&GraphInfo, &GraphInfo)> =
                 after.record.graphs.iter().filter_map(|g| before.record.graphs.iter().find(|x| x.name == g.name).map(|x| (x, g))).collect();
+            // A differential graph of a run (a CPI graph: instructions against cycles) is read
+            // back by its second count, so comparing it again would repeat the comparison of
+            // that count's own graph: only runs with nothing else (two-count files) compare it.
+            if shared.iter().any(|(b, a)| !b.differential && !a.differential) {
+                shared.retain(|(b, a)| !b.differential && !a.differential);
+            }
             if shared.is_empty() {
                 return None;
             }
@@ -207,7 +213,7 @@ fn compare(
         let table = diff::merge(&tb, &ta).map_err(|e| e.to_string())?;
         let data = ga.data.clone();
         let graph_sink = |rel: &str, bytes: &[u8]| write(format!("{data}{rel}"), bytes);
-        let manifest = chunk::encode_graph(&ga.name, &ga.unit, &table, &config.chunks, config.palette, &graph_sink)?;
+        let manifest = chunk::encode_graph(&ga.name, &ga.unit, &table, &chunk::Sides::new("the earlier run", "this run"), &config.chunks, config.palette, &graph_sink)?;
         if graphs.is_empty() {
             preload = manifest.first_view(crate::ingest::FIRST_VIEW_ROWS);
             if !config.base_url.is_empty() {

@@ -37,6 +37,7 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: &Path) -> R
     let mut changes: Vec<GraphChanges> = Vec::new();
     let mut preload = Vec::new();
     let mut unmatched = Vec::new();
+    let sides = chunk::Sides::new("the first profile", "the second profile");
     for (ga, folder) in a.graphs.iter().zip(folders) {
         let Some(gb) = b.graphs.iter().find(|g| g.name == ga.name) else {
             unmatched.push(ga.name.clone());
@@ -45,7 +46,7 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: &Path) -> R
         let table = diff::merge(&gb.table, &ga.table).map_err(|e| e.to_string())?;
         let data = format!("g/{folder}/");
         let sink = |rel: &str, bytes: &[u8]| write(&format!("{data}{rel}"), bytes);
-        let manifest = chunk::encode_graph(&ga.name, &ga.unit, &table, &config.chunks, config.palette, &sink)?;
+        let manifest = chunk::encode_graph(&ga.name, &ga.unit, &table, &sides, &config.chunks, config.palette, &sink)?;
         if graphs.is_empty() {
             preload = manifest.first_view(crate::ingest::FIRST_VIEW_ROWS);
         }

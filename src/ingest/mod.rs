@@ -151,8 +151,11 @@ fn cpi_graph(decoded: &decode::Decoded) -> Result<Option<decode::Graph>, String>
 /// `sink`, paths relative to the run's folder.
 fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Sink) -> Result<Product, String> {
     let mut decoded = decode::decode_file(&source.path, config)?;
-    if let Some(cpi) = cpi_graph(&decoded)? {
-        decoded.graphs.push(cpi);
+    let counts = chunk::Sides::new("the first count", "the second count");
+    let mut cpi = None;
+    if let Some(g) = cpi_graph(&decoded)? {
+        cpi = Some((decoded.graphs.len(), chunk::Sides::new("instructions", "cycles")));
+        decoded.graphs.push(g);
     }
     let files = std::sync::Mutex::new(Vec::new());
     let write = |rel: String, bytes: &[u8]| {
@@ -169,11 +172,16 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
         .graphs
         .par_iter()
         .zip(folders)
-        .map(|(graph, folder)| {
+        .enumerate()
+        .map(|(i, (graph, folder))| {
             let data = format!("g/{folder}/");
             let graph_sink = |rel: &str, bytes: &[u8]| write(format!("{data}{rel}"), bytes);
             let unit = unit.unwrap_or(&graph.unit);
-            let manifest = chunk::encode_graph(&graph.name, unit, &graph.table, &config.chunks, config.palette, &graph_sink)?;
+            let sides = match &cpi {
+                Some((at, sides)) if *at == i => sides,
+                _ => &counts,
+            };
+            let manifest = chunk::encode_graph(&graph.name, unit, &graph.table, sides, &config.chunks, config.palette, &graph_sink)?;
             // A differential graph's widths are not its values: its total is the second count's.
             let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after);
             let info = GraphInfo { name: graph.name.clone(), unit: unit.to_string(), total, frames: manifest.frames, data, differential: manifest.differential, decimals: manifest.decimals };

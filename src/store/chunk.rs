@@ -99,6 +99,28 @@ pub struct DiffInfo {
     pub scale_points: f64,
     /// The largest change of a frame's total value: full colour in the absolute view.
     pub scale_value: f64,
+    /// What the two counts are, in the page's words; absent in graphs written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sides: Option<Sides>,
+}
+
+/// What the two counts of a differential graph are, as noun phrases the page puts in its
+/// sentences ("⊖ only in {before}") and, first letter up and a leading "the " dropped, on its
+/// layout buttons: `the earlier run` and `this run` for a comparison of two runs, `instructions`
+/// and `cycles` for a CPI graph, `the first count` and `the second count` for a two-count file.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Sides {
+    /// The first count (the `before` values).
+    pub before: String,
+    /// The second count (the `after` values).
+    pub after: String,
+}
+
+impl Sides {
+    /// The two sides named `before` and `after`.
+    pub fn new(before: &str, after: &str) -> Sides {
+        Sides { before: before.into(), after: after.into() }
+    }
 }
 
 fn f64_values() -> String {
@@ -244,7 +266,7 @@ pub fn encode(
     palette: Palette,
     sink: Sink,
 ) -> Result<Manifest, String> {
-    encode_layout(graph, unit, table, config, palette, sink, None).map(|(m, _)| m)
+    encode_layout(graph, unit, table, None, config, palette, sink, None).map(|(m, _)| m)
 }
 
 /// What the other layouts of a differential graph take from its union layout, whose files
@@ -264,10 +286,12 @@ struct Shared {
 
 /// [`encode`], and for a differential layout other than the union, with the union's name ids,
 /// name files and search buckets (`shared`) instead of files of its own.
+#[allow(clippy::too_many_arguments)]
 fn encode_layout(
     graph: &str,
     unit: &str,
     table: &FrameTable,
+    sides: Option<&Sides>,
     config: &ChunkConfig,
     palette: Palette,
     sink: Sink,
@@ -425,6 +449,7 @@ fn encode_layout(
             total_after: table.values().0[0],
             scale_points,
             scale_value,
+            sides: sides.cloned(),
         }
     });
     let manifest = Manifest {
@@ -559,11 +584,12 @@ fn search_and_names(
 /// the union in the graph folder and the others in `after/` and `before/` beside its files.
 /// Those two have a manifest and chunks of their own and share the union's name files and
 /// search buckets (only widths differ between layouts, and a diff search sums values, not
-/// widths). Returns the manifest of the graph folder.
+/// widths). `sides` says what its two counts are. Returns the manifest of the graph folder.
 pub fn encode_graph(
     graph: &str,
     unit: &str,
     table: &FrameTable,
+    sides: &Sides,
     config: &ChunkConfig,
     palette: Palette,
     sink: Sink,
@@ -573,12 +599,12 @@ pub fn encode_graph(
     }
     let mut t = table.clone();
     diff::relayout(&mut t, Layout::Union).map_err(|e| e.to_string())?;
-    let (manifest, shared) = encode_layout(graph, unit, &t, config, palette, sink, None)?;
+    let (manifest, shared) = encode_layout(graph, unit, &t, Some(sides), config, palette, sink, None)?;
     for layout in [Layout::After, Layout::Before] {
         diff::relayout(&mut t, layout).map_err(|e| e.to_string())?;
         let folder = layout_folder(layout);
         let inner = |rel: &str, bytes: &[u8]| sink(&format!("{folder}{rel}"), bytes);
-        encode_layout(graph, unit, &t, config, palette, &inner, Some(&shared))?;
+        encode_layout(graph, unit, &t, Some(sides), config, palette, &inner, Some(&shared))?;
     }
     Ok(manifest)
 }

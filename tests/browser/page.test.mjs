@@ -933,7 +933,7 @@ describe("the page", () => {
         // Drawn although the later run lacks it, and hovering it says so.
         await page.mouse.move(box.x + x, box.y + y);
         const info = await page.locator("#fs-info").textContent();
-        assert.ok(info.includes("only in the earlier run") && info.includes("total 4 samples → 0 samples"), info);
+        assert.ok(info.includes("only in the first count") && info.includes("total 4 samples → 0 samples"), info);
         assert.ok(info.includes("−9.09 pp of the total"), info);
       }
     }
@@ -959,7 +959,9 @@ describe("the page", () => {
     st = await idle(page);
     assert.deepEqual([st.matched.before, st.matched.after, st.matched.value], [34, 5, 5]);
     assert.ok((await page.locator("#fs-matched").textContent()).startsWith("Matched 34 samples → 5 samples"));
-    assert.ok((await page.locator("#fs-legend-text").textContent()).includes("Red grew, blue shrank"));
+    assert.ok((await page.locator("#fs-legend-text").textContent()).includes("Red grew, blue shrank from the first count to the second count"));
+    // The widths toggle names the two counts of this file, not two runs.
+    assert.deepEqual(await page.locator("#fs-layout button").allTextContents(), ["Both", "Second count", "First count"]);
     assert.deepEqual(problems, []);
     await done();
   });

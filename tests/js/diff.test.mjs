@@ -2,7 +2,7 @@
 // search matched before and after. Expected values are reckoned by hand here.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { diffRgb, frameDelta, formatPoints, formatRelative, describeDiffFrame, matchedBeforeAfter } from "../../themes/default/static/diff.js";
+import { diffRgb, frameDelta, formatPoints, formatRelative, describeDiffFrame, legendText, matchedBeforeAfter, sideLabel, sidesOf } from "../../themes/default/static/diff.js";
 
 test("diff colours go from grey through to red for growth and blue for shrinkage, as the build's previews", () => {
   // Grey (224,224,224) to red (220,38,30) and blue (38,96,220), rounded per channel.
@@ -32,6 +32,23 @@ test("a frame's words say before, after, the change and that a path is gone", ()
   assert.equal(facts[1], "total 10 samples → 0 samples (10.00% → 0.00%)");
   assert.equal(facts[2], "change −10 samples, −10.00 pp of the total, −100%");
   assert.equal(facts[3], "self 4 samples → 0 samples (−4.00 pp)");
+});
+
+test("the words of a graph's two sides come from its manifest: runs, a CPI graph, two counts", () => {
+  const gone = { beforeTotal: 10, afterTotal: 0, beforeSelf: 4, afterSelf: 0 };
+  const added = { beforeTotal: 0, afterTotal: 3, beforeSelf: 0, afterSelf: 3 };
+  const cpi = sidesOf({ sides: { before: "instructions", after: "cycles" } });
+  assert.equal(describeDiffFrame(gone, { tb: 100, ta: 200, unit: "samples", sides: cpi })[0], "⊖ only in instructions");
+  assert.equal(describeDiffFrame(added, { tb: 100, ta: 200, unit: "samples", sides: cpi })[0], "⊕ only in cycles");
+  // A manifest written before `sides` (or with a broken one) is a comparison of two runs.
+  assert.deepEqual(sidesOf({}), { before: "the earlier run", after: "this run" });
+  assert.deepEqual(sidesOf({ sides: { before: 3 } }), { before: "the earlier run", after: "this run" });
+  assert.equal(describeDiffFrame(added, { tb: 100, ta: 200, unit: "samples" })[0], "⊕ only in this run");
+  assert.equal(sideLabel("the earlier run"), "Earlier run");
+  assert.equal(sideLabel("this run"), "This run");
+  assert.equal(sideLabel("cycles"), "Cycles");
+  const legend = legendText({ scale_points: 2, scale_value: 5, sides: { before: "the first count", after: "the second count" } }, "share", "samples");
+  assert.equal(legend, "Red grew, blue shrank from the first count to the second count: each frame by the change of its share of the total; full colour at 2.00 pp of the total, grey unchanged. ⊖ striped: only in the first count.");
 });
 
 test("matched values count a frame inside another matched frame once", () => {

@@ -47,17 +47,33 @@ export function formatRelative(before, after) {
   return `${r > 0 ? "+" : r < 0 ? "−" : "±"}${t}%`;
 }
 
+/** What the two counts of a comparison of runs are (graphs written before `diff.sides`, too). */
+const RUN_SIDES = { before: "the earlier run", after: "this run" };
+
+/** The manifest `diff`'s words for its two counts: { before, after }, noun phrases. */
+export function sidesOf(diff) {
+  const s = diff && diff.sides;
+  return s && typeof s.before === "string" && typeof s.after === "string" ? s : RUN_SIDES;
+}
+
+/** A side's words on a button: `the earlier run` → `Earlier run`, `cycles` → `Cycles`. */
+export function sideLabel(phrase) {
+  const p = phrase.replace(/^the /, "");
+  return p.charAt(0).toUpperCase() + p.slice(1);
+}
+
 /**
  * What the tooltip and the info line say of a frame of a differential graph: before, after,
  * the change in value, in points of the total and relative. `f` has beforeTotal, afterTotal,
- * beforeSelf, afterSelf; `d` is the manifest's totals { tb, ta, unit, decimals }.
+ * beforeSelf, afterSelf; `d` is the manifest's totals { tb, ta, unit, decimals, sides }.
  */
 export function describeDiffFrame(f, d) {
   const { tb, ta, unit } = d;
   const places = d.decimals || 0;
+  const sides = d.sides || RUN_SIDES;
   const facts = [];
-  if (f.afterTotal === 0 && f.beforeTotal > 0) facts.push("⊖ only in the earlier run");
-  else if (f.beforeTotal === 0 && f.afterTotal > 0) facts.push("⊕ only in this run");
+  if (f.afterTotal === 0 && f.beforeTotal > 0) facts.push(`⊖ only in ${sides.before}`);
+  else if (f.beforeTotal === 0 && f.afterTotal > 0) facts.push(`⊕ only in ${sides.after}`);
   facts.push(
     `total ${formatValue(f.beforeTotal, unit, places)} → ${formatValue(f.afterTotal, unit, places)} (${formatPercent(f.beforeTotal, tb)} → ${formatPercent(f.afterTotal, ta)})`,
     `change ${formatChange(f.afterTotal - f.beforeTotal, unit, places)}, ${formatPoints(frameDelta(f.beforeTotal, f.afterTotal, tb, ta, "share"))} of the total, ${formatRelative(f.beforeTotal, f.afterTotal)}`,
@@ -114,6 +130,7 @@ export function matchedBeforeAfter(buckets, ids) {
 /** The legend's words for `measure` at the manifest's scales. */
 export function legendText(diff, measure, unit, decimals = 0) {
   const full = measure === "abs" ? formatChange(diff.scale_value, unit, decimals).slice(1) : `${diff.scale_points.toFixed(2)} pp of the total`;
-  const what = measure === "abs" ? "value" : "share of its run's total";
-  return `Red grew, blue shrank: each frame by the change of its ${what}; full colour at ${full}, grey unchanged. ⊖ striped: only in the earlier run.`;
+  const what = measure === "abs" ? "value" : "share of the total";
+  const { before, after } = sidesOf(diff);
+  return `Red grew, blue shrank from ${before} to ${after}: each frame by the change of its ${what}; full colour at ${full}, grey unchanged. ⊖ striped: only in ${before}.`;
 }

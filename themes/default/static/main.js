@@ -10,7 +10,7 @@ import { FONT, Palette } from "./draw.js";
 import { toggleExact } from "./search.js";
 import { describeElided, describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
 import { Tooltip, copyText } from "./ui.js";
-import { describeDiffFrame, legendText } from "./diff.js";
+import { describeDiffFrame, legendText, sideLabel, sidesOf } from "./diff.js";
 import { UrlState, isStateFragment, sameZoom } from "./state.js";
 import { FetchPlan, zoomChunks } from "./plan.js";
 import { Painter } from "./paint.js";
@@ -368,8 +368,16 @@ class Viewer {
     for (const b of document.querySelectorAll("#fs-diffmode button[data-measure]")) {
       b.setAttribute("aria-pressed", String(b.dataset.measure === this.st.measure));
     }
+    const m = this.g && this.g.manifest;
+    const sides = sidesOf(m && m.diff);
     for (const b of document.querySelectorAll("#fs-layout button[data-layout]")) {
       b.setAttribute("aria-pressed", String(b.dataset.layout === this.st.layout));
+      // What the two counts are: two runs, or a CPI graph's instructions and cycles.
+      const side = sides[b.dataset.layout];
+      if (side) {
+        b.textContent = sideLabel(side);
+        b.title = `Widths of ${side} alone`;
+      }
     }
     this.showLegend();
     $("fs-reset").disabled = !this.zoom;
@@ -396,7 +404,7 @@ class Viewer {
     if (!m || !m.differential) return null;
     const tb = m.diff ? m.diff.total_before : m.total_before;
     const ta = m.diff ? m.diff.total_after : m.total;
-    return { tb, ta, unit: m.unit, decimals: m.decimals || 0 };
+    return { tb, ta, unit: m.unit, decimals: m.decimals || 0, sides: sidesOf(m.diff) };
   }
 
   /** Write the state to the URL: a zoom or a search is a new history entry (state.js). */
