@@ -111,6 +111,17 @@ describe("frames too narrow to draw", () => {
     const bg = row4[Math.round((x0 + x1) / 2)];
     assert.ok(isRgb(bg, 0xffffff), `depth 4 above the mark is background: ${bg}`);
 
+    // The SVG download has the same mark: a grey rect across gc's width at depth 3.
+    const [dl] = await Promise.all([page.waitForEvent("download"), page.click("#fs-svg")]);
+    const marks = await page.evaluate((text) => {
+      const doc = new DOMParser().parseFromString(text, "image/svg+xml");
+      return [...doc.querySelectorAll("rect.fs-elided")].map((r) => ({ x: Number(r.getAttribute("x")), y: Number(r.getAttribute("y")), w: Number(r.getAttribute("width")), fill: r.getAttribute("fill") }));
+    }, fs.readFileSync(await dl.path(), "utf8"));
+    const y3 = rowTop(st, depthRows, 3) - 1;
+    const mark = marks.find((m) => Math.abs(m.y - y3) < 0.02 && m.x <= x0 + 1 && m.x + m.w >= x1 - 2);
+    assert.ok(mark, `a mark over gc's width at depth 3 among ${JSON.stringify(marks.slice(0, 5))}`);
+    assert.equal(mark.fill, `#${ELIDED.toString(16).padStart(6, "0")}`);
+
     // Hover: the count (fetched from the chunks that hold them) and the total.
     const box = await page.locator("#fs-canvas").boundingBox();
     const y = box.y + rowTop(st, depthRows, 3) + 6;

@@ -3,8 +3,8 @@
 // flamegraph.pl's SVG is. The SVG is built as text: every piece of a profile in it goes through
 // `xmlText`. Pure apart from `download`, so node's test runner imports this file too.
 
-import { MIN_PX, pixelValue, rowY, rowsInRange, visibleDepths } from "./layout.js";
-import { FONT, FONT_PX, cssColor, frameStyle, labelColors } from "./draw.js";
+import { MIN_PX, elidedSpans, pixelValue, rowY, rowsInRange, visibleDepths } from "./layout.js";
+import { ELIDED_RGB, FONT, FONT_PX, cssColor, frameStyle, labelColors, unpixel } from "./draw.js";
 
 const LABEL_PAD = 3;
 
@@ -40,8 +40,24 @@ export function svgOf(scene, describe, ctx, title = "flame graph") {
     `<rect width="100%" height="100%" fill="${cssColor(palette.bg)}"/>`,
   ];
   const round = (x) => Math.round(x * 100) / 100;
+  const elided = scene.elided === undefined ? ELIDED_RGB : scene.elided;
   for (let d = dlo; d < dhi; d++) {
     const y = rowY(view, d);
+    // The grey marks of frames too narrow to draw, as on the canvas: first, under the frames.
+    const gone = elidedSpans(chunks, d, view.x0, view.x1, minValue);
+    if (gone.length) {
+      const fill = cssColor(unpixel(palette.make(elided, (d < scene.zoomDepth ? 2 : 0) | (scene.match !== null ? 1 : 0))));
+      for (let k = 0; k < gone.length; k += 2) {
+        let x0 = Math.round((gone[k] - view.x0) * scale);
+        let x1 = Math.round((gone[k + 1] - view.x0) * scale);
+        if (x1 - x0 >= 3) x1 -= 1;
+        else if (x1 <= x0) x1 = x0 + 1;
+        x0 = Math.max(0, x0);
+        x1 = Math.min(view.width, x1);
+        if (x1 <= x0) continue;
+        out.push(`<rect class="fs-elided" x="${x0}" y="${round(y)}" width="${x1 - x0}" height="${h}" fill="${fill}"><title>frames too narrow to draw</title></rect>`);
+      }
+    }
     for (const c of chunks) {
       if (d < c.depthLo || d >= c.depthHi) continue;
       const [i, j] = rowsInRange(c, d, view.x0, view.x1);
