@@ -136,5 +136,17 @@ test("an open run page reloads after notes, a template, a static file or site.to
   });
   assert.equal(await page.$eval(".fs-home", (e) => getComputedStyle(e).color), "rgb(1, 2, 3)");
   assert.equal(await page.textContent("#fs-test-edit"), "Edited template", "the template edit stays");
+
+  // A file of the site's own static/ folder beside site.toml (published at the site's root):
+  // added, then edited; each edit reloads the page and is served at once.
+  const robots = () => page.evaluate(() => fetch("/robots.txt", { cache: "no-store" }).then((r) => (r.ok ? r.text() : `HTTP ${r.status}`)));
+  assert.equal(await robots(), "HTTP 404");
+  await reloadsAfter(() => {
+    fs.mkdirSync(path.join(tmp, "static"), { recursive: true });
+    fs.writeFileSync(path.join(tmp, "static/robots.txt"), "User-agent: *\nDisallow: /p/\n");
+  });
+  assert.equal(await robots(), "User-agent: *\nDisallow: /p/\n");
+  await reloadsAfter(() => fs.writeFileSync(path.join(tmp, "static/robots.txt"), "User-agent: *\nAllow: /\n"));
+  assert.equal(await robots(), "User-agent: *\nAllow: /\n");
   assert.deepEqual(errors, []);
 });
