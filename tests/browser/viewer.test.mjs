@@ -260,4 +260,21 @@ describe("small laptop (1366×768)", () => {
     assert.ok(st2.viewport.width >= 1340, `closed: the graph is ${st2.viewport.width} px wide`);
     await done();
   });
+
+  test("Both puts the table under the full-width graph, where the function names have room", async () => {
+    const { page, done } = await openPage("p/big/#v=both", { viewport: { width: 1366, height: 768 }, deviceScaleFactor: 1 });
+    await page.locator("details.fs-about summary").click();
+    await page.waitForFunction(() => window.flamesite.state().viewport.width >= 1340, null, { timeout: 5000 }).catch(() => {});
+    const st = await idle(page);
+    assert.equal(st.view, "both");
+    const canvas = await page.locator("#fs-canvas").boundingBox();
+    const table = await page.locator("#fs-table").boundingBox();
+    assert.ok(table.y >= canvas.y + canvas.height - 1, `the table is under the graph: ${JSON.stringify({ canvas, table })}`);
+    assert.ok(st.viewport.width >= 1340, `the graph keeps the window's width: ${st.viewport.width} px`);
+    // Side by side (before), the name column was about 80 px: "sched_c…".
+    const name = await page.locator("#fs-table tbody tr td.fs-name").first().boundingBox();
+    assert.ok(name.width >= 400, `the function name column is ${name.width} px wide`);
+    await shot(page, "laptop-both");
+    await done();
+  });
 });
