@@ -90,7 +90,7 @@ type Interval = (u64, u64, u32, u32);
 /// per name id its intervals.
 fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<Interval>>) {
     let manifest: serde_json::Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
-    assert_eq!(manifest["version"], 3);
+    assert_eq!(manifest["version"], 4);
     let mut names = Vec::new();
     for f in manifest["names"].as_array().unwrap() {
         let n: serde_json::Value = serde_json::from_str(&read(&graph.join(f["file"].as_str().unwrap()))).unwrap();
@@ -101,7 +101,7 @@ fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<Interval>>) {
         let b = std::fs::read(graph.join(s["file"].as_str().unwrap())).unwrap();
         let u = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
         assert_eq!(&b[0..4], b"FSSI");
-        assert_eq!(u(4), 3);
+        assert_eq!(u(4), 4);
         let (lo, hi, k, flags) = (u(8) as usize, u(12) as usize, u(16) as usize, u(20));
         assert_eq!(flags & 2, 2, "the differential flag");
         let w = if flags & 1 == 1 { 4 } else { 8 };

@@ -6,10 +6,14 @@
 //! path of either run is one frame, with zero where a run does not have it. [`relayout`] then
 //! gives the frames their widths, by one of three [`Layout`]s:
 //!
-//! - `Union` (the default view): a frame's own width is its self value before as a share of the
-//!   before total plus its self value after as a share of the after total, each in units of
-//!   2^-30 of a whole and rounded up, so that a path present in only one run still has width.
-//!   Totals are sums of their subtree, so boxes nest exactly as in any graph.
+//! - `Union` (the default view): a frame's width is its total before as a share of the before
+//!   total plus its total after as a share of the after total, each in units of 2^-30 of a
+//!   whole and rounded down ([`union_width`]), so that a path present in only one run still
+//!   has width (unless its share is below 2^-30); its self width is the same of its self
+//!   values. Rounding down, a frame's children and self never add up to more than its width
+//!   (they may leave it a few units of 2^-30 over), so boxes nest as in any graph; and each
+//!   width is a function of the frame's own values, which is why the chunk files leave the
+//!   widths out (docs/FORMAT.md).
 //! - `After`: the second run's values (flamegraph.pl's view: removed paths get width 0).
 //! - `Before`: the first run's values.
 //!
@@ -21,8 +25,28 @@ use std::collections::HashMap;
 
 use super::frames::{pow10, Before, FrameTable, Layout, MergeError, MAX_EXACT, NO_PARENT, ROOT_NAME};
 
-/// One whole in `Union` widths: a run's total is about this wide.
+/// One whole in `Union` widths: a run's total is this wide.
 pub const UNION_SCALE: u64 = 1 << 30;
+
+/// Value `v` of a run whose total is `of`, in `Union` widths: `floor(v · 2^30 / of)`, 0 when
+/// `of` is 0. The page script computes the same (`fetch.js` `unionWidth`).
+pub fn union_width(v: u64, of: u64) -> u64 {
+    if of == 0 {
+        0
+    } else {
+        (v as u128 * UNION_SCALE as u128 / of as u128) as u64
+    }
+}
+
+/// The width and self width of a frame with values (total, self) before `b` and after `a`, in
+/// `layout`, where the runs' totals are `tb` and `ta`: what [`relayout`] gives it.
+pub fn widths(layout: Layout, b: (u64, u64), a: (u64, u64), tb: u64, ta: u64) -> (u64, u64) {
+    match layout {
+        Layout::After => a,
+        Layout::Before => b,
+        Layout::Union => (union_width(b.0, tb) + union_width(a.0, ta), union_width(b.1, tb) + union_width(a.1, ta)),
+    }
+}
 
 /// The union of `before` and `after` (two plain or differential tables; of a differential one,
 /// its after values are taken), laid out by [`Layout::Union`].
@@ -168,27 +192,9 @@ pub fn relayout(t: &mut FrameTable, layout: Layout) -> Result<(), MergeError> {
         t.after = Some(Before { total: t.total.clone(), self_: t.self_.clone() });
     }
     let (before, after) = (t.before.as_ref().expect("checked above"), t.after.as_ref().expect("set above"));
-    let own: Vec<u64> = match layout {
-        Layout::After => after.self_.clone(),
-        Layout::Before => before.self_.clone(),
-        Layout::Union => {
-            let (tb, ta) = (before.total.first().copied().unwrap_or(0), after.total.first().copied().unwrap_or(0));
-            let share = |v: u64, of: u64| -> u64 {
-                if v == 0 || of == 0 {
-                    0
-                } else {
-                    ((v as u128 * UNION_SCALE as u128).div_ceil(of as u128)) as u64
-                }
-            };
-            (0..n).map(|r| share(before.self_[r], tb) + share(after.self_[r], ta)).collect()
-        }
-    };
-    let mut total = own.clone();
-    // A parent's row is smaller than its children's: sum from the last row up.
-    for r in (1..n).rev() {
-        let p = t.parent[r] as usize;
-        total[p] = total[p].checked_add(total[r]).ok_or(MergeError::Overflow)?;
-    }
+    let (tb, ta) = (before.total.first().copied().unwrap_or(0), after.total.first().copied().unwrap_or(0));
+    let (total, own): (Vec<u64>, Vec<u64>) =
+        (0..n).map(|r| widths(layout, (before.total[r], before.self_[r]), (after.total[r], after.self_[r]), tb, ta)).unzip();
     if total.first().is_some_and(|&g| g >= MAX_EXACT) {
         return Err(MergeError::TooLarge(total[0]));
     }
@@ -339,9 +345,20 @@ mod tests {
             let p = d.parent[r] as usize;
             assert!(d.offset[r] >= d.offset[p] && d.offset[r] + d.total[r] <= d.offset[p] + d.total[p]);
         }
-        // The root is two wholes (each run's total as a share of itself), give or take
-        // rounding up.
-        assert!(d.total[0] >= 2 * UNION_SCALE && d.total[0] <= 2 * UNION_SCALE + d.len() as u64);
+        // The root is two wholes (each run's total as a share of itself), and each frame's
+        // widths are its own values' shares, rounded down: reckoned here for every frame.
+        assert_eq!(d.total[0], 2 * UNION_SCALE, "each run is one whole wide");
+        let (b, a) = (d.before.as_ref().unwrap(), d.after.as_ref().unwrap());
+        for r in 0..d.len() {
+            let w = |v: u64, of: u64| (v as f64 / of as f64 * (1u64 << 30) as f64).floor() as u64;
+            assert_eq!(d.total[r], w(b.total[r], 20) + w(a.total[r], 25), "row {r}");
+            assert_eq!(d.self_[r], w(b.self_[r], 20) + w(a.self_[r], 25), "row {r}");
+        }
+        // A frame's children and its self fit in it.
+        for r in 0..d.len() {
+            let kids: u64 = (0..d.len()).filter(|&k| d.parent[k] as usize == r).map(|k| d.total[k]).sum();
+            assert!(kids + d.self_[r] <= d.total[r], "row {r}");
+        }
         // The other layouts are each run's own graph.
         let mut a = d.clone();
         relayout(&mut a, Layout::After).unwrap();

@@ -19,9 +19,10 @@ use crate::graph::frames::{Before, FrameTable, Layout, NO_PARENT};
 /// Version of the graph format written for a plain graph. [`read_graph`] reads versions 1
 /// (values always f64) to [`DIFF_VERSION`].
 pub const VERSION: u32 = 2;
-/// Version written for a differential graph: its chunks carry the after columns, its search
-/// files each frame's values, and it comes in three layouts.
-pub const DIFF_VERSION: u32 = 3;
+/// Version written for a differential graph: its chunks carry each frame's values before and
+/// after but not its widths, which follow from them (`graph::diff::widths`), its search files
+/// each frame's values, and it comes in three layouts. Version 3 also wrote the widths.
+pub const DIFF_VERSION: u32 = 4;
 const CHUNK_MAGIC: &[u8; 4] = b"FSCH";
 const SEARCH_MAGIC: &[u8; 4] = b"FSSI";
 /// Depths one chunk may span at most, so that a deep graph is fetched as the user scrolls.
@@ -77,7 +78,7 @@ pub struct Manifest {
     pub chunks: Vec<ChunkRef>,
     /// Every search bucket.
     pub search: Vec<SearchRef>,
-    /// What a differential graph (version 3) adds.
+    /// What a differential graph (versions 3 and 4) adds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<DiffInfo>,
 }
@@ -771,7 +772,7 @@ fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32], values: Values
     let lo = table.depth[rows[0] as usize];
     let hi = table.depth[rows[n - 1] as usize] + 1;
     let diff = table.before.as_ref();
-    let columns = if diff.is_some() { 7 } else { 3 };
+    let columns = if diff.is_some() { 5 } else { 3 };
     let mut out = Vec::with_capacity(32 + 4 * (hi - lo) as usize + n * (12 + columns * values.width()));
     out.extend_from_slice(CHUNK_MAGIC);
     put_u32(&mut out, if diff.is_some() { DIFF_VERSION } else { VERSION });
@@ -789,14 +790,19 @@ fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32], values: Values
     pad8(&mut out);
     let mut column = |col: &[u64]| put_column(&mut out, values, rows.iter().map(|&r| col[r as usize]));
     column(&table.offset);
-    column(&table.total);
-    column(&table.self_);
-    if let Some(b) = diff {
-        column(&b.total);
-        column(&b.self_);
-        let (at, aself) = table.values();
-        column(at);
-        column(aself);
+    match diff {
+        // The widths (total, self) follow from the values: a reader computes them.
+        Some(b) => {
+            column(&b.total);
+            column(&b.self_);
+            let (at, aself) = table.values();
+            column(at);
+            column(aself);
+        }
+        None => {
+            column(&table.total);
+            column(&table.self_);
+        }
     }
     put_u32_column(&mut out, rows.iter().copied());
     put_u32_column(&mut out, rows.iter().map(|&r| table.parent[r as usize]));
@@ -903,7 +909,7 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
         total: vec![0; n],
         self_: vec![0; n],
         before: manifest.differential.then(|| Before { total: vec![0; n], self_: vec![0; n] }),
-        after: (manifest.differential && manifest.version >= DIFF_VERSION).then(|| Before { total: vec![0; n], self_: vec![0; n] }),
+        after: (manifest.differential && manifest.version >= 3).then(|| Before { total: vec![0; n], self_: vec![0; n] }),
         layout: match manifest.diff.as_ref().map(|d| d.layout.as_str()) {
             Some("union") => Layout::Union,
             Some("before") => Layout::Before,
@@ -913,10 +919,18 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
     };
     for chunk in &manifest.chunks {
         let bytes = read(&chunk.file)?;
-        decode_chunk(&bytes, &mut t).map_err(|e| format!("{}: {e}", dir.join(&chunk.file).display()))?;
+        decode_chunk(&bytes, &mut t, manifest.version).map_err(|e| format!("{}: {e}", dir.join(&chunk.file).display()))?;
     }
     if let Some(row) = t.name.iter().position(|&x| x == u32::MAX) {
         return Err(format!("{}: frame {row} is in no chunk", dir.display()));
+    }
+    if manifest.differential && manifest.version >= DIFF_VERSION {
+        // The widths, from the values (the chunks leave them out).
+        let (b, a) = (t.before.as_ref().expect("differential"), t.after.as_ref().expect("version 4"));
+        let (tb, ta) = (b.total[0], a.total[0]);
+        for r in 0..t.len() {
+            (t.total[r], t.self_[r]) = diff::widths(t.layout, (b.total[r], b.self_[r]), (a.total[r], a.self_[r]), tb, ta);
+        }
     }
     // The tree the ids promise (docs/FORMAT.md): the root alone has no parent, and every other
     // frame's parent comes before it, one row up. A damaged chunk that breaks this would send
@@ -951,7 +965,9 @@ fn sort_names(t: &mut FrameTable) {
     }
 }
 
-fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
+/// Reads one chunk of a graph whose manifest has `version` into `t`.
+fn decode_chunk(b: &[u8], t: &mut FrameTable, version: u32) -> Result<(), String> {
+    let graph_version = version;
     let u32_at = |at: usize| -> Result<u32, String> {
         b.get(at..at + 4).map(|s| u32::from_le_bytes(s.try_into().unwrap())).ok_or_else(|| "truncated chunk".to_string())
     };
@@ -973,11 +989,20 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
         at += 4;
     }
     at = at.div_ceil(8) * 8;
-    let after = diff && version >= DIFF_VERSION;
-    if after != t.after.is_some() || diff != t.before.is_some() {
+    // Differential chunks: version 2 has the before columns after the widths (which are the
+    // after values), version 3 the before and after columns after the widths, version 4 the
+    // before and after columns instead of the widths.
+    let after = diff && version >= 3;
+    if after != t.after.is_some() || diff != t.before.is_some() || (diff && version != graph_version) {
         return Err("its columns are not the manifest's".into());
     }
-    let cols = if after { 7 } else if diff { 5 } else { 3 };
+    let widths = !diff || version < DIFF_VERSION;
+    let cols = match (diff, version) {
+        (false, _) => 3,
+        (true, 2) => 5,
+        (true, 3) => 7,
+        _ => 5,
+    };
     let u32_base = at + cols * width * n;
     let ids: Vec<usize> = (0..n).map(|i| u32_at(u32_base + 4 * i).map(|x| x as usize)).collect::<Result<_, _>>()?;
     if ids.iter().any(|&id| id >= t.len()) {
@@ -988,17 +1013,21 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable) -> Result<(), String> {
             t.depth[id] = d;
         }
     }
+    // Column of each value field, in units of n values (None: not in this chunk).
+    let (wcol, bcol, acol) = if widths { (Some(1), 3, 5) } else { (None, 1, 3) };
     for (i, &id) in ids.iter().enumerate() {
         t.offset[id] = value_at(at + width * i)?;
-        t.total[id] = value_at(at + width * (n + i))?;
-        t.self_[id] = value_at(at + width * (2 * n + i))?;
+        if let Some(c) = wcol {
+            t.total[id] = value_at(at + width * (c * n + i))?;
+            t.self_[id] = value_at(at + width * ((c + 1) * n + i))?;
+        }
         if let Some(bf) = &mut t.before {
-            bf.total[id] = value_at(at + width * (3 * n + i))?;
-            bf.self_[id] = value_at(at + width * (4 * n + i))?;
+            bf.total[id] = value_at(at + width * (bcol * n + i))?;
+            bf.self_[id] = value_at(at + width * ((bcol + 1) * n + i))?;
         }
         if let Some(af) = &mut t.after {
-            af.total[id] = value_at(at + width * (5 * n + i))?;
-            af.self_[id] = value_at(at + width * (6 * n + i))?;
+            af.total[id] = value_at(at + width * (acol * n + i))?;
+            af.self_[id] = value_at(at + width * ((acol + 1) * n + i))?;
         }
         t.parent[id] = u32_at(u32_base + 4 * (n + i))?;
         t.name[id] = u32_at(u32_base + 4 * (2 * n + i))?;

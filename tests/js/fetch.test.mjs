@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { GraphError, GraphSource, NameTable, checkManifest, checkNames, decodeChunk, decodeSearch } from "../../themes/default/static/fetch.js";
+import { GraphError, GraphSource, NameTable, checkManifest, checkNames, decodeChunk, decodeSearch, unionWidth } from "../../themes/default/static/fetch.js";
 import { buildGraph, chunkBytes, frameTable, memoryFetch, parseFolded, searchBytes } from "./helpers.mjs";
 
 const FOLDED = "main;a;b 5\nmain;a 2\nmain;c 3\nother 1\n";
@@ -49,6 +49,46 @@ test("decodeChunk reads the differential columns when flag bit 0 is set", () => 
   assert.equal(c.name[1], t.names.indexOf("main"));
 });
 
+test("unionWidth is floor(v · 2^30 / of) exactly, as BigInt reckons it", () => {
+  const exact = (v, of) => (of === 0 ? 0 : Number((BigInt(v) << 30n) / BigInt(of)));
+  let seed = 12345;
+  const rand = (n) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return Math.floor((seed / 2147483648) * n);
+  };
+  const cases = [[0, 0], [0, 7], [7, 7], [1, 3], [2, 3], [4294967295, 4294967295], [1, 4294967295], [4294967294, 4294967295], [3, 2 ** 40], [2 ** 40 - 1, 2 ** 40], [2 ** 52, 2 ** 53 - 1]];
+  // v · 2^30 one less than a multiple of `of`: the quotient is 1/of below an integer, which
+  // one division in doubles rounds up to it (Python: v = -pow(2**30, -1, of) % of).
+  cases.push([4294967291, 4294967295], [3435973832, 4294967291], [3460881921, 4000000007], [320088464, 3000000019], [1952257872, 2147483659]);
+  for (let i = 0; i < 20000; i++) {
+    const of = 1 + rand(i % 2 ? 4294967295 : 1000);
+    cases.push([rand(of + 1), of]);
+  }
+  for (const [v, of] of cases) assert.equal(unionWidth(v, of), exact(v, of), `${v} of ${of}`);
+});
+
+test("decodeChunk of a comparison (version 4) computes the widths from the values, per layout", () => {
+  const t = frameTable(parseFolded(FOLDED));
+  const ids = t.name.map((_, i) => i);
+  const diff = { beforeTotal: t.total.map((v) => v * 3), beforeSelf: t.self.map((v) => v * 3), afterTotal: t.total, afterSelf: t.self };
+  const bytes = chunkBytes(t, ids, 0, 4, { diff, version: 4 });
+  const [tb, ta] = [diff.beforeTotal[0], diff.afterTotal[0]];
+  const u = decodeChunk(bytes, "c/0-0.bin", { layout: "union", tb, ta });
+  const w = (v, of) => Math.floor((v * 2 ** 30) / of); // exact here: small values
+  for (let i = 0; i < u.n; i++) {
+    const r = u.id[i];
+    assert.equal(u.total[i], w(diff.beforeTotal[r], tb) + w(diff.afterTotal[r], ta), `total of frame ${r}`);
+    assert.equal(u.self[i], w(diff.beforeSelf[r], tb) + w(diff.afterSelf[r], ta), `self of frame ${r}`);
+    assert.equal(u.afterTotal[i], t.total[r]);
+  }
+  assert.equal(u.total[0], 2 ** 31, "the root: each run one whole");
+  const after = decodeChunk(bytes, "c/0-0.bin", { layout: "after", tb, ta });
+  assert.deepEqual([...after.total], [...after.afterTotal]);
+  const before = decodeChunk(bytes, "c/0-0.bin", { layout: "before", tb, ta });
+  assert.deepEqual([...before.self], [...before.beforeSelf]);
+  assert.throws(() => decodeChunk(bytes, "c/0-0.bin"), /c\/0-0\.bin: is a comparison's chunk, read without its manifest/);
+});
+
 test("decodeChunk accepts an unaligned view by copying it", () => {
   const t = frameTable(parseFolded(FOLDED));
   const bytes = new Uint8Array(chunkBytes(t, [0, 1, 5], 0, 2));
@@ -63,7 +103,7 @@ test("decodeChunk refuses bad magic, versions, truncation and bad row indexes", 
   const t = frameTable(parseFolded(FOLDED));
   const good = chunkBytes(t, [0, 1, 5], 0, 2);
   assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { magic: "XXXX" }), "c/0-0.bin"), /c\/0-0\.bin: not a FSCH file/);
-  assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { version: 4 })), /version 4 is not supported/);
+  assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { version: 5 })), /version 5 is not supported/);
   assert.throws(() => decodeChunk(good.slice(0, good.byteLength - 4)), /truncated or corrupt/);
   assert.throws(() => decodeChunk(new ArrayBuffer(10)), GraphError);
   const bad = good.slice(0);
@@ -92,7 +132,7 @@ test("decodeSearch reads interval lists per name", () => {
 test("checkManifest and checkNames refuse what they do not know", () => {
   const { manifest, files } = buildGraph(parseFolded(FOLDED), { namesPerFile: 2 });
   assert.equal(checkManifest(manifest), manifest);
-  assert.throws(() => checkManifest({ ...manifest, version: 4 }), /version 4/);
+  assert.throws(() => checkManifest({ ...manifest, version: 5 }), /version 5/);
   assert.throws(() => checkManifest({ format: "x" }), /not a flamesite graph manifest/);
   assert.throws(() => checkManifest({ ...manifest, names: [manifest.names[1]] }), /do not cover the name ids/);
   const entry = manifest.names[0];

@@ -72,7 +72,8 @@ const pad8 = (x) => (x + 7) & ~7;
 
 /**
  * Bytes of a chunk file holding frame ids `ids` (any order) of table `t`; `values` "u32" or
- * "f64" (version 1 files always hold f64).
+ * "f64" (version 1 files always hold f64); `diff` the before columns (version 2) or the before
+ * and after columns (version 4: { beforeTotal, beforeSelf, afterTotal, afterSelf }).
  */
 export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32" } = {}) {
   const narrow = version >= 2 && values === "u32";
@@ -81,6 +82,7 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
   const n = rows.length;
   const m = depthHi - depthLo + 1;
   const a = pad8(24 + 4 * m);
+  // Version 4 (a comparison): the before and after columns instead of the widths.
   const fcols = diff ? 5 : 3;
   const buf = new ArrayBuffer(a + w * fcols * n + 12 * n);
   const dv = new DataView(buf);
@@ -94,8 +96,8 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
     const d = depthLo + i;
     dv.setUint32(24 + 4 * i, rows.filter((r) => t.depth[r] < d).length, true);
   }
-  const cols = [t.offset, t.total, t.self];
-  if (diff) cols.push(diff.beforeTotal, diff.beforeSelf);
+  const cols = diff && version >= 4 ? [t.offset, diff.beforeTotal, diff.beforeSelf, diff.afterTotal, diff.afterSelf] : [t.offset, t.total, t.self];
+  if (diff && version < 4) cols.push(diff.beforeTotal, diff.beforeSelf);
   let at = a;
   for (const col of cols) {
     for (const r of rows) {

@@ -43,8 +43,11 @@ function u32s(buf, at, n) {
 
 const pad8 = (x) => (x + 7) & ~7;
 
-/** Versions of the graph format this page reads: 1 (f64 values) and 2 (u32 or f64 values). */
-const VERSIONS = [1, 2, 3];
+/**
+ * Versions of the graph format this page reads: 1 (f64 values), 2 (u32 or f64 values), 3 (a
+ * comparison's chunks with widths) and 4 (a comparison's chunks without them).
+ */
+const VERSIONS = [1, 2, 3, 4];
 
 /** [version, field 8, field 12, field 16, field 20] of a chunk or search file. */
 function header(buf, file, magic) {
@@ -53,8 +56,44 @@ function header(buf, file, magic) {
   const got = String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3));
   if (got !== magic) throw new GraphError(file, `not a ${magic} file (bad magic)`);
   const version = dv.getUint32(4, true);
-  if (!VERSIONS.includes(version)) throw new GraphError(file, `version ${version} is not supported (this page reads versions 1 to 3)`);
+  if (!VERSIONS.includes(version)) throw new GraphError(file, `version ${version} is not supported (this page reads versions 1 to 4)`);
   return [version, dv.getUint32(8, true), dv.getUint32(12, true), dv.getUint32(16, true), dv.getUint32(20, true)];
+}
+
+/**
+ * `floor(v · 2^30 / of)` exactly (0 when `of` is 0): value `v` of a run whose total is `of`
+ * in the union layout's widths (src/graph/diff.rs `union_width`). A value of a total below 2^32
+ * takes two exact steps of 15 bits in doubles; larger ones BigInt.
+ */
+export function unionWidth(v, of) {
+  if (of === 0) return 0;
+  if (v <= of && of < 4294967296) {
+    // Each step divides a number below 2^47 by `of` with a quotient of at most 2^15, whose
+    // double is within 2^-38 of it, nearer than any quotient by `of` (< 2^32) comes to the
+    // next integer: the floors are exact.
+    const a = v * 32768;
+    const q1 = Math.floor(a / of);
+    const b = (a - q1 * of) * 32768;
+    return q1 * 32768 + Math.floor(b / of);
+  }
+  return Number((BigInt(v) << 30n) / BigInt(of));
+}
+
+/**
+ * The widths of a comparison's chunk whose file leaves them out (version 4): each frame's
+ * total and self in `layout` ("union", "after" or "before") of runs of totals `tb` and `ta`.
+ */
+function deriveWidths(c, layout, tb, ta) {
+  if (layout === "after") return [c.afterTotal, c.afterSelf];
+  if (layout === "before") return [c.beforeTotal, c.beforeSelf];
+  const Arr = c.offset.constructor;
+  const total = new Arr(c.n);
+  const self = new Arr(c.n);
+  for (let i = 0; i < c.n; i++) {
+    total[i] = unionWidth(c.beforeTotal[i], tb) + unionWidth(c.afterTotal[i], ta);
+    self[i] = unionWidth(c.beforeSelf[i], tb) + unionWidth(c.afterSelf[i], ta);
+  }
+  return [total, self];
 }
 
 /**
@@ -62,9 +101,11 @@ function header(buf, file, magic) {
  * `total`, `self`, `beforeTotal` and `beforeSelf` are Uint32Arrays or Float64Arrays, as
  * the file stores them):
  * `{ n, depthLo, depthHi, rowStart, offset, total, self, beforeTotal, beforeSelf, id, parent, name, diff }`.
- * Throws GraphError when the bytes do not follow the format exactly.
+ * `widths` is the manifest's `{ layout, tb, ta }` of a comparison (version 4 chunks leave the
+ * widths out; they follow from the values). Throws GraphError when the bytes do not follow the
+ * format exactly.
  */
-export function decodeChunk(data, file = "chunk") {
+export function decodeChunk(data, file = "chunk", widths = null) {
   const buf = alignedBuffer(data);
   const [version, flags, n, depthLo, depthHi] = header(buf, file, "FSCH");
   const diff = (flags & 1) !== 0;
@@ -72,9 +113,12 @@ export function decodeChunk(data, file = "chunk") {
   if (depthHi < depthLo) throw new GraphError(file, `depth range ${depthLo}..${depthHi} is reversed`);
   const rows = depthHi - depthLo + 1;
   const a = pad8(24 + 4 * rows);
-  // Version 3 (a comparison) adds the after columns to the differential ones.
+  // Version 3 (a comparison) adds the after columns to the differential ones; version 4 has
+  // the before and after columns and not the widths.
   const withAfter = diff && version >= 3;
-  const fcols = withAfter ? 7 : diff ? 5 : 3;
+  const derived = diff && version >= 4;
+  if (derived && !widths) throw new GraphError(file, "is a comparison's chunk, read without its manifest's layout and totals");
+  const fcols = derived ? 5 : withAfter ? 7 : diff ? 5 : 3;
   const expected = a + w * fcols * n + 12 * n;
   if (buf.byteLength !== expected) {
     throw new GraphError(file, `is ${buf.byteLength} bytes, expected ${expected} for ${n} frames (truncated or corrupt)`);
@@ -91,8 +135,8 @@ export function decodeChunk(data, file = "chunk") {
     return c;
   };
   const offset = col();
-  const total = col();
-  const self = col();
+  let total = derived ? null : col();
+  let self = derived ? null : col();
   const beforeTotal = diff ? col() : null;
   const beforeSelf = diff ? col() : null;
   // Of a graph laid out by its second count, the widths are that count.
@@ -101,7 +145,14 @@ export function decodeChunk(data, file = "chunk") {
   const id = u32s(buf, at, n);
   const parent = u32s(buf, at + 4 * n, n);
   const name = u32s(buf, at + 8 * n, n);
-  return { n, depthLo, depthHi, rowStart, offset, total, self, beforeTotal, beforeSelf, afterTotal, afterSelf, id, parent, name, diff };
+  const c = { n, depthLo, depthHi, rowStart, offset, total, self, beforeTotal, beforeSelf, afterTotal, afterSelf, id, parent, name, diff };
+  if (derived) [c.total, c.self] = deriveWidths(c, widths.layout, widths.tb, widths.ta);
+  return c;
+}
+
+/** What decodeChunk needs of a manifest to read its chunks: `{ layout, tb, ta }`, or null. */
+export function chunkWidths(m) {
+  return m && m.diff ? { layout: m.diff.layout, tb: m.diff.total_before, ta: m.diff.total_after } : null;
 }
 
 /**
@@ -143,7 +194,7 @@ export function nameFiles(m) {
 /** Check a parsed manifest.json; returns it, or throws GraphError saying what is wrong. */
 export function checkManifest(m, file = "manifest.json") {
   if (!m || m.format !== "flamesite-graph") throw new GraphError(file, "is not a flamesite graph manifest");
-  if (!VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 3)`);
+  if (!VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 4)`);
   for (const key of ["total", "depth", "root_width"]) {
     if (typeof m[key] !== "number") throw new GraphError(file, `has no number "${key}"`);
   }
@@ -261,6 +312,7 @@ export class GraphSource {
     this.errors = [];
     this.pending = 0;
     this.started = new Map(); // url -> Promise of the Response, for files asked for early
+    this.widths = null; // what a comparison's chunks need of its manifest (chunkWidths)
   }
 
   /**
@@ -327,7 +379,11 @@ export class GraphSource {
   }
 
   manifest() {
-    return this.get("manifest.json", "json", (m) => checkManifest(m));
+    return this.get("manifest.json", "json", (m) => {
+      checkManifest(m);
+      this.widths = chunkWidths(m);
+      return m;
+    });
   }
 
   /** An empty name table for the manifest; fill it with `namesUpTo` or `allNames`. */
@@ -361,7 +417,7 @@ export class GraphSource {
   /** The decoded chunk for a manifest entry; checks it against the entry. */
   chunk(entry) {
     return this.get(entry.file, "chunk", (buf) => {
-      const c = decodeChunk(buf, entry.file);
+      const c = decodeChunk(buf, entry.file, this.widths);
       if (c.depthLo !== entry.depth[0] || c.depthHi !== entry.depth[1] || c.n !== entry.frames) {
         throw new GraphError(entry.file, "does not match its manifest entry (depths or frame count differ)");
       }
