@@ -33,6 +33,20 @@ fn fold_of_the_built_graph_equals_the_merged_input() {
     // A profile page folder with one graph can be folded too.
     let o = run(dir.path(), &["fold", out.join("p/crlf").to_str().unwrap()]);
     assert_eq!(stdout(&o), "a;b c 4\na;b c;d 4\n");
+    // Piped into a reader that stops early (`| head -c 1`), it ends quietly, with success (the
+    // deep profile folds to 160 kB, more than a pipe holds).
+    let mut child = std::process::Command::new(bin())
+        .args(["fold", out.join("p/deep/g/samples").to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 1];
+    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{:?}: {}", o.status, stderr(&o));
+    assert_eq!(stderr(&o), "", "nothing on stderr");
 }
 
 #[test]

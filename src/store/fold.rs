@@ -38,7 +38,11 @@ pub fn graph_dir(dir: &Path) -> Result<PathBuf, String> {
 pub fn fold(dir: &Path, out: &mut dyn Write) -> Result<(), String> {
     let (_, table) = read_graph(&graph_dir(dir)?)?;
     for line in folded_lines(&table) {
-        out.write_all(line.as_bytes()).map_err(|e| e.to_string())?;
+        match out.write_all(line.as_bytes()) {
+            // The reader stopped (`fold DIR | head`): nothing more to say, and nothing wrong.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => return Ok(()),
+            r => r.map_err(|e| e.to_string())?,
+        }
     }
     Ok(())
 }
