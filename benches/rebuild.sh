@@ -7,8 +7,12 @@
 # phases"): adding one run <= 1% of the full build and <= 2 s, nothing changed <= 1 s, peak
 # memory <= 1 GB at 100,000 runs.
 #
+# REBUILD_MODE=series makes the runs of a series variations of one service (gen-archive.py's
+# `series` mode: about 95% of their stacks shared), as nightly profiles are; the default,
+# `independent`, draws every run afresh, as the figures before 2026-11-25 did.
+#
 # Needs: target/release/flamesite (cargo build --release; or FLAMESITE_BIN), python3, GNU time.
-# Usage: benches/rebuild.sh [N ...]
+# Usage: [REBUILD_MODE=series] benches/rebuild.sh [N ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${FLAMESITE_BIN:-$PWD/target/release/flamesite}
@@ -18,12 +22,13 @@ done
 sizes=("$@")
 [[ ${#sizes[@]} -gt 0 ]] || sizes=(1000 10000 100000)
 work=${REBUILD_BENCH_DIR:-$(mktemp -d)}
-echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; $("$bin" --version)"
+mode=${REBUILD_MODE:-independent}
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; $("$bin" --version); inputs: $mode"
 printf '%8s %10s %8s %10s %8s %10s %8s %10s %8s\n' runs full_s full_MB unchanged_s MB add_one_s MB unchanged2_s MB
 for n in "${sizes[@]}"; do
   dir="$work/$n"
   rm -rf "$dir" && mkdir -p "$dir"
-  python3 benches/gen-archive.py "$dir/in" "$n"
+  python3 benches/gen-archive.py "$dir/in" "$n" 100 0 "$mode"
   row=("$n")
   measure() {
     /usr/bin/time -f "%e %M" -o "$dir/t" "$bin" build --input "$dir/in" --output "$dir/out" -j 2 >/dev/null 2>"$dir/err" \
@@ -34,7 +39,7 @@ for n in "${sizes[@]}"; do
   }
   measure                                     # full build
   measure                                     # nothing changed
-  python3 benches/gen-archive.py "$dir/in" 1 100 "$n"   # one new run
+  python3 benches/gen-archive.py "$dir/in" 1 100 "$n" "$mode"   # one new run
   measure                                     # add one
   measure                                     # nothing changed
   printf '%8s %10s %8s %10s %8s %10s %8s %10s %8s\n' "${row[@]}"
