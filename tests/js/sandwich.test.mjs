@@ -131,12 +131,12 @@ test("the chunks over the function's search intervals are enough, and fewer than
   }
 });
 
-test("topNodes lists the root's children widest first", () => {
+test("topNodes lists the merged root's children widest first", () => {
   const st = stacks();
   const g = buildGraph(st, { rootWidth: 50 });
   const id = g.names.names.indexOf("malloc");
   const s = mergeSandwich(decodeAll(g), id, g.manifest.frames);
-  const top = topNodes(layoutTree(s.callers, g.names.names), g.names.names, 3);
+  const top = topNodes(s.callers, g.names.names, 3);
   const want = reckon(st, "malloc").callers;
   const expected = [...want].filter(([k]) => k.split(";").length === 2).map(([k, v]) => ({ name: k.split(";")[1], total: v.total, self: v.self }));
   expected.sort((a, b) => b.total - a.total || byteOrder(a.name, b.name));

@@ -1,9 +1,11 @@
 // The sandwich view of a function: its callers (every path that calls it, merged; the function
 // at the bottom, who calls it above) over its callees (everything it calls, merged; the function
 // at the top), each in a canvas of its own with its own zoom. The trees are merged on the page
-// (sandwich.js) from the chunks over the function's search intervals; both are drawn, hit
-// tested and navigated by the graph's own code (draw.js, layout.js, nav.js). Names only ever go
-// into textContent and canvas text.
+// (sandwich.js) from the chunks over the function's search intervals, as far as the view draws
+// them: a pane lays its tree out down to half a pixel of its width (what the draw code shows),
+// and again, finer, when a zoom or a wider pane needs more. Both are drawn, hit tested and
+// navigated by the graph's own code (draw.js, layout.js, nav.js). Names only ever go into
+// textContent and canvas text.
 
 import { Painter } from "./paint.js";
 import { MIN_PX, depthAtY, frameAt, frameInfo, pixelValue, rowY, valueAtX } from "./layout.js";
@@ -54,7 +56,9 @@ class Pane {
       overlay: node.querySelector(".fs-overlay"),
       mark: "flamesite:sandwich",
     });
-    this.chunk = null; // the laid-out tree (sandwich.js layoutTree)
+    this.tree = null; // the merged tree (sandwich.js mergeSandwich), refined as views need
+    this.chunk = null; // its nodes laid out down to what the view draws (sandwich.js layoutTree)
+    this.layouts = 0;
     this.pg = null; // what the painter knows the picture by: { meta, palette }
     this.zoom = null; // frameInfo of the zoomed node, or null
     this.hover = null;
@@ -71,19 +75,48 @@ class Pane {
     });
   }
 
-  set(chunk, g) {
-    this.chunk = chunk;
-    this.pg = { meta: { name: `${this.side}:${this.sw.data.name}` }, palette: g.palette };
+  set(tree, g) {
+    this.tree = tree;
+    this.g = g;
     this.zoom = null;
     this.hover = null;
     this.focus = null;
+    this.layout(this.scroll.clientWidth);
     this.painter.scrollTo("root");
   }
 
+  /**
+   * Lay the tree out for a pane `width` CSS pixels wide (0: not known yet, taken as 4096): every
+   * node of at least a quarter pixel of the whole tree's view, and of the zoomed node's view
+   * within it (half a pixel is what the draw code shows: the margin spares a layout on a small
+   * resize).
+   */
+  layout(width) {
+    const px = MIN_PX / 2 / (width > 0 ? width : 4096);
+    const z = this.zoom;
+    const min = this.tree.total[0] * px;
+    const keep = z ? { min, lo: z.offset, hi: z.offset + z.total, zmin: z.total * px } : { min };
+    this.chunk = layoutTree(this.tree, this.g.names.names, keep);
+    this.layouts += 1;
+    // What the painter knows the picture by: a new layout is a new picture.
+    this.pg = { meta: { name: `${this.side}:${this.sw.data.name}:${this.layouts}` }, palette: this.g.palette };
+  }
+
+  /** Whether the layout holds every node the view of a pane `width` pixels wide draws. */
+  covers(width) {
+    const k = this.chunk.keep;
+    const z = this.zoom;
+    const need = ((z ? z.total : this.tree.total[0]) * MIN_PX) / width;
+    if (k.min <= need) return true;
+    return !!z && k.lo <= z.offset && z.offset + z.total <= k.hi && k.zmin <= need;
+  }
+
   render() {
-    const c = this.chunk;
     const v = this.sw.v;
-    if (!c || !v.g || !v.g.manifest) return;
+    if (!this.chunk || !v.g || !v.g.manifest) return;
+    const width = this.scroll.clientWidth;
+    if (width > 0 && !this.covers(width)) this.layout(width);
+    const c = this.chunk;
     const m = v.g.manifest;
     const z = this.zoom;
     const view = this.painter.computeView(c.depthHi, z ? z.offset : 0, z ? z.offset + z.total : c.total[0], this.icicle);
@@ -182,7 +215,7 @@ export class SandwichView {
     this.nameNode = root.querySelector("#fs-sw-name");
     this.status = root.querySelector("#fs-sw-status");
     this.panes = [...root.querySelectorAll(".fs-sw-pane")].map((n) => new Pane(this, n));
-    this.data = null; // { g, name, id, total, calls, ms, chunks, callers, callees } of what is shown
+    this.data = null; // { g, name, id, total, calls, ms, chunks, missing } of what is shown
     this.key = null; // the graph and function shown or being loaded
     this.seq = 0;
     this.busy = false;
@@ -219,6 +252,7 @@ export class SandwichView {
     this.data = null;
     for (const p of this.panes) {
       p.chunk = null;
+      p.tree = null;
       p.facts.textContent = "";
     }
     this.say("Loading…");
@@ -248,11 +282,9 @@ export class SandwichView {
       if (stale()) return;
       const chunks = got.filter(Boolean);
       const merged = mergeSandwich(chunks, id, m.frames, iv);
-      const callers = layoutTree(merged.callers, g.names.names);
-      const callees = layoutTree(merged.callees, g.names.names);
       this.data = { g, name, id, total: g.names.total[id], calls: merged.calls, chunks: chunks.length, missing: entries.length - chunks.length, ms: 0 };
-      this.pane("callers").set(callers, g);
-      this.pane("callees").set(callees, g);
+      this.pane("callers").set(merged.callers, g);
+      this.pane("callees").set(merged.callees, g);
       this.busy = false;
       this.say("");
       this.summary();
@@ -274,19 +306,21 @@ export class SandwichView {
     this.status.textContent = text;
   }
 
-  /** The panes' labels: how many calls, paths and callees were merged. */
+  /** The panes' labels: how many calls were merged, from how many callers, into how many callees. */
   summary() {
     const d = this.data;
     const facts = this.v.graphUnit();
     const v = (x) => formatValue(x, facts.unit, facts.decimals);
     const callers = this.pane("callers").chunk;
     const callees = this.pane("callees").chunk;
-    const paths = topNodes(callers, d.g.names.names, Infinity).length;
+    // The roots are laid out, so their children are known: one per caller and callee.
+    const paths = this.pane("callers").tree.kids[0];
+    const called = this.pane("callees").tree.kids[0];
     // Of a comparison the widths are not values: its before and after values.
     const val = (c, col, before) => (c.diff ? `${v(before[0])} → ${v(col[0])}` : v(col[0]));
     const tot = (c) => val(c, c.afterTotal || c.total, c.beforeTotal);
     this.pane("callers").facts.textContent = `· ${groupDigits(d.calls)} ${d.calls === 1 ? "call" : "calls"}, total ${tot(callers)}, from ${groupDigits(paths)} ${paths === 1 ? "caller" : "callers"}`;
-    this.pane("callees").facts.textContent = `· total ${tot(callees)}, self ${val(callees, callees.afterSelf || callees.self, callees.beforeSelf)}, ${groupDigits(callees.n - 1)} merged ${callees.n === 2 ? "frame" : "frames"} below it`;
+    this.pane("callees").facts.textContent = `· total ${tot(callees)}, self ${val(callees, callees.afterSelf || callees.self, callees.beforeSelf)}, ${groupDigits(called)} ${called === 1 ? "callee" : "callees"}`;
     if (d.missing) this.say(`${d.missing} files could not be loaded: the trees miss their frames`);
   }
 
@@ -317,7 +351,7 @@ export class SandwichView {
       self: p.chunk.self[0],
       frames: p.chunk.n,
       depth: p.chunk.depthHi,
-      top: topNodes(p.chunk, d.g.names.names),
+      top: topNodes(p.tree, d.g.names.names),
       zoom: p.zoom ? { name: p.zoom.name, depth: p.zoom.depth, total: p.zoom.total } : null,
       viewport: p.painter.view
         ? { width: p.painter.view.width, height: p.painter.view.height, rowHeight: p.painter.view.rowH, scrollTop: p.painter.view.scrollTop, x0: p.painter.view.x0, x1: p.painter.view.x1, icicle: p.icicle }
