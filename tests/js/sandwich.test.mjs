@@ -5,6 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { layoutTree, mergeSandwich, sandwichChunks, topNodes } from "../../themes/default/static/sandwich.js";
 import { decodeChunk, decodeSearch } from "../../themes/default/static/fetch.js";
+import { elidedSpans } from "../../themes/default/static/layout.js";
 import { buildGraph, byteOrder, parseFolded, rng } from "./helpers.mjs";
 
 /**
@@ -178,4 +179,76 @@ test("a differential chunk's before and after values are merged too", () => {
   assert.deepEqual(Array.from(cr.beforeTotal), [8, 4, 4]);
   assert.deepEqual(Array.from(cr.afterTotal), [12, 2, 10]);
   assert.deepEqual(Array.from(cr.afterSelf), [0, 2, 10]);
+});
+
+/** The rows of a layout as Map path -> { depth, offset, total, self } (no check of a parent's sums: some children may be left out). */
+function rowsByPath(c, names) {
+  const byId = new Map();
+  const out = new Map();
+  for (let d = 0; d < c.depthHi; d++) {
+    for (let r = c.rowStart[d]; r < c.rowStart[d + 1]; r++) {
+      const up = d === 0 ? null : byId.get(c.parent[r]);
+      if (d > 0) assert.ok(up, "a kept node's parent is kept, one depth up");
+      const path = up ? `${up};${names[c.name[r]]}` : names[c.name[r]];
+      byId.set(c.id[r], path);
+      out.set(path, { depth: d, offset: c.offset[r], total: c.total[r], self: c.self[r] });
+    }
+  }
+  return out;
+}
+
+const filter = (m, keep) => new Map([...m].filter(([, v]) => keep(v)));
+
+test("a layout down to a threshold keeps exactly the whole layout's nodes at or above it, where it has them, and draws the same", () => {
+  const st = stacks();
+  const g = buildGraph(st, { rootWidth: 50, depthBlock: 3, offsetSplits: 3 });
+  const names = g.names.names;
+  for (const fn of ["malloc", "main", "brk"]) {
+    const id = names.indexOf(fn);
+    const whole = mergeSandwich(decodeAll(g), id, g.manifest.frames);
+    for (const side of ["callees", "callers"]) {
+      const full = layoutTree(whole[side], names);
+      const all = rowsByPath(full, names);
+      const T = full.total[0];
+      for (const min of [T / 40, T / 300, 2]) {
+        // A fresh merge each time: what a pruned layout expands on its own.
+        const tree = mergeSandwich(decodeAll(g), id, g.manifest.frames)[side];
+        const part = layoutTree(tree, names, { min });
+        const want = filter(all, (v) => v.depth === 0 || (v.total > 0 && v.total >= min));
+        assert.deepEqual(rowsByPath(part, names), want, `${fn} ${side} min ${min}`);
+        if (want.size < all.size) assert.ok(part.n < full.n, "some nodes left out");
+        // Nodes are made only as children of the kept ones (the work follows the view).
+        for (let v = 1; v < tree.n; v++) assert.ok(tree.total[tree.parent[v]] >= min || tree.parent[v] === 0, "made below a kept node");
+        // Drawn at half a pixel of at least `min`: the same frames and the same grey marks.
+        for (const minTotal of [min, 3 * min]) {
+          for (let d = 1; d < full.depthHi; d++) {
+            assert.deepEqual(elidedSpans([part], d, 0, T, minTotal), elidedSpans([full], d, 0, T, minTotal), `${fn} ${side} grey marks at depth ${d}`);
+          }
+        }
+      }
+    }
+  }
+});
+
+test("a zoomed layout adds the finer nodes over the zoomed extent, and refining in any order ends in the exact whole trees", () => {
+  const st = stacks();
+  const g = buildGraph(st, { rootWidth: 50, depthBlock: 3, offsetSplits: 3 });
+  const names = g.names.names;
+  const id = names.indexOf("malloc");
+  const want = reckon(st, "malloc");
+  for (const side of ["callees", "callers"]) {
+    const all = rowsByPath(layoutTree(mergeSandwich(decodeAll(g), id, g.manifest.frames)[side], names), names);
+    const tree = mergeSandwich(decodeAll(g), id, g.manifest.frames)[side];
+    const T = tree.total[0];
+    layoutTree(tree, names, { min: T / 10 });
+    // Zoom, after that coarse layout, to the widest node two steps from the root.
+    const z = [...all.values()].filter((v) => v.depth === 2).sort((a, b) => b.total - a.total)[0];
+    assert.ok(z && z.total < T / 10, "a node to zoom to, below the coarse layout's threshold");
+    const keep = { min: T / 10, lo: z.offset, hi: z.offset + z.total, zmin: 1 };
+    const zoomed = layoutTree(tree, names, keep);
+    const inside = (v) => v.offset < keep.hi && v.offset + v.total > keep.lo;
+    assert.deepEqual(rowsByPath(zoomed, names), filter(all, (v) => v.depth === 0 || (v.total > 0 && (v.total >= keep.min || (v.total >= 1 && inside(v))))));
+    // Then everything: the stacks' paths.
+    assert.deepEqual(plain(paths(layoutTree(tree, names), names)), plain(want[side]));
+  }
 });
