@@ -73,6 +73,14 @@ const SEARCHES = ["malloc", "^std::|tokio"]; // first (cold name table), second 
 // the zoom and the searches fetched), then the function with the most self time (its chunks
 // mostly there: the merge's own cost on the biggest trees). BENCH_SANDWICH=0 leaves them out.
 const SANDWICH = process.env.BENCH_SANDWICH !== "0";
+// The parts of the page's sandwich time (state().sandwich.phases).
+const SANDWICH_PHASES = {
+  names: "names and search bucket in",
+  chunks: "chunks in (each indexed as it arrives)",
+  merge: "merge pass over the frame index",
+  layout: "both trees refined and laid out down to a pixel",
+  paint: "labels, both panes painted",
+};
 
 function die(msg) {
   console.error(`benches/page.mjs: ${msg}`);
@@ -497,6 +505,7 @@ async function flamesiteRun(browser, url) {
         // Both panes painted: the second pane's mark after the request.
         shown: marks[1] - t0,
         ms: st.sandwich.ms,
+        phases: st.sandwich.phases,
         bytes: await graphBytes(page, t0),
         calls: st.sandwich.calls,
         frames: st.sandwich.callers.frames + st.sandwich.callees.frames,
@@ -697,6 +706,7 @@ table([
   ...(SANDWICH ? sandwichFns : []).flatMap((fn, i) => [
     [`sandwich ${i + 1} of ${fn}: link → both panes painted`, stat(col((r) => r.sandwich[i].shown), "ms"), `≤ 200 ms: ${ok(median(col((r) => r.sandwich[i].shown)), 200)}`],
     [`  page's sandwich ms (request → drawn)`, stat(col((r) => r.sandwich[i].ms), "ms"), ""],
+    ...Object.entries(SANDWICH_PHASES).map(([k, what]) => [`    ${what}`, stat(col((r) => r.sandwich[i].phases[k]), "ms"), ""]),
     [`  graph bytes fetched for it (transferSize)`, stat(col((r) => r.sandwich[i].bytes.transfer), "B"), ""],
   ]),
 ]);

@@ -19,8 +19,6 @@
 // name columns, rows by depth then offset; children ordered by name, a node's self after its
 // children), so layout.js, draw.js and nav.js draw and hit-test them as any graph.
 
-import { depthRows } from "./layout.js";
-
 const enc = new TextEncoder();
 
 /** Compare names by their UTF-8 bytes (the graph's order of children, docs/FORMAT.md). */
@@ -138,6 +136,7 @@ class LazyTree {
 
 /** Indices 0 .. k-1 ordered by the byte order of `names[ids[i]]`. */
 function byName(ids, k, names) {
+  if (k < 2) return ORDER[k];
   const idx = new Array(k);
   const keys = new Array(k);
   let ascii = true;
@@ -145,14 +144,16 @@ function byName(ids, k, names) {
     idx[i] = i;
     const s = names[ids[i]] ?? "";
     keys[i] = s;
-    if (ascii && !/^[\x00-\x7f]*$/.test(s)) ascii = false;
+    if (ascii && !ASCII.test(s)) ascii = false;
   }
-  if (k < 2) return idx;
   // ASCII strings compare as their bytes do; others by their UTF-8 bytes.
   if (ascii) idx.sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
   else idx.sort((a, b) => byteOrder(keys[a], keys[b]));
   return idx;
 }
+
+const ORDER = [[], [0]];
+const ASCII = /^[\x00-\x7f]*$/;
 
 /**
  * Scratch space for grouping one node's items by name: per name id its group (-1 none), and
@@ -214,82 +215,109 @@ class Groups {
 }
 
 /**
- * The sandwich of name id `fn`, merged from decoded chunks (`chunks`: every frame of the calls
- * of `fn`, their subtrees and their ancestors must be among them; other frames may be), of a
- * graph of `frameCount` frames. `iv`: the function's search intervals (flat [lo, hi, …],
- * sorted, disjoint), or null: only the rows over them are read (the others are neither its
- * calls, nor below them, nor their ancestors). Returns { callees, callers, calls }: two
- * LazyTrees (node 0 the root, named `fn`; children made on demand by `expandNode`, or by
- * `layoutTree` for what it keeps) and the number of calls (outermost frames of `fn`). A frame
- * whose parent is missing from `chunks` is skipped; an ancestor missing ends a callers path.
- *
- * One pass over the rows reads each frame's name and parent, links the frames below a call
- * to their parents, and lists the calls. Expanding a callees node groups its frames' children
- * by name; expanding a callers node moves each of its calls one ancestor up and groups them
- * by that ancestor's name (the calls whose stacks begin there are its self). The work is in
- * proportion to the items of the nodes expanded, not to the whole trees: a view expands only
- * the nodes it draws.
+ * The frames of a graph's decoded chunks by frame id, filled chunk by chunk as they arrive:
+ * name (-1: no chunk of it added yet), parent (-1: the root), and values (of a differential
+ * graph also `bt`, `bs`, `at`, `as`: before and after totals and selfs). A sandwich reads it
+ * in id order, which puts every frame after its ancestors (ids are depth-first).
  */
-export function mergeSandwich(chunks, fn, frameCount, iv = null) {
-  const diff = chunks.some((c) => c.diff);
-  // Per frame id: its name (-1: not seen) and parent, and of a call or a frame below one its
-  // place `k` in `f` (-1: neither), where its name, values and children (a list through
-  // `head` and `next`, -1 ending it) are kept side by side in the order met.
-  const nameOf = new Int32Array(frameCount).fill(-1);
-  const parentOf = new Int32Array(frameCount);
-  const slot = new Int32Array(frameCount).fill(-1);
-  const f = new Below(diff);
-  let depthHi = 0;
-  let nameCount = fn + 1;
-  for (const c of chunks) depthHi = Math.max(depthHi, c.depthHi);
-  const callK = [];
-  const callUp = [];
-  const seg = [];
-  // Depth by depth, so that a frame's parent and ancestors are seen before it.
-  for (let d = 0; d < depthHi; d++) {
-    for (const c of chunks) {
-      if (d < c.depthLo || d >= c.depthHi) continue;
-      const [i, j] = depthRows(c, d);
-      if (i === j) continue;
-      seg.length = 0;
-      // Only the rows over the intervals; but where the intervals are about as many as the
-      // rows, reading every row costs less than finding those.
-      if (iv === null || d === 0 || 8 * intervalsIn(iv, c.offset[i], c.offset[j - 1] + c.total[j - 1]) >= j - i) seg.push(i, j);
-      else over(c, i, j, iv, seg);
-      const ids = c.id;
-      const par = c.parent;
-      const nm = c.name;
-      for (let s = 0; s < seg.length; s += 2) {
-        for (let r = seg[s]; r < seg[s + 1]; r++) {
-          const id = ids[r];
-          const n = nm[r];
-          if (n >= nameCount) nameCount = n + 1;
-          nameOf[id] = n;
-          if (d === 0) {
-            parentOf[id] = -1;
-            continue; // the root, `all`
-          }
-          const p = par[r];
-          parentOf[id] = p;
-          const sp = slot[p];
-          let k;
-          if (sp >= 0) {
-            k = f.add(n, c, r);
-            f.next[k] = f.head[sp];
-            f.head[sp] = k;
-          } else if (n === fn && nameOf[p] >= 0) {
-            // An outermost call.
-            k = f.add(n, c, r);
-            callK.push(k);
-            callUp.push(p);
-          } else continue;
-          slot[id] = k;
-        }
+export class FrameIndex {
+  constructor(frameCount, diff) {
+    this.frames = frameCount;
+    this.diff = diff;
+    this.name = new Int32Array(frameCount).fill(-1);
+    this.parent = new Int32Array(frameCount);
+    this.total = new Float64Array(frameCount);
+    this.self = new Float64Array(frameCount);
+    if (diff) {
+      this.bt = new Float64Array(frameCount);
+      this.bs = new Float64Array(frameCount);
+      this.at = new Float64Array(frameCount);
+      this.as = new Float64Array(frameCount);
+    }
+    this.added = new WeakSet();
+    this.nameCount = 0;
+  }
+
+  /** Put the frames of decoded chunk `c` in (once). */
+  add(c) {
+    if (this.added.has(c)) return;
+    this.added.add(c);
+    const { id, name, parent, total, self } = c;
+    for (let r = 0; r < c.n; r++) {
+      const f = id[r];
+      if (f >= this.frames) continue;
+      const n = name[r];
+      this.name[f] = n;
+      if (n >= this.nameCount) this.nameCount = n + 1;
+      this.parent[f] = parent[r]; // 0xffffffff, the root's, is -1 here
+      this.total[f] = total[r];
+      this.self[f] = self[r];
+    }
+    if (this.diff && c.diff) {
+      for (let r = 0; r < c.n; r++) {
+        const f = id[r];
+        if (f >= this.frames) continue;
+        this.bt[f] = c.beforeTotal[r];
+        this.bs[f] = c.beforeSelf[r];
+        this.at[f] = c.afterTotal[r];
+        this.as[f] = c.afterSelf[r];
       }
     }
   }
+}
+
+/**
+ * The sandwich of name id `fn` from `source`: a FrameIndex, or decoded chunks (an index is made
+ * of them) of a graph of `frameCount` frames. Every frame of the calls of `fn`, their subtrees
+ * and their ancestors must be in it (the chunks over the function's search intervals hold
+ * them: sandwichChunks); other frames may be. Returns { callees, callers, calls }: two
+ * LazyTrees (node 0 the root, named `fn`; children made on demand by `expandNode`, or by
+ * `layoutTree` for what it keeps) and the number of calls (outermost frames of `fn`). A frame
+ * whose parent is missing is skipped; an ancestor missing ends a callers path.
+ *
+ * One pass over the frames in id order lists the calls and links the frames below them to
+ * their parents. Expanding a callees node groups its frames' children by name; expanding a
+ * callers node moves each of its calls one ancestor up and groups them by that ancestor's name
+ * (the calls whose stacks begin there are its self). The work past that pass is in proportion
+ * to the items of the nodes expanded, not to the whole trees: a view expands only the nodes it
+ * draws.
+ */
+export function mergeSandwich(source, fn, frameCount = 0) {
+  let x = source;
+  if (Array.isArray(source)) {
+    x = new FrameIndex(frameCount, source.some((c) => c.diff));
+    for (const c of source) x.add(c);
+  }
+  const diff = x.diff;
+  const { name: nameOf, parent: parentOf } = x;
+  const N = x.frames;
+  // Of a call or a frame below one, its place `k` in `f` (-1: neither), where its name, values
+  // and children (a list through `head` and `next`, -1 ending it) are kept side by side.
+  const slot = new Int32Array(N).fill(-1);
+  const f = new Below(diff);
+  const callK = [];
+  const callUp = [];
+  for (let id = 1; id < N; id++) {
+    const n = nameOf[id];
+    if (n < 0) continue;
+    const p = parentOf[id];
+    if (p < 0) continue;
+    const sp = slot[p];
+    let k;
+    if (sp >= 0) {
+      k = f.add(n, x, id);
+      f.next[k] = f.head[sp];
+      f.head[sp] = k;
+    } else if (n === fn && nameOf[p] >= 0) {
+      // An outermost call.
+      k = f.add(n, x, id);
+      callK.push(k);
+      callUp.push(p);
+    } else continue;
+    slot[id] = k;
+  }
   const C = callK.length;
-  const m = { diff, nameOf, parentOf, f, groups: new Groups(nameCount, diff) };
+  const m = { diff, nameOf, parentOf, f, groups: new Groups(Math.max(x.nameCount, fn + 1), diff) };
   // Callees: items are places in `f`; the root's are the calls.
   const callees = new LazyTree(diff, 1024);
   callees.kind = "callees";
@@ -326,7 +354,7 @@ export function mergeSandwich(chunks, fn, frameCount, iv = null) {
   return { callees, callers, calls: C };
 }
 
-/** The calls of a function and the frames below them, in the order met: names, values, children lists. */
+/** The calls of a function and the frames below them, in id order: names, values, children lists. */
 class Below {
   constructor(diff) {
     this.n = 0;
@@ -355,20 +383,20 @@ class Below {
     this.cap = cap;
   }
 
-  /** Row `r` of chunk `c`, named `n`, with no children yet: its place. */
-  add(n, c, r) {
+  /** Frame `id` of FrameIndex `x`, named `n`, with no children yet: its place. */
+  add(n, x, id) {
     const k = this.n++;
     if (k === this.cap) this.grow(2 * this.cap);
     this.name[k] = n;
     this.head[k] = -1;
     this.next[k] = -1;
-    this.total[k] = c.total[r];
-    this.self[k] = c.self[r];
+    this.total[k] = x.total[id];
+    this.self[k] = x.self[id];
     if (this.diff) {
-      this.bt[k] = c.beforeTotal[r];
-      this.bs[k] = c.beforeSelf[r];
-      this.at[k] = c.afterTotal[r];
-      this.as[k] = c.afterSelf[r];
+      this.bt[k] = x.bt[id];
+      this.bs[k] = x.bs[id];
+      this.at[k] = x.at[id];
+      this.as[k] = x.as[id];
     }
     return k;
   }
@@ -468,9 +496,12 @@ function expandCallers(t, v, names) {
   }
   t.make(v, g, names);
   // Reorder the node's calls in place by child (those ending here first), each moved up.
-  const moved = items.slice(a, b);
+  if (!t.scratch || t.scratch.length < b - a) t.scratch = new Int32Array(Math.max(b - a, 2 * (t.scratch ? t.scratch.length : 1024)));
+  const moved = t.scratch;
+  moved.set(items.subarray(a, b));
   let fill = a;
-  for (let i = 0; i < moved.length; i++) {
+  const count = b - a;
+  for (let i = 0; i < count; i++) {
     const q = up[moved[i]];
     if (q <= 0 || nameOf[q] < 0) items[fill++] = moved[i];
   }
@@ -481,7 +512,7 @@ function expandCallers(t, v, names) {
     fill += g.items[k];
     t.to[c] = fill;
   }
-  for (let i = 0; i < moved.length; i++) {
+  for (let i = 0; i < count; i++) {
     const call = moved[i];
     const q = up[call];
     if (q <= 0 || nameOf[q] < 0) continue;
@@ -489,76 +520,6 @@ function expandCallers(t, v, names) {
     up[call] = parentOf[q];
   }
   g.reset();
-}
-
-/** First index in [lo, hi) of `iv`'s intervals ending after `v`. */
-function intervalAfter(iv, lo, hi, v) {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (iv[2 * mid + 1] > v) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-/** How many of `iv`'s intervals intersect [lo, hi). */
-function intervalsIn(iv, lo, hi) {
-  const k = iv.length / 2;
-  const a = intervalAfter(iv, 0, k, lo);
-  let b = a;
-  let step = 1;
-  // Gallop from a: most ranges hold few intervals.
-  while (b + step < k && iv[2 * (b + step)] < hi) {
-    b += step;
-    step *= 2;
-  }
-  let x = b;
-  let y = Math.min(k, b + step);
-  while (x < y) {
-    const mid = (x + y) >>> 1;
-    if (iv[2 * mid] < hi) x = mid + 1;
-    else y = mid;
-  }
-  return x - a;
-}
-
-/** First row in [lo, hi) of chunk `c` ending after `v` (rows of one depth, by offset). */
-function rowAfter(c, lo, hi, v) {
-  const off = c.offset;
-  const tot = c.total;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (off[mid] + tot[mid] > v) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-/** The runs of rows [i, j) of one depth of `c` that intersect an interval of `iv`, into `out` as [from, to, …]. */
-function over(c, i, j, iv, out) {
-  const k = iv.length / 2;
-  const off = c.offset;
-  const tot = c.total;
-  let q = intervalAfter(iv, 0, k, off[i]);
-  let r = i;
-  while (r < j && q < k) {
-    const lo = iv[2 * q];
-    const hi = iv[2 * q + 1];
-    if (off[r] + tot[r] <= lo) {
-      r = rowAfter(c, r, j, lo);
-      continue;
-    }
-    if (off[r] >= hi) {
-      q = intervalAfter(iv, q + 1, k, off[r]);
-      continue;
-    }
-    // Rows from r on while they start before this interval's end.
-    let e = r + 1;
-    while (e < j && off[e] < hi) e += 1;
-    if (out.length && out[out.length - 1] === r) out[out.length - 1] = e;
-    else out.push(r, e);
-    r = e;
-  }
 }
 
 /**

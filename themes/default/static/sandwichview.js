@@ -10,7 +10,7 @@
 import { Painter } from "./paint.js";
 import { MIN_PX, depthAtY, frameAt, frameInfo, pixelValue, rowY, valueAtX } from "./layout.js";
 import { bucketIndex } from "./search.js";
-import { layoutTree, mergeSandwich, sandwichChunks, topNodes } from "./sandwich.js";
+import { FrameIndex, layoutTree, mergeSandwich, sandwichChunks, topNodes } from "./sandwich.js";
 import { formatPercent, formatValue, groupDigits } from "./format.js";
 import { describeDiffFrame } from "./diff.js";
 import { keyDirection, step } from "./nav.js";
@@ -216,6 +216,7 @@ export class SandwichView {
     this.status = root.querySelector("#fs-sw-status");
     this.panes = [...root.querySelectorAll(".fs-sw-pane")].map((n) => new Pane(this, n));
     this.data = null; // { g, name, id, total, calls, ms, chunks, missing } of what is shown
+    this.index = null; // { g, x }: the frame index of the graph shown (sandwich.js FrameIndex)
     this.key = null; // the graph and function shown or being loaded
     this.seq = 0;
     this.busy = false;
@@ -278,20 +279,36 @@ export class SandwichView {
       }
       const entries = sandwichChunks(m, iv);
       this.say(`Loading ${groupDigits(entries.length)} files…`);
-      const got = await Promise.all(entries.map((e) => g.source.chunk(e).catch(() => null)));
+      const t1 = performance.now();
+      // Each chunk goes into the graph's frame index as it arrives (while the others load);
+      // those already in, and the index, serve every later sandwich of the graph.
+      const index = this.frameIndex(g);
+      const got = await Promise.all(
+        entries.map((e) =>
+          g.source.chunk(e).then(
+            (c) => (index.add(c), c),
+            () => null,
+          ),
+        ),
+      );
       if (stale()) return;
-      const chunks = got.filter(Boolean);
-      const merged = mergeSandwich(chunks, id, m.frames, iv);
-      this.data = { g, name, id, total: g.names.total[id], calls: merged.calls, chunks: chunks.length, missing: entries.length - chunks.length, ms: 0 };
+      const t2 = performance.now();
+      const chunks = got.filter(Boolean).length;
+      const merged = mergeSandwich(index, id);
+      const t3 = performance.now();
+      this.data = { g, name, id, total: g.names.total[id], calls: merged.calls, chunks, missing: entries.length - chunks, ms: 0, phases: null };
       this.pane("callers").set(merged.callers, g);
       this.pane("callees").set(merged.callees, g);
+      const t4 = performance.now();
       this.busy = false;
       this.say("");
       this.summary();
       this.v.requestRender();
       this.v.renderNow();
-      // On screen: the time from the request to the canvases drawn.
-      this.data.ms = performance.now() - t0;
+      // On screen: the time from the request to the canvases drawn, and its parts.
+      const t5 = performance.now();
+      this.data.ms = t5 - t0;
+      this.data.phases = { names: t1 - t0, chunks: t2 - t1, merge: t3 - t2, layout: t4 - t3, paint: t5 - t4 };
       this.v.showStatus();
     } catch (e) {
       if (stale()) return;
@@ -300,6 +317,12 @@ export class SandwichView {
       this.say(`Could not load the sandwich: ${this.error}`);
       this.v.showStatus();
     }
+  }
+
+  /** The frame index of graph `g` (sandwich.js FrameIndex), made on its first sandwich. */
+  frameIndex(g) {
+    if (!this.index || this.index.g !== g) this.index = { g, x: new FrameIndex(g.manifest.frames, !!g.manifest.differential) };
+    return this.index.x;
   }
 
   say(text) {
@@ -364,6 +387,7 @@ export class SandwichView {
       calls: d.calls,
       chunks: d.chunks,
       ms: d.ms,
+      phases: d.phases,
       loading: this.busy,
       error: this.error || null,
       callers: tree(this.pane("callers")),
