@@ -75,10 +75,10 @@ const SEARCHES = ["malloc", "^std::|tokio"]; // first (cold name table), second 
 const SANDWICH = process.env.BENCH_SANDWICH !== "0";
 // The parts of the page's sandwich time (state().sandwich.phases).
 const SANDWICH_PHASES = {
-  names: "names and search bucket in",
-  chunks: "chunks in (each indexed as it arrives)",
-  merge: "merge pass over the frame index",
-  layout: "both trees refined and laid out down to a pixel",
+  names: "name files in",
+  fetch: "its files in: the build's sandwich, or search bucket and chunks (indexed as they arrive)",
+  merge: "merge pass over the frame index (none for the build's)",
+  layout: "both trees laid out down to a pixel (refined on the way)",
   paint: "labels, both panes painted",
 };
 

@@ -16,6 +16,8 @@ use crate::config::ChunkConfig;
 use crate::graph::diff::{self, Measure};
 use crate::graph::frames::{Before, FrameTable, Layout, NO_PARENT};
 
+use super::sandwich::{self, SandwichRef};
+
 /// Version of the graph format written for a plain graph. [`read_graph`] reads versions 1
 /// (values always f64) to [`DIFF_VERSION`].
 pub const VERSION: u32 = 2;
@@ -80,6 +82,9 @@ pub struct Manifest {
     /// What a differential graph (version 3) adds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<DiffInfo>,
+    /// Precomputed sandwiches of a plain graph's most called functions (`super::sandwich`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sandwiches: Vec<SandwichRef>,
 }
 
 /// The manifest of a differential graph says how it is laid out, where its other layouts
@@ -107,7 +112,7 @@ fn f64_values() -> String {
 
 /// How values are stored in the binary files of one graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Values {
+pub(crate) enum Values {
     /// Little-endian u32: every total (and before total) fits.
     U32,
     /// Little-endian f64, exact up to 2^53.
@@ -134,7 +139,7 @@ impl Values {
         }
     }
 
-    fn put(self, out: &mut Vec<u8>, v: u64) {
+    pub(crate) fn put(self, out: &mut Vec<u8>, v: u64) {
         match self {
             Values::U32 => out.extend_from_slice(&(v as u32).to_le_bytes()),
             Values::F64 => out.extend_from_slice(&(v as f64).to_le_bytes()),
@@ -399,6 +404,13 @@ fn encode_layout(
         .collect::<Result<Vec<_>, String>>()?;
 
     let differential = table.before.is_some();
+    // The sandwiches of the most called functions, within a share of the chunks' bytes.
+    let sandwiches = if shared.is_none() && !differential {
+        let budget = sandwich::budget(chunks.iter().map(|c| c.bytes).sum());
+        sandwich::encode(table, &new_id, config.root_width, budget, values, sink)?
+    } else {
+        Vec::new()
+    };
     let here = layout_folder(table.layout);
     let (search, name_files) = match shared {
         Some(s) => {
@@ -450,6 +462,7 @@ fn encode_layout(
         chunks,
         search,
         diff: diff_info,
+        sandwiches,
     };
     // Compact: the page fetches it for its first paint (the pretty form was twice the bytes).
     let mut manifest_bytes = serde_json::to_vec(&manifest).expect("manifest serialises");
@@ -730,7 +743,7 @@ fn name_intervals(table: &FrameTable) -> Vec<Vec<(u64, u64)>> {
     per_name
 }
 
-fn put_u32(out: &mut Vec<u8>, v: u32) {
+pub(crate) fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 

@@ -19,6 +19,8 @@
 // name columns, rows by depth then offset; children ordered by name, a node's self after its
 // children), so layout.js, draw.js and nav.js draw and hit-test them as any graph.
 
+import { GraphError } from "./fetch.js";
+
 const enc = new TextEncoder();
 
 /** Compare names by their UTF-8 bytes (the graph's order of children, docs/FORMAT.md). */
@@ -408,7 +410,7 @@ class Below {
  * `names`: the name table's names array (children are ordered by name).
  */
 export function expandNode(t, v, names) {
-  if (t.kids[v] >= 0) return;
+  if (t.kids[v] >= 0 || t.kind === "fixed") return;
   if (t.kind === "callees") expandCallees(t, v, names);
   else expandCallers(t, v, names);
 }
@@ -523,6 +525,64 @@ function expandCallers(t, v, names) {
 }
 
 /**
+ * A precomputed sandwich file (`FSSW`, docs/FORMAT.md "Sandwich files") of name id `fn`:
+ * `{ calls, callers, callees }`, each tree cut at a pixel of the manifest's `root_width`
+ * (the build's) and shaped as mergeSandwich's trees, every node already expanded, with its
+ * offset from the root (`offset`) and `above`: every node of a larger total is there (the
+ * build keeps the nodes of at least a pixel of a `rootWidth` canvas, and all the root's
+ * children). Throws
+ * GraphError when the bytes do not follow the format.
+ */
+export function decodeSandwich(data, fn, rootWidth, file = "sandwich file") {
+  const buf = data instanceof ArrayBuffer ? data : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
+  const bad = (why) => new GraphError(file, why);
+  if (buf.byteLength < 32) throw bad("is too short for a sandwich file");
+  const dv = new DataView(buf);
+  if (String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3)) !== "FSSW") throw bad("is not a sandwich file (magic)");
+  const u = (at) => dv.getUint32(at, true);
+  if (u(4) !== 1) throw bad(`version ${u(4)} is not supported (this page reads version 1)`);
+  const w = u(8) & 2 ? 4 : 8;
+  if (u(12) !== fn) throw bad(`is the sandwich of name ${u(12)}, not of ${fn}`);
+  const calls = u(16);
+  const sizes = [u(20), u(24)];
+  if (buf.byteLength !== 32 + (sizes[0] + sizes[1]) * (3 * w + 8)) throw bad(`is ${buf.byteLength} bytes, not what ${sizes[0]} + ${sizes[1]} nodes take (truncated or corrupt)`);
+  let at = 32;
+  const vals = (n) => {
+    const a = w === 4 ? new Uint32Array(buf, at, n) : new Float64Array(buf, at, n);
+    at += w * n;
+    return Float64Array.from(a);
+  };
+  const u32s = (n) => {
+    const a = new Uint32Array(buf, at, n);
+    at += 4 * n;
+    return a;
+  };
+  const tree = (n, kind) => {
+    const offset = vals(n);
+    const total = vals(n);
+    const self = vals(n);
+    const parent = Int32Array.from(u32s(n));
+    const name = Uint32Array.from(u32s(n));
+    // Rows are breadth first, children of a node together and by offset: check it, and find them.
+    const kid = new Int32Array(n);
+    const kids = new Int32Array(n);
+    if (n < 1 || parent[0] !== -1 || name[0] !== fn) throw bad(`has no root named ${fn} in its ${kind}`);
+    for (let r = 1; r < n; r++) {
+      const p = parent[r];
+      if (!(p >= 0 && p < r && p >= parent[r - 1])) throw bad(`rows of its ${kind} are not breadth first`);
+      if (kids[p] === 0) kid[p] = r;
+      else if (offset[r] < offset[r - 1] + total[r - 1]) throw bad(`nodes of its ${kind} overlap`);
+      kids[p] += 1;
+      if (offset[r] < offset[p] || offset[r] + total[r] > offset[p] + total[p] - self[p]) throw bad(`a node of its ${kind} is outside its parent`);
+    }
+    for (let r = 0; r < n; r++) if (kids[r] === 0) kid[r] = n;
+    // Values are whole numbers: every node above cut − 1 is there.
+    return { kind: "fixed", n, parent, name, total, self, offset, kid, kids, diff: false, above: Math.ceil(total[0] / Math.max(1, rootWidth)) - 1 };
+  };
+  return { calls, callers: tree(sizes[0], "callers"), callees: tree(sizes[1], "callees") };
+}
+
+/**
  * Lay a tree from mergeSandwich out as one decoded chunk (fetch.js decodeChunk's shape, values
  * as Float64Arrays), keeping only the nodes a view can draw: children ordered by name (byte
  * order), each child after the totals of all the ones before it (those left out too), a node's
@@ -559,8 +619,10 @@ export function layoutTree(tree, names, keep = {}) {
     let o = offsetOf[h];
     const d = depthOf[h] + 1;
     const total = tree.total;
+    const fixed = tree.offset; // a cut tree's offsets: its children left out are not there to add up
     for (let c = a; c < b; c++) {
       const t = total[c];
+      if (fixed) o = fixed[c];
       if (all || (t > 0 && (t >= min || (t >= zmin && o < hi && o + t > lo)))) {
         if (tail === rows.length) {
           const grow = (x, T) => {

@@ -10,7 +10,7 @@
 import { Painter } from "./paint.js";
 import { MIN_PX, depthAtY, frameAt, frameInfo, pixelValue, rowY, valueAtX } from "./layout.js";
 import { bucketIndex } from "./search.js";
-import { FrameIndex, layoutTree, mergeSandwich, sandwichChunks, topNodes } from "./sandwich.js";
+import { FrameIndex, decodeSandwich, layoutTree, mergeSandwich, sandwichChunks, topNodes } from "./sandwich.js";
 import { formatPercent, formatValue, groupDigits } from "./format.js";
 import { describeDiffFrame } from "./diff.js";
 import { keyDirection, step } from "./nav.js";
@@ -102,6 +102,12 @@ class Pane {
     this.pg = { meta: { name: `${this.side}:${this.sw.data.name}:${this.layouts}` }, palette: this.g.palette };
   }
 
+  /** Put a finer tree of the same function in (sandwich.js: the merged one for the build's), zoom kept. */
+  swap(tree) {
+    this.tree = tree;
+    this.layout(this.scroll.clientWidth);
+  }
+
   /** Whether the layout holds every node the view of a pane `width` pixels wide draws. */
   covers(width) {
     const k = this.chunk.keep;
@@ -115,7 +121,13 @@ class Pane {
     const v = this.sw.v;
     if (!this.chunk || !v.g || !v.g.manifest) return;
     const width = this.scroll.clientWidth;
-    if (width > 0 && !this.covers(width)) this.layout(width);
+    if (width > 0) {
+      const z = this.zoom;
+      // The build's sandwich has only the nodes above its `above`: merge the finer ones when
+      // half a pixel is less.
+      if (this.tree.kind === "fixed" && ((z ? z.total : this.tree.total[0]) * MIN_PX) / width <= this.tree.above) this.sw.refine();
+      if (!this.covers(width)) this.layout(width);
+    }
     const c = this.chunk;
     const m = v.g.manifest;
     const z = this.zoom;
@@ -215,7 +227,8 @@ export class SandwichView {
     this.nameNode = root.querySelector("#fs-sw-name");
     this.status = root.querySelector("#fs-sw-status");
     this.panes = [...root.querySelectorAll(".fs-sw-pane")].map((n) => new Pane(this, n));
-    this.data = null; // { g, name, id, total, calls, ms, chunks, missing } of what is shown
+    this.data = null; // { g, name, id, total, calls, ms, phases, chunks, missing, source } of what is shown
+    this.refining = false; // merging the finer nodes of a build's sandwich
     this.index = null; // { g, x }: the frame index of the graph shown (sandwich.js FrameIndex)
     this.key = null; // the graph and function shown or being loaded
     this.seq = 0;
@@ -269,36 +282,22 @@ export class SandwichView {
         this.v.sandwichMissing(name);
         return;
       }
-      // The function's search intervals, where its frames, their callees and their callers
-      // are: only the chunks over them. A comparison's other layouts have none of their own.
-      let iv = null;
-      if (m.search.length && (!m.differential || (m.diff ? m.diff.layout === "union" : true))) {
-        const b = await g.source.bucket(m.search[bucketIndex(m.search, id)]);
-        if (stale()) return;
-        iv = b.iv.subarray(2 * b.start[id - b.nameLo], 2 * b.start[id - b.nameLo + 1]);
-      }
-      const entries = sandwichChunks(m, iv);
-      this.say(`Loading ${groupDigits(entries.length)} files…`);
+      // A sandwich the build made (of a function called from many places: the chunks over
+      // it would be nearly all the graph's), else merged here from the chunks over it.
+      const pre = (m.sandwiches || []).find((w) => w.name === id);
       const t1 = performance.now();
-      // Each chunk goes into the graph's frame index as it arrives (while the others load);
-      // those already in, and the index, serve every later sandwich of the graph.
-      const index = this.frameIndex(g);
-      const got = await Promise.all(
-        entries.map((e) =>
-          g.source.chunk(e).then(
-            (c) => (index.add(c), c),
-            () => null,
-          ),
-        ),
-      );
-      if (stale()) return;
-      const t2 = performance.now();
-      const chunks = got.filter(Boolean).length;
-      const merged = mergeSandwich(index, id);
+      let got;
+      if (pre) {
+        const w = await g.source.get(pre.file, "sandwich", (buf) => decodeSandwich(buf, id, m.root_width, pre.file));
+        got = { ...w, chunks: 0, missing: 0, fetched: performance.now() };
+      } else {
+        got = await this.merge(g, id, stale);
+      }
+      if (!got || stale()) return;
       const t3 = performance.now();
-      this.data = { g, name, id, total: g.names.total[id], calls: merged.calls, chunks, missing: entries.length - chunks, ms: 0, phases: null };
-      this.pane("callers").set(merged.callers, g);
-      this.pane("callees").set(merged.callees, g);
+      this.data = { g, name, id, total: g.names.total[id], calls: got.calls, chunks: got.chunks, missing: got.missing, source: pre ? "precomputed" : "merged", ms: 0, phases: null };
+      this.pane("callers").set(got.callers, g);
+      this.pane("callees").set(got.callees, g);
       const t4 = performance.now();
       this.busy = false;
       this.say("");
@@ -308,7 +307,7 @@ export class SandwichView {
       // On screen: the time from the request to the canvases drawn, and its parts.
       const t5 = performance.now();
       this.data.ms = t5 - t0;
-      this.data.phases = { names: t1 - t0, chunks: t2 - t1, merge: t3 - t2, layout: t4 - t3, paint: t5 - t4 };
+      this.data.phases = { names: t1 - t0, fetch: got.fetched - t1, merge: t3 - got.fetched, layout: t4 - t3, paint: t5 - t4 };
       this.v.showStatus();
     } catch (e) {
       if (stale()) return;
@@ -316,6 +315,73 @@ export class SandwichView {
       this.error = e && e.message ? e.message : String(e);
       this.say(`Could not load the sandwich: ${this.error}`);
       this.v.showStatus();
+    }
+  }
+
+  /**
+   * Merge the sandwich of name id `id` of graph `g` from the chunks over its search intervals
+   * (where its frames, their callees and their callers are; a comparison's other layouts have
+   * none of their own: every chunk): { callers, callees, calls, chunks, missing, fetched (when
+   * the chunks were in) }, or null once `stale()`.
+   */
+  async merge(g, id, stale) {
+    const m = g.manifest;
+    let iv = null;
+    if (m.search.length && (!m.differential || (m.diff ? m.diff.layout === "union" : true))) {
+      const b = await g.source.bucket(m.search[bucketIndex(m.search, id)]);
+      if (stale()) return null;
+      iv = b.iv.subarray(2 * b.start[id - b.nameLo], 2 * b.start[id - b.nameLo + 1]);
+    }
+    const entries = sandwichChunks(m, iv);
+    this.say(`Loading ${groupDigits(entries.length)} files…`);
+    // Each chunk goes into the graph's frame index as it arrives (while the others load);
+    // those already in, and the index, serve every later sandwich of the graph.
+    const index = this.frameIndex(g);
+    const got = await Promise.all(
+      entries.map((e) =>
+        g.source.chunk(e).then(
+          (c) => (index.add(c), c),
+          () => null,
+        ),
+      ),
+    );
+    if (stale()) return null;
+    const fetched = performance.now();
+    const chunks = got.filter(Boolean).length;
+    return { ...mergeSandwich(index, id), chunks, missing: entries.length - chunks, fetched };
+  }
+
+  /**
+   * A pane needs nodes finer than the build's sandwich has (a zoom, or a pane wider than the
+   * build's canvas): merge it here from the chunks, and swap it in, zooms kept.
+   */
+  async refine() {
+    const d = this.data;
+    if (!d || d.source !== "precomputed" || this.refining) return;
+    this.refining = true;
+    this.busy = true;
+    const seq = this.seq;
+    const stale = () => seq !== this.seq || this.v.g !== d.g || this.data !== d;
+    try {
+      const got = await this.merge(d.g, d.id, stale);
+      if (!got || stale()) return;
+      d.source = "merged";
+      d.chunks = got.chunks;
+      d.missing = got.missing;
+      this.pane("callers").swap(got.callers);
+      this.pane("callees").swap(got.callees);
+      this.busy = false;
+      this.say("");
+      this.summary();
+      this.v.requestRender();
+    } catch (e) {
+      if (stale()) return;
+      this.busy = false;
+      this.error = e && e.message ? e.message : String(e);
+      this.say(`Could not load the finer nodes: ${this.error}`);
+      this.v.showStatus();
+    } finally {
+      this.refining = false;
     }
   }
 
@@ -386,6 +452,7 @@ export class SandwichView {
       total: d.total,
       calls: d.calls,
       chunks: d.chunks,
+      source: d.source,
       ms: d.ms,
       phases: d.phases,
       loading: this.busy,
