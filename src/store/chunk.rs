@@ -112,7 +112,7 @@ fn f64_values() -> String {
 
 /// How values are stored in the binary files of one graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Values {
+pub enum Values {
     /// Little-endian u32: every total (and before total) fits.
     U32,
     /// Little-endian f64, exact up to 2^53.
@@ -120,7 +120,8 @@ pub(crate) enum Values {
 }
 
 impl Values {
-    fn for_table(table: &FrameTable) -> Values {
+    /// The type a table's values are stored as: `u32` when its totals fit.
+    pub fn for_table(table: &FrameTable) -> Values {
         let max = table
             .grand_total()
             .max(table.before.as_ref().map_or(0, |b| b.total[0]))

@@ -17,7 +17,7 @@ use crate::graph::frames::{FrameTable, NO_PARENT};
 const MAGIC: &[u8; 4] = b"FSSW";
 /// Version of the sandwich files.
 pub const SANDWICH_VERSION: u32 = 1;
-/// Functions merged (in parallel) before the budget picks among them, in order of calls.
+/// Most functions a graph has sandwiches of.
 const CANDIDATES: usize = 16;
 /// Fewest outermost calls a function needs to be precomputed: the page merges the sandwich of
 /// a function called from a few places from the chunks over it at little cost.
@@ -205,10 +205,11 @@ fn encode_file(name: u32, calls: usize, trees: [(&Tree, &[Row]); 2], new_id: &[u
 }
 
 /// The sandwich files of a plain graph within `budget` bytes, handed to `sink`: the functions
-/// with the most calls (at least [`MIN_CALLS`]; ties by name), each if its file fits what is
-/// left of the budget, nodes cut at `1 / root_width` of the function's total (a pixel of a
-/// canvas `root_width` wide). `new_id`: name ids as the chunks number them.
-pub(crate) fn encode(
+/// with the most calls (at least [`MIN_CALLS`]; ties by name; the first [`CANDIDATES`]), in
+/// that order until one does not fit what is left of the budget, nodes cut at `1 /
+/// root_width` of the function's total (a pixel of a canvas `root_width` wide). `new_id`: name
+/// ids as the chunks number them.
+pub fn encode(
     t: &FrameTable,
     new_id: &[u32],
     root_width: u32,
@@ -223,27 +224,31 @@ pub(crate) fn encode(
     let mut order: Vec<usize> = (1..t.names.len()).filter(|&n| calls[n].len() >= MIN_CALLS).collect();
     order.sort_by(|&a, &b| calls[b].len().cmp(&calls[a].len()).then_with(|| t.names[a].as_bytes().cmp(t.names[b].as_bytes())));
     order.truncate(CANDIDATES);
-    let files: Vec<(usize, Vec<u8>)> = order
-        .par_iter()
-        .map(|&n| {
-            let (callees, callers) = merge(t, n as u32, &calls[n]);
-            // A pixel of a canvas root_width wide, rounded up: frames narrower are not drawn.
-            let min = callees.total[0].div_ceil(root_width.max(1) as u64);
-            let a = rows(&callers, &t.names, min);
-            let b = rows(&callees, &t.names, min);
-            (n, encode_file(new_id[n], calls[n].len(), [(&callers, &a), (&callees, &b)], new_id, values))
-        })
-        .collect();
+    // Merged a batch at a time, one per thread, until a file does not fit what is left: the
+    // batches change how much is merged in vain, never what is written.
     let mut left = budget;
     let mut out = Vec::new();
-    for (n, bytes) in files {
-        if bytes.len() as u64 > left {
-            continue;
+    for batch in order.chunks(rayon::current_num_threads().max(1)) {
+        let files: Vec<(usize, Vec<u8>)> = batch
+            .par_iter()
+            .map(|&n| {
+                let (callees, callers) = merge(t, n as u32, &calls[n]);
+                // A pixel of a canvas root_width wide, rounded up: frames narrower are not drawn.
+                let min = callees.total[0].div_ceil(root_width.max(1) as u64);
+                let a = rows(&callers, &t.names, min);
+                let b = rows(&callees, &t.names, min);
+                (n, encode_file(new_id[n], calls[n].len(), [(&callers, &a), (&callees, &b)], new_id, values))
+            })
+            .collect();
+        for (n, bytes) in files {
+            if bytes.len() as u64 > left {
+                return Ok(out);
+            }
+            left -= bytes.len() as u64;
+            let file = format!("w/{}.bin", out.len());
+            sink(&file, &bytes)?;
+            out.push(SandwichRef { file, name: new_id[n], calls: calls[n].len() as u64, bytes: bytes.len() as u64 });
         }
-        left -= bytes.len() as u64;
-        let file = format!("w/{}.bin", out.len());
-        sink(&file, &bytes)?;
-        out.push(SandwichRef { file, name: new_id[n], calls: calls[n].len() as u64, bytes: bytes.len() as u64 });
     }
     Ok(out)
 }
@@ -376,14 +381,38 @@ mod tests {
             }
         }
         assert!(cut_paths > 0, "some paths are cut");
-        // A budget that holds malloc's file but not brk's too: brk is left out.
+        // The budget: in order of calls until a file does not fit.
         let sizes: Vec<u64> = refs.iter().map(|r| r.bytes).collect();
         let fit = |budget: u64| encode(&t, &new_id, 40, budget, Values::U32, &sink).unwrap().iter().map(|r| r.calls).collect::<Vec<_>>();
-        assert_eq!(fit(sizes[0] + sizes[1] - 1), if sizes[2] <= sizes[1] - 1 { vec![32, 20] } else { vec![32] });
-        // One that holds only a smaller file takes the first of the order that fits.
-        let smallest = *sizes.iter().min().unwrap();
-        let first = refs.iter().find(|r| r.bytes == smallest).unwrap().calls;
-        assert_eq!(fit(smallest), vec![first]);
-        assert_eq!(fit(smallest - 1), Vec::<u64>::new());
+        assert_eq!(fit(sizes.iter().sum()), vec![32, 24, 20]);
+        assert_eq!(fit(sizes[0] + sizes[1] - 1), vec![32], "brk does not fit: free, after it, is not tried");
+        assert_eq!(fit(sizes[0]), vec![32]);
+        assert_eq!(fit(sizes[0] - 1), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn the_files_are_the_same_whatever_the_thread_count() {
+        let lines = profile();
+        let t = table(&lines);
+        let ids: Vec<u32> = (0..t.names.len() as u32).collect();
+        let run = |threads: usize, budget: u64| {
+            let files = Mutex::new(BTreeMap::new());
+            let sink = |f: &str, b: &[u8]| {
+                files.lock().unwrap().insert(f.to_string(), b.to_vec());
+                Ok(())
+            };
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let refs = pool.install(|| encode(&t, &ids, 40, budget, Values::U32, &sink).unwrap());
+            (refs, files.into_inner().unwrap())
+        };
+        let all = run(1, 1 << 20);
+        assert_eq!(all.0.len(), 3);
+        // A budget that stops in the middle of a batch of three.
+        let some = all.0[0].bytes + all.0[1].bytes;
+        for threads in [2, 3, 4] {
+            assert_eq!(run(threads, 1 << 20), all);
+            assert_eq!(run(threads, some), run(1, some));
+        }
+        assert_eq!(run(3, some).0.len(), 2);
     }
 }
