@@ -5,10 +5,7 @@
 //! merges any other function itself, and these too once a zoom needs finer nodes. The byte
 //! layout is in `docs/FORMAT.md` ("Sandwich files").
 
-use std::cmp::Ordering;
-
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 use super::chunk::{put_u32, Values};
@@ -41,34 +38,6 @@ pub fn budget(chunk_bytes: u64) -> u64 {
     (chunk_bytes / 8).max(64 << 10)
 }
 
-/// One merged tree, nodes in the order they were made (node 0 the root).
-#[derive(Default)]
-struct Tree {
-    parent: Vec<u32>,
-    name: Vec<u32>,
-    total: Vec<u64>,
-    self_: Vec<u64>,
-    index: FxHashMap<(u32, u32), u32>,
-}
-
-impl Tree {
-    fn new(name: u32) -> Tree {
-        Tree { parent: vec![NO_PARENT], name: vec![name], total: vec![0], self_: vec![0], index: FxHashMap::default() }
-    }
-
-    fn child(&mut self, p: u32, name: u32) -> u32 {
-        let next = self.parent.len() as u32;
-        let c = *self.index.entry((p, name)).or_insert(next);
-        if c == next {
-            self.parent.push(p);
-            self.name.push(name);
-            self.total.push(0);
-            self.self_.push(0);
-        }
-        c
-    }
-}
-
 /// The outermost frames of every name (frames with no ancestor of the same name), by table
 /// name, in row order. The root is nobody's call.
 fn calls_by_name(t: &FrameTable) -> Vec<Vec<u32>> {
@@ -94,111 +63,168 @@ fn calls_by_name(t: &FrameTable) -> Vec<Vec<u32>> {
     calls
 }
 
-/// The callees tree of `calls` (each call's subtree merged, rooted at the function) and the
-/// callers tree (each call's path up to the stack's first frame, merged from the function up;
-/// a node's self the calls whose stacks begin there), as the page's `sandwich.js` merges them.
-fn merge(t: &FrameTable, name: u32, calls: &[u32]) -> (Tree, Tree) {
-    let mut callees = Tree::new(name);
-    let mut callers = Tree::new(name);
-    let mut node: Vec<u32> = Vec::new();
-    for &c in calls {
-        let c = c as usize;
-        let (total, self_) = (t.total[c], t.self_[c]);
-        callees.total[0] += total;
-        callees.self_[0] += self_;
-        // The subtree is the rows after the call while they are deeper (depth-first order).
-        node.clear();
-        node.push(0);
-        let mut r = c + 1;
-        while r < t.len() && t.depth[r] > t.depth[c] {
-            let up = node[t.parent[r] as usize - c];
-            let k = callees.child(up, t.name[r]);
-            callees.total[k as usize] += t.total[r];
-            callees.self_[k as usize] += t.self_[r];
-            node.push(k);
-            r += 1;
-        }
-        callers.total[0] += total;
-        let mut k = 0;
-        let mut q = t.parent[c];
-        while q != NO_PARENT && q != 0 {
-            k = callers.child(k, t.name[q as usize]);
-            callers.total[k as usize] += total;
-            q = t.parent[q as usize];
-        }
-        callers.self_[k as usize] += total;
-    }
-    (callees, callers)
+/// A row of a cut tree as the file holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Row {
+    name: u32,
+    offset: u64,
+    total: u64,
+    self_: u64,
+    parent: u32,
 }
 
-/// A laid-out row of a tree: its node, its offset from the root, its parent's row.
-type Row = (u32, u64, u32);
+/// Per table row, the row after its subtree (rows are depth first): a frame's children are
+/// `r + 1`, then each next one at the end of the one before, while before `end[r]`.
+fn subtree_ends(t: &FrameTable) -> Vec<u32> {
+    let mut size = vec![1u32; t.len()];
+    for r in (1..t.len()).rev() {
+        size[t.parent[r] as usize] += size[r];
+    }
+    size.iter().enumerate().map(|(r, s)| r as u32 + s).collect()
+}
 
-/// The rows of a tree as the page lays it out, cut: breadth first over children in byte order
-/// of their names (so by depth, then offset), each child after the totals of all the ones
-/// before it; kept are the root, all its children, and the nodes of at least `min`.
-/// Returns (node, offset from the root, parent row) per row.
-fn rows(tree: &Tree, names: &[String], min: u64) -> Vec<Row> {
-    let n = tree.parent.len();
-    let mut first = vec![0usize; n + 1];
-    for &p in &tree.parent[1..] {
-        first[p as usize + 1] += 1;
+/// Groups of one node's items by the name of the next frame along, with their sums.
+struct Groups {
+    /// Per table name: its group, or `u32::MAX`.
+    of: Vec<u32>,
+    name: Vec<u32>,
+    total: Vec<u64>,
+    self_: Vec<u64>,
+    items: Vec<Vec<u32>>,
+}
+
+impl Groups {
+    fn new(names: usize) -> Groups {
+        Groups { of: vec![u32::MAX; names], name: Vec::new(), total: Vec::new(), self_: Vec::new(), items: Vec::new() }
     }
-    for i in 0..n {
-        first[i + 1] += first[i];
+
+    fn add(&mut self, name: u32, total: u64, self_: u64, item: u32) {
+        let mut g = self.of[name as usize];
+        if g == u32::MAX {
+            g = self.name.len() as u32;
+            self.of[name as usize] = g;
+            self.name.push(name);
+            self.total.push(0);
+            self.self_.push(0);
+            self.items.push(Vec::new());
+        }
+        let g = g as usize;
+        self.total[g] += total;
+        self.self_[g] += self_;
+        self.items[g].push(item);
     }
-    let mut kids = vec![0u32; n.saturating_sub(1)];
-    let mut fill = first.clone();
-    for (c, &p) in tree.parent.iter().enumerate().skip(1) {
-        kids[fill[p as usize]] = c as u32;
-        fill[p as usize] += 1;
-    }
-    let by_name = |a: &u32, b: &u32| -> Ordering { names[tree.name[*a as usize] as usize].as_bytes().cmp(names[tree.name[*b as usize] as usize].as_bytes()) };
-    let mut out = vec![(0u32, 0u64, NO_PARENT)];
-    let mut h = 0;
-    while h < out.len() {
-        let (v, at, _) = out[h];
-        let list = &mut kids[first[v as usize]..first[v as usize + 1]];
-        list.sort_unstable_by(by_name);
-        let mut o = at;
-        for &c in list.iter() {
-            let total = tree.total[c as usize];
-            if v == 0 || (total >= min && total > 0) {
-                out.push((c, o, h as u32));
+
+    /// The node's children, in byte order of their names, from row `h` at `offset`: rows of
+    /// those kept (every child of the root, else a total of at least `min`) onto `rows` and
+    /// their items onto `items`; the groups are emptied.
+    fn children(&mut self, names: &[String], h: usize, offset: u64, min: u64, rows: &mut Vec<Row>, items: &mut Vec<Vec<u32>>) {
+        let mut order: Vec<usize> = (0..self.name.len()).collect();
+        order.sort_unstable_by(|&a, &b| names[self.name[a] as usize].as_bytes().cmp(names[self.name[b] as usize].as_bytes()));
+        let mut o = offset;
+        for g in order {
+            let total = self.total[g];
+            if h == 0 || (total >= min && total > 0) {
+                rows.push(Row { name: self.name[g], offset: o, total, self_: self.self_[g], parent: h as u32 });
+                items.push(std::mem::take(&mut self.items[g]));
             }
             o += total;
         }
+        for &n in &self.name {
+            self.of[n as usize] = u32::MAX;
+        }
+        self.name.clear();
+        self.total.clear();
+        self.self_.clear();
+        self.items.clear();
+    }
+}
+
+/// The callees tree of `calls`, cut (each call's subtree merged, rooted at the function, as
+/// the page's `sandwich.js` merges it), in the file's row order. A node is merged only when
+/// kept and at least `min`: a node's children are no wider than it, so the nodes under a
+/// narrower one are all cut (the root's children are kept, not merged further).
+fn callees(t: &FrameTable, name: u32, calls: &[u32], min: u64, end: &[u32], g: &mut Groups) -> Vec<Row> {
+    let (total, self_) = calls.iter().fold((0, 0), |(a, b), &c| (a + t.total[c as usize], b + t.self_[c as usize]));
+    let mut rows = vec![Row { name, offset: 0, total, self_, parent: NO_PARENT }];
+    let mut items = vec![calls.to_vec()];
+    let mut h = 0;
+    while h < rows.len() {
+        let frames = std::mem::take(&mut items[h]);
+        if h == 0 || rows[h].total >= min {
+            for &r in &frames {
+                let mut c = r + 1;
+                while c < end[r as usize] {
+                    let k = c as usize;
+                    g.add(t.name[k], t.total[k], t.self_[k], c);
+                    c = end[k];
+                }
+            }
+            g.children(&t.names, h, rows[h].offset, min, &mut rows, &mut items);
+        }
         h += 1;
     }
-    out
+    rows
+}
+
+/// The callers tree of `calls`, cut (each call's path up to its stack's first frame, merged
+/// from the function up; a node's self the calls whose stacks begin there), in the file's row
+/// order, merged as far as [`callees`] merges its tree.
+fn callers(t: &FrameTable, name: u32, calls: &[u32], min: u64, g: &mut Groups) -> Vec<Row> {
+    let total = calls.iter().map(|&c| t.total[c as usize]).sum();
+    let mut rows = vec![Row { name, offset: 0, total, self_: 0, parent: NO_PARENT }];
+    // Per call, the ancestor its next step reads.
+    let mut up: Vec<u32> = calls.iter().map(|&c| t.parent[c as usize]).collect();
+    let mut items = vec![(0..calls.len() as u32).collect::<Vec<u32>>()];
+    let mut h = 0;
+    while h < rows.len() {
+        let list = std::mem::take(&mut items[h]);
+        let grow = h == 0 || rows[h].total >= min;
+        let mut self_ = 0;
+        for &i in &list {
+            let q = up[i as usize];
+            let value = t.total[calls[i as usize] as usize];
+            if q == NO_PARENT || q == 0 {
+                self_ += value; // the stack begins here
+            } else if grow {
+                g.add(t.name[q as usize], value, 0, i);
+                up[i as usize] = t.parent[q as usize];
+            }
+        }
+        rows[h].self_ = self_;
+        if grow {
+            g.children(&t.names, h, rows[h].offset, min, &mut rows, &mut items);
+        }
+        h += 1;
+    }
+    rows
 }
 
 /// A sandwich file (docs/FORMAT.md): both trees' rows, callers first.
-fn encode_file(name: u32, calls: usize, trees: [(&Tree, &[Row]); 2], new_id: &[u32], values: Values) -> Vec<u8> {
+fn encode_file(name: u32, calls: usize, trees: [&[Row]; 2], new_id: &[u32], values: Values) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
     put_u32(&mut out, SANDWICH_VERSION);
     put_u32(&mut out, ((values == Values::U32) as u32) << 1);
     put_u32(&mut out, name);
     put_u32(&mut out, calls as u32);
-    put_u32(&mut out, trees[0].1.len() as u32);
-    put_u32(&mut out, trees[1].1.len() as u32);
+    put_u32(&mut out, trees[0].len() as u32);
+    put_u32(&mut out, trees[1].len() as u32);
     put_u32(&mut out, 0);
-    for (tree, rows) in trees {
-        for &(_, offset, _) in rows {
-            values.put(&mut out, offset);
+    for rows in trees {
+        for r in rows {
+            values.put(&mut out, r.offset);
         }
-        for &(v, _, _) in rows {
-            values.put(&mut out, tree.total[v as usize]);
+        for r in rows {
+            values.put(&mut out, r.total);
         }
-        for &(v, _, _) in rows {
-            values.put(&mut out, tree.self_[v as usize]);
+        for r in rows {
+            values.put(&mut out, r.self_);
         }
-        for &(_, _, p) in rows {
-            put_u32(&mut out, p);
+        for r in rows {
+            put_u32(&mut out, r.parent);
         }
-        for &(v, _, _) in rows {
-            put_u32(&mut out, new_id[tree.name[v as usize] as usize]);
+        for r in rows {
+            put_u32(&mut out, new_id[r.name as usize]);
         }
     }
     out
@@ -224,6 +250,7 @@ pub fn encode(
     let mut order: Vec<usize> = (1..t.names.len()).filter(|&n| calls[n].len() >= MIN_CALLS).collect();
     order.sort_by(|&a, &b| calls[b].len().cmp(&calls[a].len()).then_with(|| t.names[a].as_bytes().cmp(t.names[b].as_bytes())));
     order.truncate(CANDIDATES);
+    let end = subtree_ends(t);
     // Merged a batch at a time, one per thread, until a file does not fit what is left: the
     // batches change how much is merged in vain, never what is written.
     let mut left = budget;
@@ -232,12 +259,13 @@ pub fn encode(
         let files: Vec<(usize, Vec<u8>)> = batch
             .par_iter()
             .map(|&n| {
-                let (callees, callers) = merge(t, n as u32, &calls[n]);
+                let total: u64 = calls[n].iter().map(|&c| t.total[c as usize]).sum();
                 // A pixel of a canvas root_width wide, rounded up: frames narrower are not drawn.
-                let min = callees.total[0].div_ceil(root_width.max(1) as u64);
-                let a = rows(&callers, &t.names, min);
-                let b = rows(&callees, &t.names, min);
-                (n, encode_file(new_id[n], calls[n].len(), [(&callers, &a), (&callees, &b)], new_id, values))
+                let min = total.div_ceil(root_width.max(1) as u64);
+                let mut g = Groups::new(t.names.len());
+                let a = callers(t, n as u32, &calls[n], min, &mut g);
+                let b = callees(t, n as u32, &calls[n], min, &end, &mut g);
+                (n, encode_file(new_id[n], calls[n].len(), [&a, &b], new_id, values))
             })
             .collect();
         for (n, bytes) in files {
