@@ -3,8 +3,8 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { layoutTree, mergeSandwich, sandwichChunks, topNodes } from "../../themes/default/static/sandwich.js";
-import { decodeChunk, decodeSearch } from "../../themes/default/static/fetch.js";
+import { decodeSandwich, layoutTree, mergeSandwich, sandwichChunks, topNodes } from "../../themes/default/static/sandwich.js";
+import { GraphError, decodeChunk, decodeSearch } from "../../themes/default/static/fetch.js";
 import { elidedSpans } from "../../themes/default/static/layout.js";
 import { buildGraph, byteOrder, parseFolded, rng } from "./helpers.mjs";
 
@@ -248,4 +248,59 @@ test("a zoomed layout adds the finer nodes over the zoomed extent, and refining 
     // Then everything: the stacks' paths.
     assert.deepEqual(plain(paths(layoutTree(tree, names), names)), plain(want[side]));
   }
+});
+
+/** A sandwich file (docs/FORMAT.md "Sandwich files") from rows { o, t, s, p, n } per tree, u32 values. */
+function sandwichFile(fn, calls, trees) {
+  const n = trees[0].length + trees[1].length;
+  const buf = new ArrayBuffer(32 + n * (3 * 4 + 8));
+  const dv = new DataView(buf);
+  [0x46, 0x53, 0x53, 0x57].forEach((b, i) => dv.setUint8(i, b));
+  [1, 2, fn, calls, trees[0].length, trees[1].length, 0].forEach((v, i) => dv.setUint32(4 + 4 * i, v, true));
+  let at = 32;
+  for (const rows of trees) {
+    for (const k of ["o", "t", "s", "p", "n"]) {
+      for (const r of rows) {
+        dv.setUint32(at, k === "p" && r.p < 0 ? 0xffffffff : r[k], true);
+        at += 4;
+      }
+    }
+  }
+  return buf;
+}
+
+test("a build's sandwich file is read as trees the layout draws, and a damaged one is refused", () => {
+  const names = ["all", "F", "a", "b", "x"];
+  // Callers: F <- a (5), F <- b (3), F's self 1, and between them a caller of 1 the build
+  // cut (the root's children are all kept in a real file; the reader does not rely on it);
+  // callees: F -> x (4, of which a cut child of 1 is not in the file).
+  const callers = [
+    { o: 0, t: 10, s: 1, p: -1, n: 1 },
+    { o: 0, t: 5, s: 5, p: 0, n: 2 },
+    { o: 6, t: 3, s: 3, p: 0, n: 3 },
+  ];
+  const callees = [
+    { o: 0, t: 10, s: 6, p: -1, n: 1 },
+    { o: 0, t: 4, s: 3, p: 0, n: 4 },
+  ];
+  const w = decodeSandwich(sandwichFile(1, 7, [callers, callees]), 1, 4);
+  assert.equal(w.calls, 7);
+  assert.equal(w.callees.above, 2, "ceil(10 / 4) - 1: every node above 2 is there");
+  const c = layoutTree(w.callers, names, { min: 1 });
+  assert.deepEqual([...c.name], [1, 2, 3]);
+  assert.deepEqual([...c.offset], [0, 0, 6], "offsets as the file says: the cut node's place kept");
+  assert.deepEqual(topNodes(w.callers, names), [
+    { name: "a", total: 5, self: 5 },
+    { name: "b", total: 3, self: 3 },
+  ]);
+  // x's cut child leaves a grey mark of its 1 sample where x's children go.
+  const e = layoutTree(w.callees, names, { min: 1 });
+  assert.deepEqual(elidedSpans([e], 2, 0, 10, 1), [0, 1]);
+  const bad = (trees, fn = 1, why) => assert.throws(() => decodeSandwich(sandwichFile(fn, 7, trees), 1, 4), (err) => err instanceof GraphError && why.test(err.message));
+  bad([callers, callees], 2, /not of 1/);
+  bad([[callers[0], callers[2], callers[1]], callees], 1, /overlap/);
+  bad([[callers[0], { ...callers[1], p: 2 }, callers[2]], callees], 1, /breadth first/);
+  bad([[callers[0], { ...callers[1], t: 10 }, callers[2]], callees], 1, /outside its parent/);
+  const cut = sandwichFile(1, 7, [callers, callees]).slice(0, 60);
+  assert.throws(() => decodeSandwich(cut, 1, 4), /truncated/);
 });
