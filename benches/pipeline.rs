@@ -3,7 +3,7 @@
 //! splitting it into chunk files. Whole-process figures against other tools are in
 //! docs/BENCHMARKS.md. Run with `cargo bench`.
 
-use flamesite::store::chunk;
+use flamesite::store::{chunk, sandwich};
 use flamesite::graph::color::Palette;
 use flamesite::config::{ChunkConfig, Limits};
 use flamesite::ingest::decode::folded;
@@ -76,4 +76,17 @@ fn chunking(b: divan::Bencher) {
     let config = ChunkConfig::default();
     b.counter(divan::counter::ItemsCount::new(t.len()))
         .bench(|| chunk::encode("samples", "samples", divan::black_box(&t), &config, Palette::Hot, &|_, _| Ok(())));
+}
+
+/// The precomputed sandwiches alone (part of `chunking` above): the most called functions'
+/// callers and callees merged and cut, within the budget a build gives them.
+#[divan::bench(sample_count = 20)]
+fn sandwiches(b: divan::Bencher) {
+    let t = table();
+    let config = ChunkConfig::default();
+    let m = chunk::encode("samples", "samples", &t, &config, Palette::Hot, &|_, _| Ok(())).unwrap();
+    let budget = sandwich::budget(m.chunks.iter().map(|c| c.bytes).sum());
+    // Name ids as the chunks number them do not change the work: the table's own.
+    let ids: Vec<u32> = (0..t.names.len() as u32).collect();
+    b.bench(|| sandwich::encode(divan::black_box(&t), &ids, config.root_width, budget, chunk::Values::for_table(&t), &|_, _| Ok(())));
 }

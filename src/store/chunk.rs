@@ -16,6 +16,8 @@ use crate::config::ChunkConfig;
 use crate::graph::diff::{self, Measure};
 use crate::graph::frames::{Before, FrameTable, Layout, NO_PARENT};
 
+use super::sandwich::{self, SandwichRef};
+
 /// Version of the graph format written for a plain graph. [`read_graph`] reads versions 1
 /// (values always f64) to [`DIFF_VERSION`].
 pub const VERSION: u32 = 2;
@@ -81,6 +83,9 @@ pub struct Manifest {
     /// What a differential graph (versions 3 and 4) adds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<DiffInfo>,
+    /// Precomputed sandwiches of a plain graph's most called functions (`super::sandwich`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sandwiches: Vec<SandwichRef>,
 }
 
 /// The manifest of a differential graph says how it is laid out, where its other layouts
@@ -130,7 +135,7 @@ fn f64_values() -> String {
 
 /// How values are stored in the binary files of one graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Values {
+pub enum Values {
     /// Little-endian u32: every total (and before total) fits.
     U32,
     /// Little-endian f64, exact up to 2^53.
@@ -138,7 +143,8 @@ enum Values {
 }
 
 impl Values {
-    fn for_table(table: &FrameTable) -> Values {
+    /// The type a table's values are stored as: `u32` when its totals fit.
+    pub fn for_table(table: &FrameTable) -> Values {
         let max = table
             .grand_total()
             .max(table.before.as_ref().map_or(0, |b| b.total[0]))
@@ -157,7 +163,7 @@ impl Values {
         }
     }
 
-    fn put(self, out: &mut Vec<u8>, v: u64) {
+    pub(crate) fn put(self, out: &mut Vec<u8>, v: u64) {
         match self {
             Values::U32 => out.extend_from_slice(&(v as u32).to_le_bytes()),
             Values::F64 => out.extend_from_slice(&(v as f64).to_le_bytes()),
@@ -424,6 +430,13 @@ fn encode_layout(
         .collect::<Result<Vec<_>, String>>()?;
 
     let differential = table.before.is_some();
+    // The sandwiches of the most called functions, within a share of the chunks' bytes.
+    let sandwiches = if shared.is_none() && !differential {
+        let budget = sandwich::budget(chunks.iter().map(|c| c.bytes).sum());
+        sandwich::encode(table, &new_id, config.root_width, budget, values, sink)?
+    } else {
+        Vec::new()
+    };
     let here = layout_folder(table.layout);
     let (search, name_files) = match shared {
         Some(s) => {
@@ -476,6 +489,7 @@ fn encode_layout(
         chunks,
         search,
         diff: diff_info,
+        sandwiches,
     };
     // Compact: the page fetches it for its first paint (the pretty form was twice the bytes).
     let mut manifest_bytes = serde_json::to_vec(&manifest).expect("manifest serialises");
@@ -757,7 +771,7 @@ fn name_intervals(table: &FrameTable) -> Vec<Vec<(u64, u64)>> {
     per_name
 }
 
-fn put_u32(out: &mut Vec<u8>, v: u32) {
+pub(crate) fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 

@@ -1,6 +1,8 @@
 //! The on-disk graph format, both ways: [`chunk`] writes a frame table as a manifest, name
 //! files, depth chunks and search buckets (see `docs/FORMAT.md`) and reads them back;
-//! [`fold`] prints a built graph as folded stacks through that reader.
+//! [`fold`] prints a built graph as folded stacks through that reader; [`sandwich`] writes
+//! the precomputed sandwiches of a graph's most called functions.
 
 pub mod chunk;
 pub mod fold;
+pub mod sandwich;

@@ -25,6 +25,13 @@ if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install D
 
 const BIG = bigProfile();
 const STACKS = parseFolded(BIG);
+// malloc called from 304 places: 4 wide callers, and 300 of 1 sample each under 10 callers x…
+// (x0 … x9, 30 samples each), below what the build keeps of its sandwich.
+const MANY = [
+  ...Array.from({ length: 40 }, (_, i) => `main;hot${i % 4};malloc;brk 400`),
+  ...Array.from({ length: 300 }, (_, i) => `main;w${i};x${i % 10};malloc 1`),
+].join("\n");
+const MANY_STACKS = parseFolded(MANY);
 
 const enc = new TextEncoder();
 function byteCompare(a, b) {
@@ -75,6 +82,7 @@ before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "flamesite-sandwich-"));
   fs.mkdirSync(path.join(tmp, "in", "svc"), { recursive: true });
   fs.writeFileSync(path.join(tmp, "in", "big.folded"), BIG);
+  fs.writeFileSync(path.join(tmp, "in", "many.folded"), MANY + "\n");
   // A series of two runs, for a comparison's sandwich.
   for (const [name, date, lines] of [
     ["a", "2026-11-01", ["main;work;malloc 10", "main;other;malloc 30", "main;other 5"]],
@@ -248,6 +256,42 @@ describe("the sandwich of a function", () => {
     st = await idle(page);
     assert.equal(st.sandwich.callees.zoom, null);
     assert.equal(st.mode, "sandwich");
+    await done();
+  });
+
+  test("a function called from many places is drawn from the build's sandwich, without chunks; a zoom below its cut merges the finer nodes", async () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(out, "p/many/g/samples/manifest.json"), "utf8"));
+    const { page, done } = await openPage("p/many/");
+    let st = await idle(page);
+    const before = st.chunksLoaded.length;
+    const want = reckon(MANY_STACKS, "malloc");
+    assert.ok(manifest.sandwiches && manifest.sandwiches.length > 0, "the premise: the build made sandwiches");
+    await page.evaluate(() => (location.hash = "x=sandwich&f=malloc"));
+    st = await idle(page);
+    assert.equal(st.sandwich.source, "precomputed", "malloc, called from 304 places, is one of them");
+    assert.equal(st.sandwich.calls, 304);
+    assert.equal(st.sandwich.chunks, 0);
+    assert.equal(st.chunksLoaded.length, before, "no chunk fetched for it");
+    const files = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname).filter((u) => /\/w\/\d+\.bin$/.test(u)));
+    assert.equal(files.length, 1, "its one file");
+    checkTotals(st, want);
+    await shot(page, "sandwich-precomputed");
+    // Zoom to the caller x0 (30 samples): its 30 callers w… of 1 sample each are under the
+    // build's cut (a pixel of a root_width canvas at the root), drawn once zoomed: the page
+    // merges them from the chunks.
+    const cut = Math.ceil(want.total / manifest.root_width);
+    assert.ok(cut > 1 && want.callers.get("x0") === 30, `the premise: nodes of 1 sample are cut (${cut})`);
+    const shown = st.sandwich.callers.frames;
+    await hoverNode(page, st, "callers", want.lay(want.callers).find((n) => n.name === "x0"));
+    await page.mouse.down();
+    await page.mouse.up();
+    st = await idle(page);
+    assert.deepEqual(st.sandwich.callers.zoom, { name: "x0", depth: 1, total: 30 });
+    assert.equal(st.sandwich.source, "merged");
+    assert.ok(st.sandwich.chunks > 0 && st.chunksLoaded.length > before, "chunks fetched for the finer nodes");
+    assert.ok(st.sandwich.callers.frames >= shown + 30, `x0's 30 callers laid out (${st.sandwich.callers.frames} rows, ${shown} before)`);
+    checkTotals(st, want);
+    await shot(page, "sandwich-refined");
     await done();
   });
 

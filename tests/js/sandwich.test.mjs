@@ -3,8 +3,9 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { layoutTree, mergeSandwich, sandwichChunks, topNodes } from "../../themes/default/static/sandwich.js";
-import { decodeChunk, decodeSearch } from "../../themes/default/static/fetch.js";
+import { decodeSandwich, layoutTree, mergeSandwich, sandwichChunks, topNodes } from "../../themes/default/static/sandwich.js";
+import { GraphError, decodeChunk, decodeSearch } from "../../themes/default/static/fetch.js";
+import { elidedSpans } from "../../themes/default/static/layout.js";
 import { buildGraph, byteOrder, parseFolded, rng } from "./helpers.mjs";
 
 /**
@@ -122,21 +123,18 @@ test("the chunks over the function's search intervals are enough, and fewer than
     if (fn === "leaf") assert.ok(some.length < g.manifest.chunks.length, "a narrow function needs only some chunks");
     const n = g.names.names.length;
     const want = reckon(st, fn);
-    // Reading only the rows over the intervals gives the same trees.
-    for (const only of [null, iv]) {
-      const a = mergeSandwich(decodeAll(g, some), id, g.manifest.frames, only);
-      assert.deepEqual(plain(paths(layoutTree(a.callees, g.names.names), g.names.names)), plain(want.callees), fn);
-      assert.deepEqual(plain(paths(layoutTree(a.callers, g.names.names), g.names.names)), plain(want.callers), fn);
-    }
+    const a = mergeSandwich(decodeAll(g, some), id, g.manifest.frames);
+    assert.deepEqual(plain(paths(layoutTree(a.callees, g.names.names), g.names.names)), plain(want.callees), fn);
+    assert.deepEqual(plain(paths(layoutTree(a.callers, g.names.names), g.names.names)), plain(want.callers), fn);
   }
 });
 
-test("topNodes lists the root's children widest first", () => {
+test("topNodes lists the merged root's children widest first", () => {
   const st = stacks();
   const g = buildGraph(st, { rootWidth: 50 });
   const id = g.names.names.indexOf("malloc");
   const s = mergeSandwich(decodeAll(g), id, g.manifest.frames);
-  const top = topNodes(layoutTree(s.callers, g.names.names), g.names.names, 3);
+  const top = topNodes(s.callers, g.names.names, 3);
   const want = reckon(st, "malloc").callers;
   const expected = [...want].filter(([k]) => k.split(";").length === 2).map(([k, v]) => ({ name: k.split(";")[1], total: v.total, self: v.self }));
   expected.sort((a, b) => b.total - a.total || byteOrder(a.name, b.name));
@@ -178,4 +176,131 @@ test("a differential chunk's before and after values are merged too", () => {
   assert.deepEqual(Array.from(cr.beforeTotal), [8, 4, 4]);
   assert.deepEqual(Array.from(cr.afterTotal), [12, 2, 10]);
   assert.deepEqual(Array.from(cr.afterSelf), [0, 2, 10]);
+});
+
+/** The rows of a layout as Map path -> { depth, offset, total, self } (no check of a parent's sums: some children may be left out). */
+function rowsByPath(c, names) {
+  const byId = new Map();
+  const out = new Map();
+  for (let d = 0; d < c.depthHi; d++) {
+    for (let r = c.rowStart[d]; r < c.rowStart[d + 1]; r++) {
+      const up = d === 0 ? null : byId.get(c.parent[r]);
+      if (d > 0) assert.ok(up, "a kept node's parent is kept, one depth up");
+      const path = up ? `${up};${names[c.name[r]]}` : names[c.name[r]];
+      byId.set(c.id[r], path);
+      out.set(path, { depth: d, offset: c.offset[r], total: c.total[r], self: c.self[r] });
+    }
+  }
+  return out;
+}
+
+const filter = (m, keep) => new Map([...m].filter(([, v]) => keep(v)));
+
+test("a layout down to a threshold keeps exactly the whole layout's nodes at or above it, where it has them, and draws the same", () => {
+  const st = stacks();
+  const g = buildGraph(st, { rootWidth: 50, depthBlock: 3, offsetSplits: 3 });
+  const names = g.names.names;
+  for (const fn of ["malloc", "main", "brk"]) {
+    const id = names.indexOf(fn);
+    const whole = mergeSandwich(decodeAll(g), id, g.manifest.frames);
+    for (const side of ["callees", "callers"]) {
+      const full = layoutTree(whole[side], names);
+      const all = rowsByPath(full, names);
+      const T = full.total[0];
+      for (const min of [T / 40, T / 300, 2]) {
+        // A fresh merge each time: what a pruned layout expands on its own.
+        const tree = mergeSandwich(decodeAll(g), id, g.manifest.frames)[side];
+        const part = layoutTree(tree, names, { min });
+        const want = filter(all, (v) => v.depth === 0 || (v.total > 0 && v.total >= min));
+        assert.deepEqual(rowsByPath(part, names), want, `${fn} ${side} min ${min}`);
+        if (want.size < all.size) assert.ok(part.n < full.n, "some nodes left out");
+        // Nodes are made only as children of the kept ones (the work follows the view).
+        for (let v = 1; v < tree.n; v++) assert.ok(tree.total[tree.parent[v]] >= min || tree.parent[v] === 0, "made below a kept node");
+        // Drawn at half a pixel of at least `min`: the same frames and the same grey marks.
+        for (const minTotal of [min, 3 * min]) {
+          for (let d = 1; d < full.depthHi; d++) {
+            assert.deepEqual(elidedSpans([part], d, 0, T, minTotal), elidedSpans([full], d, 0, T, minTotal), `${fn} ${side} grey marks at depth ${d}`);
+          }
+        }
+      }
+    }
+  }
+});
+
+test("a zoomed layout adds the finer nodes over the zoomed extent, and refining in any order ends in the exact whole trees", () => {
+  const st = stacks();
+  const g = buildGraph(st, { rootWidth: 50, depthBlock: 3, offsetSplits: 3 });
+  const names = g.names.names;
+  const id = names.indexOf("malloc");
+  const want = reckon(st, "malloc");
+  for (const side of ["callees", "callers"]) {
+    const all = rowsByPath(layoutTree(mergeSandwich(decodeAll(g), id, g.manifest.frames)[side], names), names);
+    const tree = mergeSandwich(decodeAll(g), id, g.manifest.frames)[side];
+    const T = tree.total[0];
+    layoutTree(tree, names, { min: T / 10 });
+    // Zoom, after that coarse layout, to the widest node two steps from the root.
+    const z = [...all.values()].filter((v) => v.depth === 2).sort((a, b) => b.total - a.total)[0];
+    assert.ok(z && z.total < T / 10, "a node to zoom to, below the coarse layout's threshold");
+    const keep = { min: T / 10, lo: z.offset, hi: z.offset + z.total, zmin: 1 };
+    const zoomed = layoutTree(tree, names, keep);
+    const inside = (v) => v.offset < keep.hi && v.offset + v.total > keep.lo;
+    assert.deepEqual(rowsByPath(zoomed, names), filter(all, (v) => v.depth === 0 || (v.total > 0 && (v.total >= keep.min || (v.total >= 1 && inside(v))))));
+    // Then everything: the stacks' paths.
+    assert.deepEqual(plain(paths(layoutTree(tree, names), names)), plain(want[side]));
+  }
+});
+
+/** A sandwich file (docs/FORMAT.md "Sandwich files") from rows { o, t, s, p, n } per tree, u32 values. */
+function sandwichFile(fn, calls, trees) {
+  const n = trees[0].length + trees[1].length;
+  const buf = new ArrayBuffer(32 + n * (3 * 4 + 8));
+  const dv = new DataView(buf);
+  [0x46, 0x53, 0x53, 0x57].forEach((b, i) => dv.setUint8(i, b));
+  [1, 2, fn, calls, trees[0].length, trees[1].length, 0].forEach((v, i) => dv.setUint32(4 + 4 * i, v, true));
+  let at = 32;
+  for (const rows of trees) {
+    for (const k of ["o", "t", "s", "p", "n"]) {
+      for (const r of rows) {
+        dv.setUint32(at, k === "p" && r.p < 0 ? 0xffffffff : r[k], true);
+        at += 4;
+      }
+    }
+  }
+  return buf;
+}
+
+test("a build's sandwich file is read as trees the layout draws, and a damaged one is refused", () => {
+  const names = ["all", "F", "a", "b", "x"];
+  // Callers: F <- a (5), F <- b (3), F's self 1, and between them a caller of 1 the build
+  // cut (the root's children are all kept in a real file; the reader does not rely on it);
+  // callees: F -> x (4, of which a cut child of 1 is not in the file).
+  const callers = [
+    { o: 0, t: 10, s: 1, p: -1, n: 1 },
+    { o: 0, t: 5, s: 5, p: 0, n: 2 },
+    { o: 6, t: 3, s: 3, p: 0, n: 3 },
+  ];
+  const callees = [
+    { o: 0, t: 10, s: 6, p: -1, n: 1 },
+    { o: 0, t: 4, s: 3, p: 0, n: 4 },
+  ];
+  const w = decodeSandwich(sandwichFile(1, 7, [callers, callees]), 1, 4);
+  assert.equal(w.calls, 7);
+  assert.equal(w.callees.above, 2, "ceil(10 / 4) - 1: every node above 2 is there");
+  const c = layoutTree(w.callers, names, { min: 1 });
+  assert.deepEqual([...c.name], [1, 2, 3]);
+  assert.deepEqual([...c.offset], [0, 0, 6], "offsets as the file says: the cut node's place kept");
+  assert.deepEqual(topNodes(w.callers, names), [
+    { name: "a", total: 5, self: 5 },
+    { name: "b", total: 3, self: 3 },
+  ]);
+  // x's cut child leaves a grey mark of its 1 sample where x's children go.
+  const e = layoutTree(w.callees, names, { min: 1 });
+  assert.deepEqual(elidedSpans([e], 2, 0, 10, 1), [0, 1]);
+  const bad = (trees, fn = 1, why) => assert.throws(() => decodeSandwich(sandwichFile(fn, 7, trees), 1, 4), (err) => err instanceof GraphError && why.test(err.message));
+  bad([callers, callees], 2, /not of 1/);
+  bad([[callers[0], callers[2], callers[1]], callees], 1, /overlap/);
+  bad([[callers[0], { ...callers[1], p: 2 }, callers[2]], callees], 1, /breadth first/);
+  bad([[callers[0], { ...callers[1], t: 10 }, callers[2]], callees], 1, /outside its parent/);
+  const cut = sandwichFile(1, 7, [callers, callees]).slice(0, 60);
+  assert.throws(() => decodeSandwich(cut, 1, 4), /truncated/);
 });

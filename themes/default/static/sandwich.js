@@ -19,7 +19,7 @@
 // name columns, rows by depth then offset; children ordered by name, a node's self after its
 // children), so layout.js, draw.js and nav.js draw and hit-test them as any graph.
 
-import { depthRows } from "./layout.js";
+import { GraphError } from "./fetch.js";
 
 const enc = new TextEncoder();
 
@@ -62,19 +62,27 @@ export function sandwichChunks(manifest, iv) {
   return out;
 }
 
+
 /**
- * A merged tree being built: nodes in typed arrays that grow, node 0 the root; a child is
- * found by (parent, name) in an open-addressing hash table (a Map keyed by parent · names +
- * name runs past V8's small integers and costs several times more per lookup).
+ * A merged tree, refined on demand: node 0 the root (named `fn`); a node's total, self and
+ * before/after values are known when it is made, but its children only once it is expanded
+ * (`expand`), which makes them all at once, in consecutive node indices, ordered by name
+ * (byte order). A node narrower than what a view draws need never be expanded: its children
+ * are narrower still. Columns grow: `parent`, `name`, `total`, `self` (of a differential graph
+ * also `bt`, `bs`, `at`, `as`: before and after totals and selfs), `kid` (first child) and
+ * `kids` (how many; -1 until expanded).
+ *
+ * What a node stands for is a run of `items` (calls or frames, see the two kinds below) in a
+ * pool, [`from`, `to`): expanding it groups them by the name of the next frame along.
  */
-class Tree {
-  constructor(diff) {
+class LazyTree {
+  constructor(diff, size) {
     this.n = 1;
     this.diff = diff;
     this.cap = 0;
-    this.grow(1024);
-    this.slots = new Int32Array(2048).fill(-1); // node index, -1 empty
-    this.mask = 2047;
+    this.grow(Math.max(16, size));
+    this.parent[0] = -1;
+    this.kids[0] = -1;
   }
 
   grow(cap) {
@@ -87,279 +95,584 @@ class Tree {
     this.name = keep(this.name, Uint32Array);
     this.total = keep(this.total, Float64Array);
     this.self = keep(this.self, Float64Array);
+    this.kid = keep(this.kid, Int32Array);
+    this.kids = keep(this.kids, Int32Array);
+    this.from = keep(this.from, Int32Array);
+    this.to = keep(this.to, Int32Array);
     if (this.diff) {
       this.bt = keep(this.bt, Float64Array);
       this.bs = keep(this.bs, Float64Array);
       this.at = keep(this.at, Float64Array);
       this.as = keep(this.as, Float64Array);
     }
-    if (this.cap === 0) this.parent[0] = -1;
     this.cap = cap;
   }
 
-  child(p, n) {
-    const mask = this.mask;
-    const slots = this.slots;
-    let h = (Math.imul(p, 0x9e3779b1) ^ Math.imul(n + 1, 0x85ebca77)) & mask;
-    for (;;) {
-      const c = slots[h];
-      if (c < 0) break;
-      if (this.parent[c] === p && this.name[c] === n) return c;
-      h = (h + 1) & mask;
+  /** Make node `v`'s children from the groups `g` (Groups), in byte order of their names. */
+  make(v, g, names) {
+    const k = g.count;
+    if (this.n + k > this.cap) this.grow(Math.max(2 * this.cap, this.n + k));
+    const order = byName(g.names, k, names);
+    const first = this.n;
+    for (let i = 0; i < k; i++) {
+      const b = order[i];
+      const c = first + i;
+      g.node[b] = c;
+      this.parent[c] = v;
+      this.name[c] = g.names[b];
+      this.total[c] = g.total[b];
+      this.self[c] = g.self[b];
+      if (this.diff) {
+        this.bt[c] = g.bt[b];
+        this.bs[c] = g.bs[b];
+        this.at[c] = g.at[b];
+        this.as[c] = g.as[b];
+      }
+      this.kids[c] = -1;
     }
-    const c = this.n++;
-    if (c === this.cap) this.grow(this.cap * 2);
-    this.parent[c] = p;
-    this.name[c] = n;
-    slots[h] = c;
-    if (2 * this.n > mask) this.rehash();
-    return c;
+    this.n += k;
+    this.kid[v] = first;
+    this.kids[v] = k;
+  }
+}
+
+/** Indices 0 .. k-1 ordered by the byte order of `names[ids[i]]`. */
+function byName(ids, k, names) {
+  if (k < 2) return ORDER[k];
+  const idx = new Array(k);
+  const keys = new Array(k);
+  let ascii = true;
+  for (let i = 0; i < k; i++) {
+    idx[i] = i;
+    const s = names[ids[i]] ?? "";
+    keys[i] = s;
+    if (ascii && !ASCII.test(s)) ascii = false;
+  }
+  // ASCII strings compare as their bytes do; others by their UTF-8 bytes.
+  if (ascii) idx.sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : 0));
+  else idx.sort((a, b) => byteOrder(keys[a], keys[b]));
+  return idx;
+}
+
+const ORDER = [[], [0]];
+const ASCII = /^[\x00-\x7f]*$/;
+
+/**
+ * Scratch space for grouping one node's items by name: per name id its group (-1 none), and
+ * per group its name, sums and item count. Reset after each use by walking its groups.
+ */
+class Groups {
+  constructor(nameCount, diff) {
+    this.of = new Int32Array(nameCount).fill(-1);
+    this.diff = diff;
+    this.count = 0;
+    this.size(64);
   }
 
-  rehash() {
-    const size = 2 * (this.mask + 1);
-    const slots = new Int32Array(size).fill(-1);
-    const mask = size - 1;
-    for (let c = 1; c < this.n; c++) {
-      let h = (Math.imul(this.parent[c], 0x9e3779b1) ^ Math.imul(this.name[c] + 1, 0x85ebca77)) & mask;
-      while (slots[h] >= 0) h = (h + 1) & mask;
-      slots[h] = c;
+  size(cap) {
+    const keep = (a, T) => {
+      const b = new T(cap);
+      if (a) b.set(a.subarray(0, this.count));
+      return b;
+    };
+    this.names = keep(this.names, Int32Array);
+    this.total = keep(this.total, Float64Array);
+    this.self = keep(this.self, Float64Array);
+    this.items = keep(this.items, Int32Array);
+    this.node = keep(this.node, Int32Array);
+    this.fill = keep(this.fill, Int32Array);
+    if (this.diff) {
+      this.bt = keep(this.bt, Float64Array);
+      this.bs = keep(this.bs, Float64Array);
+      this.at = keep(this.at, Float64Array);
+      this.as = keep(this.as, Float64Array);
     }
-    this.slots = slots;
-    this.mask = mask;
+    this.cap = cap;
+  }
+
+  /** The group of name `n`, made empty when new. */
+  of1(n) {
+    let b = this.of[n];
+    if (b >= 0) return b;
+    b = this.count++;
+    if (b === this.cap) this.size(2 * this.cap);
+    this.of[n] = b;
+    this.names[b] = n;
+    this.total[b] = 0;
+    this.self[b] = 0;
+    this.items[b] = 0;
+    if (this.diff) {
+      this.bt[b] = 0;
+      this.bs[b] = 0;
+      this.at[b] = 0;
+      this.as[b] = 0;
+    }
+    return b;
+  }
+
+  reset() {
+    for (let b = 0; b < this.count; b++) this.of[this.names[b]] = -1;
+    this.count = 0;
   }
 }
 
 /**
- * Merge the sandwich of name id `fn` from decoded chunks (`chunks`: every frame of the calls of
- * `fn`, their subtrees and their ancestors must be among them; other frames may be), of a graph
- * of `frameCount` frames. `iv`: the function's search intervals (flat [lo, hi, …], sorted,
- * disjoint), or null: only the rows over them are read (the others are neither its calls, nor
- * below them, nor their ancestors). Returns { callees, callers, calls } where each tree is
- * { n, parent, name, total, self (and, of a differential graph, bt, bs, at, as: before and
- * after totals and selfs) } with node 0 the root (named `fn`), and `calls` the number of calls
- * (outermost frames of `fn`). A frame whose parent is missing from `chunks` is skipped.
+ * The frames of a graph's decoded chunks by frame id, filled chunk by chunk as they arrive:
+ * name (-1: no chunk of it added yet), parent (-1: the root), and values (of a differential
+ * graph also `bt`, `bs`, `at`, `as`: before and after totals and selfs). A sandwich reads it
+ * in id order, which puts every frame after its ancestors (ids are depth-first).
  */
-export function mergeSandwich(chunks, fn, frameCount, iv = null) {
-  const diff = chunks.some((c) => c.diff);
-  const callees = new Tree(diff);
-  const callers = new Tree(diff);
-  callees.name[0] = fn;
-  callers.name[0] = fn;
-  // Per frame id: its name and parent (-1: not seen), and its node in the callees tree (-1: not below a call).
-  const nameOf = new Int32Array(frameCount).fill(-1);
-  const parentOf = new Int32Array(frameCount).fill(-1);
-  const node = new Int32Array(frameCount).fill(-1);
-  let depthHi = 0;
-  for (const c of chunks) depthHi = Math.max(depthHi, c.depthHi);
-  let calls = 0;
-  const seg = [];
-  // Depth by depth, so that a frame's parent and ancestors are seen before it.
-  for (let d = 0; d < depthHi; d++) {
-    for (const c of chunks) {
-      if (d < c.depthLo || d >= c.depthHi) continue;
-      const [i, j] = depthRows(c, d);
-      if (i === j) continue;
-      seg.length = 0;
-      if (iv === null || d === 0) seg.push(i, j);
-      else over(c, i, j, iv, seg);
-      const ids = c.id;
-      const par = c.parent;
-      const nm = c.name;
-      for (let s = 0; s < seg.length; s += 2) {
-        for (let r = seg[s]; r < seg[s + 1]; r++) {
-          const id = ids[r];
-          const n = nm[r];
-          const p = par[r] === 0xffffffff ? -1 : par[r];
-          nameOf[id] = n;
-          parentOf[id] = p;
-          if (d === 0) continue; // the root, `all`
-          let at = -1;
-          const up = node[p];
-          if (up >= 0) at = callees.child(up, n);
-          else if (n === fn && nameOf[p] >= 0) {
-            // An outermost call: the callees' root, and its path up the callers' tree.
-            at = 0;
-            calls += 1;
-            let k = 0;
-            add(callers, 0, c, r, false);
-            for (let q = p; q > 0; q = parentOf[q]) {
-              if (nameOf[q] < 0) break; // an ancestor not fetched: the path stops short
-              k = callers.child(k, nameOf[q]);
-              add(callers, k, c, r, false);
-            }
-            // The part of this call whose stacks begin at the last caller (or at F itself).
-            add(callers, k, c, r, true);
-          }
-          if (at >= 0) {
-            node[id] = at;
-            callees.total[at] += c.total[r];
-            callees.self[at] += c.self[r];
-            if (diff) {
-              callees.bt[at] += c.beforeTotal[r];
-              callees.bs[at] += c.beforeSelf[r];
-              callees.at[at] += c.afterTotal[r];
-              callees.as[at] += c.afterSelf[r];
-            }
-          }
-        }
+export class FrameIndex {
+  constructor(frameCount, diff) {
+    this.frames = frameCount;
+    this.diff = diff;
+    this.name = new Int32Array(frameCount).fill(-1);
+    this.parent = new Int32Array(frameCount);
+    this.total = new Float64Array(frameCount);
+    this.self = new Float64Array(frameCount);
+    if (diff) {
+      this.bt = new Float64Array(frameCount);
+      this.bs = new Float64Array(frameCount);
+      this.at = new Float64Array(frameCount);
+      this.as = new Float64Array(frameCount);
+    }
+    this.added = new WeakSet();
+    this.nameCount = 0;
+  }
+
+  /** Put the frames of decoded chunk `c` in (once). */
+  add(c) {
+    if (this.added.has(c)) return;
+    this.added.add(c);
+    const { id, name, parent, total, self } = c;
+    for (let r = 0; r < c.n; r++) {
+      const f = id[r];
+      if (f >= this.frames) continue;
+      const n = name[r];
+      this.name[f] = n;
+      if (n >= this.nameCount) this.nameCount = n + 1;
+      this.parent[f] = parent[r]; // 0xffffffff, the root's, is -1 here
+      this.total[f] = total[r];
+      this.self[f] = self[r];
+    }
+    if (this.diff && c.diff) {
+      for (let r = 0; r < c.n; r++) {
+        const f = id[r];
+        if (f >= this.frames) continue;
+        this.bt[f] = c.beforeTotal[r];
+        this.bs[f] = c.beforeSelf[r];
+        this.at[f] = c.afterTotal[r];
+        this.as[f] = c.afterSelf[r];
       }
     }
   }
-  return { callees, callers, calls };
 }
 
-/** First index in [lo, hi) of `iv`'s intervals ending after `v`. */
-function intervalAfter(iv, lo, hi, v) {
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (iv[2 * mid + 1] > v) hi = mid;
-    else lo = mid + 1;
+/**
+ * The sandwich of name id `fn` from `source`: a FrameIndex, or decoded chunks (an index is made
+ * of them) of a graph of `frameCount` frames. Every frame of the calls of `fn`, their subtrees
+ * and their ancestors must be in it (the chunks over the function's search intervals hold
+ * them: sandwichChunks); other frames may be. Returns { callees, callers, calls }: two
+ * LazyTrees (node 0 the root, named `fn`; children made on demand by `expandNode`, or by
+ * `layoutTree` for what it keeps) and the number of calls (outermost frames of `fn`). A frame
+ * whose parent is missing is skipped; an ancestor missing ends a callers path.
+ *
+ * One pass over the frames in id order lists the calls and links the frames below them to
+ * their parents. Expanding a callees node groups its frames' children by name; expanding a
+ * callers node moves each of its calls one ancestor up and groups them by that ancestor's name
+ * (the calls whose stacks begin there are its self). The work past that pass is in proportion
+ * to the items of the nodes expanded, not to the whole trees: a view expands only the nodes it
+ * draws.
+ */
+export function mergeSandwich(source, fn, frameCount = 0) {
+  let x = source;
+  if (Array.isArray(source)) {
+    x = new FrameIndex(frameCount, source.some((c) => c.diff));
+    for (const c of source) x.add(c);
   }
-  return lo;
-}
-
-/** First row in [lo, hi) of chunk `c` ending after `v` (rows of one depth, by offset). */
-function rowAfter(c, lo, hi, v) {
-  const off = c.offset;
-  const tot = c.total;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (off[mid] + tot[mid] > v) hi = mid;
-    else lo = mid + 1;
+  const diff = x.diff;
+  const { name: nameOf, parent: parentOf } = x;
+  const N = x.frames;
+  // Of a call or a frame below one, its place `k` in `f` (-1: neither), where its name, values
+  // and children (a list through `head` and `next`, -1 ending it) are kept side by side.
+  const slot = new Int32Array(N).fill(-1);
+  const f = new Below(diff);
+  const callK = [];
+  const callUp = [];
+  for (let id = 1; id < N; id++) {
+    const n = nameOf[id];
+    if (n < 0) continue;
+    const p = parentOf[id];
+    if (p < 0) continue;
+    const sp = slot[p];
+    let k;
+    if (sp >= 0) {
+      k = f.add(n, x, id);
+      f.next[k] = f.head[sp];
+      f.head[sp] = k;
+    } else if (n === fn && nameOf[p] >= 0) {
+      // An outermost call.
+      k = f.add(n, x, id);
+      callK.push(k);
+      callUp.push(p);
+    } else continue;
+    slot[id] = k;
   }
-  return lo;
-}
-
-/** The runs of rows [i, j) of one depth of `c` that intersect an interval of `iv`, into `out` as [from, to, …]. */
-function over(c, i, j, iv, out) {
-  const k = iv.length / 2;
-  const off = c.offset;
-  const tot = c.total;
-  let q = intervalAfter(iv, 0, k, off[i]);
-  let r = i;
-  while (r < j && q < k) {
-    const lo = iv[2 * q];
-    const hi = iv[2 * q + 1];
-    if (off[r] + tot[r] <= lo) {
-      r = rowAfter(c, r, j, lo);
-      continue;
+  const C = callK.length;
+  const m = { diff, nameOf, parentOf, f, groups: new Groups(Math.max(x.nameCount, fn + 1), diff) };
+  // Callees: items are places in `f`; the root's are the calls.
+  const callees = new LazyTree(diff, 1024);
+  callees.kind = "callees";
+  callees.items = Int32Array.from(callK);
+  callees.m = m;
+  // Callers: items are calls (0 .. C-1), each with its values and the ancestor its next step
+  // reads (`up`).
+  const callers = new LazyTree(diff, 1024);
+  callers.kind = "callers";
+  callers.items = Int32Array.from({ length: C }, (_, i) => i);
+  callers.up = Int32Array.from(callUp);
+  const pick = (col) => Float64Array.from(callK, (k) => col[k]);
+  callers.value = { total: pick(f.total), bt: diff ? pick(f.bt) : null, at: diff ? pick(f.at) : null };
+  callers.m = m;
+  for (const t of [callees, callers]) {
+    t.name[0] = fn;
+    t.from[0] = 0;
+    t.to[0] = C;
+    for (const k of callK) {
+      t.total[0] += f.total[k];
+      if (diff) {
+        t.bt[0] += f.bt[k];
+        t.at[0] += f.at[k];
+      }
     }
-    if (off[r] >= hi) {
-      q = intervalAfter(iv, q + 1, k, off[r]);
-      continue;
-    }
-    // Rows from r on while they start before this interval's end.
-    let e = r + 1;
-    while (e < j && off[e] < hi) e += 1;
-    if (out.length && out[out.length - 1] === r) out[out.length - 1] = e;
-    else out.push(r, e);
-    r = e;
   }
+  for (const k of callK) {
+    callees.self[0] += f.self[k];
+    if (diff) {
+      callees.bs[0] += f.bs[k];
+      callees.as[0] += f.as[k];
+    }
+  }
+  return { callees, callers, calls: C };
 }
 
-/** Add frame `r` of chunk `c` to node `k` of a callers tree: its total, or (`self`) to its self. */
-function add(tree, k, c, r, self) {
-  if (self) {
-    tree.self[k] += c.total[r];
-    if (tree.diff) {
-      tree.bs[k] += c.beforeTotal[r];
-      tree.as[k] += c.afterTotal[r];
-    }
-    return;
+/** The calls of a function and the frames below them, in id order: names, values, children lists. */
+class Below {
+  constructor(diff) {
+    this.n = 0;
+    this.diff = diff;
+    this.cap = 0;
+    this.grow(1 << 14);
   }
-  tree.total[k] += c.total[r];
-  if (tree.diff) {
-    tree.bt[k] += c.beforeTotal[r];
-    tree.at[k] += c.afterTotal[r];
+
+  grow(cap) {
+    const keep = (a, T) => {
+      const b = new T(cap);
+      if (a) b.set(a);
+      return b;
+    };
+    this.name = keep(this.name, Int32Array);
+    this.head = keep(this.head, Int32Array);
+    this.next = keep(this.next, Int32Array);
+    this.total = keep(this.total, Float64Array);
+    this.self = keep(this.self, Float64Array);
+    if (this.diff) {
+      this.bt = keep(this.bt, Float64Array);
+      this.bs = keep(this.bs, Float64Array);
+      this.at = keep(this.at, Float64Array);
+      this.as = keep(this.as, Float64Array);
+    }
+    this.cap = cap;
+  }
+
+  /** Frame `id` of FrameIndex `x`, named `n`, with no children yet: its place. */
+  add(n, x, id) {
+    const k = this.n++;
+    if (k === this.cap) this.grow(2 * this.cap);
+    this.name[k] = n;
+    this.head[k] = -1;
+    this.next[k] = -1;
+    this.total[k] = x.total[id];
+    this.self[k] = x.self[id];
+    if (this.diff) {
+      this.bt[k] = x.bt[id];
+      this.bs[k] = x.bs[id];
+      this.at[k] = x.at[id];
+      this.as[k] = x.as[id];
+    }
+    return k;
   }
 }
 
 /**
- * Lay a merged tree out as one decoded chunk (fetch.js decodeChunk's shape, values as
- * Float64Arrays): depth-first ids, children ordered by `names[name]` in byte order, each child
- * after the totals of the ones before it, a node's self after its children. `names`: the name
- * table's names array, every name id of the tree in it. Linear but for one sort of the tree's
- * distinct names and of each node's children by their rank.
+ * Make the children of node `v` of a tree from mergeSandwich (nothing if it has them). Of a
+ * callers node, this is also when its self (the calls whose stacks begin at it) is known.
+ * `names`: the name table's names array (children are ordered by name).
  */
-export function layoutTree(tree, names) {
-  const n = tree.n;
-  // Each name's rank among the tree's names, so children sort by an integer.
-  const distinct = [...new Set(tree.name.subarray(0, n))];
-  distinct.sort((a, b) => byteOrder(names[a] ?? "", names[b] ?? "") || a - b);
-  const rank = new Map(distinct.map((x, i) => [x, i]));
-  const rk = new Int32Array(n);
-  for (let i = 0; i < n; i++) rk[i] = rank.get(tree.name[i]);
-  // Children lists in one array (counting sort by parent), each sorted by rank.
-  const first = new Int32Array(n + 1);
-  for (let i = 1; i < n; i++) first[tree.parent[i] + 1] += 1;
-  for (let i = 0; i < n; i++) first[i + 1] += first[i];
-  const kids = new Int32Array(Math.max(0, n - 1));
-  const fill = first.slice(0, n);
-  for (let i = 1; i < n; i++) kids[fill[tree.parent[i]]++] = i;
-  for (let v = 0; v < n; v++) {
-    if (first[v + 1] - first[v] > 1) {
-      const part = kids.subarray(first[v], first[v + 1]);
-      part.sort((a, b) => rk[a] - rk[b]);
+export function expandNode(t, v, names) {
+  if (t.kids[v] >= 0 || t.kind === "fixed") return;
+  if (t.kind === "callees") expandCallees(t, v, names);
+  else expandCallers(t, v, names);
+}
+
+function expandCallees(t, v, names) {
+  const { diff, f, groups: g } = t.m;
+  const { head, next, name } = f;
+  const a = t.from[v];
+  const b = t.to[v];
+  // Group the children of the node's frames by name, summing their values.
+  let count = 0;
+  let items = t.items;
+  for (let i = a; i < b; i++) {
+    for (let x = head[items[i]]; x >= 0; x = next[x]) {
+      const k = g.of1(name[x]);
+      g.total[k] += f.total[x];
+      g.self[k] += f.self[x];
+      if (diff) {
+        g.bt[k] += f.bt[x];
+        g.bs[k] += f.bs[x];
+        g.at[k] += f.at[x];
+        g.as[k] += f.as[x];
+      }
+      g.items[k] += 1;
+      count += 1;
     }
   }
+  t.make(v, g, names);
+  // The children's frames, appended to the pool grouped by child.
+  let end = t.poolEnd ?? items.length;
+  if (end + count > items.length) {
+    const grown = new Int32Array(Math.max(2 * items.length, end + count));
+    grown.set(items.subarray(0, end));
+    t.items = items = grown;
+  }
+  for (let k = 0; k < g.count; k++) {
+    const c = g.node[k];
+    t.from[c] = end;
+    g.fill[k] = end;
+    end += g.items[k];
+    t.to[c] = end;
+  }
+  for (let i = a; i < b; i++) {
+    for (let x = head[items[i]]; x >= 0; x = next[x]) items[g.fill[g.of[name[x]]]++] = x;
+  }
+  t.poolEnd = end;
+  g.reset();
+}
+
+function expandCallers(t, v, names) {
+  const { diff, nameOf, parentOf, groups: g } = t.m;
+  const items = t.items;
+  const up = t.up;
+  const { total, bt, at } = t.value;
+  const a = t.from[v];
+  const b = t.to[v];
+  // Each call one ancestor up: grouped by that ancestor's name, or ending here (its stack
+  // begins at this node, or its next ancestor was not fetched).
+  let self = 0;
+  let bs = 0;
+  let as = 0;
+  for (let i = a; i < b; i++) {
+    const call = items[i];
+    const q = up[call];
+    if (q <= 0 || nameOf[q] < 0) {
+      self += total[call];
+      if (diff) {
+        bs += bt[call];
+        as += at[call];
+      }
+      continue;
+    }
+    const k = g.of1(nameOf[q]);
+    g.total[k] += total[call];
+    if (diff) {
+      g.bt[k] += bt[call];
+      g.at[k] += at[call];
+    }
+    g.items[k] += 1;
+  }
+  t.self[v] = self;
+  if (diff) {
+    t.bs[v] = bs;
+    t.as[v] = as;
+  }
+  t.make(v, g, names);
+  // Reorder the node's calls in place by child (those ending here first), each moved up.
+  if (!t.scratch || t.scratch.length < b - a) t.scratch = new Int32Array(Math.max(b - a, 2 * (t.scratch ? t.scratch.length : 1024)));
+  const moved = t.scratch;
+  moved.set(items.subarray(a, b));
+  let fill = a;
+  const count = b - a;
+  for (let i = 0; i < count; i++) {
+    const q = up[moved[i]];
+    if (q <= 0 || nameOf[q] < 0) items[fill++] = moved[i];
+  }
+  for (let k = 0; k < g.count; k++) {
+    const c = g.node[k];
+    t.from[c] = fill;
+    g.fill[k] = fill;
+    fill += g.items[k];
+    t.to[c] = fill;
+  }
+  for (let i = 0; i < count; i++) {
+    const call = moved[i];
+    const q = up[call];
+    if (q <= 0 || nameOf[q] < 0) continue;
+    items[g.fill[g.of[nameOf[q]]]++] = call;
+    up[call] = parentOf[q];
+  }
+  g.reset();
+}
+
+/**
+ * A precomputed sandwich file (`FSSW`, docs/FORMAT.md "Sandwich files") of name id `fn`:
+ * `{ calls, callers, callees }`, each tree cut at a pixel of the manifest's `root_width`
+ * (the build's) and shaped as mergeSandwich's trees, every node already expanded, with its
+ * offset from the root (`offset`) and `above`: every node of a larger total is there (the
+ * build keeps the nodes of at least a pixel of a `rootWidth` canvas, and all the root's
+ * children). Throws
+ * GraphError when the bytes do not follow the format.
+ */
+export function decodeSandwich(data, fn, rootWidth, file = "sandwich file") {
+  const buf = data instanceof ArrayBuffer ? data : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
+  const bad = (why) => new GraphError(file, why);
+  if (buf.byteLength < 32) throw bad("is too short for a sandwich file");
+  const dv = new DataView(buf);
+  if (String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3)) !== "FSSW") throw bad("is not a sandwich file (magic)");
+  const u = (at) => dv.getUint32(at, true);
+  if (u(4) !== 1) throw bad(`version ${u(4)} is not supported (this page reads version 1)`);
+  const w = u(8) & 2 ? 4 : 8;
+  if (u(12) !== fn) throw bad(`is the sandwich of name ${u(12)}, not of ${fn}`);
+  const calls = u(16);
+  const sizes = [u(20), u(24)];
+  if (buf.byteLength !== 32 + (sizes[0] + sizes[1]) * (3 * w + 8)) throw bad(`is ${buf.byteLength} bytes, not what ${sizes[0]} + ${sizes[1]} nodes take (truncated or corrupt)`);
+  let at = 32;
+  const vals = (n) => {
+    const a = w === 4 ? new Uint32Array(buf, at, n) : new Float64Array(buf, at, n);
+    at += w * n;
+    return Float64Array.from(a);
+  };
+  const u32s = (n) => {
+    const a = new Uint32Array(buf, at, n);
+    at += 4 * n;
+    return a;
+  };
+  const tree = (n, kind) => {
+    const offset = vals(n);
+    const total = vals(n);
+    const self = vals(n);
+    const parent = Int32Array.from(u32s(n));
+    const name = Uint32Array.from(u32s(n));
+    // Rows are breadth first, children of a node together and by offset: check it, and find them.
+    const kid = new Int32Array(n);
+    const kids = new Int32Array(n);
+    if (n < 1 || parent[0] !== -1 || name[0] !== fn) throw bad(`has no root named ${fn} in its ${kind}`);
+    for (let r = 1; r < n; r++) {
+      const p = parent[r];
+      if (!(p >= 0 && p < r && p >= parent[r - 1])) throw bad(`rows of its ${kind} are not breadth first`);
+      if (kids[p] === 0) kid[p] = r;
+      else if (offset[r] < offset[r - 1] + total[r - 1]) throw bad(`nodes of its ${kind} overlap`);
+      kids[p] += 1;
+      if (offset[r] < offset[p] || offset[r] + total[r] > offset[p] + total[p] - self[p]) throw bad(`a node of its ${kind} is outside its parent`);
+    }
+    for (let r = 0; r < n; r++) if (kids[r] === 0) kid[r] = n;
+    // Values are whole numbers: every node above cut − 1 is there.
+    return { kind: "fixed", n, parent, name, total, self, offset, kid, kids, diff: false, above: Math.ceil(total[0] / Math.max(1, rootWidth)) - 1 };
+  };
+  return { calls, callers: tree(sizes[0], "callers"), callees: tree(sizes[1], "callees") };
+}
+
+/**
+ * Lay a tree from mergeSandwich out as one decoded chunk (fetch.js decodeChunk's shape, values
+ * as Float64Arrays), keeping only the nodes a view can draw: children ordered by name (byte
+ * order), each child after the totals of all the ones before it (those left out too), a node's
+ * self after its children, so a node's offset is the same whatever is left out. `names`: the
+ * name table's names array, every name id of the tree in it.
+ *
+ * `keep` ({ min, lo, hi, zmin }, all optional): a node is kept when its total is at least
+ * `min`, or at least `zmin` while it overlaps [lo, hi) (a zoomed view's extent); a node of
+ * total 0 only when nothing is left out. The draw code leaves out frames under half a pixel
+ * and marks in grey where a drawn frame's children are missing (layout.js elidedSpans, from
+ * the drawn frames' totals and selfs alone), so a layout whose thresholds are at most the
+ * view's half pixel draws exactly what the whole tree draws. Without `keep` every node is
+ * kept. The kept nodes are expanded (expandNode) on the way: the work is in proportion to
+ * them and their children. A row's id is the node's index in the tree (the same from one
+ * layout of the tree to the next), its parent column the parent's index.
+ */
+export function layoutTree(tree, names, keep = {}) {
+  const min = keep.min > 0 ? keep.min : 0;
+  const zmin = keep.zmin > 0 ? keep.zmin : min;
+  const lo = keep.lo ?? 0;
+  const hi = keep.hi ?? Infinity;
+  const all = !(min > 0) && !(zmin > 0);
   // Rows in breadth-first order over sorted children are rows by depth, then offset.
-  const rows = new Int32Array(n);
-  const depth = new Int32Array(n);
-  const offset = new Float64Array(n);
-  rows[0] = 0;
+  let rows = new Int32Array(1024);
+  let depthOf = new Int32Array(rows.length);
+  let offsetOf = new Float64Array(rows.length);
   let tail = 1;
+  rows[0] = 0;
   for (let h = 0; h < tail; h++) {
     const v = rows[h];
-    let o = offset[v];
-    for (let k = first[v]; k < first[v + 1]; k++) {
-      const c = kids[k];
-      depth[c] = depth[v] + 1;
-      offset[c] = o;
-      o += tree.total[c];
-      rows[tail++] = c;
+    expandNode(tree, v, names);
+    const a = tree.kid[v];
+    const b = a + tree.kids[v];
+    let o = offsetOf[h];
+    const d = depthOf[h] + 1;
+    const total = tree.total;
+    const fixed = tree.offset; // a cut tree's offsets: its children left out are not there to add up
+    for (let c = a; c < b; c++) {
+      const t = total[c];
+      if (fixed) o = fixed[c];
+      if (all || (t > 0 && (t >= min || (t >= zmin && o < hi && o + t > lo)))) {
+        if (tail === rows.length) {
+          const grow = (x, T) => {
+            const y = new T(2 * x.length);
+            y.set(x);
+            return y;
+          };
+          rows = grow(rows, Int32Array);
+          depthOf = grow(depthOf, Int32Array);
+          offsetOf = grow(offsetOf, Float64Array);
+        }
+        rows[tail] = c;
+        depthOf[tail] = d;
+        offsetOf[tail] = o;
+        tail += 1;
+      }
+      o += t;
     }
   }
-  const depthHi = n ? depth[rows[n - 1]] + 1 : 0;
-  // Depth-first ids: a child's is its parent's plus one plus the sizes of the siblings before it.
-  const size = new Int32Array(n).fill(1);
-  for (let h = n - 1; h > 0; h--) size[tree.parent[rows[h]]] += size[rows[h]];
-  const id = new Uint32Array(n);
-  for (let h = 0; h < n; h++) {
-    const v = rows[h];
-    let next = id[v] + 1;
-    for (let k = first[v]; k < first[v + 1]; k++) {
-      id[kids[k]] = next;
-      next += size[kids[k]];
-    }
-  }
+  const m = tail;
+  const depthHi = depthOf[m - 1] + 1;
   const rowStart = new Uint32Array(depthHi + 1);
-  for (let i = 0; i < n; i++) rowStart[depth[i] + 1] += 1;
+  for (let h = 0; h < m; h++) rowStart[depthOf[h] + 1] += 1;
   for (let d = 0; d < depthHi; d++) rowStart[d + 1] += rowStart[d];
   const col = (src, T = Float64Array) => {
-    const out = new T(n);
-    for (let h = 0; h < n; h++) out[h] = src[rows[h]];
+    const out = new T(m);
+    for (let h = 0; h < m; h++) out[h] = src[rows[h]];
     return out;
   };
-  const parentId = new Uint32Array(n);
-  for (let h = 0; h < n; h++) parentId[h] = h === 0 ? 0xffffffff : id[tree.parent[rows[h]]];
+  const parentId = new Uint32Array(m);
+  for (let h = 0; h < m; h++) parentId[h] = h === 0 ? 0xffffffff : tree.parent[rows[h]];
   const c = {
-    n,
+    n: m,
     depthLo: 0,
     depthHi,
     rowStart,
-    offset: col(offset),
+    offset: offsetOf.slice(0, m),
     total: col(tree.total),
     self: col(tree.self),
     beforeTotal: null,
     beforeSelf: null,
     afterTotal: null,
     afterSelf: null,
-    id: col(id, Uint32Array),
+    id: rows.slice(0, m),
     parent: parentId,
     name: col(tree.name, Uint32Array),
     diff: !!tree.diff,
+    keep: { min, zmin, lo, hi },
   };
+  c.id = Uint32Array.from(c.id);
   if (tree.diff) {
     c.beforeTotal = col(tree.bt);
     c.beforeSelf = col(tree.bs);
@@ -369,11 +682,18 @@ export function layoutTree(tree, names) {
   return c;
 }
 
-/** The root's children of a laid-out tree, widest first: [{ name, total, self }] (for the script API). */
-export function topNodes(chunk, names, limit = 20) {
-  const [i, j] = depthRows(chunk, 1);
+/**
+ * The root's children of a tree from mergeSandwich, widest first: [{ name, total, self }]
+ * (for the panes' labels and the script API); `count` of them all with `limit` Infinity.
+ */
+export function topNodes(tree, names, limit = 20) {
+  expandNode(tree, 0, names);
+  const a = tree.kid[0];
   const out = [];
-  for (let r = i; r < j; r++) out.push({ name: names[chunk.name[r]], total: chunk.total[r], self: chunk.self[r] });
-  out.sort((a, b) => b.total - a.total || byteOrder(a.name, b.name));
-  return out.slice(0, limit);
+  for (let c = a; c < a + tree.kids[0]; c++) out.push(c);
+  out.sort((x, y) => tree.total[y] - tree.total[x] || x - y);
+  return out.slice(0, limit).map((c) => {
+    expandNode(tree, c, names); // a callers node's self is known once it is expanded
+    return { name: names[tree.name[c]], total: tree.total[c], self: tree.self[c] };
+  });
 }

@@ -1,14 +1,16 @@
 // The sandwich view of a function: its callers (every path that calls it, merged; the function
 // at the bottom, who calls it above) over its callees (everything it calls, merged; the function
 // at the top), each in a canvas of its own with its own zoom. The trees are merged on the page
-// (sandwich.js) from the chunks over the function's search intervals; both are drawn, hit
-// tested and navigated by the graph's own code (draw.js, layout.js, nav.js). Names only ever go
-// into textContent and canvas text.
+// (sandwich.js) from the chunks over the function's search intervals, as far as the view draws
+// them: a pane lays its tree out down to half a pixel of its width (what the draw code shows),
+// and again, finer, when a zoom or a wider pane needs more. Both are drawn, hit tested and
+// navigated by the graph's own code (draw.js, layout.js, nav.js). Names only ever go into
+// textContent and canvas text.
 
 import { Painter } from "./paint.js";
 import { MIN_PX, depthAtY, frameAt, frameInfo, pixelValue, rowY, valueAtX } from "./layout.js";
 import { bucketIndex } from "./search.js";
-import { layoutTree, mergeSandwich, sandwichChunks, topNodes } from "./sandwich.js";
+import { FrameIndex, decodeSandwich, layoutTree, mergeSandwich, sandwichChunks, topNodes } from "./sandwich.js";
 import { formatPercent, formatValue, groupDigits } from "./format.js";
 import { describeDiffFrame } from "./diff.js";
 import { keyDirection, step } from "./nav.js";
@@ -54,7 +56,9 @@ class Pane {
       overlay: node.querySelector(".fs-overlay"),
       mark: "flamesite:sandwich",
     });
-    this.chunk = null; // the laid-out tree (sandwich.js layoutTree)
+    this.tree = null; // the merged tree (sandwich.js mergeSandwich), refined as views need
+    this.chunk = null; // its nodes laid out down to what the view draws (sandwich.js layoutTree)
+    this.layouts = 0;
     this.pg = null; // what the painter knows the picture by: { meta, palette }
     this.zoom = null; // frameInfo of the zoomed node, or null
     this.hover = null;
@@ -71,19 +75,60 @@ class Pane {
     });
   }
 
-  set(chunk, g) {
-    this.chunk = chunk;
-    this.pg = { meta: { name: `${this.side}:${this.sw.data.name}` }, palette: g.palette };
+  set(tree, g) {
+    this.tree = tree;
+    this.g = g;
     this.zoom = null;
     this.hover = null;
     this.focus = null;
+    this.layout(this.scroll.clientWidth);
     this.painter.scrollTo("root");
   }
 
+  /**
+   * Lay the tree out for a pane `width` CSS pixels wide (0: not known yet, taken as 4096): every
+   * node of at least a quarter pixel of the whole tree's view, and of the zoomed node's view
+   * within it (half a pixel is what the draw code shows: the margin spares a layout on a small
+   * resize).
+   */
+  layout(width) {
+    const px = MIN_PX / 2 / (width > 0 ? width : 4096);
+    const z = this.zoom;
+    const min = this.tree.total[0] * px;
+    const keep = z ? { min, lo: z.offset, hi: z.offset + z.total, zmin: z.total * px } : { min };
+    this.chunk = layoutTree(this.tree, this.g.names.names, keep);
+    this.layouts += 1;
+    // What the painter knows the picture by: a new layout is a new picture.
+    this.pg = { meta: { name: `${this.side}:${this.sw.data.name}:${this.layouts}` }, palette: this.g.palette };
+  }
+
+  /** Put a finer tree of the same function in (sandwich.js: the merged one for the build's), zoom kept. */
+  swap(tree) {
+    this.tree = tree;
+    this.layout(this.scroll.clientWidth);
+  }
+
+  /** Whether the layout holds every node the view of a pane `width` pixels wide draws. */
+  covers(width) {
+    const k = this.chunk.keep;
+    const z = this.zoom;
+    const need = ((z ? z.total : this.tree.total[0]) * MIN_PX) / width;
+    if (k.min <= need) return true;
+    return !!z && k.lo <= z.offset && z.offset + z.total <= k.hi && k.zmin <= need;
+  }
+
   render() {
-    const c = this.chunk;
     const v = this.sw.v;
-    if (!c || !v.g || !v.g.manifest) return;
+    if (!this.chunk || !v.g || !v.g.manifest) return;
+    const width = this.scroll.clientWidth;
+    if (width > 0) {
+      const z = this.zoom;
+      // The build's sandwich has only the nodes above its `above`: merge the finer ones when
+      // half a pixel is less.
+      if (this.tree.kind === "fixed" && ((z ? z.total : this.tree.total[0]) * MIN_PX) / width <= this.tree.above) this.sw.refine();
+      if (!this.covers(width)) this.layout(width);
+    }
+    const c = this.chunk;
     const m = v.g.manifest;
     const z = this.zoom;
     const view = this.painter.computeView(c.depthHi, z ? z.offset : 0, z ? z.offset + z.total : c.total[0], this.icicle);
@@ -182,7 +227,9 @@ export class SandwichView {
     this.nameNode = root.querySelector("#fs-sw-name");
     this.status = root.querySelector("#fs-sw-status");
     this.panes = [...root.querySelectorAll(".fs-sw-pane")].map((n) => new Pane(this, n));
-    this.data = null; // { g, name, id, total, calls, ms, chunks, callers, callees } of what is shown
+    this.data = null; // { g, name, id, total, calls, ms, phases, chunks, missing, source } of what is shown
+    this.refining = false; // merging the finer nodes of a build's sandwich
+    this.index = null; // { g, x }: the frame index of the graph shown (sandwich.js FrameIndex)
     this.key = null; // the graph and function shown or being loaded
     this.seq = 0;
     this.busy = false;
@@ -219,6 +266,7 @@ export class SandwichView {
     this.data = null;
     for (const p of this.panes) {
       p.chunk = null;
+      p.tree = null;
       p.facts.textContent = "";
     }
     this.say("Loading…");
@@ -234,32 +282,32 @@ export class SandwichView {
         this.v.sandwichMissing(name);
         return;
       }
-      // The function's search intervals, where its frames, their callees and their callers
-      // are: only the chunks over them. A comparison's other layouts have none of their own.
-      let iv = null;
-      if (m.search.length && (!m.differential || (m.diff ? m.diff.layout === "union" : true))) {
-        const b = await g.source.bucket(m.search[bucketIndex(m.search, id)]);
-        if (stale()) return;
-        iv = b.iv.subarray(2 * b.start[id - b.nameLo], 2 * b.start[id - b.nameLo + 1]);
+      // A sandwich the build made (of a function called from many places: the chunks over
+      // it would be nearly all the graph's), else merged here from the chunks over it.
+      const pre = (m.sandwiches || []).find((w) => w.name === id);
+      const t1 = performance.now();
+      let got;
+      if (pre) {
+        const w = await g.source.get(pre.file, "sandwich", (buf) => decodeSandwich(buf, id, m.root_width, pre.file));
+        got = { ...w, chunks: 0, missing: 0, fetched: performance.now() };
+      } else {
+        got = await this.merge(g, id, stale);
       }
-      const entries = sandwichChunks(m, iv);
-      this.say(`Loading ${groupDigits(entries.length)} files…`);
-      const got = await Promise.all(entries.map((e) => g.source.chunk(e).catch(() => null)));
-      if (stale()) return;
-      const chunks = got.filter(Boolean);
-      const merged = mergeSandwich(chunks, id, m.frames, iv);
-      const callers = layoutTree(merged.callers, g.names.names);
-      const callees = layoutTree(merged.callees, g.names.names);
-      this.data = { g, name, id, total: g.names.total[id], calls: merged.calls, chunks: chunks.length, missing: entries.length - chunks.length, ms: 0 };
-      this.pane("callers").set(callers, g);
-      this.pane("callees").set(callees, g);
+      if (!got || stale()) return;
+      const t3 = performance.now();
+      this.data = { g, name, id, total: g.names.total[id], calls: got.calls, chunks: got.chunks, missing: got.missing, source: pre ? "precomputed" : "merged", ms: 0, phases: null };
+      this.pane("callers").set(got.callers, g);
+      this.pane("callees").set(got.callees, g);
+      const t4 = performance.now();
       this.busy = false;
       this.say("");
       this.summary();
       this.v.requestRender();
       this.v.renderNow();
-      // On screen: the time from the request to the canvases drawn.
-      this.data.ms = performance.now() - t0;
+      // On screen: the time from the request to the canvases drawn, and its parts.
+      const t5 = performance.now();
+      this.data.ms = t5 - t0;
+      this.data.phases = { names: t1 - t0, fetch: got.fetched - t1, merge: t3 - got.fetched, layout: t4 - t3, paint: t5 - t4 };
       this.v.showStatus();
     } catch (e) {
       if (stale()) return;
@@ -270,23 +318,98 @@ export class SandwichView {
     }
   }
 
+  /**
+   * Merge the sandwich of name id `id` of graph `g` from the chunks over its search intervals
+   * (where its frames, their callees and their callers are; a comparison's other layouts have
+   * none of their own: every chunk): { callers, callees, calls, chunks, missing, fetched (when
+   * the chunks were in) }, or null once `stale()`.
+   */
+  async merge(g, id, stale) {
+    const m = g.manifest;
+    let iv = null;
+    if (m.search.length && (!m.differential || (m.diff ? m.diff.layout === "union" : true))) {
+      const b = await g.source.bucket(m.search[bucketIndex(m.search, id)]);
+      if (stale()) return null;
+      iv = b.iv.subarray(2 * b.start[id - b.nameLo], 2 * b.start[id - b.nameLo + 1]);
+    }
+    const entries = sandwichChunks(m, iv);
+    this.say(`Loading ${groupDigits(entries.length)} files…`);
+    // Each chunk goes into the graph's frame index as it arrives (while the others load);
+    // those already in, and the index, serve every later sandwich of the graph.
+    const index = this.frameIndex(g);
+    const got = await Promise.all(
+      entries.map((e) =>
+        g.source.chunk(e).then(
+          (c) => (index.add(c), c),
+          () => null,
+        ),
+      ),
+    );
+    if (stale()) return null;
+    const fetched = performance.now();
+    const chunks = got.filter(Boolean).length;
+    return { ...mergeSandwich(index, id), chunks, missing: entries.length - chunks, fetched };
+  }
+
+  /**
+   * A pane needs nodes finer than the build's sandwich has (a zoom, or a pane wider than the
+   * build's canvas): merge it here from the chunks, and swap it in, zooms kept.
+   */
+  async refine() {
+    const d = this.data;
+    if (!d || d.source !== "precomputed" || this.refining) return;
+    this.refining = true;
+    this.busy = true;
+    const seq = this.seq;
+    const stale = () => seq !== this.seq || this.v.g !== d.g || this.data !== d;
+    try {
+      const got = await this.merge(d.g, d.id, stale);
+      if (!got || stale()) return;
+      d.source = "merged";
+      d.chunks = got.chunks;
+      d.missing = got.missing;
+      this.pane("callers").swap(got.callers);
+      this.pane("callees").swap(got.callees);
+      this.busy = false;
+      this.say("");
+      this.summary();
+      this.v.requestRender();
+    } catch (e) {
+      if (stale()) return;
+      this.busy = false;
+      this.error = e && e.message ? e.message : String(e);
+      this.say(`Could not load the finer nodes: ${this.error}`);
+      this.v.showStatus();
+    } finally {
+      this.refining = false;
+    }
+  }
+
+  /** The frame index of graph `g` (sandwich.js FrameIndex), made on its first sandwich. */
+  frameIndex(g) {
+    if (!this.index || this.index.g !== g) this.index = { g, x: new FrameIndex(g.manifest.frames, !!g.manifest.differential) };
+    return this.index.x;
+  }
+
   say(text) {
     this.status.textContent = text;
   }
 
-  /** The panes' labels: how many calls, paths and callees were merged. */
+  /** The panes' labels: how many calls were merged, from how many callers, into how many callees. */
   summary() {
     const d = this.data;
     const facts = this.v.graphUnit();
     const v = (x) => formatValue(x, facts.unit, facts.decimals);
     const callers = this.pane("callers").chunk;
     const callees = this.pane("callees").chunk;
-    const paths = topNodes(callers, d.g.names.names, Infinity).length;
+    // The roots are laid out, so their children are known: one per caller and callee.
+    const paths = this.pane("callers").tree.kids[0];
+    const called = this.pane("callees").tree.kids[0];
     // Of a comparison the widths are not values: its before and after values.
     const val = (c, col, before) => (c.diff ? `${v(before[0])} → ${v(col[0])}` : v(col[0]));
     const tot = (c) => val(c, c.afterTotal || c.total, c.beforeTotal);
     this.pane("callers").facts.textContent = `· ${groupDigits(d.calls)} ${d.calls === 1 ? "call" : "calls"}, total ${tot(callers)}, from ${groupDigits(paths)} ${paths === 1 ? "caller" : "callers"}`;
-    this.pane("callees").facts.textContent = `· total ${tot(callees)}, self ${val(callees, callees.afterSelf || callees.self, callees.beforeSelf)}, ${groupDigits(callees.n - 1)} merged ${callees.n === 2 ? "frame" : "frames"} below it`;
+    this.pane("callees").facts.textContent = `· total ${tot(callees)}, self ${val(callees, callees.afterSelf || callees.self, callees.beforeSelf)}, ${groupDigits(called)} ${called === 1 ? "callee" : "callees"}`;
     if (d.missing) this.say(`${d.missing} files could not be loaded: the trees miss their frames`);
   }
 
@@ -317,7 +440,7 @@ export class SandwichView {
       self: p.chunk.self[0],
       frames: p.chunk.n,
       depth: p.chunk.depthHi,
-      top: topNodes(p.chunk, d.g.names.names),
+      top: topNodes(p.tree, d.g.names.names),
       zoom: p.zoom ? { name: p.zoom.name, depth: p.zoom.depth, total: p.zoom.total } : null,
       viewport: p.painter.view
         ? { width: p.painter.view.width, height: p.painter.view.height, rowHeight: p.painter.view.rowH, scrollTop: p.painter.view.scrollTop, x0: p.painter.view.x0, x1: p.painter.view.x1, icicle: p.icicle }
@@ -329,7 +452,9 @@ export class SandwichView {
       total: d.total,
       calls: d.calls,
       chunks: d.chunks,
+      source: d.source,
       ms: d.ms,
+      phases: d.phases,
       loading: this.busy,
       error: this.error || null,
       callers: tree(this.pane("callers")),
