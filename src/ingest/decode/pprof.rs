@@ -8,7 +8,7 @@
 //!   (the inlined callee, then the function it was inlined into, …). Each line is a frame of
 //!   its own, and the stack is turned around to be root first.
 //! - A frame is named by its function's `name`, or its `system_name` when the name is empty.
-//!   Names are passed to the merger as a slice, so a `;` inside a name is kept as it is.
+//!   Names are merged whole, never split, so a `;` inside a name is kept as it is.
 //! - A location without lines (unsymbolised) is named by its address, `0x4b10e6`, followed by
 //!   ` (file)` when its mapping has a file name. Lines whose `function_id` is 0 (no function)
 //!   are left out; a location left with no line and no address is an error.
@@ -46,11 +46,12 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::BufRead;
 
 use prost::Message;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::{Compression, Decoded, FrameBudget, Graph};
 use crate::config::{Limits, PprofConfig};
-use crate::graph::frames::StackMerger;
+use crate::graph::frames::{FrameTable, MergeError, MAX_EXACT, NO_PARENT, ROOT_NAME};
 
 // The messages of `profile.proto` (github.com/google/pprof, proto/profile.proto), written
 // from the published schema with the field numbers it gives. The string table is read as
@@ -484,8 +485,28 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
         }
         locations.entry(loc.id).or_insert(frames);
     }
-    let unknown = frame_names.len() as u32;
     frame_names.push(Cow::Borrowed("[unknown]"));
+    // The distinct names in byte order (the order of siblings in a graph, and of its name
+    // table), and each location's frames as their ranks in it: two functions or an address
+    // with the same name are one frame, as they are in a folded line.
+    let mut by_name: Vec<u32> = (0..frame_names.len() as u32).collect();
+    by_name.sort_unstable_by(|&a, &b| frame_names[a as usize].cmp(&frame_names[b as usize]));
+    let mut rank = vec![0u32; frame_names.len()];
+    let mut names: Vec<&str> = Vec::with_capacity(frame_names.len());
+    for &f in &by_name {
+        let name: &str = &frame_names[f as usize];
+        if names.last() != Some(&name) {
+            names.push(name);
+        }
+        rank[f as usize] = names.len() as u32 - 1;
+    }
+    drop(by_name);
+    for frames in locations.values_mut() {
+        for f in frames.iter_mut() {
+            *f = rank[*f as usize];
+        }
+    }
+    let unknown = rank[frame_names.len() - 1];
 
     // Every label key with its values, for the metadata and for graph_by_label.
     let mut labels = Labels { resolved: FxHashMap::default() };
@@ -569,33 +590,9 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
         }
     }
 
-    // The distinct stacks, into one merger per slot and sample type. Each merger interns a
-    // name once, when it first needs it, and is given the frames a stack does not share with
-    // the previous stack it was given (`StackMerger::add_ids`): a long name repeated in deep
-    // stacks is hashed once per merger, not once per frame.
-    struct Slot {
-        merger: StackMerger,
-        /// The merger's id of each of `frame_names` (`u32::MAX`: not given yet).
-        local: Vec<u32>,
-        /// The merger's ids of the previous stack it was given.
-        prev: Vec<u32>,
-    }
-    let mergers: Vec<Slot> = (0..slot_count * width)
-        .map(|_| Slot { merger: StackMerger::new(false, limits.max_depth), local: Vec::new(), prev: Vec::new() })
-        .collect();
-    // The stacks in root-first order of their location ids, so that each shares as long a
-    // prefix as it can with the one before and the merger walks only the frames after it
-    // (samples come in no useful order: in sample order, three quarters of the time went to
-    // merging frames already merged). The graph does not depend on the order.
-    let mut merge_order: Vec<usize> = (0..lists.len()).collect();
-    merge_order.sort_unstable_by(|&a, &b| {
-        let ((ia, sa, _), (ib, sb, _)) = (lists[a], lists[b]);
-        sa.cmp(&sb).then_with(|| ia.iter().rev().cmp(ib.iter().rev()))
-    });
     // First, in sample order, what can be wrong with a stack: a location that does not
     // exist, a stack too deep, more frames than the budget. Then nothing can fail but the
-    // sums, and the mergers (one per slot and sample type) are independent: they run in
-    // parallel, each walking the stacks in `merge_order`.
+    // sums.
     let depth_of = |ids: &[u64]| -> usize { ids.iter().map(|id| locations.get(id).map_or(0, |f| f.len())).sum::<usize>().max(1) };
     // A list's index is its row of `sums` (both were pushed together).
     for (at, &(ids, _, number)) in lists.iter().enumerate() {
@@ -604,63 +601,28 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
         }
         let depth = depth_of(ids);
         if depth > limits.max_depth as usize {
-            return Err(format!("pprof: sample {number}: {}", crate::graph::frames::MergeError::TooDeep(limits.max_depth)));
+            return Err(format!("pprof: sample {number}: {}", MergeError::TooDeep(limits.max_depth)));
         }
         let with_value = sums[at * width..(at + 1) * width].iter().filter(|&&v| v != 0).count();
         budget.spend((depth * with_value) as u64, "pprof", "over all sample types")?;
     }
-    use rayon::prelude::*;
-    let merged: Vec<Result<crate::graph::frames::FrameTable, String>> = mergers
+
+    // Each slot's distinct stacks are merged once for all sample types, into one tree with a
+    // value per type; each type's graph is then that tree without the frames whose total is 0
+    // for the type (a stack whose value is 0 adds nothing to a graph).
+    let tries: Vec<Result<Trie, String>> = (0..slot_count)
         .into_par_iter()
-        .enumerate()
-        .map(|(index, m)| {
-            let (slot, t) = (index / width, index % width);
-            let Slot { mut merger, mut local, mut prev } = m;
-            let mut stack: Vec<u32> = Vec::new();
-            for &at in &merge_order {
-                let (ids, list_slot, number) = lists[at];
-                let value = sums[at * width + t];
-                if list_slot != slot || value == 0 {
-                    continue;
-                }
-                stack.clear();
-                for id in ids.iter().rev() {
-                    stack.extend_from_slice(&locations[id]);
-                }
-                if stack.is_empty() {
-                    stack.push(unknown);
-                }
-                let mut keep = 0;
-                for (k, &f) in stack.iter().enumerate() {
-                    if local.len() <= f as usize {
-                        local.resize(frame_names.len().max(f as usize + 1), u32::MAX);
-                    }
-                    let id = match local[f as usize] {
-                        u32::MAX => {
-                            let id = merger.intern(&frame_names[f as usize]);
-                            local[f as usize] = id;
-                            id
-                        }
-                        id => id,
-                    };
-                    if k == keep && prev.get(k) == Some(&id) {
-                        keep += 1;
-                    } else {
-                        if k == keep {
-                            prev.truncate(keep);
-                        }
-                        prev.push(id);
-                    }
-                }
-                prev.truncate(stack.len());
-                merger.add_ids(keep, &prev[keep..], value).map_err(|e| format!("pprof: sample {number}: {e}"))?;
-            }
-            merger.finish().map_err(|e| format!("pprof: {e}"))
-        })
+        .map(|slot| Trie::build(slot, &lists, &sums, width, &locations, unknown))
         .collect();
-    let mut tables: Vec<Option<crate::graph::frames::FrameTable>> = Vec::with_capacity(merged.len());
+    let tries: Vec<Trie> = tries.into_iter().collect::<Result<_, _>>()?;
+    let merged: Vec<Result<FrameTable, MergeError>> = (0..slot_count * width)
+        .into_par_iter()
+        .map(|index| tries[index / width].table(index % width, &names))
+        .collect();
+    drop(tries);
+    let mut tables: Vec<Option<FrameTable>> = Vec::with_capacity(merged.len());
     for table in merged {
-        tables.push(Some(table?));
+        tables.push(Some(table.map_err(|e| format!("pprof: {e}"))?));
     }
     if negative > 0 {
         warnings.push(format!(
@@ -719,6 +681,149 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
     Ok(Decoded { format: "pprof", compression: Compression::None, graphs, warnings, metadata })
 }
 
+/// One slot's distinct stacks merged once for all sample types: a prefix tree of frame names
+/// (their ranks in byte order), its nodes in depth-first order with siblings in name order,
+/// which is the order of a graph's rows.
+struct Trie {
+    parent: Vec<u32>,
+    depth: Vec<u32>,
+    name: Vec<u32>,
+    /// Each sample type's own value of every node.
+    self_: Vec<Vec<u64>>,
+}
+
+impl Trie {
+    /// Merges the stacks of `slot`: each list of `lists` (with its `width` sums in `sums`)
+    /// expanded to its frames, root first, by `locations`; a list without locations is the
+    /// frame `unknown`.
+    fn build(
+        slot: usize,
+        lists: &[(&[u64], usize, usize)],
+        sums: &[u64],
+        width: usize,
+        locations: &FxHashMap<u64, Vec<u32>>,
+        unknown: u32,
+    ) -> Result<Trie, String> {
+        // The stacks of the slot, expanded, as (start in `frames`, end, list).
+        let mut frames: Vec<u32> = Vec::new();
+        let mut stacks: Vec<(u32, u32, u32)> = Vec::new();
+        for (at, &(ids, list_slot, _)) in lists.iter().enumerate() {
+            if list_slot != slot || sums[at * width..(at + 1) * width].iter().all(|&v| v == 0) {
+                continue;
+            }
+            let start = frames.len();
+            for id in ids.iter().rev() {
+                frames.extend_from_slice(&locations[id]);
+            }
+            if frames.len() == start {
+                frames.push(unknown);
+            }
+            stacks.push((start as u32, frames.len() as u32, at as u32));
+        }
+        // In the order of their names: the stacks under a frame come together, so each stack
+        // is merged by comparing it with the one before, and a frame's children are made in
+        // name order. Ties (lists of different locations with the same names) go by list, so
+        // that the order, and a sum's overflow error, does not depend on the threads.
+        let frames_of = |&(start, end, _): &(u32, u32, u32)| &frames[start as usize..end as usize];
+        stacks.par_sort_unstable_by(|a, b| frames_of(a).cmp(frames_of(b)).then(a.2.cmp(&b.2)));
+
+        let mut trie = Trie { parent: vec![NO_PARENT], depth: vec![0], name: vec![u32::MAX], self_: vec![vec![0]; width] };
+        // The nodes of the previous stack's frames.
+        let mut path: Vec<u32> = Vec::new();
+        let mut prev: &[u32] = &[];
+        for stack in &stacks {
+            let these = frames_of(stack);
+            let shared = prev.iter().zip(these).take_while(|(a, b)| a == b).count();
+            path.truncate(shared);
+            for &name in &these[shared..] {
+                let node = trie.parent.len() as u32;
+                trie.parent.push(path.last().copied().unwrap_or(0));
+                trie.depth.push(path.len() as u32 + 1);
+                trie.name.push(name);
+                for values in &mut trie.self_ {
+                    values.push(0);
+                }
+                path.push(node);
+            }
+            let leaf = *path.last().expect("a stack has a frame") as usize;
+            let at = stack.2 as usize;
+            for (values, &v) in trie.self_.iter_mut().zip(&sums[at * width..(at + 1) * width]) {
+                values[leaf] = values[leaf]
+                    .checked_add(v)
+                    .ok_or_else(|| format!("pprof: sample {}: {}", lists[at].2, MergeError::Overflow))?;
+            }
+            prev = these;
+        }
+        Ok(trie)
+    }
+
+    /// The graph of sample type `t`: the nodes whose total is not 0 for it (and the root),
+    /// laid out; `names` are the distinct frame names in byte order.
+    fn table(&self, t: usize, names: &[&str]) -> Result<FrameTable, MergeError> {
+        let self_ = &self.self_[t];
+        let n = self.parent.len();
+        // Children come after their parents: one backward pass sums the subtrees.
+        let mut total = self_.clone();
+        for node in (1..n).rev() {
+            let p = self.parent[node] as usize;
+            total[p] = total[p].checked_add(total[node]).ok_or(MergeError::Overflow)?;
+        }
+        if total[0] >= MAX_EXACT {
+            return Err(MergeError::TooLarge(total[0]));
+        }
+        // The graph's name table: the names of its frames, in byte order, after the root's.
+        let mut index = vec![0u32; names.len()];
+        for node in 1..n {
+            if total[node] != 0 {
+                index[self.name[node] as usize] = 1;
+            }
+        }
+        let mut table_names = vec![ROOT_NAME.to_string()];
+        for (rank, i) in index.iter_mut().enumerate() {
+            if *i != 0 {
+                *i = table_names.len() as u32;
+                table_names.push(names[rank].to_string());
+            }
+        }
+        let rows = 1 + (1..n).filter(|&node| total[node] != 0).count();
+        let mut table = FrameTable {
+            names: table_names,
+            name: Vec::with_capacity(rows),
+            depth: Vec::with_capacity(rows),
+            parent: Vec::with_capacity(rows),
+            offset: Vec::with_capacity(rows),
+            total: Vec::with_capacity(rows),
+            self_: Vec::with_capacity(rows),
+            ..FrameTable::default()
+        };
+        // Depth-first order is kept by leaving nodes out (a node's total is at least its
+        // children's). `rows_on_path[d]` is the row of the last frame at depth d, the parent of
+        // the next at d + 1; `next[d]` the offset of the next frame at depth d: children are
+        // laid out from their parent's offset, left to right, the parent's own value after them.
+        let mut rows_on_path: Vec<u32> = Vec::new();
+        let mut next: Vec<u64> = Vec::new();
+        for node in 0..n {
+            if node != 0 && total[node] == 0 {
+                continue;
+            }
+            let d = self.depth[node] as usize;
+            let offset = if d == 0 { 0 } else { next[d] };
+            next.truncate(d);
+            next.push(offset + total[node]);
+            next.push(offset);
+            rows_on_path.truncate(d);
+            table.parent.push(rows_on_path.last().copied().unwrap_or(NO_PARENT));
+            rows_on_path.push(table.name.len() as u32);
+            table.name.push(if node == 0 { 0 } else { index[self.name[node] as usize] });
+            table.depth.push(d as u32);
+            table.offset.push(offset);
+            table.total.push(total[node]);
+            table.self_.push(self_[node]);
+        }
+        Ok(table)
+    }
+}
+
 /// What the profile says about itself (its labels are added by the caller).
 fn metadata(p: &Profile, strings: &Strings) -> Result<BTreeMap<String, String>, String> {
     let mut m = BTreeMap::new();
@@ -772,6 +877,7 @@ fn rfc3339(nanos: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::frames::StackMerger;
     use crate::ingest::decode::MIN_FRAME_BUDGET;
 
     /// A profile with strings interned on the fly.
@@ -1206,6 +1312,88 @@ mod tests {
         assert!(samples.contains(&"main;work;square;leaf;with;semicolons 5\n".to_string()), "{samples:?}");
         assert!(samples.contains(&"main;work;square 2\n".to_string()), "{samples:?}");
         assert!(d.warnings.iter().any(|w| w.contains("skipped 1 negative value")), "{:?}", d.warnings);
+    }
+
+    #[test]
+    fn each_graph_is_its_samples_stacks_merged_one_by_one() {
+        // Samples drawn over a small call graph, with functions that share a name, an address
+        // named like a function, a sample without locations and many zero values: each sample
+        // type's table, column for column, is what merging each sample's stack with a value
+        // for that type, one at a time, gives.
+        let mut b = Builder::new(&[("a", "count"), ("b", "count"), ("c", "count")]);
+        let functions = ["main", "work", "work", "b;c", "zeta", "alpha", "work", "0xabc", "[unknown]"];
+        for (i, name) in functions.iter().enumerate() {
+            b.function(i as u64 + 1, name);
+        }
+        let mut seed: u64 = 7;
+        let mut next = move |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for id in 1..=12 {
+            let lines: Vec<u64> = (0..1 + next(3)).map(|_| 1 + next(functions.len() as u64)).collect();
+            b.location(id, &lines);
+        }
+        b.p.location.push(Location { id: 13, address: 0xabc, ..Default::default() });
+        for _ in 0..400 {
+            let ids: Vec<u64> = (0..next(6)).map(|_| 1 + next(13)).collect();
+            let values: Vec<i64> = (0..3).map(|_| if next(3) == 0 { 0 } else { next(1000) as i64 }).collect();
+            b.sample(&ids, &values);
+        }
+        let d = decode_bytes(&b.bytes()).unwrap();
+        let names = |l: &Location| -> Vec<String> {
+            if l.line.is_empty() {
+                return vec![format!("{:#x}", l.address)];
+            }
+            l.line.iter().rev().map(|line| functions[line.function_id as usize - 1].to_string()).collect()
+        };
+        for (t, type_name) in ["a", "b", "c"].iter().enumerate() {
+            let mut m = StackMerger::new(false, 1000);
+            for sample in &b.p.sample {
+                if sample.value[t] == 0 {
+                    continue;
+                }
+                let mut stack: Vec<String> = Vec::new();
+                for id in sample.location_id.iter().rev() {
+                    stack.extend(names(b.p.location.iter().find(|l| l.id == *id).unwrap()));
+                }
+                if stack.is_empty() {
+                    stack.push("[unknown]".into());
+                }
+                let stack: Vec<&str> = stack.iter().map(|s| s.as_str()).collect();
+                m.add_names(&stack, sample.value[t] as u64, 0).unwrap();
+            }
+            let graph = d.graphs.iter().find(|g| g.name == *type_name).unwrap();
+            assert!(graph.table.len() > 50, "{}", graph.table.len());
+            assert_eq!(graph.table, m.finish().unwrap(), "sample type {type_name}");
+        }
+    }
+
+    #[test]
+    fn sums_past_the_limits_are_errors() {
+        // Two locations of functions with one name: one stack, whose sum overflows.
+        let mut b = Builder::new(&[("samples", "count")]);
+        b.function(1, "f");
+        b.function(2, "f");
+        b.location(1, &[1]);
+        b.location(2, &[2]);
+        b.sample(&[1], &[i64::MAX]);
+        b.sample(&[1], &[i64::MAX]);
+        b.sample(&[2], &[2]);
+        assert_eq!(err(&b.bytes()), "pprof: sample 3: the counts add up to more than 2^64 (overflow)");
+        // Different stacks whose total overflows; a total too large for the chunk files.
+        let mut b = Builder::new(&[("samples", "count")]);
+        b.function(1, "f");
+        b.function(2, "g");
+        b.location(1, &[1]);
+        b.location(2, &[2]);
+        b.sample(&[1], &[i64::MAX]);
+        b.sample(&[1], &[i64::MAX]);
+        b.sample(&[2], &[2]);
+        assert_eq!(err(&b.bytes()), "pprof: the counts add up to more than 2^64 (overflow)");
+        b.p.sample.truncate(1);
+        b.p.sample[0].value[0] = 1 << 53;
+        assert_eq!(err(&b.bytes()), format!("pprof: the total {} is 2^53 or more and cannot be stored exactly", 1u64 << 53));
     }
 
     #[test]
