@@ -295,6 +295,10 @@ fn fields_look_like_profile(mut rest: &[u8]) -> bool {
 fn varint(b: &[u8]) -> Option<(u64, usize)> {
     let mut value: u64 = 0;
     for (i, &byte) in b.iter().enumerate().take(10) {
+        if i == 9 && byte > 1 {
+            // Past 64 bits.
+            return None;
+        }
         value |= ((byte & 0x7f) as u64) << (7 * i);
         if byte & 0x80 == 0 {
             return Some((value, i + 1));
@@ -308,11 +312,94 @@ fn varint(b: &[u8]) -> Option<(u64, usize)> {
 pub fn decode(reader: &mut dyn BufRead, limits: &Limits, options: &PprofConfig) -> Result<Decoded, String> {
     let mut bytes = Vec::new();
     reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    let profile = Profile::decode(bytes.as_slice())
-        .map_err(|e| format!("pprof: malformed protobuf (truncated or corrupt): {e}"))?;
     let budget = FrameBudget::for_bytes(bytes.len() as u64);
-    drop(bytes);
-    convert(&profile, limits, options, budget)
+    decode_within(&bytes, limits, options, budget)
+}
+
+/// [`decode`] of the bytes of a profile, with a frame budget.
+fn decode_within(bytes: &[u8], limits: &Limits, options: &PprofConfig, budget: FrameBudget) -> Result<Decoded, String> {
+    // The samples are most of a profile: each is read when it is needed, into one `Sample`
+    // reused for all, rather than decoded into a vector of its own (three allocations per
+    // sample to make and to free). The rest of the profile is decoded whole.
+    match split_samples(bytes) {
+        Some((head, samples)) => {
+            let profile = Profile::decode(head.as_slice()).map_err(malformed)?;
+            drop(head);
+            convert(&profile, Samples::Encoded(bytes, samples), limits, options, budget)
+        }
+        // A field cut short, or a group: prost reads the whole and says what is wrong.
+        None => {
+            let profile = Profile::decode(bytes).map_err(malformed)?;
+            convert(&profile, Samples::Decoded(&profile.sample), limits, options, budget)
+        }
+    }
+}
+
+fn malformed(e: prost::DecodeError) -> String {
+    format!("pprof: malformed protobuf (truncated or corrupt): {e}")
+}
+
+/// The samples of a profile.
+enum Samples<'a> {
+    /// Where the encoded `Sample` messages are in the profile's bytes.
+    Encoded(&'a [u8], Vec<std::ops::Range<usize>>),
+    /// Decoded with the profile.
+    Decoded(&'a [Sample]),
+}
+
+impl Samples<'_> {
+    /// Calls `f` with each sample and its number (from 1), in order.
+    fn for_each(&self, mut f: impl FnMut(&Sample, usize) -> Result<(), String>) -> Result<(), String> {
+        match self {
+            Samples::Encoded(bytes, ranges) => {
+                let mut sample = Sample::default();
+                for (k, range) in ranges.iter().enumerate() {
+                    sample.clear();
+                    sample.merge(&bytes[range.clone()]).map_err(malformed)?;
+                    f(&sample, k + 1)?;
+                }
+            }
+            Samples::Decoded(samples) => {
+                for (k, sample) in samples.iter().enumerate() {
+                    f(sample, k + 1)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The top-level fields of a profile's bytes split into the samples (field 2), by where
+/// each one's message is, and the other fields, copied; `None` when a field is cut short or
+/// is a group (wire type 3 or 4), which no field of `Profile` is.
+fn split_samples(bytes: &[u8]) -> Option<(Vec<u8>, Vec<std::ops::Range<usize>>)> {
+    let mut head = Vec::new();
+    let mut samples = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let start = at;
+        let (key, n) = varint(&bytes[at..])?;
+        at += n;
+        let size = match key & 7 {
+            0 => varint(&bytes[at..])?.1,
+            1 => 8,
+            2 => {
+                let (len, n) = varint(&bytes[at..])?;
+                at += n;
+                usize::try_from(len).ok()?
+            }
+            5 => 4,
+            _ => return None,
+        };
+        let end = at.checked_add(size).filter(|&end| end <= bytes.len())?;
+        if key == (2 << 3) | 2 {
+            samples.push(at..end);
+        } else {
+            head.extend_from_slice(&bytes[start..end]);
+        }
+        at = end;
+    }
+    Some((head, samples))
 }
 
 /// Values of one label key listed in its metadata entry; the rest are counted.
@@ -399,7 +486,7 @@ impl<'a> Strings<'a> {
     }
 }
 
-fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: FrameBudget) -> Result<Decoded, String> {
+fn convert(p: &Profile, samples: Samples, limits: &Limits, options: &PprofConfig, mut budget: FrameBudget) -> Result<Decoded, String> {
     let strings = Strings::new(&p.string_table);
     let mut warnings = Vec::new();
 
@@ -448,12 +535,16 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
     }
 
     // Each location's frames, root first, as indexes into `frame_names`: each name is a
-    // function's (one index per function id) or an address's.
+    // function's (one index per function id) or an address's. The locations are numbered in
+    // the order of the profile (the first of an id wins): location k's frames are
+    // `frames[spans[k]..spans[k + 1]]`.
     let mut frame_names: Vec<Cow<str>> = Vec::new();
     let mut function_frames: FxHashMap<u64, u32> = FxHashMap::default();
-    let mut locations: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
+    let mut location_index = IdIndex::new(p.location.len());
+    let mut frames: Vec<u32> = Vec::new();
+    let mut spans: Vec<usize> = vec![0];
     for loc in &p.location {
-        let mut frames: Vec<u32> = Vec::with_capacity(loc.line.len().max(1));
+        let start = frames.len();
         for line in loc.line.iter().rev() {
             if line.function_id == 0 {
                 continue;
@@ -466,7 +557,7 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
                 frame_names.len() as u32 - 1
             }));
         }
-        if frames.is_empty() {
+        if frames.len() == start {
             if loc.address == 0 {
                 return Err(format!("pprof: location {} has no line and no address: nothing to show", loc.id));
             }
@@ -483,8 +574,14 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
             }));
             frames.push(frame_names.len() as u32 - 1);
         }
-        locations.entry(loc.id).or_insert(frames);
+        if location_index.get(loc.id).is_none() {
+            location_index.insert(loc.id, spans.len() as u32 - 1);
+            spans.push(frames.len());
+        } else {
+            frames.truncate(start);
+        }
     }
+    let location_count = spans.len() - 1;
     frame_names.push(Cow::Borrowed("[unknown]"));
     // The distinct names in byte order (the order of siblings in a graph, and of its name
     // table), and each location's frames as their ranks in it: two functions or an address
@@ -501,18 +598,56 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
         rank[f as usize] = names.len() as u32 - 1;
     }
     drop(by_name);
-    for frames in locations.values_mut() {
-        for f in frames.iter_mut() {
-            *f = rank[*f as usize];
-        }
+    for f in &mut frames {
+        *f = rank[*f as usize];
     }
     let unknown = rank[frame_names.len() - 1];
+
+    // The samples, read once, into flat arrays: sample k's locations are
+    // `sample_locations[location_ends[k - 1]..location_ends[k]]`, as their numbers above (a
+    // location id that does not exist gets a number past them, for the error below), its
+    // values `sample_values[k * width..][..width]`, its labels likewise by `label_ends`.
+    let width = types.len();
+    let mut missing_ids: Vec<u64> = Vec::new();
+    let mut sample_locations: Vec<u32> = Vec::new();
+    let mut location_ends: Vec<usize> = Vec::new();
+    let mut sample_values: Vec<i64> = Vec::new();
+    let mut sample_labels: Vec<Label> = Vec::new();
+    let mut label_ends: Vec<usize> = Vec::new();
+    samples.for_each(|sample, number| {
+        if sample.value.len() != width {
+            return Err(format!(
+                "pprof: sample {number} has {} values but the profile has {width} sample types",
+                sample.value.len()
+            ));
+        }
+        for &id in &sample.location_id {
+            let index = match location_index.get(id) {
+                Some(index) => index,
+                None => {
+                    let index = (location_count + missing_ids.len()) as u32;
+                    missing_ids.push(id);
+                    location_index.insert(id, index);
+                    index
+                }
+            };
+            sample_locations.push(index);
+        }
+        location_ends.push(sample_locations.len());
+        sample_values.extend_from_slice(&sample.value);
+        sample_labels.extend_from_slice(&sample.label);
+        label_ends.push(sample_labels.len());
+        Ok(())
+    })?;
+    drop(samples);
+    let sample_count = location_ends.len();
+    let range = |ends: &[usize], k: usize| if k == 0 { 0..ends[0] } else { ends[k - 1]..ends[k] };
 
     // Every label key with its values, for the metadata and for graph_by_label.
     let mut labels = Labels { resolved: FxHashMap::default() };
     let mut label_values: BTreeMap<&str, std::collections::BTreeSet<LabelValue>> = BTreeMap::new();
-    for (k, sample) in p.sample.iter().enumerate() {
-        for l in &sample.label {
+    for k in 0..sample_count {
+        for l in &sample_labels[range(&label_ends, k)] {
             if let Some((key, value)) = labels.get(l, &strings, k + 1)? {
                 label_values.entry(key).or_default().insert(value);
             }
@@ -538,25 +673,20 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
     // Samples with the same location list (and slot) are merged once: their values are
     // summed per sample type first (a profile repeats a stack for every label set, and most
     // samples fall on a few hot stacks). Distinct lists keep the order of their first sample.
-    let width = types.len();
-    let mut distinct: FxHashMap<(&[u64], usize), usize> = FxHashMap::default();
-    // Location ids, slot, number of the first sample.
-    let mut lists: Vec<(&[u64], usize, usize)> = Vec::new();
+    let mut distinct: FxHashMap<(&[u32], usize), usize> = FxHashMap::default();
+    // Locations, slot, number of the first sample.
+    let mut lists: Vec<(&[u32], usize, usize)> = Vec::new();
     let mut sums: Vec<u64> = Vec::new(); // width values per distinct list
     let mut negative: u64 = 0;
     let mut slots: Vec<usize> = Vec::new();
-    for (k, sample) in p.sample.iter().enumerate() {
+    for k in 0..sample_count {
         let number = k + 1;
-        if sample.value.len() != width {
-            return Err(format!(
-                "pprof: sample {number} has {} values but the profile has {width} sample types",
-                sample.value.len()
-            ));
-        }
+        let location_list = &sample_locations[range(&location_ends, k)];
+        let values = &sample_values[k * width..(k + 1) * width];
         slots.clear();
         slots.push(0);
         if let Some((wanted, values)) = &split {
-            for l in &sample.label {
+            for l in &sample_labels[range(&label_ends, k)] {
                 if let Some((key, value)) = labels.get(l, &strings, number)? {
                     if key == *wanted {
                         let at = values.binary_search(&value).expect("every value was collected");
@@ -571,14 +701,14 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
             slots.sort_unstable();
             slots.dedup();
         }
-        negative += sample.value.iter().filter(|&&v| v < 0).count() as u64;
+        negative += values.iter().filter(|&&v| v < 0).count() as u64;
         for &slot in &slots {
-            let at = *distinct.entry((&sample.location_id[..], slot)).or_insert_with(|| {
-                lists.push((&sample.location_id[..], slot, number));
+            let at = *distinct.entry((location_list, slot)).or_insert_with(|| {
+                lists.push((location_list, slot, number));
                 sums.resize(sums.len() + width, 0);
                 lists.len() - 1
             });
-            for (t, &value) in sample.value.iter().enumerate() {
+            for (t, &value) in values.iter().enumerate() {
                 if value < 0 {
                     continue;
                 }
@@ -593,13 +723,13 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
     // First, in sample order, what can be wrong with a stack: a location that does not
     // exist, a stack too deep, more frames than the budget. Then nothing can fail but the
     // sums.
-    let depth_of = |ids: &[u64]| -> usize { ids.iter().map(|id| locations.get(id).map_or(0, |f| f.len())).sum::<usize>().max(1) };
     // A list's index is its row of `sums` (both were pushed together).
-    for (at, &(ids, _, number)) in lists.iter().enumerate() {
-        if let Some(id) = ids.iter().rev().find(|id| !locations.contains_key(id)) {
+    for (at, &(list, _, number)) in lists.iter().enumerate() {
+        if let Some(&index) = list.iter().rev().find(|&&index| index as usize >= location_count) {
+            let id = missing_ids[index as usize - location_count];
             return Err(format!("pprof: location {id} referred to by sample {number} does not exist"));
         }
-        let depth = depth_of(ids);
+        let depth = list.iter().map(|&index| spans[index as usize + 1] - spans[index as usize]).sum::<usize>().max(1);
         if depth > limits.max_depth as usize {
             return Err(format!("pprof: sample {number}: {}", MergeError::TooDeep(limits.max_depth)));
         }
@@ -612,7 +742,7 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
     // for the type (a stack whose value is 0 adds nothing to a graph).
     let tries: Vec<Result<Trie, String>> = (0..slot_count)
         .into_par_iter()
-        .map(|slot| Trie::build(slot, &lists, &sums, width, &locations, unknown))
+        .map(|slot| Trie::build(slot, &lists, &sums, width, (&frames, &spans), unknown))
         .collect();
     let tries: Vec<Trie> = tries.into_iter().collect::<Result<_, _>>()?;
     let merged: Vec<Result<FrameTable, MergeError>> = (0..slot_count * width)
@@ -681,6 +811,38 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
     Ok(Decoded { format: "pprof", compression: Compression::None, graphs, warnings, metadata })
 }
 
+/// Location ids to their numbers: ids up to the number of locations (profiles number them
+/// from 1) in a vector, the others in a hash map.
+struct IdIndex {
+    small: Vec<u32>,
+    large: FxHashMap<u64, u32>,
+}
+
+impl IdIndex {
+    const NONE: u32 = u32::MAX;
+
+    fn new(locations: usize) -> Self {
+        IdIndex { small: vec![Self::NONE; locations + 1], large: FxHashMap::default() }
+    }
+
+    fn get(&self, id: u64) -> Option<u32> {
+        match usize::try_from(id).ok().and_then(|i| self.small.get(i)) {
+            Some(&Self::NONE) => None,
+            Some(&index) => Some(index),
+            None => self.large.get(&id).copied(),
+        }
+    }
+
+    fn insert(&mut self, id: u64, index: u32) {
+        match usize::try_from(id).ok().and_then(|i| self.small.get_mut(i)) {
+            Some(slot) => *slot = index,
+            None => {
+                self.large.insert(id, index);
+            }
+        }
+    }
+}
+
 /// One slot's distinct stacks merged once for all sample types: a prefix tree of frame names
 /// (their ranks in byte order), its nodes in depth-first order with siblings in name order,
 /// which is the order of a graph's rows.
@@ -693,27 +855,27 @@ struct Trie {
 }
 
 impl Trie {
-    /// Merges the stacks of `slot`: each list of `lists` (with its `width` sums in `sums`)
-    /// expanded to its frames, root first, by `locations`; a list without locations is the
-    /// frame `unknown`.
+    /// Merges the stacks of `slot`: each list of `lists` (locations, with its `width` sums in
+    /// `sums`) expanded to its frames, root first (location k's are `location_frames[spans[k]..
+    /// spans[k + 1]]`); a list without locations is the frame `unknown`.
     fn build(
         slot: usize,
-        lists: &[(&[u64], usize, usize)],
+        lists: &[(&[u32], usize, usize)],
         sums: &[u64],
         width: usize,
-        locations: &FxHashMap<u64, Vec<u32>>,
+        (location_frames, spans): (&[u32], &[usize]),
         unknown: u32,
     ) -> Result<Trie, String> {
         // The stacks of the slot, expanded, as (start in `frames`, end, list).
         let mut frames: Vec<u32> = Vec::new();
         let mut stacks: Vec<(u32, u32, u32)> = Vec::new();
-        for (at, &(ids, list_slot, _)) in lists.iter().enumerate() {
+        for (at, &(list, list_slot, _)) in lists.iter().enumerate() {
             if list_slot != slot || sums[at * width..(at + 1) * width].iter().all(|&v| v == 0) {
                 continue;
             }
             let start = frames.len();
-            for id in ids.iter().rev() {
-                frames.extend_from_slice(&locations[id]);
+            for &index in list.iter().rev() {
+                frames.extend_from_slice(&location_frames[spans[index as usize]..spans[index as usize + 1]]);
             }
             if frames.len() == start {
                 frames.push(unknown);
@@ -1263,6 +1425,44 @@ mod tests {
     }
 
     #[test]
+    fn samples_read_apart_from_the_rest_give_the_same_graphs() {
+        let plain = decode_bytes(&sample_profile().bytes()).unwrap();
+        // Location ids far past the number of locations, and one that is u64::MAX.
+        let mut b = sample_profile();
+        let renumber = |id: u64| match id {
+            10 => u64::MAX,
+            11 => 1 << 40,
+            id => id,
+        };
+        for l in &mut b.p.location {
+            l.id = renumber(l.id);
+        }
+        for sample in &mut b.p.sample {
+            sample.location_id.iter_mut().for_each(|id| *id = renumber(*id));
+        }
+        let d = decode_bytes(&b.bytes()).unwrap();
+        assert_eq!(folded(&d.graphs[0]), folded(&plain.graphs[0]));
+        assert_eq!(folded(&d.graphs[1]), folded(&plain.graphs[1]));
+        b.sample(&[12, 1 << 41], &[1, 1]);
+        assert_eq!(err(&b.bytes()), format!("pprof: location {} referred to by sample 4 does not exist", 1u64 << 41));
+        // An unknown field that is a group (field 20: start 0xa3 0x01, a varint, end 0xa4 0x01), before the
+        // samples: skipped, as prost skips it.
+        let mut bytes = vec![0xa3, 0x01, 1 << 3, 5, 0xa4, 0x01];
+        bytes.extend(sample_profile().bytes());
+        let d = decode_bytes(&bytes).unwrap();
+        assert_eq!(folded(&d.graphs[0]), folded(&plain.graphs[0]));
+        assert_eq!(folded(&d.graphs[1]), folded(&plain.graphs[1]));
+        // Field 2 (sample) as a varint, and a sample whose location list is cut short.
+        let mut bytes = sample_profile().bytes();
+        bytes.extend_from_slice(&[2 << 3, 1]);
+        let e = err(&bytes);
+        assert!(e.starts_with("pprof: malformed protobuf") && e.contains("wire type"), "{e}");
+        let mut bytes = sample_profile().bytes();
+        bytes.extend_from_slice(&[(2 << 3) | 2, 3, (1 << 3) | 2, 5, 10]);
+        assert!(err(&bytes).starts_with("pprof: malformed protobuf"));
+    }
+
+    #[test]
     fn string_index_out_of_range_is_an_error() {
         let mut b = sample_profile();
         b.p.function[1].name = 57;
@@ -1418,7 +1618,7 @@ mod tests {
         assert!(bytes.len() < 20_000, "{}", bytes.len());
         assert_eq!(FrameBudget::for_bytes(bytes.len() as u64).limit, MIN_FRAME_BUDGET);
         // The same check with a smaller budget, to keep the test quick.
-        let e = convert(&b.p, &Limits::default(), &PprofConfig::default(), FrameBudget::with_limit(1_000_000)).unwrap_err();
+        let e = decode_within(&bytes, &Limits::default(), &PprofConfig::default(), FrameBudget::with_limit(1_000_000)).unwrap_err();
         assert!(e.contains("more than 1000000 frames") && e.contains("refused as a likely bomb"), "{e}");
         // A real profile is far below its budget.
         let p = sample_profile().bytes();
