@@ -13,7 +13,8 @@
 #         many). Against `gzip -dc` (the floor) and two JDK readers: `jfr print --json` of the
 #         event types flamesite reads, to /dev/null (a converter, as flamesite is one), and
 #         `jfr summary` (reads every event, prints counts). Needs java, javac and jfr.
-# `flamesite check` (decode, no files written) is timed too, to tell decoding from writing.
+# `flamesite check` (decoded and laid out in chunks, nothing written) is timed too, to tell
+# decoding from writing. The load average is printed at the start and the end.
 # Commands alternate within each round; medians of the rounds, the median and range of each
 # round's ratios (which is what is comparable on a shared machine), and peak memory (the
 # largest of the rounds), with GNU time. Then the outputs are checked: flamesite's graph of
@@ -79,6 +80,9 @@ ratio() {
 }
 
 echo "$(nproc) cores, $runs rounds; $("$bin" --version), repository at $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo '?')"
+# The machine's load before and after, to tell a quiet run from a busy one.
+echo "load average (1, 5, 15 min) at the start: $(cut -d' ' -f1-3 /proc/loadavg)"
+trap 'echo "load average (1, 5, 15 min) at the end: $(cut -d" " -f1-3 /proc/loadavg)"; rm -rf "$work"' EXIT
 
 if [ "$which" = perf ] || [ "$which" = both ]; then
   command -v inferno-collapse-perf >/dev/null || { echo "missing: inferno-collapse-perf (see the header of $0)" >&2; exit 1; }

@@ -8,7 +8,7 @@
 //!   (the inlined callee, then the function it was inlined into, …). Each line is a frame of
 //!   its own, and the stack is turned around to be root first.
 //! - A frame is named by its function's `name`, or its `system_name` when the name is empty.
-//!   Names are passed to the merger as a slice, so a `;` inside a name is kept as it is.
+//!   Names are merged whole, never split, so a `;` inside a name is kept as it is.
 //! - A location without lines (unsymbolised) is named by its address, `0x4b10e6`, followed by
 //!   ` (file)` when its mapping has a file name. Lines whose `function_id` is 0 (no function)
 //!   are left out; a location left with no line and no address is an error.
@@ -46,11 +46,12 @@ use std::collections::{BTreeMap, HashSet};
 use std::io::BufRead;
 
 use prost::Message;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::{Compression, Decoded, FrameBudget, Graph};
 use crate::config::{Limits, PprofConfig};
-use crate::graph::frames::StackMerger;
+use crate::graph::frames::{FrameTable, MergeError, MAX_EXACT, NO_PARENT, ROOT_NAME};
 
 // The messages of `profile.proto` (github.com/google/pprof, proto/profile.proto), written
 // from the published schema with the field numbers it gives. The string table is read as
@@ -294,6 +295,10 @@ fn fields_look_like_profile(mut rest: &[u8]) -> bool {
 fn varint(b: &[u8]) -> Option<(u64, usize)> {
     let mut value: u64 = 0;
     for (i, &byte) in b.iter().enumerate().take(10) {
+        if i == 9 && byte > 1 {
+            // Past 64 bits.
+            return None;
+        }
         value |= ((byte & 0x7f) as u64) << (7 * i);
         if byte & 0x80 == 0 {
             return Some((value, i + 1));
@@ -307,11 +312,142 @@ fn varint(b: &[u8]) -> Option<(u64, usize)> {
 pub fn decode(reader: &mut dyn BufRead, limits: &Limits, options: &PprofConfig) -> Result<Decoded, String> {
     let mut bytes = Vec::new();
     reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
-    let profile = Profile::decode(bytes.as_slice())
-        .map_err(|e| format!("pprof: malformed protobuf (truncated or corrupt): {e}"))?;
     let budget = FrameBudget::for_bytes(bytes.len() as u64);
-    drop(bytes);
-    convert(&profile, limits, options, budget)
+    decode_within(&bytes, limits, options, budget)
+}
+
+/// [`decode`] of the bytes of a profile, with a frame budget.
+fn decode_within(bytes: &[u8], limits: &Limits, options: &PprofConfig, budget: FrameBudget) -> Result<Decoded, String> {
+    // The samples are most of a profile: each is read when it is needed, into one `Sample`
+    // reused for all, rather than decoded into a vector of its own (three allocations per
+    // sample to make and to free). The rest of the profile is decoded whole.
+    match split_samples(bytes) {
+        Some((head, samples)) => {
+            let profile = Profile::decode(head.as_slice()).map_err(malformed)?;
+            drop(head);
+            convert(&profile, Samples::Encoded(bytes, samples), limits, options, budget)
+        }
+        // A field cut short, or a group: prost reads the whole and says what is wrong.
+        None => {
+            let profile = Profile::decode(bytes).map_err(malformed)?;
+            convert(&profile, Samples::Decoded(&profile.sample), limits, options, budget)
+        }
+    }
+}
+
+fn malformed(e: prost::DecodeError) -> String {
+    format!("pprof: malformed protobuf (truncated or corrupt): {e}")
+}
+
+/// The samples of a profile.
+enum Samples<'a> {
+    /// Where the encoded `Sample` messages are in the profile's bytes.
+    Encoded(&'a [u8], Vec<std::ops::Range<usize>>),
+    /// Decoded with the profile.
+    Decoded(&'a [Sample]),
+}
+
+impl Samples<'_> {
+    /// Calls `f` with each sample and its number (from 1), in order.
+    fn for_each(&self, mut f: impl FnMut(&Sample, usize) -> Result<(), String>) -> Result<(), String> {
+        match self {
+            Samples::Encoded(bytes, ranges) => {
+                let mut sample = Sample::default();
+                for (k, range) in ranges.iter().enumerate() {
+                    sample.clear();
+                    if !read_sample(&bytes[range.clone()], &mut sample) {
+                        sample.clear();
+                        sample.merge(&bytes[range.clone()]).map_err(|e| format!("{}: sample {}", malformed(e), k + 1))?;
+                    }
+                    f(&sample, k + 1)?;
+                }
+            }
+            Samples::Decoded(samples) => {
+                for (k, sample) in samples.iter().enumerate() {
+                    f(sample, k + 1)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reads the fields of a `Sample` message into `sample` as `Sample::merge` does, when they
+/// are written as Go's and most writers write them: location ids and values as varints
+/// (packed or not), labels as messages. `false` for anything else (another field, another
+/// wire type, a varint or a length that runs past the end), which `Sample::merge` then reads
+/// or names as an error. The samples are most of a profile, and prost's merge took about 50 ms
+/// more of the CPU time of the bench profile's `flamesite check` (0.8 s).
+fn read_sample(mut b: &[u8], sample: &mut Sample) -> bool {
+    fn packed(mut b: &[u8], mut push: impl FnMut(u64)) -> bool {
+        while !b.is_empty() {
+            let Some((v, n)) = varint(b) else { return false };
+            push(v);
+            b = &b[n..];
+        }
+        true
+    }
+    while !b.is_empty() {
+        let Some((key, n)) = varint(b) else { return false };
+        b = &b[n..];
+        let Some((v, n)) = varint(b) else { return false };
+        b = &b[n..];
+        match key {
+            // location_id and value, one varint each.
+            0x08 => sample.location_id.push(v),
+            0x10 => sample.value.push(v as i64),
+            // Packed, or a label: `v` bytes.
+            0x0a | 0x12 | 0x1a => {
+                let Some(field) = usize::try_from(v).ok().filter(|&len| len <= b.len()).map(|len| &b[..len]) else {
+                    return false;
+                };
+                b = &b[field.len()..];
+                let read = match key {
+                    0x0a => packed(field, |v| sample.location_id.push(v)),
+                    0x12 => packed(field, |v| sample.value.push(v as i64)),
+                    _ => Label::decode(field).map(|l| sample.label.push(l)).is_ok(),
+                };
+                if !read {
+                    return false;
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The top-level fields of a profile's bytes split into the samples (field 2), by where
+/// each one's message is, and the other fields, copied; `None` when a field is cut short or
+/// is a group (wire type 3 or 4), which no field of `Profile` is.
+fn split_samples(bytes: &[u8]) -> Option<(Vec<u8>, Vec<std::ops::Range<usize>>)> {
+    let mut head = Vec::new();
+    let mut samples = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let start = at;
+        let (key, n) = varint(&bytes[at..])?;
+        at += n;
+        let size = match key & 7 {
+            0 => varint(&bytes[at..])?.1,
+            1 => 8,
+            2 => {
+                let (len, n) = varint(&bytes[at..])?;
+                at += n;
+                usize::try_from(len).ok()?
+            }
+            5 => 4,
+            _ => return None,
+        };
+        let end = at.checked_add(size).filter(|&end| end <= bytes.len())?;
+        if key == (2 << 3) | 2 {
+            samples.push(at..end);
+        } else {
+            head.extend_from_slice(&bytes[start..end]);
+        }
+        at = end;
+    }
+    Some((head, samples))
 }
 
 /// Values of one label key listed in its metadata entry; the rest are counted.
@@ -398,7 +534,7 @@ impl<'a> Strings<'a> {
     }
 }
 
-fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: FrameBudget) -> Result<Decoded, String> {
+fn convert(p: &Profile, samples: Samples, limits: &Limits, options: &PprofConfig, mut budget: FrameBudget) -> Result<Decoded, String> {
     let strings = Strings::new(&p.string_table);
     let mut warnings = Vec::new();
 
@@ -447,12 +583,16 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
     }
 
     // Each location's frames, root first, as indexes into `frame_names`: each name is a
-    // function's (one index per function id) or an address's.
+    // function's (one index per function id) or an address's. The locations are numbered in
+    // the order of the profile (the first of an id wins): location k's frames are
+    // `frames[spans[k]..spans[k + 1]]`.
     let mut frame_names: Vec<Cow<str>> = Vec::new();
     let mut function_frames: FxHashMap<u64, u32> = FxHashMap::default();
-    let mut locations: FxHashMap<u64, Vec<u32>> = FxHashMap::default();
+    let mut location_index = IdIndex::new(p.location.len());
+    let mut frames: Vec<u32> = Vec::new();
+    let mut spans: Vec<usize> = vec![0];
     for loc in &p.location {
-        let mut frames: Vec<u32> = Vec::with_capacity(loc.line.len().max(1));
+        let start = frames.len();
         for line in loc.line.iter().rev() {
             if line.function_id == 0 {
                 continue;
@@ -465,7 +605,7 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
                 frame_names.len() as u32 - 1
             }));
         }
-        if frames.is_empty() {
+        if frames.len() == start {
             if loc.address == 0 {
                 return Err(format!("pprof: location {} has no line and no address: nothing to show", loc.id));
             }
@@ -482,16 +622,80 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
             }));
             frames.push(frame_names.len() as u32 - 1);
         }
-        locations.entry(loc.id).or_insert(frames);
+        if location_index.get(loc.id).is_none() {
+            location_index.insert(loc.id, spans.len() as u32 - 1);
+            spans.push(frames.len());
+        } else {
+            frames.truncate(start);
+        }
     }
-    let unknown = frame_names.len() as u32;
+    let location_count = spans.len() - 1;
     frame_names.push(Cow::Borrowed("[unknown]"));
+    // The distinct names in byte order (the order of siblings in a graph, and of its name
+    // table), and each location's frames as their ranks in it: two functions or an address
+    // with the same name are one frame, as they are in a folded line.
+    let mut by_name: Vec<u32> = (0..frame_names.len() as u32).collect();
+    by_name.sort_unstable_by(|&a, &b| frame_names[a as usize].cmp(&frame_names[b as usize]));
+    let mut rank = vec![0u32; frame_names.len()];
+    let mut names: Vec<&str> = Vec::with_capacity(frame_names.len());
+    for &f in &by_name {
+        let name: &str = &frame_names[f as usize];
+        if names.last() != Some(&name) {
+            names.push(name);
+        }
+        rank[f as usize] = names.len() as u32 - 1;
+    }
+    drop(by_name);
+    for f in &mut frames {
+        *f = rank[*f as usize];
+    }
+    let unknown = rank[frame_names.len() - 1];
+
+    // The samples, read once, into flat arrays: sample k's locations are
+    // `sample_locations[location_ends[k - 1]..location_ends[k]]`, as their numbers above (a
+    // location id that does not exist gets a number past them, for the error below), its
+    // values `sample_values[k * width..][..width]`, its labels likewise by `label_ends`.
+    let width = types.len();
+    let mut missing_ids: Vec<u64> = Vec::new();
+    let mut sample_locations: Vec<u32> = Vec::new();
+    let mut location_ends: Vec<usize> = Vec::new();
+    let mut sample_values: Vec<i64> = Vec::new();
+    let mut sample_labels: Vec<Label> = Vec::new();
+    let mut label_ends: Vec<usize> = Vec::new();
+    samples.for_each(|sample, number| {
+        if sample.value.len() != width {
+            return Err(format!(
+                "pprof: sample {number} has {} values but the profile has {width} sample types",
+                sample.value.len()
+            ));
+        }
+        for &id in &sample.location_id {
+            let index = match location_index.get(id) {
+                Some(index) => index,
+                None => {
+                    let index = (location_count + missing_ids.len()) as u32;
+                    missing_ids.push(id);
+                    location_index.insert(id, index);
+                    index
+                }
+            };
+            sample_locations.push(index);
+        }
+        location_ends.push(sample_locations.len());
+        sample_values.extend_from_slice(&sample.value);
+        sample_labels.extend_from_slice(&sample.label);
+        label_ends.push(sample_labels.len());
+        Ok(())
+    })?;
+    drop(samples);
+    let sample_count = location_ends.len();
+    let range = |ends: &[usize], k: usize| if k == 0 { 0..ends[0] } else { ends[k - 1]..ends[k] };
 
     // Every label key with its values, for the metadata and for graph_by_label.
     let mut labels = Labels { resolved: FxHashMap::default() };
     let mut label_values: BTreeMap<&str, std::collections::BTreeSet<LabelValue>> = BTreeMap::new();
-    for (k, sample) in p.sample.iter().enumerate() {
-        for l in &sample.label {
+    for k in 0..sample_count {
+        for l in &sample_labels[range(&label_ends, k)] {
             if let Some((key, value)) = labels.get(l, &strings, k + 1)? {
                 label_values.entry(key).or_default().insert(value);
             }
@@ -517,25 +721,20 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
     // Samples with the same location list (and slot) are merged once: their values are
     // summed per sample type first (a profile repeats a stack for every label set, and most
     // samples fall on a few hot stacks). Distinct lists keep the order of their first sample.
-    let width = types.len();
-    let mut distinct: FxHashMap<(&[u64], usize), usize> = FxHashMap::default();
-    // Location ids, slot, number of the first sample.
-    let mut lists: Vec<(&[u64], usize, usize)> = Vec::new();
+    let mut distinct: FxHashMap<(&[u32], usize), usize> = FxHashMap::default();
+    // Locations, slot, number of the first sample.
+    let mut lists: Vec<(&[u32], usize, usize)> = Vec::new();
     let mut sums: Vec<u64> = Vec::new(); // width values per distinct list
     let mut negative: u64 = 0;
     let mut slots: Vec<usize> = Vec::new();
-    for (k, sample) in p.sample.iter().enumerate() {
+    for k in 0..sample_count {
         let number = k + 1;
-        if sample.value.len() != width {
-            return Err(format!(
-                "pprof: sample {number} has {} values but the profile has {width} sample types",
-                sample.value.len()
-            ));
-        }
+        let location_list = &sample_locations[range(&location_ends, k)];
+        let values = &sample_values[k * width..(k + 1) * width];
         slots.clear();
         slots.push(0);
         if let Some((wanted, values)) = &split {
-            for l in &sample.label {
+            for l in &sample_labels[range(&label_ends, k)] {
                 if let Some((key, value)) = labels.get(l, &strings, number)? {
                     if key == *wanted {
                         let at = values.binary_search(&value).expect("every value was collected");
@@ -550,14 +749,14 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
             slots.sort_unstable();
             slots.dedup();
         }
-        negative += sample.value.iter().filter(|&&v| v < 0).count() as u64;
+        negative += values.iter().filter(|&&v| v < 0).count() as u64;
         for &slot in &slots {
-            let at = *distinct.entry((&sample.location_id[..], slot)).or_insert_with(|| {
-                lists.push((&sample.location_id[..], slot, number));
+            let at = *distinct.entry((location_list, slot)).or_insert_with(|| {
+                lists.push((location_list, slot, number));
                 sums.resize(sums.len() + width, 0);
                 lists.len() - 1
             });
-            for (t, &value) in sample.value.iter().enumerate() {
+            for (t, &value) in values.iter().enumerate() {
                 if value < 0 {
                     continue;
                 }
@@ -569,98 +768,39 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
         }
     }
 
-    // The distinct stacks, into one merger per slot and sample type. Each merger interns a
-    // name once, when it first needs it, and is given the frames a stack does not share with
-    // the previous stack it was given (`StackMerger::add_ids`): a long name repeated in deep
-    // stacks is hashed once per merger, not once per frame.
-    struct Slot {
-        merger: StackMerger,
-        /// The merger's id of each of `frame_names` (`u32::MAX`: not given yet).
-        local: Vec<u32>,
-        /// The merger's ids of the previous stack it was given.
-        prev: Vec<u32>,
-    }
-    let mergers: Vec<Slot> = (0..slot_count * width)
-        .map(|_| Slot { merger: StackMerger::new(false, limits.max_depth), local: Vec::new(), prev: Vec::new() })
-        .collect();
-    // The stacks in root-first order of their location ids, so that each shares as long a
-    // prefix as it can with the one before and the merger walks only the frames after it
-    // (samples come in no useful order: in sample order, three quarters of the time went to
-    // merging frames already merged). The graph does not depend on the order.
-    let mut merge_order: Vec<usize> = (0..lists.len()).collect();
-    merge_order.sort_unstable_by(|&a, &b| {
-        let ((ia, sa, _), (ib, sb, _)) = (lists[a], lists[b]);
-        sa.cmp(&sb).then_with(|| ia.iter().rev().cmp(ib.iter().rev()))
-    });
     // First, in sample order, what can be wrong with a stack: a location that does not
     // exist, a stack too deep, more frames than the budget. Then nothing can fail but the
-    // sums, and the mergers (one per slot and sample type) are independent: they run in
-    // parallel, each walking the stacks in `merge_order`.
-    let depth_of = |ids: &[u64]| -> usize { ids.iter().map(|id| locations.get(id).map_or(0, |f| f.len())).sum::<usize>().max(1) };
+    // sums.
     // A list's index is its row of `sums` (both were pushed together).
-    for (at, &(ids, _, number)) in lists.iter().enumerate() {
-        if let Some(id) = ids.iter().rev().find(|id| !locations.contains_key(id)) {
+    for (at, &(list, _, number)) in lists.iter().enumerate() {
+        if let Some(&index) = list.iter().rev().find(|&&index| index as usize >= location_count) {
+            let id = missing_ids[index as usize - location_count];
             return Err(format!("pprof: location {id} referred to by sample {number} does not exist"));
         }
-        let depth = depth_of(ids);
+        let depth = list.iter().map(|&index| spans[index as usize + 1] - spans[index as usize]).sum::<usize>().max(1);
         if depth > limits.max_depth as usize {
-            return Err(format!("pprof: sample {number}: {}", crate::graph::frames::MergeError::TooDeep(limits.max_depth)));
+            return Err(format!("pprof: sample {number}: {}", MergeError::TooDeep(limits.max_depth)));
         }
         let with_value = sums[at * width..(at + 1) * width].iter().filter(|&&v| v != 0).count();
         budget.spend((depth * with_value) as u64, "pprof", "over all sample types")?;
     }
-    use rayon::prelude::*;
-    let merged: Vec<Result<crate::graph::frames::FrameTable, String>> = mergers
+
+    // Each slot's distinct stacks are merged once for all sample types, into one tree with a
+    // value per type; each type's graph is then that tree without the frames whose total is 0
+    // for the type (a stack whose value is 0 adds nothing to a graph).
+    let tries: Vec<Result<Trie, String>> = (0..slot_count)
         .into_par_iter()
-        .enumerate()
-        .map(|(index, m)| {
-            let (slot, t) = (index / width, index % width);
-            let Slot { mut merger, mut local, mut prev } = m;
-            let mut stack: Vec<u32> = Vec::new();
-            for &at in &merge_order {
-                let (ids, list_slot, number) = lists[at];
-                let value = sums[at * width + t];
-                if list_slot != slot || value == 0 {
-                    continue;
-                }
-                stack.clear();
-                for id in ids.iter().rev() {
-                    stack.extend_from_slice(&locations[id]);
-                }
-                if stack.is_empty() {
-                    stack.push(unknown);
-                }
-                let mut keep = 0;
-                for (k, &f) in stack.iter().enumerate() {
-                    if local.len() <= f as usize {
-                        local.resize(frame_names.len().max(f as usize + 1), u32::MAX);
-                    }
-                    let id = match local[f as usize] {
-                        u32::MAX => {
-                            let id = merger.intern(&frame_names[f as usize]);
-                            local[f as usize] = id;
-                            id
-                        }
-                        id => id,
-                    };
-                    if k == keep && prev.get(k) == Some(&id) {
-                        keep += 1;
-                    } else {
-                        if k == keep {
-                            prev.truncate(keep);
-                        }
-                        prev.push(id);
-                    }
-                }
-                prev.truncate(stack.len());
-                merger.add_ids(keep, &prev[keep..], value).map_err(|e| format!("pprof: sample {number}: {e}"))?;
-            }
-            merger.finish().map_err(|e| format!("pprof: {e}"))
-        })
+        .map(|slot| Trie::build(slot, &lists, &sums, width, (&frames, &spans), unknown))
         .collect();
-    let mut tables: Vec<Option<crate::graph::frames::FrameTable>> = Vec::with_capacity(merged.len());
+    let tries: Vec<Trie> = tries.into_iter().collect::<Result<_, _>>()?;
+    let merged: Vec<Result<FrameTable, MergeError>> = (0..slot_count * width)
+        .into_par_iter()
+        .map(|index| tries[index / width].table(index % width, &names))
+        .collect();
+    drop(tries);
+    let mut tables: Vec<Option<FrameTable>> = Vec::with_capacity(merged.len());
     for table in merged {
-        tables.push(Some(table?));
+        tables.push(Some(table.map_err(|e| format!("pprof: {e}"))?));
     }
     if negative > 0 {
         warnings.push(format!(
@@ -719,6 +859,188 @@ fn convert(p: &Profile, limits: &Limits, options: &PprofConfig, mut budget: Fram
     Ok(Decoded { format: "pprof", compression: Compression::None, graphs, warnings, metadata })
 }
 
+/// Location ids to their numbers: ids up to the number of locations (profiles number them
+/// from 1) in a vector, the others in a hash map.
+struct IdIndex {
+    small: Vec<u32>,
+    large: FxHashMap<u64, u32>,
+}
+
+impl IdIndex {
+    const NONE: u32 = u32::MAX;
+
+    fn new(locations: usize) -> Self {
+        IdIndex { small: vec![Self::NONE; locations + 1], large: FxHashMap::default() }
+    }
+
+    fn get(&self, id: u64) -> Option<u32> {
+        match usize::try_from(id).ok().and_then(|i| self.small.get(i)) {
+            Some(&Self::NONE) => None,
+            Some(&index) => Some(index),
+            None => self.large.get(&id).copied(),
+        }
+    }
+
+    fn insert(&mut self, id: u64, index: u32) {
+        match usize::try_from(id).ok().and_then(|i| self.small.get_mut(i)) {
+            Some(slot) => *slot = index,
+            None => {
+                self.large.insert(id, index);
+            }
+        }
+    }
+}
+
+/// One slot's distinct stacks merged once for all sample types: a prefix tree of frame names
+/// (their ranks in byte order), its nodes in depth-first order with siblings in name order,
+/// which is the order of a graph's rows.
+struct Trie {
+    parent: Vec<u32>,
+    depth: Vec<u32>,
+    name: Vec<u32>,
+    /// Each sample type's own value of every node.
+    self_: Vec<Vec<u64>>,
+}
+
+impl Trie {
+    /// Merges the stacks of `slot`: each list of `lists` (locations, with its `width` sums in
+    /// `sums`) expanded to its frames, root first (location k's are `location_frames[spans[k]..
+    /// spans[k + 1]]`); a list without locations is the frame `unknown`.
+    fn build(
+        slot: usize,
+        lists: &[(&[u32], usize, usize)],
+        sums: &[u64],
+        width: usize,
+        (location_frames, spans): (&[u32], &[usize]),
+        unknown: u32,
+    ) -> Result<Trie, String> {
+        // The stacks of the slot, expanded, as (start in `frames`, end, list).
+        let mut frames: Vec<u32> = Vec::new();
+        let mut stacks: Vec<(u32, u32, u32)> = Vec::new();
+        for (at, &(list, list_slot, _)) in lists.iter().enumerate() {
+            if list_slot != slot || sums[at * width..(at + 1) * width].iter().all(|&v| v == 0) {
+                continue;
+            }
+            let start = frames.len();
+            for &index in list.iter().rev() {
+                frames.extend_from_slice(&location_frames[spans[index as usize]..spans[index as usize + 1]]);
+            }
+            if frames.len() == start {
+                frames.push(unknown);
+            }
+            stacks.push((start as u32, frames.len() as u32, at as u32));
+        }
+        // In the order of their names: the stacks under a frame come together, so each stack
+        // is merged by comparing it with the one before, and a frame's children are made in
+        // name order. Ties (lists of different locations with the same names) go by list, so
+        // that the order, and a sum's overflow error, does not depend on the threads.
+        let frames_of = |&(start, end, _): &(u32, u32, u32)| &frames[start as usize..end as usize];
+        stacks.par_sort_unstable_by(|a, b| frames_of(a).cmp(frames_of(b)).then(a.2.cmp(&b.2)));
+
+        let mut trie = Trie { parent: vec![NO_PARENT], depth: vec![0], name: vec![u32::MAX], self_: vec![vec![0]; width] };
+        // At most a node per frame; reserved, so that the columns are not copied as they grow
+        // (the pages not written to are never touched).
+        let most = frames.len() + 1;
+        trie.parent.reserve(most);
+        trie.depth.reserve(most);
+        trie.name.reserve(most);
+        trie.self_.iter_mut().for_each(|values| values.reserve(most));
+        // The nodes of the previous stack's frames.
+        let mut path: Vec<u32> = Vec::new();
+        let mut prev: &[u32] = &[];
+        for stack in &stacks {
+            let these = frames_of(stack);
+            let shared = prev.iter().zip(these).take_while(|(a, b)| a == b).count();
+            path.truncate(shared);
+            for &name in &these[shared..] {
+                let node = trie.parent.len() as u32;
+                trie.parent.push(path.last().copied().unwrap_or(0));
+                trie.depth.push(path.len() as u32 + 1);
+                trie.name.push(name);
+                for values in &mut trie.self_ {
+                    values.push(0);
+                }
+                path.push(node);
+            }
+            let leaf = *path.last().expect("a stack has a frame") as usize;
+            let at = stack.2 as usize;
+            for (values, &v) in trie.self_.iter_mut().zip(&sums[at * width..(at + 1) * width]) {
+                values[leaf] = values[leaf]
+                    .checked_add(v)
+                    .ok_or_else(|| format!("pprof: sample {}: {}", lists[at].2, MergeError::Overflow))?;
+            }
+            prev = these;
+        }
+        Ok(trie)
+    }
+
+    /// The graph of sample type `t`: the nodes whose total is not 0 for it (and the root),
+    /// laid out; `names` are the distinct frame names in byte order.
+    fn table(&self, t: usize, names: &[&str]) -> Result<FrameTable, MergeError> {
+        let self_ = &self.self_[t];
+        let n = self.parent.len();
+        // Children come after their parents: one backward pass sums the subtrees.
+        let mut total = self_.clone();
+        for node in (1..n).rev() {
+            let p = self.parent[node] as usize;
+            total[p] = total[p].checked_add(total[node]).ok_or(MergeError::Overflow)?;
+        }
+        if total[0] >= MAX_EXACT {
+            return Err(MergeError::TooLarge(total[0]));
+        }
+        // The graph's name table: the names of its frames, in byte order, after the root's.
+        let mut index = vec![0u32; names.len()];
+        for node in 1..n {
+            if total[node] != 0 {
+                index[self.name[node] as usize] = 1;
+            }
+        }
+        let mut table_names = vec![ROOT_NAME.to_string()];
+        for (rank, i) in index.iter_mut().enumerate() {
+            if *i != 0 {
+                *i = table_names.len() as u32;
+                table_names.push(names[rank].to_string());
+            }
+        }
+        let rows = 1 + (1..n).filter(|&node| total[node] != 0).count();
+        let mut table = FrameTable {
+            names: table_names,
+            name: Vec::with_capacity(rows),
+            depth: Vec::with_capacity(rows),
+            parent: Vec::with_capacity(rows),
+            offset: Vec::with_capacity(rows),
+            total: Vec::with_capacity(rows),
+            self_: Vec::with_capacity(rows),
+            ..FrameTable::default()
+        };
+        // Depth-first order is kept by leaving nodes out (a node's total is at least its
+        // children's). `rows_on_path[d]` is the row of the last frame at depth d, the parent of
+        // the next at d + 1; `next[d]` the offset of the next frame at depth d: children are
+        // laid out from their parent's offset, left to right, the parent's own value after them.
+        let mut rows_on_path: Vec<u32> = Vec::new();
+        let mut next: Vec<u64> = Vec::new();
+        for node in 0..n {
+            if node != 0 && total[node] == 0 {
+                continue;
+            }
+            let d = self.depth[node] as usize;
+            let offset = if d == 0 { 0 } else { next[d] };
+            next.truncate(d);
+            next.push(offset + total[node]);
+            next.push(offset);
+            rows_on_path.truncate(d);
+            table.parent.push(rows_on_path.last().copied().unwrap_or(NO_PARENT));
+            rows_on_path.push(table.name.len() as u32);
+            table.name.push(if node == 0 { 0 } else { index[self.name[node] as usize] });
+            table.depth.push(d as u32);
+            table.offset.push(offset);
+            table.total.push(total[node]);
+            table.self_.push(self_[node]);
+        }
+        Ok(table)
+    }
+}
+
 /// What the profile says about itself (its labels are added by the caller).
 fn metadata(p: &Profile, strings: &Strings) -> Result<BTreeMap<String, String>, String> {
     let mut m = BTreeMap::new();
@@ -772,6 +1094,7 @@ fn rfc3339(nanos: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::frames::StackMerger;
     use crate::ingest::decode::MIN_FRAME_BUDGET;
 
     /// A profile with strings interned on the fly.
@@ -1157,6 +1480,75 @@ mod tests {
     }
 
     #[test]
+    fn samples_read_apart_from_the_rest_give_the_same_graphs() {
+        let plain = decode_bytes(&sample_profile().bytes()).unwrap();
+        // Location ids far past the number of locations, and one that is u64::MAX.
+        let mut b = sample_profile();
+        let renumber = |id: u64| match id {
+            10 => u64::MAX,
+            11 => 1 << 40,
+            id => id,
+        };
+        for l in &mut b.p.location {
+            l.id = renumber(l.id);
+        }
+        for sample in &mut b.p.sample {
+            sample.location_id.iter_mut().for_each(|id| *id = renumber(*id));
+        }
+        let d = decode_bytes(&b.bytes()).unwrap();
+        assert_eq!(folded(&d.graphs[0]), folded(&plain.graphs[0]));
+        assert_eq!(folded(&d.graphs[1]), folded(&plain.graphs[1]));
+        b.sample(&[12, 1 << 41], &[1, 1]);
+        assert_eq!(err(&b.bytes()), format!("pprof: location {} referred to by sample 4 does not exist", 1u64 << 41));
+        // An unknown field that is a group (field 20: start 0xa3 0x01, a varint, end 0xa4 0x01), before the
+        // samples: skipped, as prost skips it.
+        let mut bytes = vec![0xa3, 0x01, 1 << 3, 5, 0xa4, 0x01];
+        bytes.extend(sample_profile().bytes());
+        let d = decode_bytes(&bytes).unwrap();
+        assert_eq!(folded(&d.graphs[0]), folded(&plain.graphs[0]));
+        assert_eq!(folded(&d.graphs[1]), folded(&plain.graphs[1]));
+        // Field 2 (sample) as a varint, and a sample whose location list is cut short.
+        let mut bytes = sample_profile().bytes();
+        bytes.extend_from_slice(&[2 << 3, 1]);
+        let e = err(&bytes);
+        assert!(e.starts_with("pprof: malformed protobuf") && e.contains("wire type"), "{e}");
+        let mut bytes = sample_profile().bytes();
+        bytes.extend_from_slice(&[(2 << 3) | 2, 3, (1 << 3) | 2, 5, 10]);
+        let e = err(&bytes);
+        assert!(e.starts_with("pprof: malformed protobuf") && e.ends_with(": sample 4"), "{e}");
+    }
+
+    #[test]
+    fn samples_read_without_prost_are_what_prost_reads() {
+        // Packed, as prost writes them: negative values, a label, and then the same fields
+        // one varint each (as some writers write them) appended, which adds to them.
+        let labelled = Sample {
+            location_id: vec![3, 1 << 40, 1],
+            value: vec![-5, 0, i64::MAX],
+            label: vec![Label { key: 1, str: 2, num: -7, num_unit: 3 }],
+        };
+        let mut bytes = labelled.encode_to_vec();
+        bytes.extend_from_slice(&[0x08, 9, 0x10, 4, 0x08, 0x80, 0x01]);
+        let want = Sample::decode(bytes.as_slice()).unwrap();
+        assert_eq!(want.location_id, [3, 1 << 40, 1, 9, 128]);
+        let mut read = Sample::default();
+        assert!(read_sample(&bytes, &mut read));
+        assert_eq!(read, want);
+        // Cut anywhere: not read, or read as prost reads it.
+        for n in 0..bytes.len() {
+            let mut read = Sample::default();
+            if read_sample(&bytes[..n], &mut read) {
+                assert_eq!(Sample::decode(&bytes[..n]).as_ref(), Ok(&read), "cut at {n}");
+            }
+        }
+        // Another field is left to prost.
+        let mut other = bytes.clone();
+        other.extend_from_slice(&[0x20, 1]);
+        assert!(!read_sample(&other, &mut Sample::default()));
+        assert_eq!(Sample::decode(other.as_slice()).unwrap(), want);
+    }
+
+    #[test]
     fn string_index_out_of_range_is_an_error() {
         let mut b = sample_profile();
         b.p.function[1].name = 57;
@@ -1209,6 +1601,88 @@ mod tests {
     }
 
     #[test]
+    fn each_graph_is_its_samples_stacks_merged_one_by_one() {
+        // Samples drawn over a small call graph, with functions that share a name, an address
+        // named like a function, a sample without locations and many zero values: each sample
+        // type's table, column for column, is what merging each sample's stack with a value
+        // for that type, one at a time, gives.
+        let mut b = Builder::new(&[("a", "count"), ("b", "count"), ("c", "count")]);
+        let functions = ["main", "work", "work", "b;c", "zeta", "alpha", "work", "0xabc", "[unknown]"];
+        for (i, name) in functions.iter().enumerate() {
+            b.function(i as u64 + 1, name);
+        }
+        let mut seed: u64 = 7;
+        let mut next = move |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for id in 1..=12 {
+            let lines: Vec<u64> = (0..1 + next(3)).map(|_| 1 + next(functions.len() as u64)).collect();
+            b.location(id, &lines);
+        }
+        b.p.location.push(Location { id: 13, address: 0xabc, ..Default::default() });
+        for _ in 0..400 {
+            let ids: Vec<u64> = (0..next(6)).map(|_| 1 + next(13)).collect();
+            let values: Vec<i64> = (0..3).map(|_| if next(3) == 0 { 0 } else { next(1000) as i64 }).collect();
+            b.sample(&ids, &values);
+        }
+        let d = decode_bytes(&b.bytes()).unwrap();
+        let names = |l: &Location| -> Vec<String> {
+            if l.line.is_empty() {
+                return vec![format!("{:#x}", l.address)];
+            }
+            l.line.iter().rev().map(|line| functions[line.function_id as usize - 1].to_string()).collect()
+        };
+        for (t, type_name) in ["a", "b", "c"].iter().enumerate() {
+            let mut m = StackMerger::new(false, 1000);
+            for sample in &b.p.sample {
+                if sample.value[t] == 0 {
+                    continue;
+                }
+                let mut stack: Vec<String> = Vec::new();
+                for id in sample.location_id.iter().rev() {
+                    stack.extend(names(b.p.location.iter().find(|l| l.id == *id).unwrap()));
+                }
+                if stack.is_empty() {
+                    stack.push("[unknown]".into());
+                }
+                let stack: Vec<&str> = stack.iter().map(|s| s.as_str()).collect();
+                m.add_names(&stack, sample.value[t] as u64, 0).unwrap();
+            }
+            let graph = d.graphs.iter().find(|g| g.name == *type_name).unwrap();
+            assert!(graph.table.len() > 50, "{}", graph.table.len());
+            assert_eq!(graph.table, m.finish().unwrap(), "sample type {type_name}");
+        }
+    }
+
+    #[test]
+    fn sums_past_the_limits_are_errors() {
+        // Two locations of functions with one name: one stack, whose sum overflows.
+        let mut b = Builder::new(&[("samples", "count")]);
+        b.function(1, "f");
+        b.function(2, "f");
+        b.location(1, &[1]);
+        b.location(2, &[2]);
+        b.sample(&[1], &[i64::MAX]);
+        b.sample(&[1], &[i64::MAX]);
+        b.sample(&[2], &[2]);
+        assert_eq!(err(&b.bytes()), "pprof: sample 3: the counts add up to more than 2^64 (overflow)");
+        // Different stacks whose total overflows; a total too large for the chunk files.
+        let mut b = Builder::new(&[("samples", "count")]);
+        b.function(1, "f");
+        b.function(2, "g");
+        b.location(1, &[1]);
+        b.location(2, &[2]);
+        b.sample(&[1], &[i64::MAX]);
+        b.sample(&[1], &[i64::MAX]);
+        b.sample(&[2], &[2]);
+        assert_eq!(err(&b.bytes()), "pprof: the counts add up to more than 2^64 (overflow)");
+        b.p.sample.truncate(1);
+        b.p.sample[0].value[0] = 1 << 53;
+        assert_eq!(err(&b.bytes()), format!("pprof: the total {} is 2^53 or more and cannot be stored exactly", 1u64 << 53));
+    }
+
+    #[test]
     fn too_deep_stacks_are_errors() {
         let b = sample_profile();
         let limits = Limits { max_depth: 2, ..Limits::default() };
@@ -1230,7 +1704,7 @@ mod tests {
         assert!(bytes.len() < 20_000, "{}", bytes.len());
         assert_eq!(FrameBudget::for_bytes(bytes.len() as u64).limit, MIN_FRAME_BUDGET);
         // The same check with a smaller budget, to keep the test quick.
-        let e = convert(&b.p, &Limits::default(), &PprofConfig::default(), FrameBudget::with_limit(1_000_000)).unwrap_err();
+        let e = decode_within(&bytes, &Limits::default(), &PprofConfig::default(), FrameBudget::with_limit(1_000_000)).unwrap_err();
         assert!(e.contains("more than 1000000 frames") && e.contains("refused as a likely bomb"), "{e}");
         // A real profile is far below its budget.
         let p = sample_profile().bytes();
