@@ -2,7 +2,8 @@
 # Decoding large profiles of the other formats, for docs/BENCHMARKS.md: `flamesite build` of
 #   perf  a gzipped `perf script` text (benches/gen-perf-script.py) against `gzip -dc` of it
 #         (the floor) and inferno-collapse-perf on the same text uncompressed, with its
-#         default threads and with one (flamesite runs inferno's perf folder on one thread);
+#         default threads and with one (flamesite runs inferno's perf folder on one thread),
+#         and on the gzipped file as flamesite reads it (`gzip -dc | inferno-collapse-perf`);
 #   pprof a gzipped profile.proto (benches/gen-pprof.py) against `gzip -dc` (the floor) and,
 #         when Go is installed, `go tool pprof -raw` and `-traces` of the same file.
 #   jfr   a gzipped Java Flight Recorder recording, made by the JDK if absent (JFR_RECORDING,
@@ -102,10 +103,13 @@ if [ "$which" = perf ] || [ "$which" = both ]; then
     measure inferno "$work/inferno.folded" inferno-collapse-perf "$work/perf.txt"
     measure check /dev/null "$bin" check --input "$work/perf-in" --output "$work/perf-out-unused"
     measure inferno-1thread "$work/inferno-1.folded" inferno-collapse-perf --nthreads 1 "$work/perf.txt"
+    # inferno on the gzipped file flamesite reads: gzip -dc piped into it (both run at once).
+    measure inferno-gz /dev/null sh -c 'gzip -dc "$1" | inferno-collapse-perf' sh "$gz"
   done
-  table gzip build check inferno inferno-1thread
+  table gzip build check inferno inferno-1thread inferno-gz
   ratio build inferno
   ratio build inferno-1thread
+  ratio build inferno-gz
   "$bin" check --input "$work/perf-in" --output "$work/unused" 2>&1 | sed 's/^/  /'
   echo "  distinct stacks (inferno-collapse-perf lines): $(wc -l < "$work/inferno.folded")"
   "$bin" fold "$work/perf-out/p/perf-2026-11-22" > "$work/flamesite.folded"
