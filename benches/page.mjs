@@ -247,10 +247,21 @@ function decodeChunk(buf) {
     return c;
   };
   const offset = col();
-  const total = col();
-  col(); // self
-  if (flags & 1) (col(), col());
-  if (flags & 1 && dv.getUint32(4, true) >= 3) (col(), col()); // the after columns of version 3
+  let total;
+  if (flags & 1 && dv.getUint32(4, true) >= 4) {
+    // A comparison's chunk of version 4: the values only; the union's widths follow from them
+    // (docs/FORMAT.md, "Differential graphs"; the runs' totals are the root's values).
+    const [bt, , at_] = [col(), col(), col(), col()];
+    const tb = manifest.diff.total_before;
+    const ta = manifest.diff.total_after;
+    const w = (v, of) => (of === 0 ? 0 : Number((BigInt(v) << 30n) / BigInt(of)));
+    total = bt.map((b, i) => w(b, tb) + w(at_[i], ta));
+  } else {
+    total = col();
+    col(); // self
+    if (flags & 1) (col(), col());
+    if (flags & 1 && dv.getUint32(4, true) >= 3) (col(), col()); // the after columns of version 3
+  }
   at += 8 * n; // id, parent
   const name = [];
   for (let i = 0; i < n; i++) name.push(dv.getUint32(at + 4 * i, true));
