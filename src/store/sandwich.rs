@@ -318,8 +318,11 @@ mod tests {
         out
     }
 
-    /// A file's two trees as (path, offset, total, self) rows, in file order.
-    fn decode(b: &[u8], names: &[String]) -> (u32, Vec<Vec<(String, u64, u64, u64)>>) {
+    /// A decoded row: (path, offset, total, self).
+    type DecodedRow = (String, u64, u64, u64);
+
+    /// A file's two trees as rows, in file order.
+    fn decode(b: &[u8], names: &[String]) -> (u32, Vec<Vec<DecodedRow>>) {
         let u = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
         assert_eq!(&b[0..4], MAGIC);
         let w = if u(8) & 2 != 0 { 4 } else { 8 };
