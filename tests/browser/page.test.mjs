@@ -127,6 +127,12 @@ async function openPage(url, { allowErrors = false, app = true } = {}) {
 }
 
 const idle = (page) => page.evaluate(() => window.flamesite.idle());
+/**
+ * Idle after two animation frames: a layout change (the info line's text can change the
+ * graph's height) reaches the resize observer, and the repaint it asks for, before the wait.
+ */
+const framesThenIdle = (page) =>
+  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))).then(() => idle(page));
 const state = (page) => page.evaluate(() => window.flamesite.state());
 
 /** Page coordinates of the middle of the frame at `p` (a stack prefix) of the big profile. */
@@ -708,7 +714,7 @@ describe("the page", () => {
       await page.fill("#fs-search", "c");
       // The pointer off the graph, as it will be on the footnote: no hovered frame in either picture.
       await page.mouse.move(0, 0);
-      st = await idle(page);
+      st = await framesThenIdle(page);
       assert.equal(st.zoom.name, "a");
       const before = st.viewport;
       const hash = new URL(page.url()).hash;
@@ -719,7 +725,7 @@ describe("the page", () => {
       const target = (await ref.getAttribute("href")).slice(1);
       await ref.click();
       await page.waitForFunction((id) => document.activeElement && document.activeElement.id === id, target);
-      st = await idle(page);
+      st = await framesThenIdle(page);
       assert.equal(st.zoom && st.zoom.name, "a", "the zoom stays");
       assert.equal(st.query, "c", "the search stays");
       assert.equal(new URL(page.url()).hash, hash, "the fragment still holds the state");
