@@ -64,6 +64,16 @@ export function sandwichChunks(manifest, iv) {
 
 
 /**
+ * A column of `cap` entries of typed array type `T`, holding the first `used` entries of `a`
+ * (none when `a` is undefined): how the growing columns below grow.
+ */
+function regrown(a, T, cap, used) {
+  const b = new T(cap);
+  if (a) b.set(a.subarray(0, used));
+  return b;
+}
+
+/**
  * A merged tree, refined on demand: node 0 the root (named `fn`); a node's total, self and
  * before/after values are known when it is made, but its children only once it is expanded
  * (`expand`), which makes them all at once, in consecutive node indices, ordered by name
@@ -86,11 +96,7 @@ class LazyTree {
   }
 
   grow(cap) {
-    const keep = (a, T) => {
-      const b = new T(cap);
-      if (a) b.set(a.subarray(0, this.n));
-      return b;
-    };
+    const keep = (a, T) => regrown(a, T, cap, this.n);
     this.parent = keep(this.parent, Int32Array);
     this.name = keep(this.name, Uint32Array);
     this.total = keep(this.total, Float64Array);
@@ -170,11 +176,7 @@ class Groups {
   }
 
   size(cap) {
-    const keep = (a, T) => {
-      const b = new T(cap);
-      if (a) b.set(a.subarray(0, this.count));
-      return b;
-    };
+    const keep = (a, T) => regrown(a, T, cap, this.count);
     this.names = keep(this.names, Int32Array);
     this.total = keep(this.total, Float64Array);
     this.self = keep(this.self, Float64Array);
@@ -366,11 +368,7 @@ class Below {
   }
 
   grow(cap) {
-    const keep = (a, T) => {
-      const b = new T(cap);
-      if (a) b.set(a);
-      return b;
-    };
+    const keep = (a, T) => regrown(a, T, cap, this.cap);
     this.name = keep(this.name, Int32Array);
     this.head = keep(this.head, Int32Array);
     this.next = keep(this.next, Int32Array);
