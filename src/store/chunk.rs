@@ -642,9 +642,10 @@ fn relative(from: &str, to: &str) -> String {
     }
 }
 
-/// Of a differential table: per name, the rows of its frames that have no ancestor of the
-/// same name, in row order (which is offset order).
-fn topmost_frames(table: &FrameTable) -> Vec<Vec<u32>> {
+/// Per name, the rows of its frames that have no ancestor of the same name (its calls), in
+/// row order (which is offset order): a differential graph's search intervals, and the calls a
+/// precomputed sandwich merges (`super::sandwich`).
+pub(crate) fn topmost_frames(table: &FrameTable) -> Vec<Vec<u32>> {
     let mut per_name: Vec<Vec<u32>> = vec![Vec::new(); table.names.len()];
     let mut open = vec![0u32; table.names.len()];
     let mut path: Vec<u32> = Vec::new();

@@ -38,31 +38,6 @@ pub fn budget(chunk_bytes: u64) -> u64 {
     (chunk_bytes / 8).max(64 << 10)
 }
 
-/// The outermost frames of every name (frames with no ancestor of the same name), by table
-/// name, in row order. The root is nobody's call.
-fn calls_by_name(t: &FrameTable) -> Vec<Vec<u32>> {
-    let mut calls = vec![Vec::new(); t.names.len()];
-    let mut open = vec![0u32; t.names.len()];
-    let mut path: Vec<u32> = Vec::new();
-    for row in 1..t.len() {
-        let p = t.parent[row];
-        while let Some(&top) = path.last() {
-            if top == p {
-                break;
-            }
-            open[t.name[top as usize] as usize] -= 1;
-            path.pop();
-        }
-        let n = t.name[row] as usize;
-        if open[n] == 0 {
-            calls[n].push(row as u32);
-        }
-        open[n] += 1;
-        path.push(row as u32);
-    }
-    calls
-}
-
 /// A row of a cut tree as the file holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Row {
@@ -246,7 +221,9 @@ pub fn encode(
     if t.before.is_some() || t.len() < 2 {
         return Ok(Vec::new());
     }
-    let calls = calls_by_name(t);
+    // Each name's calls: its frames with no ancestor of the same name. The root (name 0) is
+    // nobody's call, and not a candidate.
+    let calls = super::chunk::topmost_frames(t);
     let mut order: Vec<usize> = (1..t.names.len()).filter(|&n| calls[n].len() >= MIN_CALLS).collect();
     order.sort_by(|&a, &b| calls[b].len().cmp(&calls[a].len()).then_with(|| t.names[a].as_bytes().cmp(t.names[b].as_bytes())));
     order.truncate(CANDIDATES);
