@@ -1657,25 +1657,22 @@ mod tests {
 
     #[test]
     fn sums_past_the_limits_are_errors() {
+        // Samples of i64::MAX, i64::MAX and 2 on locations of functions `f` and `second`.
+        let profile = |second: &str| {
+            let mut b = Builder::new(&[("samples", "count")]);
+            b.function(1, "f");
+            b.function(2, second);
+            b.location(1, &[1]);
+            b.location(2, &[2]);
+            b.sample(&[1], &[i64::MAX]);
+            b.sample(&[1], &[i64::MAX]);
+            b.sample(&[2], &[2]);
+            b
+        };
         // Two locations of functions with one name: one stack, whose sum overflows.
-        let mut b = Builder::new(&[("samples", "count")]);
-        b.function(1, "f");
-        b.function(2, "f");
-        b.location(1, &[1]);
-        b.location(2, &[2]);
-        b.sample(&[1], &[i64::MAX]);
-        b.sample(&[1], &[i64::MAX]);
-        b.sample(&[2], &[2]);
-        assert_eq!(err(&b.bytes()), "pprof: sample 3: the counts add up to more than 2^64 (overflow)");
+        assert_eq!(err(&profile("f").bytes()), "pprof: sample 3: the counts add up to more than 2^64 (overflow)");
         // Different stacks whose total overflows; a total too large for the chunk files.
-        let mut b = Builder::new(&[("samples", "count")]);
-        b.function(1, "f");
-        b.function(2, "g");
-        b.location(1, &[1]);
-        b.location(2, &[2]);
-        b.sample(&[1], &[i64::MAX]);
-        b.sample(&[1], &[i64::MAX]);
-        b.sample(&[2], &[2]);
+        let mut b = profile("g");
         assert_eq!(err(&b.bytes()), "pprof: the counts add up to more than 2^64 (overflow)");
         b.p.sample.truncate(1);
         b.p.sample[0].value[0] = 1 << 53;
