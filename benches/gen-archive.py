@@ -10,7 +10,10 @@ comparison is a union of two unrelated trees. MODE `series`: the runs of a serie
 variations of one service, as nightly profiles are: each keeps about 95% of its series' 200
 stacks with counts within ±20% of the series' own, and adds about 10 stacks of its own.
 
-Usage: gen-archive.py DIR N [SERIES (default 100)] [FIRST (default 0)] [MODE]"""
+STACKS (default 200) is the number of distinct stacks a profile draws (a series' base has
+that many; a `series` run adds a twentieth of it of its own).
+
+Usage: gen-archive.py DIR N [SERIES (default 100)] [FIRST (default 0)] [MODE] [STACKS]"""
 import datetime
 import gzip
 import os
@@ -34,15 +37,15 @@ def stacks(rnd, count):
     return out
 
 
-def profile(i, series, mode):
+def profile(i, series, mode, count):
     rnd = random.Random(i)
     if mode == "independent":
-        chosen = stacks(rnd, 200)
+        chosen = stacks(rnd, count)
     else:
-        base = stacks(random.Random(f"series {i % series}"), 200)
+        base = stacks(random.Random(f"series {i % series}"), count)
         chosen = [(s, max(1, round(c * rnd.uniform(0.8, 1.2)))) for s, c in base if rnd.random() < 0.95]
         have = {s for s, _ in chosen}
-        chosen += [(s, c) for s, c in stacks(rnd, 10) if s not in have]
+        chosen += [(s, c) for s, c in stacks(rnd, max(1, count // 20)) if s not in have]
     return "".join(f"{s} {c}\n" for s, c in chosen).encode()
 
 
@@ -51,6 +54,7 @@ def main():
     series = int(sys.argv[3]) if len(sys.argv) > 3 else 100
     first = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     mode = sys.argv[5] if len(sys.argv) > 5 else "independent"
+    count = int(sys.argv[6]) if len(sys.argv) > 6 else 200
     if mode not in ("independent", "series"):
         sys.exit(f"unknown mode {mode!r}: independent or series")
     start = datetime.datetime(2020, 1, 1)
@@ -59,7 +63,7 @@ def main():
         folder = os.path.join(out, f"s{i % series:03d}")
         os.makedirs(folder, exist_ok=True)
         with open(os.path.join(folder, f"run-{when}.folded.gz"), "wb") as f:
-            f.write(gzip.compress(profile(i, series, mode), compresslevel=6, mtime=0))
+            f.write(gzip.compress(profile(i, series, mode, count), compresslevel=6, mtime=0))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@
 # `series` mode: about 95% of their stacks shared), as nightly profiles are; the default,
 # `independent`, draws every run afresh, as the figures before 2026-11-25 did.
 #
+# REBUILD_STACKS=K gives each profile K distinct stacks instead of 200: the output of 100,000
+# runs of 200 stacks (with their comparisons) takes about 150 GB of disk.
+#
 # Needs: target/release/flamesite (cargo build --release; or FLAMESITE_BIN), python3, GNU time.
 # Usage: [REBUILD_MODE=series] benches/rebuild.sh [N ...]
 set -euo pipefail
@@ -23,12 +26,13 @@ sizes=("$@")
 [[ ${#sizes[@]} -gt 0 ]] || sizes=(1000 10000 100000)
 work=${REBUILD_BENCH_DIR:-$(mktemp -d)}
 mode=${REBUILD_MODE:-independent}
-echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; $("$bin" --version); inputs: $mode"
+stacks=${REBUILD_STACKS:-200}
+echo "machine: $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB; $("$bin" --version); inputs: $mode, $stacks stacks a profile"
 printf '%8s %10s %8s %10s %8s %10s %8s %10s %8s\n' runs full_s full_MB unchanged_s MB add_one_s MB unchanged2_s MB
 for n in "${sizes[@]}"; do
   dir="$work/$n"
   rm -rf "$dir" && mkdir -p "$dir"
-  python3 benches/gen-archive.py "$dir/in" "$n" 100 0 "$mode"
+  python3 benches/gen-archive.py "$dir/in" "$n" 100 0 "$mode" "$stacks"
   row=("$n")
   measure() {
     /usr/bin/time -f "%e %M" -o "$dir/t" "$bin" build --input "$dir/in" --output "$dir/out" -j 2 >/dev/null 2>"$dir/err" \
@@ -39,7 +43,7 @@ for n in "${sizes[@]}"; do
   }
   measure                                     # full build
   measure                                     # nothing changed
-  python3 benches/gen-archive.py "$dir/in" 1 100 "$n" "$mode"   # one new run
+  python3 benches/gen-archive.py "$dir/in" 1 100 "$n" "$mode" "$stacks"   # one new run
   measure                                     # add one
   measure                                     # nothing changed
   printf '%8s %10s %8s %10s %8s %10s %8s %10s %8s\n' "${row[@]}"

@@ -178,7 +178,8 @@ impl<'a> Build<'a> {
         // killed, or runs without the cache) leaves the marker that tells the next build not to
         // trust what the state says that tree holds.
         let cache_dir = config.cache_folder();
-        if let (Some(s), true) = (&mut staging, cache_dir.is_dir() && cache::check_folder(&cache_dir).is_ok()) {
+        let ours = cache.is_some() || cache_dir.is_dir() && cache::check_folder(&cache_dir).is_ok();
+        if let (Some(s), true) = (&mut staging, ours) {
             s.mark_changes_in(cache_dir.join(state::DIRTY));
         }
         let header = cache.as_ref().and_then(|c| state::Header::load(c.dir(), &fingerprint));

@@ -298,8 +298,14 @@ pub fn is_key(name: &str) -> bool {
 }
 
 /// Checks that `dir` holds nothing but cache entries and the build state, so that pruning
-/// entries can never remove a file flamesite did not write.
+/// entries can never remove a file flamesite did not write. A folder that holds a build
+/// state was checked when that state was first saved, and is not listed again: with one
+/// entry per run and per comparison, listing it would cost every rebuild time in proportion
+/// to the archive. (Pruning removes only names that are cache keys, whatever else is there.)
 pub fn check_folder(dir: &Path) -> Result<(), String> {
+    if dir.join(STATE).is_file() {
+        return Ok(());
+    }
     let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
