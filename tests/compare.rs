@@ -90,7 +90,7 @@ type Interval = (u64, u64, u32, u32);
 /// per name id its intervals.
 fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<Interval>>) {
     let manifest: serde_json::Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
-    assert_eq!(manifest["version"], 4);
+    assert_eq!(manifest["version"], 5);
     let mut names = Vec::new();
     for f in manifest["names"].as_array().unwrap() {
         let n: serde_json::Value = serde_json::from_str(&read(&graph.join(f["file"].as_str().unwrap()))).unwrap();
@@ -101,20 +101,34 @@ fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<Interval>>) {
         let b = std::fs::read(graph.join(s["file"].as_str().unwrap())).unwrap();
         let u = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
         assert_eq!(&b[0..4], b"FSSI");
-        assert_eq!(u(4), 4);
+        assert_eq!(u(4), 5);
         let (lo, hi, k, flags) = (u(8) as usize, u(12) as usize, u(16) as usize, u(20));
         assert_eq!(flags & 2, 2, "the differential flag");
         let w = if flags & 1 == 1 { 4 } else { 8 };
         let value = |at: usize| if w == 4 { u(at) as u64 } else { f64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as u64 };
-        let starts: Vec<usize> = (0..=hi - lo).map(|i| u(24 + 4 * i) as usize).collect();
-        let a = (24 + 4 * (hi - lo + 1)).div_ceil(8) * 8;
-        let before_at = a + 2 * w * k;
-        let after_at = before_at + w * k;
-        let id_at = after_at + w * k;
-        let last_at = id_at + 4 * k;
+        let m = hi - lo + 1;
+        let starts: Vec<usize> = (0..m).map(|i| u(24 + 4 * i) as usize).collect();
+        // Entries of the span, before and after columns that do not fit in their byte.
+        let big: Vec<usize> = (0..3).map(|c| u(24 + 4 * (m + c)) as usize).collect();
+        let a = (24 + 4 * (m + 3)).div_ceil(8) * 8;
+        let id_at = a + w * (k + big[1] + big[2]);
+        // Each byte column (span, before, after), with its big entries put in.
+        let mut cols: Vec<Vec<u64>> = (0..3).map(|c| b[id_at + 4 * (k + big[0] + big.iter().sum::<usize>()) + c * k..][..k].iter().map(|&x| x as u64).collect()).collect();
+        let mut at_index = id_at + 4 * (k + big[0]);
+        for (c, value_at) in [(0, None), (1, Some(a + w * k)), (2, Some(a + w * (k + big[1])))] {
+            for e in 0..big[c] {
+                let i = u(at_index + 4 * e) as usize;
+                cols[c][i] = match value_at {
+                    None => u(id_at + 4 * (k + e)) as u64,
+                    Some(v) => value(v + w * e),
+                };
+            }
+            at_index += 4 * big[c];
+        }
         for name in lo..hi {
             for j in starts[name - lo]..starts[name - lo + 1] {
-                per_name[name].push((value(before_at + w * j), value(after_at + w * j), u(id_at + 4 * j), u(last_at + 4 * j)));
+                let id = u(id_at + 4 * j);
+                per_name[name].push((cols[1][j], cols[2][j], id, id + cols[0][j] as u32));
             }
         }
     }

@@ -3,6 +3,7 @@
 // functions: node's test runner checks them. The colour rule is src/graph/diff.rs's `color`.
 
 import { formatValue, formatPercent } from "./format.js";
+import { unionWidth } from "./fetch.js";
 
 const NEUTRAL = [224, 224, 224];
 const GREW = [220, 38, 30];
@@ -83,48 +84,89 @@ export function describeDiffFrame(f, d) {
 }
 
 /**
- * The values a search matched before and after, from differential search buckets: every
- * interval of a matched name is a frame with its values and its id range [id, last]; a frame
- * inside another matched frame is counted once, with it.
+ * What a search matched in a differential graph, from its search buckets (decoded, any that
+ * hold the matched name ids `ids`): `{ before, after, value, inRange }`, the values before and
+ * after, and the width matched in the union layout (runs of totals `tb` and `ta`) and the part
+ * of it in [lo, hi) (a zoom). Every entry of a matched name is a frame with its id and the
+ * number of its descendants; a frame inside another matched frame is counted once, with it.
+ * Frames are taken in id order (depth first: a frame before its descendants) from a bitmap of
+ * their ids, which needs no sort: matched frames that are not inside one another are disjoint,
+ * so their widths add up to the union of their extents.
  */
-export function matchedBeforeAfter(buckets, ids) {
-  const want = new Set(ids);
-  // The matched intervals as (bucket, index) pairs, then sorted by frame id through one native
-  // sort of packed keys (id · 2^21 + position), which allocates no object per interval.
-  const from = [];
-  const at = [];
-  for (const b of buckets) {
+export function matchedDiff(buckets, ids, tb, ta, lo = -Infinity, hi = Infinity) {
+  // The matched names' entries: (bucket, first, end) triples, and the largest frame id (each
+  // name's entries are in id order).
+  const used = [];
+  const spans = [];
+  let maxId = -1;
+  for (const n of ids) {
+    const bi = buckets.findIndex((x) => x.nameLo <= n && n < x.nameHi);
+    if (bi < 0) throw new Error(`no search bucket holds name ${n}`);
+    const b = buckets[bi];
     if (!b.diff) continue;
-    for (let n = b.nameLo; n < b.nameHi; n++) {
-      if (!want.has(n)) continue;
-      for (let j = b.start[n - b.nameLo]; j < b.start[n - b.nameLo + 1]; j++) {
-        from.push(b);
-        at.push(j);
+    const a = b.start[n - b.nameLo];
+    const z = b.start[n - b.nameLo + 1];
+    if (z === a) continue;
+    let u = used.indexOf(b);
+    if (u < 0) u = used.push(b) - 1;
+    spans.push(u, a, z);
+    if (b.id[z - 1] > maxId) maxId = b.id[z - 1];
+  }
+  const out = { before: 0, after: 0, value: 0, inRange: 0 };
+  if (maxId < 0) return out;
+  // Per frame id: a bit when it is matched, and where its entry is.
+  const bits = new Int32Array((maxId >>> 5) + 1);
+  const which = used.length < 65536 ? new Uint16Array(maxId + 1) : new Uint32Array(maxId + 1);
+  const at = new Uint32Array(maxId + 1);
+  for (let t = 0; t < spans.length; t += 3) {
+    const idc = used[spans[t]].id;
+    const u = spans[t];
+    for (let j = spans[t + 1]; j < spans[t + 2]; j++) {
+      const id = idc[j];
+      bits[id >>> 5] |= 1 << (id & 31);
+      which[id] = u;
+      at[id] = j;
+    }
+  }
+  const clip = lo !== -Infinity || hi !== Infinity;
+  let before = 0;
+  let after = 0;
+  let value = 0;
+  let inRange = 0;
+  let end = -1; // the last descendant of the last frame counted
+  for (let w = 0; w < bits.length; w++) {
+    if (w * 32 + 31 <= end) {
+      // The whole word is inside that frame: go on after it.
+      w = ((end + 1) >>> 5) - 1;
+      continue;
+    }
+    let x = bits[w];
+    while (x !== 0) {
+      const bit = x & -x;
+      x ^= bit;
+      const id = w * 32 + 31 - Math.clz32(bit);
+      if (id <= end) continue;
+      const b = used[which[id]];
+      const j = at[id];
+      const vb = b.before[j];
+      const va = b.after[j];
+      before += vb;
+      after += va;
+      end = id + b.span[j];
+      const width = b.width ? b.width[j] : unionWidth(vb, tb) + unionWidth(va, ta);
+      value += width;
+      if (clip) {
+        const s = b.lo[j] > lo ? b.lo[j] : lo;
+        const e = b.lo[j] + width < hi ? b.lo[j] + width : hi;
+        if (e > s) inRange += e - s;
       }
     }
   }
-  const k = from.length;
-  let order;
-  if (k < 1 << 21) {
-    const keys = new Float64Array(k);
-    for (let i = 0; i < k; i++) keys[i] = from[i].id[at[i]] * 2097152 + i;
-    keys.sort();
-    order = Array.from(keys, (x) => x % 2097152);
-  } else {
-    order = [...Array(k).keys()].sort((x, y) => from[x].id[at[x]] - from[y].id[at[y]]);
-  }
-  let before = 0;
-  let after = 0;
-  let end = -1;
-  for (const i of order) {
-    const b = from[i];
-    const j = at[i];
-    if (b.id[j] <= end) continue;
-    before += b.before[j];
-    after += b.after[j];
-    end = b.last[j];
-  }
-  return { before, after };
+  out.before = before;
+  out.after = after;
+  out.value = value;
+  out.inRange = clip ? inRange : value;
+  return out;
 }
 
 /** The legend's words for `measure` at the manifest's scales. */

@@ -4,7 +4,7 @@
 
 import { bucketsFor, compileQuery, matchNames, matchedValue } from "./search.js";
 import { formatPercent, formatValue, groupDigits } from "./format.js";
-import { formatPoints, matchedBeforeAfter } from "./diff.js";
+import { formatPoints, matchedDiff } from "./diff.js";
 
 /** A search that matched nothing yet. */
 export function emptySearch(seq = 0) {
@@ -129,16 +129,27 @@ export class Search {
       return this.show();
     }
     if (!s.buckets || !s.ids || !m) return this.show();
-    const r = matchedValue(s.buckets, s.ids, z ? z.offset : -Infinity, z ? z.offset + z.total : Infinity);
-    s.value = r.value;
-    s.inZoom = r.inRange;
-    s.diff = this.host.diffTotals() && s.buckets.some((b) => b.diff) ? matchedBeforeAfter(s.buckets, s.ids) : null;
-    const layout = m.diff && m.diff.layout;
-    if (s.diff && (layout === "after" || layout === "before")) {
-      // These layouts share the union's search files, whose intervals are union widths; their
-      // own widths are one run's values, which the frames' values give exactly.
-      s.value = layout === "after" ? s.diff.after : s.diff.before;
-      s.inZoom = null;
+    const lo = z ? z.offset : -Infinity;
+    const hi = z ? z.offset + z.total : Infinity;
+    const d = this.host.diffTotals();
+    if (d && s.buckets.some((b) => b.diff)) {
+      // A comparison's search files: the values before and after, and the union's widths.
+      const r = matchedDiff(s.buckets, s.ids, d.tb, d.ta, lo, hi);
+      s.value = r.value;
+      s.inZoom = r.inRange;
+      s.diff = { before: r.before, after: r.after };
+      const layout = m.diff && m.diff.layout;
+      if (layout === "after" || layout === "before") {
+        // These layouts share the union's search files, whose extents are union widths; their
+        // own widths are one run's values, which the frames' values give exactly.
+        s.value = layout === "after" ? s.diff.after : s.diff.before;
+        s.inZoom = null;
+      }
+    } else {
+      const r = matchedValue(s.buckets, s.ids, lo, hi);
+      s.value = r.value;
+      s.inZoom = r.inRange;
+      s.diff = null;
     }
     this.show();
   }
