@@ -58,7 +58,7 @@ test("matched values count a frame inside another matched frame once, however de
   // Frames by id: 1 [1..4] f (5 before, 7 after), 3 [3..3] g inside it (2, 2), 6 [6..6] g (1, 0),
   // and 70 [70..70] g, past the first words of the id bitmap.
   const bucket = {
-    diff: true, nameLo: 1, nameHi: 3, start: [0, 1, 4],
+    diff: true, nameLo: 1, nameHi: 3, k: 4, start: [0, 1, 4],
     lo: [10, 14, 40, 90], width: [9, 2, 5, 1], id: [1, 3, 6, 70], span: [3, 0, 0, 0], before: [5, 2, 1, 4], after: [7, 2, 0, 8],
   };
   const got = (ids, lo, hi) => matchedDiff([bucket], ids, 100, 100, lo, hi);
@@ -75,7 +75,7 @@ test("a frame too narrow to have a width is still counted once, by its id", () =
   // would not say it is inside f, its id does.
   const T = 2 ** 32;
   const bucket = {
-    diff: true, nameLo: 1, nameHi: 3, start: [0, 1, 2],
+    diff: true, nameLo: 1, nameHi: 3, k: 2, start: [0, 1, 2],
     lo: [0, 2 ** 29], width: null, id: [1, 2], span: [1, 0], before: [T / 4, 1], after: [T / 4, 1],
   };
   assert.deepEqual(matchedDiff([bucket], [1, 2], T, T), { before: T / 4, after: T / 4, value: 2 ** 29, inRange: 2 ** 29 });

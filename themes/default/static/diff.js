@@ -84,89 +84,105 @@ export function describeDiffFrame(f, d) {
 }
 
 /**
- * What a search matched in a differential graph, from its search buckets (decoded, any that
- * hold the matched name ids `ids`): `{ before, after, value, inRange }`, the values before and
- * after, and the width matched in the union layout (runs of totals `tb` and `ta`) and the part
- * of it in [lo, hi) (a zoom). Every entry of a matched name is a frame with its id and the
- * number of its descendants; a frame inside another matched frame is counted once, with it.
- * Frames are taken in id order (depth first: a frame before its descendants) from a bitmap of
- * their ids, which needs no sort: matched frames that are not inside one another are disjoint,
- * so their widths add up to the union of their extents.
+ * What a search matched in a differential graph, gathered from its search buckets as they
+ * arrive (`add`, while the others load) and summed at the end (`sum`). Every entry of a
+ * matched name is a frame with its id and the number of its descendants; a frame inside
+ * another matched frame is counted once, with it. Frames are taken in id order (depth first: a
+ * frame before its descendants) from a bitmap of their ids, which needs no sort; matched frames
+ * that are not inside one another are disjoint, so their widths add up to the union of their
+ * extents.
  */
-export function matchedDiff(buckets, ids, tb, ta, lo = -Infinity, hi = Infinity) {
-  // The matched names' entries: (bucket, first, end) triples, and the largest frame id (each
-  // name's entries are in id order).
-  const used = [];
-  const spans = [];
-  let maxId = -1;
-  for (const n of ids) {
-    const bi = buckets.findIndex((x) => x.nameLo <= n && n < x.nameHi);
-    if (bi < 0) throw new Error(`no search bucket holds name ${n}`);
-    const b = buckets[bi];
-    if (!b.diff) continue;
-    const a = b.start[n - b.nameLo];
-    const z = b.start[n - b.nameLo + 1];
-    if (z === a) continue;
-    let u = used.indexOf(b);
-    if (u < 0) u = used.push(b) - 1;
-    spans.push(u, a, z);
-    if (b.id[z - 1] > maxId) maxId = b.id[z - 1];
+export class DiffMatch {
+  /** `ids`: the matched name ids, ascending; `frames`: the graph's frame count (ids are below it). */
+  constructor(ids, frames) {
+    this.ids = ids;
+    this.frames = frames;
+    this.used = []; // the buckets added
+    // Per frame id: a bit when it is matched, and where its entry is (bucket, index).
+    this.bits = new Int32Array((frames + 31) >>> 5);
+    this.which = new Uint16Array(frames);
+    this.at = new Uint32Array(frames);
   }
-  const out = { before: 0, after: 0, value: 0, inRange: 0 };
-  if (maxId < 0) return out;
-  // Per frame id: a bit when it is matched, and where its entry is.
-  const bits = new Int32Array((maxId >>> 5) + 1);
-  const which = used.length < 65536 ? new Uint16Array(maxId + 1) : new Uint32Array(maxId + 1);
-  const at = new Uint32Array(maxId + 1);
-  for (let t = 0; t < spans.length; t += 3) {
-    const idc = used[spans[t]].id;
-    const u = spans[t];
-    for (let j = spans[t + 1]; j < spans[t + 2]; j++) {
-      const id = idc[j];
-      bits[id >>> 5] |= 1 << (id & 31);
-      which[id] = u;
-      at[id] = j;
+
+  /** Take the matched names' entries of decoded bucket `b` (once; a plain bucket has none). */
+  add(b) {
+    if (!b.diff || this.used.includes(b)) return;
+    if (this.used.length === 65535) throw new Error("more than 65,535 search buckets in one search");
+    const u = this.used.push(b) - 1;
+    const { ids, bits, which, at, frames } = this;
+    // The first matched name in the bucket, by bisection.
+    let i = 0;
+    let k = ids.length;
+    while (i < k) {
+      const mid = (i + k) >>> 1;
+      if (ids[mid] < b.nameLo) i = mid + 1;
+      else k = mid;
     }
-  }
-  const clip = lo !== -Infinity || hi !== Infinity;
-  let before = 0;
-  let after = 0;
-  let value = 0;
-  let inRange = 0;
-  let end = -1; // the last descendant of the last frame counted
-  for (let w = 0; w < bits.length; w++) {
-    if (w * 32 + 31 <= end) {
-      // The whole word is inside that frame: go on after it.
-      w = ((end + 1) >>> 5) - 1;
-      continue;
-    }
-    let x = bits[w];
-    while (x !== 0) {
-      const bit = x & -x;
-      x ^= bit;
-      const id = w * 32 + 31 - Math.clz32(bit);
-      if (id <= end) continue;
-      const b = used[which[id]];
-      const j = at[id];
-      const vb = b.before[j];
-      const va = b.after[j];
-      before += vb;
-      after += va;
-      end = id + b.span[j];
-      const width = b.width ? b.width[j] : unionWidth(vb, tb) + unionWidth(va, ta);
-      value += width;
-      if (clip) {
-        const s = b.lo[j] > lo ? b.lo[j] : lo;
-        const e = b.lo[j] + width < hi ? b.lo[j] + width : hi;
-        if (e > s) inRange += e - s;
+    const idc = b.id;
+    for (; i < ids.length && ids[i] < b.nameHi; i++) {
+      const n = ids[i] - b.nameLo;
+      const z = b.start[n + 1];
+      for (let j = b.start[n]; j < z; j++) {
+        const id = idc[j];
+        if (id >= frames) throw new Error(`a search entry names frame ${id}, past the graph's ${frames} frames`);
+        bits[id >>> 5] |= 1 << (id & 31);
+        which[id] = u;
+        at[id] = j;
       }
     }
   }
-  out.before = before;
-  out.after = after;
-  out.value = value;
-  out.inRange = clip ? inRange : value;
-  return out;
+
+  /**
+   * `{ before, after, value, inRange }`: the values before and after, the width matched in the
+   * union layout (runs of totals `tb` and `ta`) and the part of it in [lo, hi) (a zoom).
+   */
+  sum(tb, ta, lo = -Infinity, hi = Infinity) {
+    const { bits, which, at, used } = this;
+    const clip = lo !== -Infinity || hi !== Infinity;
+    let before = 0;
+    let after = 0;
+    let value = 0;
+    let inRange = 0;
+    let end = -1; // the last descendant of the last frame counted
+    for (let w = 0; w < bits.length; w++) {
+      if (w * 32 + 31 <= end) {
+        // The whole word is inside that frame: go on after it.
+        w = ((end + 1) >>> 5) - 1;
+        continue;
+      }
+      let x = bits[w];
+      while (x !== 0) {
+        const bit = x & -x;
+        x ^= bit;
+        const id = w * 32 + 31 - Math.clz32(bit);
+        if (id <= end) continue;
+        const b = used[which[id]];
+        const j = at[id];
+        const vb = b.before[j];
+        const va = b.after[j];
+        before += vb;
+        after += va;
+        end = id + b.span[j];
+        const width = b.width ? b.width[j] : unionWidth(vb, tb) + unionWidth(va, ta);
+        value += width;
+        if (clip) {
+          const s = b.lo[j] > lo ? b.lo[j] : lo;
+          const e = b.lo[j] + width < hi ? b.lo[j] + width : hi;
+          if (e > s) inRange += e - s;
+        }
+      }
+    }
+    return { before, after, value, inRange: clip ? inRange : value };
+  }
+}
+
+/** DiffMatch at once: what name ids `ids` (ascending) matched in decoded buckets `buckets`. */
+export function matchedDiff(buckets, ids, tb, ta, lo = -Infinity, hi = Infinity) {
+  let frames = 0;
+  for (const b of buckets) if (b.diff) for (let j = 0; j < b.k; j++) frames = Math.max(frames, b.id[j] + 1);
+  const m = new DiffMatch(ids, frames);
+  for (const b of buckets) m.add(b);
+  return m.sum(tb, ta, lo, hi);
 }
 
 /** The legend's words for `measure` at the manifest's scales. */
