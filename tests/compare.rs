@@ -125,11 +125,14 @@ fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<Interval>>) {
             }
             at_index += 4 * big[c];
         }
-        for name in lo..hi {
-            for j in starts[name - lo]..starts[name - lo + 1] {
+        let entries: Vec<Interval> = (0..k)
+            .map(|j| {
                 let id = u(id_at + 4 * j);
-                per_name[name].push((cols[1][j], cols[2][j], id, id + cols[0][j] as u32));
-            }
+                (cols[1][j], cols[2][j], id, id + cols[0][j] as u32)
+            })
+            .collect();
+        for name in lo..hi {
+            per_name[name].extend_from_slice(&entries[starts[name - lo]..starts[name - lo + 1]]);
         }
     }
     (names, per_name)
