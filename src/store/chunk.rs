@@ -522,8 +522,8 @@ fn search_and_names(
         None => name_intervals(table),
     };
     let intervals: Vec<&Vec<(u64, u64)>> = old_id.iter().map(|&o| &by_old[o]).collect();
-    // A differential bucket's entry is about 11.5 bytes against a plain interval's 8: twice as
-    // many entries a file keep its bytes near those of version 4's files (24 bytes an entry,
+    // A differential bucket's entry is about 10 bytes against a plain interval's 8: twice as
+    // many entries a file keep its bytes below those of version 4's files (24 bytes an entry,
     // `search_intervals` of them) with half the files, and on a comparison's wide searches the
     // number of files fetched, not their bytes, is what takes the time (docs/BENCHMARKS.md).
     let per_bucket = config.search_intervals as usize * if differential { 2 } else { 1 };
@@ -685,20 +685,25 @@ fn diff_intervals(table: &FrameTable, frames: &[Vec<u32>]) -> Vec<Vec<(u64, u64)
 /// per topmost frame of each name (unmerged), with the frame's offset in the union layout, its
 /// id, the number of its descendants (`last - id`) and its before and after totals, so that a
 /// reader sums the values of a match exactly, nested frames once, in any layout. The extent's
-/// end is left out: it follows from the values as the union's widths do. The last three
-/// columns are a byte each, with the entries that do not fit in a byte listed apart: most
-/// frames are small, and these files are what a search on a comparison fetches.
+/// end is left out: it follows from the values as the union's widths do. The id is stored as
+/// its step from the previous entry of the same name (two bytes), the last three columns as a
+/// byte each, with the entries that do not fit listed apart: most frames are small and most
+/// of a name's frames are near each other, and these files are what a search on a comparison
+/// fetches.
 /// `last` is [`subtree_last`] of the table.
 fn encode_diff_search(name_lo: u32, table: &FrameTable, lists: &[&Vec<u32>], last: &[u32], values: Values) -> Vec<u8> {
     let rows: Vec<usize> = lists.iter().flat_map(|l| l.iter().map(|&r| r as usize)).collect();
     let k = rows.len();
     let before = table.before.as_ref().expect("a differential table");
     let (after, _) = table.values();
-    let span = Small::of(rows.iter().map(|&r| (last[r] - r as u32) as u64));
-    let bsmall = Small::of(rows.iter().map(|&r| before.total[r]));
-    let asmall = Small::of(rows.iter().map(|&r| after[r]));
-    let (w, big) = (values.width(), span.big.len() + bsmall.big.len() + asmall.big.len());
-    let mut out = Vec::with_capacity(48 + 4 * lists.len() + (w + 7) * k + (w + 8) * big);
+    let steps = lists.iter().flat_map(|l| l.iter().scan(0u32, |prev, &r| Some((r - std::mem::replace(prev, r)) as u64)));
+    let id = Small::of(steps, u16::MAX as u64);
+    let span = Small::of(rows.iter().map(|&r| (last[r] - r as u32) as u64), u8::MAX as u64);
+    let bsmall = Small::of(rows.iter().map(|&r| before.total[r]), u8::MAX as u64);
+    let asmall = Small::of(rows.iter().map(|&r| after[r]), u8::MAX as u64);
+    let small = [&id, &span, &bsmall, &asmall];
+    let (w, big) = (values.width(), small.iter().map(|s| s.big.len()).sum::<usize>());
+    let mut out = Vec::with_capacity(48 + 4 * lists.len() + (w + 5) * k + (w + 8) * big);
     out.extend_from_slice(SEARCH_MAGIC);
     put_u32(&mut out, DIFF_VERSION);
     put_u32(&mut out, name_lo);
@@ -711,42 +716,44 @@ fn encode_diff_search(name_lo: u32, table: &FrameTable, lists: &[&Vec<u32>], las
         start += list.len() as u32;
         put_u32(&mut out, start);
     }
-    for s in [&span, &bsmall, &asmall] {
+    for s in small {
         put_u32(&mut out, s.big.len() as u32);
     }
     pad8(&mut out);
-    // Columns of values first (8-aligned for f64), then of u32, then of bytes.
+    // Columns of values first (8-aligned for f64), then of u32, of u16 and of bytes.
     put_column(&mut out, values, rows.iter().map(|&r| table.offset[r]));
     put_column(&mut out, values, bsmall.big.iter().map(|&(_, v)| v));
     put_column(&mut out, values, asmall.big.iter().map(|&(_, v)| v));
-    put_u32_column(&mut out, rows.iter().map(|&r| r as u32));
+    put_u32_column(&mut out, id.big.iter().map(|&(_, v)| v as u32));
     put_u32_column(&mut out, span.big.iter().map(|&(_, v)| v as u32));
-    for s in [&span, &bsmall, &asmall] {
+    for s in small {
         put_u32_column(&mut out, s.big.iter().map(|&(i, _)| i));
     }
+    for v in &id.small {
+        out.extend_from_slice(&(*v as u16).to_le_bytes());
+    }
     for s in [&span, &bsmall, &asmall] {
-        out.extend_from_slice(&s.bytes);
+        out.extend(s.small.iter().map(|&v| v as u8));
     }
     out
 }
 
-/// A column of a differential search bucket as bytes: each value below [`Small::BIG`] as
-/// itself, each other one as `BIG` in the bytes and as (its index, itself) in `big`.
+/// A column of a differential search bucket in narrow integers: each value below `limit` (the
+/// narrow type's largest) as itself, each other one as `limit` in `small` and as (its index,
+/// itself) in `big`.
 struct Small {
-    bytes: Vec<u8>,
+    small: Vec<u64>,
     big: Vec<(u32, u64)>,
 }
 
 impl Small {
-    const BIG: u8 = 255;
-
-    fn of(column: impl Iterator<Item = u64>) -> Small {
-        let mut s = Small { bytes: Vec::new(), big: Vec::new() };
+    fn of(column: impl Iterator<Item = u64>, limit: u64) -> Small {
+        let mut s = Small { small: Vec::new(), big: Vec::new() };
         for (i, v) in column.enumerate() {
-            if v < Small::BIG as u64 {
-                s.bytes.push(v as u8);
+            if v < limit {
+                s.small.push(v);
             } else {
-                s.bytes.push(Small::BIG);
+                s.small.push(limit);
                 s.big.push((i as u32, v));
             }
         }

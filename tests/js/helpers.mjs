@@ -348,18 +348,21 @@ export function topmostFrames(d) {
 
 /**
  * Bytes of a differential search bucket for names [lo, hi) of per-name frame lists (diffTable's
- * frames): version 5 (offsets, ids and byte columns of span, before and after with their big
- * entries apart) or 4 (extents, before, after, id, last); `values` "u32" or "f64".
+ * frames): version 5 (offsets, then the id steps in u16 and span, before and after in bytes,
+ * their big entries apart) or 4 (extents, before, after, id, last); `values` "u32" or "f64".
  */
 export function diffSearchBytes(per, lo, hi, { version = 5, values = "u32" } = {}) {
   const w = values === "u32" ? 4 : 8;
   const m = hi - lo + 1;
   const list = per.slice(lo, hi).flat();
   const k = list.length;
-  const cols = [list.map((f) => f.last - f.id), list.map((f) => f.before), list.map((f) => f.after)];
-  const big = cols.map((c) => c.flatMap((v, i) => (v >= 255 ? [[i, v]] : [])));
-  const a = pad8(24 + 4 * (version >= 5 ? m + 3 : m));
-  const size = version >= 5 ? a + w * (k + big[1].length + big[2].length) + 4 * (k + 2 * big[0].length + big[1].length + big[2].length) + 3 * k : a + 4 * w * k + 8 * k;
+  const steps = per.slice(lo, hi).flatMap((l) => l.map((f, j) => f.id - (j > 0 ? l[j - 1].id : 0)));
+  const cols = [steps, list.map((f) => f.last - f.id), list.map((f) => f.before), list.map((f) => f.after)];
+  const limits = [65535, 255, 255, 255];
+  const big = cols.map((c, ci) => c.flatMap((v, i) => (v >= limits[ci] ? [[i, v]] : [])));
+  const [ei, es, eb, ea] = big.map((b) => b.length);
+  const a = pad8(24 + 4 * (version >= 5 ? m + 4 : m));
+  const size = version >= 5 ? a + w * (k + eb + ea) + 4 * (2 * ei + 2 * es + eb + ea) + 5 * k : a + 4 * w * k + 8 * k;
   const buf = new ArrayBuffer(size);
   const dv = new DataView(buf);
   "FSSI".split("").forEach((c, i) => dv.setUint8(i, c.charCodeAt(0)));
@@ -389,11 +392,15 @@ export function diffSearchBytes(per, lo, hi, { version = 5, values = "u32" } = {
   }
   big.forEach((b, c) => dv.setUint32(24 + 4 * (m + c), b.length, true));
   list.forEach((f) => value(f.lo));
-  big[1].forEach(([, v]) => value(v));
   big[2].forEach(([, v]) => value(v));
-  list.forEach((f) => u32(f.id));
+  big[3].forEach(([, v]) => value(v));
   big[0].forEach(([, v]) => u32(v));
+  big[1].forEach(([, v]) => u32(v));
   for (const b of big) b.forEach(([i]) => u32(i));
-  for (const c of cols) for (const v of c) dv.setUint8(at++, Math.min(v, 255));
+  for (const v of cols[0]) {
+    dv.setUint16(at, Math.min(v, 65535), true);
+    at += 2;
+  }
+  for (const c of cols.slice(1)) for (const v of c) dv.setUint8(at++, Math.min(v, 255));
   return buf;
 }

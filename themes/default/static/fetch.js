@@ -171,13 +171,13 @@ export function decodeSearch(data, file = "search bucket") {
   if (nameHi < nameLo) throw new GraphError(file, `name range ${nameLo}..${nameHi} is reversed`);
   const m = nameHi - nameLo + 1;
   const diff = version >= 3 && (flags & 2) !== 0;
-  // Version 5: the span, before and after columns are a byte per entry, and these are the
-  // numbers of their entries that did not fit, listed apart.
+  // Version 5: the id steps are two bytes per entry and the span, before and after columns
+  // one, and these are the numbers of their entries that did not fit, listed apart.
   const bytes = diff && version >= 5;
-  const big = bytes && buf.byteLength >= 24 + 4 * (m + 3) ? Array.from(u32s(buf, 24 + 4 * m, 3)) : [0, 0, 0];
-  const a = pad8(24 + 4 * (bytes ? m + 3 : m));
-  const [es, eb, ea] = big;
-  const expected = bytes ? a + w * (k + eb + ea) + 4 * (k + 2 * es + eb + ea) + 3 * k : a + 2 * w * k + (diff ? 2 * w * k + 8 * k : 0);
+  const big = bytes && buf.byteLength >= 24 + 4 * (m + 4) ? Array.from(u32s(buf, 24 + 4 * m, 4)) : [0, 0, 0, 0];
+  const a = pad8(24 + 4 * (bytes ? m + 4 : m));
+  const [ei, es, eb, ea] = big;
+  const expected = bytes ? a + w * (k + eb + ea) + 4 * (2 * ei + 2 * es + eb + ea) + 5 * k : a + 2 * w * k + (diff ? 2 * w * k + 8 * k : 0);
   if (buf.byteLength !== expected) {
     throw new GraphError(file, `is ${buf.byteLength} bytes, expected ${expected} for ${k} intervals (truncated or corrupt)`);
   }
@@ -200,15 +200,15 @@ export function decodeSearch(data, file = "search bucket") {
     }
     return { nameLo, nameHi, k, start, diff, iv, lo, width, before: vals(a + 2 * w * k, k), after: vals(a + 3 * w * k, k), id, span };
   }
-  // Values (lo, then the big before and after values), u32 columns (id, the big spans, the
-  // indices of the big entries of each column), then the three byte columns.
+  // Values (lo, then the big before and after values), u32 columns (the big id steps and
+  // spans, the indices of the big entries of each column), the id steps (u16), then the
+  // three byte columns.
   const lo = vals(a, k);
-  const ids = a + w * (k + eb + ea);
-  const id = u32s(buf, ids, k);
-  const bytesAt = ids + 4 * (k + 2 * es + eb + ea);
-  let indexAt = ids + 4 * (k + es);
-  const column = (c, count, Arr, bigValues) => {
-    const out = new Arr(new Uint8Array(buf, bytesAt + c * k, k));
+  const u32At = a + w * (k + eb + ea);
+  let indexAt = u32At + 4 * (ei + es);
+  const narrowAt = indexAt + 4 * (ei + es + eb + ea);
+  const column = (narrow, count, Arr, bigValues) => {
+    const out = new Arr(narrow);
     const at = u32s(buf, indexAt, count);
     indexAt += 4 * count;
     for (let e = 0; e < count; e++) {
@@ -218,9 +218,20 @@ export function decodeSearch(data, file = "search bucket") {
     return out;
   };
   const Values = w === 4 ? Uint32Array : Float64Array;
-  const span = column(0, es, Uint32Array, u32s(buf, ids + 4 * k, es));
-  const before = column(1, eb, Values, vals(a + w * k, eb));
-  const after = column(2, ea, Values, vals(a + w * (k + eb), ea));
+  const byteColumn = (c) => new Uint8Array(buf, narrowAt + 2 * k + c * k, k);
+  const steps = LITTLE_ENDIAN ? new Uint16Array(buf, narrowAt, k) : Uint16Array.from({ length: k }, (_, j) => new DataView(buf).getUint16(narrowAt + 2 * j, true));
+  const id = column(steps, ei, Uint32Array, u32s(buf, u32At, ei));
+  const span = column(byteColumn(0), es, Uint32Array, u32s(buf, u32At + 4 * ei, es));
+  const before = column(byteColumn(1), eb, Values, vals(a + w * k, eb));
+  const after = column(byteColumn(2), ea, Values, vals(a + w * (k + eb), ea));
+  // Each id is the step from the one before it of the same name (from 0 for a name's first).
+  for (let i = 0; i < m - 1; i++) {
+    let sum = 0;
+    for (let j = start[i]; j < start[i + 1]; j++) {
+      sum += id[j];
+      id[j] = sum;
+    }
+  }
   return { nameLo, nameHi, k, start, diff, lo, width: null, before, after, id, span };
 }
 
