@@ -46,7 +46,7 @@ const pad8 = (x) => (x + 7) & ~7;
 /**
  * Versions of the graph format this page reads: 1 (f64 values), 2 (u32 or f64 values), 3 (a
  * comparison's chunks with widths), 4 (a comparison's chunks without them) and 5 (a
- * comparison's search files in byte columns).
+ * comparison's search files in narrow columns).
  */
 const VERSIONS = [1, 2, 3, 4, 5];
 
