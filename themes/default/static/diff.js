@@ -3,7 +3,7 @@
 // functions: node's test runner checks them. The colour rule is src/graph/diff.rs's `color`.
 
 import { formatValue, formatPercent } from "./format.js";
-import { unionWidth } from "./fetch.js";
+import { idsOf, unionWidth } from "./fetch.js";
 
 const NEUTRAL = [224, 224, 224];
 const GREW = [220, 38, 30];
@@ -118,12 +118,15 @@ export class DiffMatch {
       if (ids[mid] < b.nameLo) i = mid + 1;
       else k = mid;
     }
+    // Ids, or (version 5) each id's step from the previous entry's of the same name.
     const idc = b.id;
+    const step = b.idStep;
     for (; i < ids.length && ids[i] < b.nameHi; i++) {
       const n = ids[i] - b.nameLo;
       const z = b.start[n + 1];
+      let id = 0;
       for (let j = b.start[n]; j < z; j++) {
-        const id = idc[j];
+        id = idc ? idc[j] : id + step[j];
         if (id >= frames) throw new Error(`a search entry names frame ${id}, past the graph's ${frames} frames`);
         bits[id >>> 5] |= 1 << (id & 31);
         which[id] = u;
@@ -179,7 +182,7 @@ export class DiffMatch {
 /** DiffMatch at once: what name ids `ids` (ascending) matched in decoded buckets `buckets`. */
 export function matchedDiff(buckets, ids, tb, ta, lo = -Infinity, hi = Infinity) {
   let frames = 0;
-  for (const b of buckets) if (b.diff) for (let j = 0; j < b.k; j++) frames = Math.max(frames, b.id[j] + 1);
+  for (const b of buckets) if (b.diff) for (const id of idsOf(b)) frames = Math.max(frames, id + 1);
   const m = new DiffMatch(ids, frames);
   for (const b of buckets) m.add(b);
   return m.sum(tb, ta, lo, hi);

@@ -163,6 +163,8 @@ export function chunkWidths(m) {
  * `lo` (its offset in the union layout), `before`, `after` (its values), `id` and `span` (its
  * id and the number of its descendants), and `width`, its width in the union layout, when the
  * file has it (versions 3 and 4; version 5 leaves it to follow from the values, as in chunks).
+ * Of version 5, `id` is null and `idStep` holds each id's step from the previous entry's of
+ * its name (see idsOf).
  */
 export function decodeSearch(data, file = "search bucket") {
   const buf = alignedBuffer(data);
@@ -220,19 +222,28 @@ export function decodeSearch(data, file = "search bucket") {
   const Values = w === 4 ? Uint32Array : Float64Array;
   const byteColumn = (c) => new Uint8Array(buf, narrowAt + 2 * k + c * k, k);
   const steps = LITTLE_ENDIAN ? new Uint16Array(buf, narrowAt, k) : Uint16Array.from({ length: k }, (_, j) => new DataView(buf).getUint16(narrowAt + 2 * j, true));
-  const id = column(steps, ei, Uint32Array, u32s(buf, u32At, ei));
+  // Each id is the step from the one before it of the same name (from 0 for a name's first):
+  // added up by the reader of a name's entries (`idsOf` for all of them), not here, where it
+  // would cost every entry of every file a search fetches.
+  const idStep = column(steps, ei, Uint32Array, u32s(buf, u32At, ei));
   const span = column(byteColumn(0), es, Uint32Array, u32s(buf, u32At + 4 * ei, es));
   const before = column(byteColumn(1), eb, Values, vals(a + w * k, eb));
   const after = column(byteColumn(2), ea, Values, vals(a + w * (k + eb), ea));
-  // Each id is the step from the one before it of the same name (from 0 for a name's first).
-  for (let i = 0; i < m - 1; i++) {
+  return { nameLo, nameHi, k, start, diff, lo, width: null, before, after, id: null, idStep, span };
+}
+
+/** The ids of a differential bucket's entries (decodeSearch's `id`, or its steps added up). */
+export function idsOf(b) {
+  if (b.id) return b.id;
+  const id = new Uint32Array(b.k);
+  for (let i = 0; i < b.nameHi - b.nameLo; i++) {
     let sum = 0;
-    for (let j = start[i]; j < start[i + 1]; j++) {
-      sum += id[j];
+    for (let j = b.start[i]; j < b.start[i + 1]; j++) {
+      sum += b.idStep[j];
       id[j] = sum;
     }
   }
-  return { nameLo, nameHi, k, start, diff, lo, width: null, before, after, id, span };
+  return id;
 }
 
 /**
