@@ -86,46 +86,91 @@ fn fold_of_a_comparison_is_every_stack_of_either_run_with_zero_where_it_is_absen
 /// One interval of a differential search bucket: (before, after, id, last).
 type Interval = (u64, u64, u32, u32);
 
-/// The files of a graph folder's search buckets, decoded from docs/FORMAT.md: the names, and
-/// per name id its intervals.
-fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<Interval>>) {
+/// The files of a graph folder's search buckets, decoded from docs/FORMAT.md: the names, per
+/// name id its intervals, and how many id steps did not fit in two bytes.
+fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<Interval>>, usize) {
     let manifest: serde_json::Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
-    assert_eq!(manifest["version"], 4);
+    assert_eq!(manifest["version"], 5);
     let mut names = Vec::new();
     for f in manifest["names"].as_array().unwrap() {
         let n: serde_json::Value = serde_json::from_str(&read(&graph.join(f["file"].as_str().unwrap()))).unwrap();
         names.extend(n["names"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()));
     }
     let mut per_name = vec![Vec::new(); names.len()];
+    let mut big_steps = 0;
     for s in manifest["search"].as_array().unwrap() {
         let b = std::fs::read(graph.join(s["file"].as_str().unwrap())).unwrap();
         let u = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
         assert_eq!(&b[0..4], b"FSSI");
-        assert_eq!(u(4), 4);
+        assert_eq!(u(4), 5);
         let (lo, hi, k, flags) = (u(8) as usize, u(12) as usize, u(16) as usize, u(20));
         assert_eq!(flags & 2, 2, "the differential flag");
         let w = if flags & 1 == 1 { 4 } else { 8 };
         let value = |at: usize| if w == 4 { u(at) as u64 } else { f64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as u64 };
-        let starts: Vec<usize> = (0..=hi - lo).map(|i| u(24 + 4 * i) as usize).collect();
-        let a = (24 + 4 * (hi - lo + 1)).div_ceil(8) * 8;
-        let before_at = a + 2 * w * k;
-        let after_at = before_at + w * k;
-        let id_at = after_at + w * k;
-        let last_at = id_at + 4 * k;
-        for name in lo..hi {
-            for j in starts[name - lo]..starts[name - lo + 1] {
-                per_name[name].push((value(before_at + w * j), value(after_at + w * j), u(id_at + 4 * j), u(last_at + 4 * j)));
+        let m = hi - lo + 1;
+        let starts: Vec<usize> = (0..m).map(|i| u(24 + 4 * i) as usize).collect();
+        // Entries of the id step, span, before and after columns that do not fit their width.
+        let big: Vec<usize> = (0..4).map(|c| u(24 + 4 * (m + c)) as usize).collect();
+        let a = (24 + 4 * (m + 4)).div_ceil(8) * 8;
+        big_steps += big[0];
+        let u32s_at = a + w * (k + big[2] + big[3]);
+        let u16s_at = u32s_at + 4 * (2 * big[0] + 2 * big[1] + big[2] + big[3]);
+        let bytes_at = u16s_at + 2 * k;
+        // Each narrow column (id step, span, before, after), with its big entries put in.
+        let mut cols: Vec<Vec<u64>> = vec![(0..k).map(|j| u16::from_le_bytes(b[u16s_at + 2 * j..][..2].try_into().unwrap()) as u64).collect()];
+        cols.extend((0..3).map(|c| b[bytes_at + c * k..][..k].iter().map(|&x| x as u64).collect()));
+        let mut at_index = u32s_at + 4 * (big[0] + big[1]);
+        let big_values = [Some(u32s_at), Some(u32s_at + 4 * big[0]), None, None];
+        for c in 0..4 {
+            for e in 0..big[c] {
+                let i = u(at_index + 4 * e) as usize;
+                cols[c][i] = match (big_values[c], c) {
+                    (Some(v), _) => u(v + 4 * e) as u64,
+                    (None, 2) => value(a + w * (k + e)),
+                    (None, _) => value(a + w * (k + big[2] + e)),
+                };
+            }
+            at_index += 4 * big[c];
+        }
+        // Ids: each the step from the one before it of the same name.
+        let mut ids = vec![0u32; k];
+        for i in 0..m - 1 {
+            let mut id = 0u32;
+            for j in starts[i]..starts[i + 1] {
+                id += cols[0][j] as u32;
+                ids[j] = id;
             }
         }
+        let entries: Vec<Interval> = (0..k).map(|j| (cols[2][j], cols[3][j], ids[j], ids[j] + cols[1][j] as u32)).collect();
+        for name in lo..hi {
+            per_name[name].extend_from_slice(&entries[starts[name - lo]..starts[name - lo + 1]]);
+        }
     }
-    (names, per_name)
+    (names, per_name, big_steps)
 }
 
 #[test]
 fn search_gives_the_matched_values_before_and_after_as_counted_from_the_inputs() {
+    let (before, after) = (awkward_profile(7, 400), awkward_profile(8, 400));
+    assert_search_matches_the_inputs(&before, &after, &[]);
+}
+
+#[test]
+fn search_of_a_comparison_past_65536_frames_gives_the_values_counted_from_the_inputs() {
+    // Ids past two bytes, and a function called in two subtrees far apart: the steps of such
+    // ids in the search files (docs/FORMAT.md) are listed apart.
+    let before = awkward_profile(9, 9000);
+    let after = awkward_profile(10, 9000) + "main;<script>alert('x')</script>;rare::marker 5\nmain;recurse;rare::marker 7\n";
+    let (frames, big_steps) = assert_search_matches_the_inputs(&before, &after, &["rare::marker", "marker|push_back"]);
+    assert!(frames > 70_000 && big_steps > 0, "{frames} frames, {big_steps} big id steps");
+}
+
+/// Builds a comparison of `before` and `after` and checks, in every layout, that what a
+/// reader sums from its search files for a few patterns is what the inputs' stacks matched.
+/// `more` adds patterns. Returns the comparison's frame count and its search files' big id steps.
+fn assert_search_matches_the_inputs(before: &str, after: &str, more: &[&str]) -> (u64, usize) {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
-    let (before, after) = (awkward_profile(7, 400), awkward_profile(8, 400));
     write(&input.join("api/2026-11-10.folded"), before.as_bytes());
     write(&input.join("api/2026-11-11.folded"), after.as_bytes());
     let out = dir.path().join("out");
@@ -133,8 +178,8 @@ fn search_gives_the_matched_values_before_and_after_as_counted_from_the_inputs()
     assert!(o.status.success(), "{}", stderr(&o));
     for layout in ["", "after", "before"] {
         let graph = out.join("p/api/2026-11-11/compare/g/samples").join(layout);
-        let (names, per_name) = diff_search(&graph);
-        for pattern in ["recurse", "push_back|HashMap", "^main$", "<script>", "λ"] {
+        let (names, per_name, _) = diff_search(&graph);
+        for pattern in ["recurse", "push_back|HashMap", "^main$", "<script>", "λ"].iter().chain(more) {
             let re = regex::Regex::new(pattern).unwrap();
             // What a reader does: the intervals of every matching name; an interval inside
             // another (its id within the other's [id, last]) is counted once.
@@ -154,9 +199,12 @@ fn search_gives_the_matched_values_before_and_after_as_counted_from_the_inputs()
             let matched = |text: &str| -> u64 {
                 stacks(text).iter().filter(|(s, _)| s.split(';').any(|f| re.is_match(f))).map(|(_, v)| v).sum()
             };
-            assert_eq!((b, a), (matched(&before), matched(&after)), "layout {layout:?}, pattern {pattern}");
+            assert_eq!((b, a), (matched(before), matched(after)), "layout {layout:?}, pattern {pattern}");
         }
     }
+    let graph = out.join("p/api/2026-11-11/compare/g/samples");
+    let manifest: serde_json::Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
+    (manifest["frames"].as_u64().unwrap(), diff_search(&graph).2)
 }
 
 #[test]

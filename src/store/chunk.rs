@@ -23,8 +23,11 @@ use super::sandwich::{self, SandwichRef};
 pub const VERSION: u32 = 2;
 /// Version written for a differential graph: its chunks carry each frame's values before and
 /// after but not its widths, which follow from them (`graph::diff::widths`), its search files
-/// each frame's values, and it comes in three layouts. Version 3 also wrote the widths.
-pub const DIFF_VERSION: u32 = 4;
+/// each frame's values, and it comes in three layouts. Version 3 also wrote the widths;
+/// version 4 had the same chunks as this one and search files of wider columns.
+pub const DIFF_VERSION: u32 = 5;
+/// The first differential version whose chunks leave the widths out.
+const NO_WIDTHS_VERSION: u32 = 4;
 const CHUNK_MAGIC: &[u8; 4] = b"FSCH";
 const SEARCH_MAGIC: &[u8; 4] = b"FSSI";
 /// Depths one chunk may span at most, so that a deep graph is fetched as the user scrolls.
@@ -80,7 +83,7 @@ pub struct Manifest {
     pub chunks: Vec<ChunkRef>,
     /// Every search bucket.
     pub search: Vec<SearchRef>,
-    /// What a differential graph (versions 3 and 4) adds.
+    /// What a differential graph (versions 3 to 5) adds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<DiffInfo>,
     /// Precomputed sandwiches of a plain graph's most called functions (`super::sandwich`).
@@ -519,12 +522,17 @@ fn search_and_names(
         None => name_intervals(table),
     };
     let intervals: Vec<&Vec<(u64, u64)>> = old_id.iter().map(|&o| &by_old[o]).collect();
+    // A differential bucket's entry is about 10 bytes against a plain interval's 8: twice as
+    // many entries a file keep its bytes below those of version 4's files (24 bytes an entry,
+    // `search_intervals` of them) with half the files, and on a comparison's wide searches the
+    // number of files fetched, not their bytes, is what takes the time (docs/BENCHMARKS.md).
+    let per_bucket = config.search_intervals as usize * if differential { 2 } else { 1 };
     let mut buckets = Vec::new();
     let mut lo = 0usize;
     while lo < intervals.len() {
         let mut hi = lo;
         let mut count = 0;
-        while hi < intervals.len() && (hi == lo || count + intervals[hi].len() <= config.search_intervals as usize) {
+        while hi < intervals.len() && (hi == lo || count + intervals[hi].len() <= per_bucket) {
             count += intervals[hi].len();
             hi += 1;
         }
@@ -673,16 +681,29 @@ fn diff_intervals(table: &FrameTable, frames: &[Vec<u32>]) -> Vec<Vec<(u64, u64)
         .collect()
 }
 
-/// A differential graph's search bucket: the intervals as in a plain one (unmerged, one per
-/// topmost frame), then per interval the frame's before and after totals, its id and the id of
-/// its last descendant, so that a reader sums the values of a match exactly, nested frames
-/// once, in any layout.
+/// A differential graph's search bucket (version 5, docs/FORMAT.md "Search buckets"): one entry
+/// per topmost frame of each name (unmerged), with the frame's offset in the union layout, its
+/// id, the number of its descendants (`last - id`) and its before and after totals, so that a
+/// reader sums the values of a match exactly, nested frames once, in any layout. The extent's
+/// end is left out: it follows from the values as the union's widths do. The id is stored as
+/// its step from the previous entry of the same name (two bytes), the last three columns as a
+/// byte each, with the entries that do not fit listed apart: most frames are small and most
+/// of a name's frames are near each other, and these files are what a search on a comparison
+/// fetches.
 /// `last` is [`subtree_last`] of the table.
 fn encode_diff_search(name_lo: u32, table: &FrameTable, lists: &[&Vec<u32>], last: &[u32], values: Values) -> Vec<u8> {
-    let k: usize = lists.iter().map(|l| l.len()).sum();
+    let rows: Vec<usize> = lists.iter().flat_map(|l| l.iter().map(|&r| r as usize)).collect();
+    let k = rows.len();
     let before = table.before.as_ref().expect("a differential table");
     let (after, _) = table.values();
-    let mut out = Vec::with_capacity(32 + 4 * lists.len() + (4 * values.width() + 8) * k);
+    let steps = lists.iter().flat_map(|l| l.iter().scan(0u32, |prev, &r| Some((r - std::mem::replace(prev, r)) as u64)));
+    let id = Small::of(steps, u16::MAX as u64);
+    let span = Small::of(rows.iter().map(|&r| (last[r] - r as u32) as u64), u8::MAX as u64);
+    let bsmall = Small::of(rows.iter().map(|&r| before.total[r]), u8::MAX as u64);
+    let asmall = Small::of(rows.iter().map(|&r| after[r]), u8::MAX as u64);
+    let small = [&id, &span, &bsmall, &asmall];
+    let (w, big) = (values.width(), small.iter().map(|s| s.big.len()).sum::<usize>());
+    let mut out = Vec::with_capacity(48 + 4 * lists.len() + (w + 5) * k + (w + 8) * big);
     out.extend_from_slice(SEARCH_MAGIC);
     put_u32(&mut out, DIFF_VERSION);
     put_u32(&mut out, name_lo);
@@ -695,25 +716,49 @@ fn encode_diff_search(name_lo: u32, table: &FrameTable, lists: &[&Vec<u32>], las
         start += list.len() as u32;
         put_u32(&mut out, start);
     }
+    for s in small {
+        put_u32(&mut out, s.big.len() as u32);
+    }
     pad8(&mut out);
-    let rows = || lists.iter().flat_map(|l| l.iter().map(|&r| r as usize));
-    for r in rows() {
-        values.put(&mut out, table.offset[r]);
-        values.put(&mut out, table.offset[r] + table.total[r]);
+    // Columns of values first (8-aligned for f64), then of u32, of u16 and of bytes.
+    put_column(&mut out, values, rows.iter().map(|&r| table.offset[r]));
+    put_column(&mut out, values, bsmall.big.iter().map(|&(_, v)| v));
+    put_column(&mut out, values, asmall.big.iter().map(|&(_, v)| v));
+    put_u32_column(&mut out, id.big.iter().map(|&(_, v)| v as u32));
+    put_u32_column(&mut out, span.big.iter().map(|&(_, v)| v as u32));
+    for s in small {
+        put_u32_column(&mut out, s.big.iter().map(|&(i, _)| i));
     }
-    for r in rows() {
-        values.put(&mut out, before.total[r]);
+    for v in &id.small {
+        out.extend_from_slice(&(*v as u16).to_le_bytes());
     }
-    for r in rows() {
-        values.put(&mut out, after[r]);
-    }
-    for r in rows() {
-        put_u32(&mut out, r as u32);
-    }
-    for r in rows() {
-        put_u32(&mut out, last[r]);
+    for s in [&span, &bsmall, &asmall] {
+        out.extend(s.small.iter().map(|&v| v as u8));
     }
     out
+}
+
+/// A column of a differential search bucket in narrow integers: each value below `limit` (the
+/// narrow type's largest) as itself, each other one as `limit` in `small` and as (its index,
+/// itself) in `big`.
+struct Small {
+    small: Vec<u64>,
+    big: Vec<(u32, u64)>,
+}
+
+impl Small {
+    fn of(column: impl Iterator<Item = u64>, limit: u64) -> Small {
+        let mut s = Small { small: Vec::new(), big: Vec::new() };
+        for (i, v) in column.enumerate() {
+            if v < limit {
+                s.small.push(v);
+            } else {
+                s.small.push(limit);
+                s.big.push((i as u32, v));
+            }
+        }
+        s
+    }
 }
 
 /// Per row, the id of its last descendant (itself when it has none).
@@ -939,9 +984,9 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
     if let Some(row) = t.name.iter().position(|&x| x == u32::MAX) {
         return Err(format!("{}: frame {row} is in no chunk", dir.display()));
     }
-    if manifest.differential && manifest.version >= DIFF_VERSION {
+    if manifest.differential && manifest.version >= NO_WIDTHS_VERSION {
         // The widths, from the values (the chunks leave them out).
-        let (b, a) = (t.before.as_ref().expect("differential"), t.after.as_ref().expect("version 4"));
+        let (b, a) = (t.before.as_ref().expect("differential"), t.after.as_ref().expect("version 4 or later"));
         let (tb, ta) = (b.total[0], a.total[0]);
         for r in 0..t.len() {
             (t.total[r], t.self_[r]) = diff::widths(t.layout, (b.total[r], b.self_[r]), (a.total[r], a.self_[r]), tb, ta);
@@ -1005,13 +1050,13 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable, version: u32) -> Result<(), String
     }
     at = at.div_ceil(8) * 8;
     // Differential chunks: version 2 has the before columns after the widths (which are the
-    // after values), version 3 the before and after columns after the widths, version 4 the
-    // before and after columns instead of the widths.
+    // after values), version 3 the before and after columns after the widths, versions 4 and
+    // 5 the before and after columns instead of the widths.
     let after = diff && version >= 3;
     if after != t.after.is_some() || diff != t.before.is_some() || (diff && version != graph_version) {
         return Err("its columns are not the manifest's".into());
     }
-    let widths = !diff || version < DIFF_VERSION;
+    let widths = !diff || version < NO_WIDTHS_VERSION;
     let cols = match (diff, version) {
         (false, _) => 3,
         (true, 2) => 5,

@@ -21,6 +21,7 @@ import {
   pathSelf, pathTotal, rowTop, smallProfile, total, xOfValue,
 } from "./fixtures.mjs";
 import { dimmed, faded, hotColor, matchColor } from "../js/colors.mjs";
+import { diffTable } from "../js/helpers.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const THEME = path.resolve(HERE, "../../themes/default");
@@ -970,6 +971,89 @@ describe("the page", () => {
     assert.deepEqual(await page.locator("#fs-layout button").allTextContents(), ["Both", "Second count", "First count"]);
     assert.deepEqual(problems, []);
     await done();
+  });
+
+  test("a search on a comparison says what it matched before and after, nested matches once, zoomed or not, from the search files alone", async () => {
+    // The big profile against a variant of it: every 5th stack gone, every 7th doubled, and
+    // stacks where malloc calls memcpy and memcpy calls malloc (nested matches of one search).
+    const before = STACKS;
+    const after = [];
+    STACKS.forEach(([frames, c], i) => {
+      if (i % 5 === 4) return;
+      after.push([frames, i % 7 === 0 ? 2 * c : c]);
+    });
+    after.push([["main", "server::run", "server::handle_request", "handlers::health", "malloc", "memcpy", "malloc"], 900]);
+    after.push([["main", "walk_tree", "visit", "memcpy", "cache::get"], 400]);
+    const folded = (stacks) => stacks.map(([f, c]) => `${f.join(";")} ${c}`).join("\n") + "\n";
+    const dir = path.join(tmp, "cmp");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "a.folded"), folded(before));
+    fs.writeFileSync(path.join(dir, "b.folded"), folded(after));
+    // Small search files, so that a search reads several and the frames' ids run past a word.
+    const cfg = path.join(dir, "site.toml");
+    fs.writeFileSync(cfg, `title = "cmp"\ntheme_dir = ${JSON.stringify(THEME)}\n[chunks]\nsearch_intervals = 40\n`);
+    run(["diff", "--config", cfg, path.join(dir, "a.folded"), path.join(dir, "b.folded"), "-o", path.join(dir, "out")]);
+    const cmpManifest = JSON.parse(fs.readFileSync(path.join(dir, "out/g/samples/manifest.json"), "utf8"));
+    assert.ok(cmpManifest.search.length > 10, `${cmpManifest.search.length} search files`);
+    // The union layout reckoned here from the stacks (docs/FORMAT.md "Differential graphs"):
+    // what a search matched in its widths is the width of every matched frame not under another.
+    const d = diffTable(before, after);
+    const [TB, TA] = [d.tb, d.ta];
+    const unionMatched = (re, zoom = null) => {
+      const under = new Uint8Array(d.frames.length);
+      let sum = 0;
+      for (const f of d.frames) {
+        const hit = f.depth > 0 && re.test(d.names[f.name]);
+        under[f.id] = (f.depth > 0 && under[f.parent]) || hit ? 1 : 0;
+        if (!hit || (f.depth > 0 && under[f.parent])) continue;
+        const lo = zoom ? Math.max(f.lo, zoom.lo) : f.lo;
+        const hi = zoom ? Math.min(f.lo + f.width, zoom.lo + zoom.width) : f.lo + f.width;
+        if (hi > lo) sum += hi - lo;
+      }
+      return sum;
+    };
+    const cmpSite = await serve(path.join(dir, "out"), "/perf/");
+    try {
+      const { page, done } = await openPage(cmpSite.url);
+      let st = await idle(page);
+      assert.deepEqual([st.totalBefore, st.total], [TB, TA]);
+      const chunks = st.chunksLoaded.length;
+      const check = async (q, zoom) => {
+        await page.fill("#fs-search", q);
+        st = await idle(page);
+        const re = new RegExp(q, "i");
+        const [b, a] = [matchedByStacks(before, re), matchedByStacks(after, re)];
+        assert.deepEqual([st.matched.before, st.matched.after], [b, a], `/${q}/: the values matched before and after`);
+        const union = unionMatched(re);
+        assert.equal(st.matched.value, union, `/${q}/: the width matched in the union`);
+        assert.ok(Math.abs(st.matched.percent - (100 * union) / 2 ** 31) < 1e-9);
+        assert.equal(st.matched.inZoom, zoom ? unionMatched(re, zoom) : union, `/${q}/: the part in the zoomed frame`);
+        const text = await page.locator("#fs-matched").textContent();
+        const words = `Matched ${countText(b)} samples → ${countText(a)} samples (${pct(b, TB)} → ${pct(a, TA)}, `;
+        assert.ok(text.startsWith(words), `"${text}" says "${words}…"`);
+      };
+      for (const q of ["malloc|memcpy", "^visit$", "db::|cache::", "json"]) await check(q, null);
+      assert.equal(st.chunksLoaded.length, chunks, "a search fetches no chunk");
+      assert.ok(st.searchLoaded.length > 1 && st.searchLoaded.every((u) => /\/s\/\d+\.bin$/.test(u)), st.searchLoaded.join(" "));
+      // Zoomed to server::handle_request: the part of the match in it.
+      await page.fill("#fs-search", "");
+      st = await idle(page);
+      const pathIds = ["main", "server::run", "server::handle_request"];
+      let z = d.frames[0];
+      for (const name of pathIds) z = d.frames.find((f) => f.parent === z.id && d.names[f.name] === name);
+      const box = await page.locator("#fs-canvas").boundingBox();
+      const vp = st.viewport;
+      const content = Math.max(cmpManifest.depth * vp.rowHeight, vp.height);
+      const x = ((z.lo + z.width / 2) / 2 ** 31) * vp.width;
+      await page.mouse.click(box.x + x, box.y + content - (z.depth + 1) * vp.rowHeight - vp.scrollTop + vp.rowHeight / 2);
+      st = await idle(page);
+      assert.equal(st.zoom && st.zoom.name, "server::handle_request");
+      assert.deepEqual([st.zoom.offset, st.zoom.total], [z.lo, z.width]);
+      for (const q of ["malloc|memcpy", "db::|cache::"]) await check(q, z);
+      await done();
+    } finally {
+      await cmpSite.close();
+    }
   });
 
   test("markup in function names, titles, labels and notes is shown as text and never runs: hover, zoom, search, table, comparison, history", async () => {

@@ -1,8 +1,11 @@
 // The pure parts of comparisons in the page: colours, the words of a frame, and the values a
-// search matched before and after. Expected values are reckoned by hand here.
+// search matched before and after. Expected values are reckoned by hand here, or counted from
+// the stacks of the two runs.
 import test from "node:test";
 import assert from "node:assert/strict";
-import { diffRgb, frameDelta, formatPoints, formatRelative, describeDiffFrame, legendText, matchedBeforeAfter, sideLabel, sidesOf } from "../../themes/default/static/diff.js";
+import { decodeSearch } from "../../themes/default/static/fetch.js";
+import { diffSearchBytes, diffTable, rng, topmostFrames } from "./helpers.mjs";
+import { diffRgb, frameDelta, formatPoints, formatRelative, describeDiffFrame, legendText, matchedDiff, sideLabel, sidesOf } from "../../themes/default/static/diff.js";
 
 test("diff colours go from grey through to red for growth and blue for shrinkage, as the build's previews", () => {
   // Grey (224,224,224) to red (220,38,30) and blue (38,96,220), rounded per channel.
@@ -51,13 +54,85 @@ test("the words of a graph's two sides come from its manifest: runs, a CPI graph
   assert.equal(legend, "Red grew, blue shrank from the first count to the second count: each frame by the change of its share of the total; full colour at 2.00 pp of the total, grey unchanged. ⊖ striped: only in the first count.");
 });
 
-test("matched values count a frame inside another matched frame once", () => {
-  // Frames by id: 1 [1..4] f (5 before, 7 after), 3 [3..3] g inside it (2, 2), 6 [6..6] g (1, 0).
+test("matched values count a frame inside another matched frame once, however deep", () => {
+  // Frames by id: 1 [1..4] f (5 before, 7 after), 3 [3..3] g inside it (2, 2), 6 [6..6] g (1, 0),
+  // and 70 [70..70] g, past the first words of the id bitmap.
   const bucket = {
-    diff: true, nameLo: 1, nameHi: 3, start: [0, 1, 3],
-    id: [1, 3, 6], last: [4, 3, 6], before: [5, 2, 1], after: [7, 2, 0],
+    diff: true, nameLo: 1, nameHi: 3, k: 4, start: [0, 1, 4],
+    lo: [10, 14, 40, 90], width: [9, 2, 5, 1], id: [1, 3, 6, 70], span: [3, 0, 0, 0], before: [5, 2, 1, 4], after: [7, 2, 0, 8],
   };
-  assert.deepEqual(matchedBeforeAfter([bucket], [1]), { before: 5, after: 7 });
-  assert.deepEqual(matchedBeforeAfter([bucket], [2]), { before: 3, after: 2 });
-  assert.deepEqual(matchedBeforeAfter([bucket], [1, 2]), { before: 6, after: 7 }, "g inside f once, the other g on its own");
+  const got = (ids, lo, hi) => matchedDiff([bucket], ids, 100, 100, lo, hi);
+  assert.deepEqual(got([1]), { before: 5, after: 7, value: 9, inRange: 9 });
+  assert.deepEqual(got([2]), { before: 7, after: 10, value: 8, inRange: 8 });
+  assert.deepEqual(got([1, 2]), { before: 10, after: 15, value: 15, inRange: 15 }, "g inside f once, the other gs on their own");
+  assert.deepEqual(got([1, 2], 12, 42), { before: 10, after: 15, value: 15, inRange: 7 + 2 }, "clipped to a zoom: 12..19 of f, 40..42 of g");
+  assert.deepEqual(got([]), { before: 0, after: 0, value: 0, inRange: 0 });
+});
+
+test("a frame too narrow to have a width is still counted once, by its id", () => {
+  // Runs of 2^32 samples: a frame of 1 sample has no width (floor(2^30 / 2^32) = 0). Frame 2
+  // (h, one sample) is the last descendant of frame 1 (f) and ends where f ends: an extent
+  // would not say it is inside f, its id does.
+  const T = 2 ** 32;
+  const bucket = {
+    diff: true, nameLo: 1, nameHi: 3, k: 2, start: [0, 1, 2],
+    lo: [0, 2 ** 29], width: null, id: [1, 2], span: [1, 0], before: [T / 4, 1], after: [T / 4, 1],
+  };
+  assert.deepEqual(matchedDiff([bucket], [1, 2], T, T), { before: T / 4, after: T / 4, value: 2 ** 29, inRange: 2 ** 29 });
+  assert.deepEqual(matchedDiff([bucket], [2], T, T), { before: 1, after: 1, value: 0, inRange: 0 });
+});
+
+test("matchedDiff of decoded search files equals the counts of the stacks that contain a match, before and after", () => {
+  // Two runs of random stacks, deep enough that frames have hundreds of descendants and values
+  // past a byte (the big entries of version 5's byte columns), over enough frames that the id
+  // bitmap has many words.
+  const r = rng(23);
+  const fns = ["main", "run", "parse", "parse_expr", "eval", "malloc", "free", "std::vector<int>::push_back", "rec", "λ::閉包"];
+  const run = (n) => {
+    const stacks = [];
+    for (let i = 0; i < n; i++) {
+      const frames = ["main"];
+      const depth = 1 + Math.floor(r() * 12);
+      for (let d = 0; d < depth; d++) frames.push(fns[Math.floor(r() * fns.length)]);
+      stacks.push([frames, 1 + Math.floor(r() * (r() < 0.1 ? 5000 : 60))]);
+    }
+    return stacks;
+  };
+  const before = run(500);
+  const after = [...run(400), [["main", "rec", "rec", "rec", "added"], 300]];
+  const d = diffTable(before, after);
+  const per = topmostFrames(d);
+  assert.ok(d.frames.length > 2000, `${d.frames.length} frames`);
+  const spans = d.frames.map((f) => f.last - f.id);
+  assert.ok(spans.some((v) => v >= 255) && d.frames.some((f) => f.before >= 255 && f.after >= 255), "big entries in every byte column");
+  const stackCount = (stacks, re) => stacks.filter(([f]) => f.some((x) => re.test(x))).reduce((s, [, c]) => s + c, 0);
+  // The union of the extents of every frame of a matched name (nested ones too), clipped.
+  const extent = (ids, lo = -Infinity, hi = Infinity) => {
+    const want = new Set(ids);
+    const iv = d.frames.filter((f) => want.has(f.name)).map((f) => [Math.max(lo, f.lo), Math.min(hi, f.lo + f.width)]).filter(([a, b]) => b > a);
+    iv.sort((x, y) => x[0] - y[0]);
+    let sum = 0;
+    let end = -Infinity;
+    for (const [a, b] of iv) {
+      if (b <= end) continue;
+      sum += b - Math.max(a, end);
+      end = b;
+    }
+    return sum;
+  };
+  const zoom = d.frames.find((f) => d.names[f.name] === "run" && f.depth === 2 && f.last - f.id > 100);
+  for (const [version, values] of [[5, "u32"], [5, "f64"], [4, "u32"]]) {
+    const buckets = [];
+    for (let lo = 0; lo < d.names.length; lo += 3) buckets.push(decodeSearch(diffSearchBytes(per, lo, Math.min(d.names.length, lo + 3), { version, values })));
+    for (const q of ["parse", "^rec$", "malloc|free|added", "push_back", "e", "閉包", "^main$"]) {
+      const re = new RegExp(q);
+      const ids = d.names.flatMap((n, i) => (i > 0 && re.test(n) ? [i] : []));
+      const got = matchedDiff(buckets, ids, d.tb, d.ta, zoom.lo, zoom.lo + zoom.width);
+      const what = `version ${version}, ${values}, /${q}/`;
+      assert.equal(got.before, stackCount(before, re), `${what}: before`);
+      assert.equal(got.after, stackCount(after, re), `${what}: after`);
+      assert.equal(got.value, extent(ids), `${what}: the union's width`);
+      assert.equal(got.inRange, extent(ids, zoom.lo, zoom.lo + zoom.width), `${what}: in the zoom`);
+    }
+  }
 });

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Palette, cssColor, dimRgb, drawGraph, mixRgb, paintFrames, parseHex, pixel } from "../../themes/default/static/draw.js";
 import { decodeChunk } from "../../themes/default/static/fetch.js";
-import { buildGraph, parseFolded } from "./helpers.mjs";
+import { buildGraph, chunkBytes, diffTable, parseFolded } from "./helpers.mjs";
 import { dimmed, faded, hotColor, matchColor, reckonedColors, rgbOf, shareColor } from "./colors.mjs";
 
 // main;a 60, main;b 30, other 10 — at 100 px: main [0,90), a [0,60), b [60,90), other [90,100).
@@ -86,6 +86,42 @@ test("a zoom fills the width; ancestors are faded, a search dims the rest", () =
   assert.equal(s.at(75, 5), px(dimmed(hotColor("b"))), "b is dimmed");
   assert.equal(s.at(30, 15), px(dimmed(hotColor("main"))), "main is dimmed");
   assert.equal(s.at(95, 15), px(dimmed(hotColor("other"))), "other is dimmed");
+});
+
+test("a comparison's frames are coloured by the change of their share or value, dimmed by a search, as the scene says", () => {
+  // Before: a 60, b 30, gone 10 (100 in all); after: a 40, b 100, new 60 (200).
+  const d = diffTable(parseFolded("a 60\nb 30\ngone 10\n"), parseFolded("a 40\nb 100\nnew 60\n"));
+  const f = d.frames;
+  const t = { names: d.names, name: f.map((x) => x.name), depth: f.map((x) => x.depth), parent: f.map((x) => x.parent), offset: f.map((x) => x.lo) };
+  const leaf = (x, v) => (x.depth === 0 ? 0 : v);
+  const diff = {
+    beforeTotal: f.map((x) => x.before), afterTotal: f.map((x) => x.after),
+    beforeSelf: f.map((x) => leaf(x, x.before)), afterSelf: f.map((x) => leaf(x, x.after)),
+  };
+  const cs = [decodeChunk(chunkBytes(t, f.map((x) => x.id), 0, 2, { diff, version: 4 }), "c/0-0.bin", { layout: "union", tb: 100, ta: 200 })];
+  const names = { names: d.names, colors: new Uint32Array(d.names.length) };
+  const palette = new Palette(names, 0xffffff);
+  const view = { x0: 0, x1: 2 ** 31, width: 100, height: 2 * ROW, rowH: ROW, depthCount: 2, icicle: false, scrollTop: 0, minHeight: 0 };
+  // docs/FORMAT.md: i = min(1, |change| / scale), each channel round(224 + (target − 224) · i).
+  const rule = (change, scale) => {
+    const i = Math.min(1, Math.abs(change) / scale);
+    const to = change > 0 ? [220, 38, 30] : [38, 96, 220];
+    const [r, g, b] = to.map((c) => Math.round(224 + (c - 224) * i));
+    return (r << 16) | (g << 8) | b;
+  };
+  const pix = new Uint32Array(100 * 2 * ROW);
+  const at = (x) => pix[5 * 100 + Math.floor((x.lo + x.width / 2) / 2 ** 31 * 100)];
+  const byName = (n) => f.find((x) => d.names[x.name] === n);
+  // The change in points of each run's total, or in value.
+  for (const [measure, scale, change] of [["share", 50, (x) => 100 * (x.after / 200 - x.before / 100)], ["abs", 25, (x) => x.after - x.before]]) {
+    for (const match of [null, new Uint8Array(d.names.length)]) {
+      paintFrames(pix, 100, 2 * ROW, 1, { view, chunks: cs, palette, zoomDepth: 0, match, diff: { tb: 100, ta: 200, measure, scale } });
+      for (const n of ["a", "b", "new"]) {
+        const want = rule(change(byName(n)), scale);
+        assert.equal(at(byName(n)), px(match ? dimmed(want) : want), `${n}, ${measure} at ${scale}${match ? ", dimmed by a search" : ""}`);
+      }
+    }
+  }
 });
 
 test("frames under half a pixel are not painted, sub-pixel ones get a pixel", () => {

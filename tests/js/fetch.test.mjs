@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { GraphError, GraphSource, NameTable, checkManifest, checkNames, decodeChunk, decodeSearch, unionWidth } from "../../themes/default/static/fetch.js";
-import { buildGraph, chunkBytes, frameTable, memoryFetch, parseFolded, searchBytes } from "./helpers.mjs";
+import { GraphError, GraphSource, NameTable, checkManifest, checkNames, decodeChunk, decodeSearch, idsOf, nameIntervals, unionWidth } from "../../themes/default/static/fetch.js";
+import { buildGraph, chunkBytes, diffSearchBytes, frameTable, memoryFetch, parseFolded, searchBytes } from "./helpers.mjs";
 
 const FOLDED = "main;a;b 5\nmain;a 2\nmain;c 3\nother 1\n";
 
@@ -103,7 +103,7 @@ test("decodeChunk refuses bad magic, versions, truncation and bad row indexes", 
   const t = frameTable(parseFolded(FOLDED));
   const good = chunkBytes(t, [0, 1, 5], 0, 2);
   assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { magic: "XXXX" }), "c/0-0.bin"), /c\/0-0\.bin: not a FSCH file/);
-  assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { version: 5 })), /version 5 is not supported/);
+  assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { version: 6 })), /version 6 is not supported/);
   assert.throws(() => decodeChunk(good.slice(0, good.byteLength - 4)), /truncated or corrupt/);
   assert.throws(() => decodeChunk(new ArrayBuffer(10)), GraphError);
   const bad = good.slice(0);
@@ -129,10 +129,48 @@ test("decodeSearch reads interval lists per name", () => {
   assert.throws(() => decodeSearch(bytes.slice(0, bytes.byteLength - 8), "s/0.bin"), /s\/0\.bin: is \d+ bytes, expected/);
 });
 
+test("a comparison's search file (version 5) reads back every frame's offset, id, span and values, big ones too", () => {
+  // Name 1: frames 1 (300 descendants, 1000 → 7), 400 and 70,000 (a step past two bytes);
+  // name 2: frame 65,536 (its first: a step from 0 past two bytes; 0 → 254).
+  const f = (id, last, lo, width, before, after) => ({ id, last, lo, width, before, after });
+  const per = [[], [f(1, 301, 0, 60, 1000, 7), f(400, 400, 70, 5, 3, 255), f(70000, 70000, 90, 1, 1, 1)], [f(65536, 65536, 0, 1, 0, 254)]];
+  for (const values of ["u32", "f64"]) {
+    const bytes = diffSearchBytes(per, 1, 3, { values });
+    const b = decodeSearch(bytes, "s/0.bin");
+    assert.equal(b.diff, true);
+    assert.deepEqual([b.nameLo, b.nameHi, b.k, [...b.start]], [1, 3, 4, [0, 3, 4]]);
+    assert.deepEqual([...b.lo], [0, 70, 90, 0]);
+    assert.deepEqual([...idsOf(b)], [1, 400, 70000, 65536], "ids from their steps, big ones too");
+    assert.deepEqual([...b.span], [300, 0, 0, 0], "300 descendants: a big entry");
+    assert.deepEqual([...b.before], [1000, 3, 1, 0]);
+    assert.deepEqual([...b.after], [7, 255, 1, 254], "255 is big, 254 fits in its byte");
+    assert.equal(b.width, null, "widths follow from the values");
+    assert.ok(b.before instanceof (values === "u32" ? Uint32Array : Float64Array));
+    // Its extents in the union layout of runs of 2^30 and 2^31 samples: 1000 + 3, 3 + 127, 1 + 0.
+    assert.deepEqual([...nameIntervals(b, 1, { tb: 2 ** 30, ta: 2 ** 31 })], [0, 1003, 70, 200, 90, 91]);
+    assert.throws(() => decodeSearch(bytes.slice(0, bytes.byteLength - 1), "s/0.bin"), /s\/0\.bin: is \d+ bytes, expected/);
+    assert.throws(() => decodeSearch(bytes.slice(0, 30), "s/0.bin"), /s\/0\.bin: is 30 bytes, expected/);
+  }
+  // A big entry's index past the entries: refused, not written out of place.
+  const bytes = diffSearchBytes(per, 1, 3);
+  const dv = new DataView(bytes);
+  const k = 4;
+  // After the header, start[3] and the four counts (56 bytes): the values (k offsets, a big
+  // before, a big after), the two big id steps and the big span, then the id steps' indices.
+  const indexAt = 56 + 4 * (k + 2) + 4 * 3;
+  assert.equal(dv.getUint32(indexAt + 4, true), 3, "the second big id step is entry 3");
+  dv.setUint32(indexAt + 4, 4, true);
+  assert.throws(() => decodeSearch(bytes, "s/0.bin"), /s\/0\.bin: entry 4 of a column is out of range/);
+  // Version 4 files (extents, then before, after, id and last) read back alike, their widths kept.
+  const old = decodeSearch(diffSearchBytes(per, 1, 3, { version: 4 }));
+  assert.deepEqual([[...old.lo], [...old.width], [...old.span], [...old.before], [...old.after], [...idsOf(old)]], [[0, 70, 90, 0], [60, 5, 1, 1], [300, 0, 0, 0], [1000, 3, 1, 0], [7, 255, 1, 254], [1, 400, 70000, 65536]]);
+  assert.deepEqual([...nameIntervals(old, 1, null)], [0, 60, 70, 75, 90, 91]);
+});
+
 test("checkManifest and checkNames refuse what they do not know", () => {
   const { manifest, files } = buildGraph(parseFolded(FOLDED), { namesPerFile: 2 });
   assert.equal(checkManifest(manifest), manifest);
-  assert.throws(() => checkManifest({ ...manifest, version: 5 }), /version 5/);
+  assert.throws(() => checkManifest({ ...manifest, version: 6 }), /version 6/);
   assert.throws(() => checkManifest({ format: "x" }), /not a flamesite graph manifest/);
   assert.throws(() => checkManifest({ ...manifest, names: [manifest.names[1]] }), /do not cover the name ids/);
   const entry = manifest.names[0];

@@ -288,3 +288,119 @@ export function rng(seed) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/**
+ * A comparison of two sets of stacks (parseFolded's shape), as docs/FORMAT.md "Differential
+ * graphs" lays out its union: every path of either is a frame, its `before` and `after` totals
+ * from each set, its width `floor(before · 2^30 / TB) + floor(after · 2^30 / TA)` (exactly, in
+ * BigInt), children in byte order of their names after their parent's offset. Frames are
+ * numbered depth first; `last` is the id of a frame's last descendant. Returns { names, frames,
+ * tb, ta } with `frames[id] = { id, name, depth, parent, lo, width, before, after, last }`.
+ */
+export function diffTable(beforeStacks, afterStacks) {
+  const root = { name: "all", kids: new Map(), before: 0, after: 0 };
+  for (const [side, stacks] of [["before", beforeStacks], ["after", afterStacks]]) {
+    for (const [frames, count] of stacks) {
+      let node = root;
+      node[side] += count;
+      for (const f of frames) {
+        if (!node.kids.has(f)) node.kids.set(f, { name: f, kids: new Map(), before: 0, after: 0 });
+        node = node.kids.get(f);
+        node[side] += count;
+      }
+    }
+  }
+  const tb = root.before;
+  const ta = root.after;
+  const share = (v, of) => (of === 0 ? 0 : Number((BigInt(v) << 30n) / BigInt(of)));
+  const nameSet = new Set();
+  const frames = [];
+  (function lay(n, depth, parent, lo) {
+    const f = { id: frames.length, name: n.name, depth, parent, lo, width: share(n.before, tb) + share(n.after, ta), before: n.before, after: n.after, last: 0 };
+    frames.push(f);
+    if (depth > 0) nameSet.add(n.name);
+    let o = lo;
+    for (const k of [...n.kids.values()].sort((a, b) => byteOrder(a.name, b.name))) {
+      lay(k, depth + 1, f.id, o);
+      o += share(k.before, tb) + share(k.after, ta);
+    }
+    f.last = frames.length - 1;
+  })(root, 0, 0xffffffff, 0);
+  const names = ["all", ...[...nameSet].sort(byteOrder)];
+  const id = new Map(names.map((n, i) => [n, i]));
+  for (const f of frames) f.name = f.depth === 0 ? 0 : id.get(f.name);
+  return { names, frames, tb, ta };
+}
+
+/** Per name id of a diffTable, its frames with no ancestor of the same name, in id order. */
+export function topmostFrames(d) {
+  const per = d.names.map(() => []);
+  const open = d.names.map(() => 0);
+  const path = [];
+  for (const f of d.frames) {
+    while (path.length > f.depth) open[path.pop().name] -= 1;
+    if (open[f.name] === 0) per[f.name].push(f);
+    open[f.name] += 1;
+    path.push(f);
+  }
+  return per;
+}
+
+/**
+ * Bytes of a differential search bucket for names [lo, hi) of per-name frame lists (diffTable's
+ * frames): version 5 (offsets, then the id steps in u16 and span, before and after in bytes,
+ * their big entries apart) or 4 (extents, before, after, id, last); `values` "u32" or "f64".
+ */
+export function diffSearchBytes(per, lo, hi, { version = 5, values = "u32" } = {}) {
+  const w = values === "u32" ? 4 : 8;
+  const m = hi - lo + 1;
+  const list = per.slice(lo, hi).flat();
+  const k = list.length;
+  const steps = per.slice(lo, hi).flatMap((l) => l.map((f, j) => f.id - (j > 0 ? l[j - 1].id : 0)));
+  const cols = [steps, list.map((f) => f.last - f.id), list.map((f) => f.before), list.map((f) => f.after)];
+  const limits = [65535, 255, 255, 255];
+  const big = cols.map((c, ci) => c.flatMap((v, i) => (v >= limits[ci] ? [[i, v]] : [])));
+  const [ei, es, eb, ea] = big.map((b) => b.length);
+  const a = pad8(24 + 4 * (version >= 5 ? m + 4 : m));
+  const size = version >= 5 ? a + w * (k + eb + ea) + 4 * (2 * ei + 2 * es + eb + ea) + 5 * k : a + 4 * w * k + 8 * k;
+  const buf = new ArrayBuffer(size);
+  const dv = new DataView(buf);
+  "FSSI".split("").forEach((c, i) => dv.setUint8(i, c.charCodeAt(0)));
+  for (const [at, v] of [[4, version], [8, lo], [12, hi], [16, k], [20, (w === 4 ? 1 : 0) | 2]]) dv.setUint32(at, v, true);
+  let j = 0;
+  for (let n = lo; n <= hi; n++) {
+    dv.setUint32(24 + 4 * (n - lo), j, true);
+    if (n < hi) j += per[n].length;
+  }
+  let at = a;
+  const value = (v) => {
+    if (w === 4) dv.setUint32(at, v, true);
+    else dv.setFloat64(at, v, true);
+    at += w;
+  };
+  const u32 = (v) => {
+    dv.setUint32(at, v, true);
+    at += 4;
+  };
+  if (version < 5) {
+    for (const f of list) (value(f.lo), value(f.lo + f.width));
+    list.forEach((f) => value(f.before));
+    list.forEach((f) => value(f.after));
+    list.forEach((f) => u32(f.id));
+    list.forEach((f) => u32(f.last));
+    return buf;
+  }
+  big.forEach((b, c) => dv.setUint32(24 + 4 * (m + c), b.length, true));
+  list.forEach((f) => value(f.lo));
+  big[2].forEach(([, v]) => value(v));
+  big[3].forEach(([, v]) => value(v));
+  big[0].forEach(([, v]) => u32(v));
+  big[1].forEach(([, v]) => u32(v));
+  for (const b of big) b.forEach(([i]) => u32(i));
+  for (const v of cols[0]) {
+    dv.setUint16(at, Math.min(v, 65535), true);
+    at += 2;
+  }
+  for (const c of cols.slice(1)) for (const v of c) dv.setUint8(at++, Math.min(v, 255));
+  return buf;
+}

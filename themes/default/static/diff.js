@@ -3,6 +3,7 @@
 // functions: node's test runner checks them. The colour rule is src/graph/diff.rs's `color`.
 
 import { formatValue, formatPercent } from "./format.js";
+import { idsOf, unionWidth } from "./fetch.js";
 
 const NEUTRAL = [224, 224, 224];
 const GREW = [220, 38, 30];
@@ -83,48 +84,108 @@ export function describeDiffFrame(f, d) {
 }
 
 /**
- * The values a search matched before and after, from differential search buckets: every
- * interval of a matched name is a frame with its values and its id range [id, last]; a frame
- * inside another matched frame is counted once, with it.
+ * What a search matched in a differential graph, gathered from its search buckets as they
+ * arrive (`add`, while the others load) and summed at the end (`sum`). Every entry of a
+ * matched name is a frame with its id and the number of its descendants; a frame inside
+ * another matched frame is counted once, with it. Frames are taken in id order (depth first: a
+ * frame before its descendants) from a bitmap of their ids, which needs no sort; matched frames
+ * that are not inside one another are disjoint, so their widths add up to the union of their
+ * extents.
  */
-export function matchedBeforeAfter(buckets, ids) {
-  const want = new Set(ids);
-  // The matched intervals as (bucket, index) pairs, then sorted by frame id through one native
-  // sort of packed keys (id · 2^21 + position), which allocates no object per interval.
-  const from = [];
-  const at = [];
-  for (const b of buckets) {
-    if (!b.diff) continue;
-    for (let n = b.nameLo; n < b.nameHi; n++) {
-      if (!want.has(n)) continue;
-      for (let j = b.start[n - b.nameLo]; j < b.start[n - b.nameLo + 1]; j++) {
-        from.push(b);
-        at.push(j);
+export class DiffMatch {
+  /** `ids`: the matched name ids, ascending; `frames`: the graph's frame count (ids are below it). */
+  constructor(ids, frames) {
+    this.ids = ids;
+    this.frames = frames;
+    this.used = []; // the buckets added
+    // Per frame id: a bit when it is matched, and where its entry is (bucket, index).
+    this.bits = new Int32Array((frames + 31) >>> 5);
+    this.which = new Uint16Array(frames);
+    this.at = new Uint32Array(frames);
+  }
+
+  /** Take the matched names' entries of decoded bucket `b` (once; a plain bucket has none). */
+  add(b) {
+    if (!b.diff || this.used.includes(b)) return;
+    if (this.used.length === 65535) throw new Error("more than 65,535 search buckets in one search");
+    const u = this.used.push(b) - 1;
+    const { ids, bits, which, at, frames } = this;
+    // The first matched name in the bucket, by bisection.
+    let i = 0;
+    let k = ids.length;
+    while (i < k) {
+      const mid = (i + k) >>> 1;
+      if (ids[mid] < b.nameLo) i = mid + 1;
+      else k = mid;
+    }
+    // Ids, or (version 5) each id's step from the previous entry's of the same name.
+    const idc = b.id;
+    const step = b.idStep;
+    for (; i < ids.length && ids[i] < b.nameHi; i++) {
+      const n = ids[i] - b.nameLo;
+      const z = b.start[n + 1];
+      let id = 0;
+      for (let j = b.start[n]; j < z; j++) {
+        id = idc ? idc[j] : id + step[j];
+        if (id >= frames) throw new Error(`a search entry names frame ${id}, past the graph's ${frames} frames`);
+        bits[id >>> 5] |= 1 << (id & 31);
+        which[id] = u;
+        at[id] = j;
       }
     }
   }
-  const k = from.length;
-  let order;
-  if (k < 1 << 21) {
-    const keys = new Float64Array(k);
-    for (let i = 0; i < k; i++) keys[i] = from[i].id[at[i]] * 2097152 + i;
-    keys.sort();
-    order = Array.from(keys, (x) => x % 2097152);
-  } else {
-    order = [...Array(k).keys()].sort((x, y) => from[x].id[at[x]] - from[y].id[at[y]]);
+
+  /**
+   * `{ before, after, value, inRange }`: the values before and after, the width matched in the
+   * union layout (runs of totals `tb` and `ta`) and the part of it in [lo, hi) (a zoom).
+   */
+  sum(tb, ta, lo = -Infinity, hi = Infinity) {
+    const { bits, which, at, used } = this;
+    const clip = lo !== -Infinity || hi !== Infinity;
+    let before = 0;
+    let after = 0;
+    let value = 0;
+    let inRange = 0;
+    let end = -1; // the last descendant of the last frame counted
+    for (let w = 0; w < bits.length; w++) {
+      if (w * 32 + 31 <= end) {
+        // The whole word is inside that frame: go on after it.
+        w = ((end + 1) >>> 5) - 1;
+        continue;
+      }
+      let x = bits[w];
+      while (x !== 0) {
+        const bit = x & -x;
+        x ^= bit;
+        const id = w * 32 + 31 - Math.clz32(bit);
+        if (id <= end) continue;
+        const b = used[which[id]];
+        const j = at[id];
+        const vb = b.before[j];
+        const va = b.after[j];
+        before += vb;
+        after += va;
+        end = id + b.span[j];
+        const width = b.width ? b.width[j] : unionWidth(vb, tb) + unionWidth(va, ta);
+        value += width;
+        if (clip) {
+          const s = b.lo[j] > lo ? b.lo[j] : lo;
+          const e = b.lo[j] + width < hi ? b.lo[j] + width : hi;
+          if (e > s) inRange += e - s;
+        }
+      }
+    }
+    return { before, after, value, inRange: clip ? inRange : value };
   }
-  let before = 0;
-  let after = 0;
-  let end = -1;
-  for (const i of order) {
-    const b = from[i];
-    const j = at[i];
-    if (b.id[j] <= end) continue;
-    before += b.before[j];
-    after += b.after[j];
-    end = b.last[j];
-  }
-  return { before, after };
+}
+
+/** DiffMatch at once: what name ids `ids` (ascending) matched in decoded buckets `buckets`. */
+export function matchedDiff(buckets, ids, tb, ta, lo = -Infinity, hi = Infinity) {
+  let frames = 0;
+  for (const b of buckets) if (b.diff) for (const id of idsOf(b)) frames = Math.max(frames, id + 1);
+  const m = new DiffMatch(ids, frames);
+  for (const b of buckets) m.add(b);
+  return m.sum(tb, ta, lo, hi);
 }
 
 /** The legend's words for `measure` at the manifest's scales. */

@@ -45,9 +45,10 @@ const pad8 = (x) => (x + 7) & ~7;
 
 /**
  * Versions of the graph format this page reads: 1 (f64 values), 2 (u32 or f64 values), 3 (a
- * comparison's chunks with widths) and 4 (a comparison's chunks without them).
+ * comparison's chunks with widths), 4 (a comparison's chunks without them) and 5 (a
+ * comparison's search files in narrow columns).
  */
-const VERSIONS = [1, 2, 3, 4];
+const VERSIONS = [1, 2, 3, 4, 5];
 
 /** [version, field 8, field 12, field 16, field 20] of a chunk or search file. */
 function header(buf, file, magic) {
@@ -56,7 +57,7 @@ function header(buf, file, magic) {
   const got = String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3));
   if (got !== magic) throw new GraphError(file, `not a ${magic} file (bad magic)`);
   const version = dv.getUint32(4, true);
-  if (!VERSIONS.includes(version)) throw new GraphError(file, `version ${version} is not supported (this page reads versions 1 to 4)`);
+  if (!VERSIONS.includes(version)) throw new GraphError(file, `version ${version} is not supported (this page reads versions 1 to 5)`);
   return [version, dv.getUint32(8, true), dv.getUint32(12, true), dv.getUint32(16, true), dv.getUint32(20, true)];
 }
 
@@ -158,8 +159,12 @@ export function chunkWidths(m) {
 /**
  * Decode a search bucket (`FSSI`): `{ nameLo, nameHi, k, start, iv }` where the intervals of
  * name `nameLo + i` are `iv[2j] .. iv[2j+1]` for `start[i] <= j < start[i+1]`. A
- * differential bucket (version 3) also has per interval `before`, `after` (the frame's values),
- * `id` and `last` (its id and its last descendant's).
+ * differential bucket (version 3 and later) has instead one entry per frame (`diff` true):
+ * `lo` (its offset in the union layout), `before`, `after` (its values), `id` and `span` (its
+ * id and the number of its descendants), and `width`, its width in the union layout, when the
+ * file has it (versions 3 and 4; version 5 leaves it to follow from the values, as in chunks).
+ * Of version 5, `id` is null and `idStep` holds each id's step from the previous entry's of
+ * its name (see idsOf).
  */
 export function decodeSearch(data, file = "search bucket") {
   const buf = alignedBuffer(data);
@@ -167,21 +172,94 @@ export function decodeSearch(data, file = "search bucket") {
   const w = version >= 2 && (flags & 1) !== 0 ? 4 : 8; // bytes per value
   if (nameHi < nameLo) throw new GraphError(file, `name range ${nameLo}..${nameHi} is reversed`);
   const m = nameHi - nameLo + 1;
-  const a = pad8(24 + 4 * m);
   const diff = version >= 3 && (flags & 2) !== 0;
-  const expected = a + 2 * w * k + (diff ? 2 * w * k + 8 * k : 0);
+  // Version 5: the id steps are two bytes per entry and the span, before and after columns
+  // one, and these are the numbers of their entries that did not fit, listed apart.
+  const bytes = diff && version >= 5;
+  const big = bytes && buf.byteLength >= 24 + 4 * (m + 4) ? Array.from(u32s(buf, 24 + 4 * m, 4)) : [0, 0, 0, 0];
+  const a = pad8(24 + 4 * (bytes ? m + 4 : m));
+  const [ei, es, eb, ea] = big;
+  const expected = bytes ? a + w * (k + eb + ea) + 4 * (2 * ei + 2 * es + eb + ea) + 5 * k : a + 2 * w * k + (diff ? 2 * w * k + 8 * k : 0);
   if (buf.byteLength !== expected) {
     throw new GraphError(file, `is ${buf.byteLength} bytes, expected ${expected} for ${k} intervals (truncated or corrupt)`);
   }
   const start = u32s(buf, 24, m);
   if (start[0] !== 0 || start[m - 1] !== k) throw new GraphError(file, "interval index does not cover the intervals");
   const vals = (at, count) => (w === 4 ? u32s(buf, at, count) : f64s(buf, at, count));
-  const out = { nameLo, nameHi, k, start, iv: vals(a, 2 * k), diff };
-  if (diff) {
-    out.before = vals(a + 2 * w * k, k);
-    out.after = vals(a + 3 * w * k, k);
-    out.id = u32s(buf, a + 4 * w * k, k);
-    out.last = u32s(buf, a + 4 * w * k + 4 * k, k);
+  if (!diff) return { nameLo, nameHi, k, start, iv: vals(a, 2 * k), diff };
+  if (!bytes) {
+    // Versions 3 and 4: the extents [lo, hi), then before, after, id and last.
+    const iv = vals(a, 2 * k);
+    const id = u32s(buf, a + 4 * w * k, k);
+    const last = u32s(buf, a + 4 * w * k + 4 * k, k);
+    const lo = new iv.constructor(k);
+    const width = new iv.constructor(k);
+    const span = new Uint32Array(k);
+    for (let j = 0; j < k; j++) {
+      lo[j] = iv[2 * j];
+      width[j] = iv[2 * j + 1] - iv[2 * j];
+      span[j] = last[j] - id[j];
+    }
+    return { nameLo, nameHi, k, start, diff, iv, lo, width, before: vals(a + 2 * w * k, k), after: vals(a + 3 * w * k, k), id, span };
+  }
+  // Values (lo, then the big before and after values), u32 columns (the big id steps and
+  // spans, the indices of the big entries of each column), the id steps (u16), then the
+  // three byte columns.
+  const lo = vals(a, k);
+  const u32At = a + w * (k + eb + ea);
+  let indexAt = u32At + 4 * (ei + es);
+  const narrowAt = indexAt + 4 * (ei + es + eb + ea);
+  const column = (narrow, count, Arr, bigValues) => {
+    const out = new Arr(narrow);
+    const at = u32s(buf, indexAt, count);
+    indexAt += 4 * count;
+    for (let e = 0; e < count; e++) {
+      if (at[e] >= k) throw new GraphError(file, `entry ${at[e]} of a column is out of range (${k} entries)`);
+      out[at[e]] = bigValues[e];
+    }
+    return out;
+  };
+  const Values = w === 4 ? Uint32Array : Float64Array;
+  const byteColumn = (c) => new Uint8Array(buf, narrowAt + 2 * k + c * k, k);
+  const steps = LITTLE_ENDIAN ? new Uint16Array(buf, narrowAt, k) : Uint16Array.from({ length: k }, (_, j) => new DataView(buf).getUint16(narrowAt + 2 * j, true));
+  // Each id is the step from the one before it of the same name (from 0 for a name's first):
+  // added up by the reader of a name's entries (`idsOf` for all of them), not here, where it
+  // would cost every entry of every file a search fetches.
+  const idStep = column(steps, ei, Uint32Array, u32s(buf, u32At, ei));
+  const span = column(byteColumn(0), es, Uint32Array, u32s(buf, u32At + 4 * ei, es));
+  const before = column(byteColumn(1), eb, Values, vals(a + w * k, eb));
+  const after = column(byteColumn(2), ea, Values, vals(a + w * (k + eb), ea));
+  return { nameLo, nameHi, k, start, diff, lo, width: null, before, after, id: null, idStep, span };
+}
+
+/** The ids of a differential bucket's entries (decodeSearch's `id`, or its steps added up). */
+export function idsOf(b) {
+  if (b.id) return b.id;
+  const id = new Uint32Array(b.k);
+  for (let i = 0; i < b.nameHi - b.nameLo; i++) {
+    let sum = 0;
+    for (let j = b.start[i]; j < b.start[i + 1]; j++) {
+      sum += b.idStep[j];
+      id[j] = sum;
+    }
+  }
+  return id;
+}
+
+/**
+ * The extents of name `n`'s frames in search bucket `b`, flat `[lo, hi, …]` in offset order.
+ * `widths` is the manifest's `{ tb, ta }` (chunkWidths) for a comparison's bucket of version 5,
+ * whose ends follow from its values as the union layout's widths do.
+ */
+export function nameIntervals(b, n, widths) {
+  const a = b.start[n - b.nameLo];
+  const z = b.start[n - b.nameLo + 1];
+  if (b.iv) return b.iv.subarray(2 * a, 2 * z);
+  const out = new b.lo.constructor(2 * (z - a));
+  for (let j = a; j < z; j++) {
+    const lo = b.lo[j];
+    out[2 * (j - a)] = lo;
+    out[2 * (j - a) + 1] = lo + unionWidth(b.before[j], widths.tb) + unionWidth(b.after[j], widths.ta);
   }
   return out;
 }
@@ -194,7 +272,7 @@ export function nameFiles(m) {
 /** Check a parsed manifest.json; returns it, or throws GraphError saying what is wrong. */
 export function checkManifest(m, file = "manifest.json") {
   if (!m || m.format !== "flamesite-graph") throw new GraphError(file, "is not a flamesite graph manifest");
-  if (!VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 4)`);
+  if (!VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 5)`);
   for (const key of ["total", "depth", "root_width"]) {
     if (typeof m[key] !== "number") throw new GraphError(file, `has no number "${key}"`);
   }

@@ -4,11 +4,11 @@
 
 import { bucketsFor, compileQuery, matchNames, matchedValue } from "./search.js";
 import { formatPercent, formatValue, groupDigits } from "./format.js";
-import { formatPoints, matchedBeforeAfter } from "./diff.js";
+import { DiffMatch, formatPoints, matchedDiff } from "./diff.js";
 
 /** A search that matched nothing yet. */
 export function emptySearch(seq = 0) {
-  return { seq, re: null, error: "", ids: null, flags: null, buckets: null, all: false, busy: false, value: 0, inZoom: 0, diff: null, ms: 0 };
+  return { seq, re: null, error: "", ids: null, flags: null, buckets: null, match: null, all: false, busy: false, value: 0, inZoom: 0, diff: null, ms: 0 };
 }
 
 /**
@@ -105,7 +105,16 @@ export class Search {
     s.busy = true;
     this.show();
     const entries = bucketsFor(g.manifest.search, s.ids);
-    Promise.all(entries.map((e) => g.source.bucket(e))).then(
+    // A comparison's matched frames are gathered from each bucket as it arrives, while the
+    // others load; the sum at the end is one pass.
+    const m = g.manifest;
+    const gather = m.differential && m.version >= 3 && Number.isInteger(m.frames) ? new DiffMatch(s.ids, m.frames) : null;
+    s.match = gather;
+    const fetched = (b) => {
+      if (gather && this.s === s) gather.add(b);
+      return b;
+    };
+    Promise.all(entries.map((e) => g.source.bucket(e).then(fetched))).then(
       (buckets) => {
         if (this.s !== s) return;
         s.buckets = buckets;
@@ -129,16 +138,27 @@ export class Search {
       return this.show();
     }
     if (!s.buckets || !s.ids || !m) return this.show();
-    const r = matchedValue(s.buckets, s.ids, z ? z.offset : -Infinity, z ? z.offset + z.total : Infinity);
-    s.value = r.value;
-    s.inZoom = r.inRange;
-    s.diff = this.host.diffTotals() && s.buckets.some((b) => b.diff) ? matchedBeforeAfter(s.buckets, s.ids) : null;
-    const layout = m.diff && m.diff.layout;
-    if (s.diff && (layout === "after" || layout === "before")) {
-      // These layouts share the union's search files, whose intervals are union widths; their
-      // own widths are one run's values, which the frames' values give exactly.
-      s.value = layout === "after" ? s.diff.after : s.diff.before;
-      s.inZoom = null;
+    const lo = z ? z.offset : -Infinity;
+    const hi = z ? z.offset + z.total : Infinity;
+    const d = this.host.diffTotals();
+    if (d && s.buckets.some((b) => b.diff)) {
+      // A comparison's search files: the values before and after, and the union's widths.
+      const r = s.match ? s.match.sum(d.tb, d.ta, lo, hi) : matchedDiff(s.buckets, s.ids, d.tb, d.ta, lo, hi);
+      s.value = r.value;
+      s.inZoom = r.inRange;
+      s.diff = { before: r.before, after: r.after };
+      const layout = m.diff && m.diff.layout;
+      if (layout === "after" || layout === "before") {
+        // These layouts share the union's search files, whose extents are union widths; their
+        // own widths are one run's values, which the frames' values give exactly.
+        s.value = layout === "after" ? s.diff.after : s.diff.before;
+        s.inZoom = null;
+      }
+    } else {
+      const r = matchedValue(s.buckets, s.ids, lo, hi);
+      s.value = r.value;
+      s.inZoom = r.inRange;
+      s.diff = null;
     }
     this.show();
   }

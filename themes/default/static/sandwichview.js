@@ -10,6 +10,7 @@
 import { Painter } from "./paint.js";
 import { MIN_PX, depthAtY, frameAt, frameInfo, pixelValue, rowY, valueAtX } from "./layout.js";
 import { bucketIndex } from "./search.js";
+import { nameIntervals } from "./fetch.js";
 import { FrameIndex, decodeSandwich, layoutTree, mergeSandwich, sandwichChunks, topNodes } from "./sandwich.js";
 import { formatPercent, formatValue, groupDigits } from "./format.js";
 import { describeDiffFrame } from "./diff.js";
@@ -330,7 +331,7 @@ export class SandwichView {
     if (m.search.length && (!m.differential || (m.diff ? m.diff.layout === "union" : true))) {
       const b = await g.source.bucket(m.search[bucketIndex(m.search, id)]);
       if (stale()) return null;
-      iv = b.iv.subarray(2 * b.start[id - b.nameLo], 2 * b.start[id - b.nameLo + 1]);
+      iv = nameIntervals(b, id, g.source.widths);
     }
     const entries = sandwichChunks(m, iv);
     this.say(`Loading ${groupDigits(entries.length)} files…`);
