@@ -14,6 +14,10 @@
 # REBUILD_STACKS=K gives each profile K distinct stacks instead of 200: the output of 100,000
 # runs of 200 stacks (with their comparisons) takes about 150 GB of disk.
 #
+# flamesite runs from the repository's folder, so it reads the repository's site.toml (its
+# title); a rebuild run by hand on the same archive must run from there too, or the other
+# configuration makes it render every page again.
+#
 # Needs: target/release/flamesite (cargo build --release; or FLAMESITE_BIN), python3, GNU time.
 # Usage: [REBUILD_MODE=series] benches/rebuild.sh [N ...]
 set -euo pipefail
