@@ -63,15 +63,27 @@ export function sandwichChunks(manifest, iv) {
 }
 
 
+/** The before and after columns that a differential graph's growing column sets add. */
+const DIFF_COLUMNS = [["bt", Float64Array], ["bs", Float64Array], ["at", Float64Array], ["as", Float64Array]];
+
 /**
- * A column of `cap` entries of typed array type `T`, holding the first `used` entries of `a`
- * (none when `a` is undefined): how the growing columns below grow.
+ * Gives object `o` its `columns` ([name, typed array type] pairs, and DIFF_COLUMNS when `diff`)
+ * of `cap` entries each, holding the first `used` entries they had (none when new): how the
+ * growing column sets below grow.
  */
-function regrown(a, T, cap, used) {
-  const b = new T(cap);
-  if (a) b.set(a.subarray(0, used));
-  return b;
+function regrowColumns(o, columns, diff, cap, used) {
+  for (const [key, T] of diff ? columns.concat(DIFF_COLUMNS) : columns) {
+    const b = new T(cap);
+    if (o[key]) b.set(o[key].subarray(0, used));
+    o[key] = b;
+  }
 }
+
+/** A LazyTree's columns, by node. */
+const TREE_COLUMNS = [
+  ["parent", Int32Array], ["name", Uint32Array], ["total", Float64Array], ["self", Float64Array],
+  ["kid", Int32Array], ["kids", Int32Array], ["from", Int32Array], ["to", Int32Array],
+];
 
 /**
  * A merged tree, refined on demand: node 0 the root (named `fn`); a node's total, self and
@@ -96,21 +108,7 @@ class LazyTree {
   }
 
   grow(cap) {
-    const keep = (a, T) => regrown(a, T, cap, this.n);
-    this.parent = keep(this.parent, Int32Array);
-    this.name = keep(this.name, Uint32Array);
-    this.total = keep(this.total, Float64Array);
-    this.self = keep(this.self, Float64Array);
-    this.kid = keep(this.kid, Int32Array);
-    this.kids = keep(this.kids, Int32Array);
-    this.from = keep(this.from, Int32Array);
-    this.to = keep(this.to, Int32Array);
-    if (this.diff) {
-      this.bt = keep(this.bt, Float64Array);
-      this.bs = keep(this.bs, Float64Array);
-      this.at = keep(this.at, Float64Array);
-      this.as = keep(this.as, Float64Array);
-    }
+    regrowColumns(this, TREE_COLUMNS, this.diff, cap, this.n);
     this.cap = cap;
   }
 
@@ -163,6 +161,12 @@ function byName(ids, k, names) {
 const ORDER = [[], [0]];
 const ASCII = /^[\x00-\x7f]*$/;
 
+/** Groups' columns, by group. */
+const GROUP_COLUMNS = [
+  ["names", Int32Array], ["total", Float64Array], ["self", Float64Array],
+  ["items", Int32Array], ["node", Int32Array], ["fill", Int32Array],
+];
+
 /**
  * Scratch space for grouping one node's items by name: per name id its group (-1 none), and
  * per group its name, sums and item count. Reset after each use by walking its groups.
@@ -176,19 +180,7 @@ class Groups {
   }
 
   size(cap) {
-    const keep = (a, T) => regrown(a, T, cap, this.count);
-    this.names = keep(this.names, Int32Array);
-    this.total = keep(this.total, Float64Array);
-    this.self = keep(this.self, Float64Array);
-    this.items = keep(this.items, Int32Array);
-    this.node = keep(this.node, Int32Array);
-    this.fill = keep(this.fill, Int32Array);
-    if (this.diff) {
-      this.bt = keep(this.bt, Float64Array);
-      this.bs = keep(this.bs, Float64Array);
-      this.at = keep(this.at, Float64Array);
-      this.as = keep(this.as, Float64Array);
-    }
+    regrowColumns(this, GROUP_COLUMNS, this.diff, cap, this.count);
     this.cap = cap;
   }
 
@@ -358,6 +350,9 @@ export function mergeSandwich(source, fn, frameCount = 0) {
   return { callees, callers, calls: C };
 }
 
+/** Below's columns, by frame. */
+const BELOW_COLUMNS = [["name", Int32Array], ["head", Int32Array], ["next", Int32Array], ["total", Float64Array], ["self", Float64Array]];
+
 /** The calls of a function and the frames below them, in id order: names, values, children lists. */
 class Below {
   constructor(diff) {
@@ -368,18 +363,7 @@ class Below {
   }
 
   grow(cap) {
-    const keep = (a, T) => regrown(a, T, cap, this.cap);
-    this.name = keep(this.name, Int32Array);
-    this.head = keep(this.head, Int32Array);
-    this.next = keep(this.next, Int32Array);
-    this.total = keep(this.total, Float64Array);
-    this.self = keep(this.self, Float64Array);
-    if (this.diff) {
-      this.bt = keep(this.bt, Float64Array);
-      this.bs = keep(this.bs, Float64Array);
-      this.at = keep(this.at, Float64Array);
-      this.as = keep(this.as, Float64Array);
-    }
+    regrowColumns(this, BELOW_COLUMNS, this.diff, cap, this.cap);
     this.cap = cap;
   }
 
