@@ -16,7 +16,7 @@ fn folded(total: u64) -> String {
 }
 
 fn index(out: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
+    common::listing(out)
 }
 
 fn profile<'a>(index: &'a Value, source: &str) -> &'a Value {
@@ -121,7 +121,7 @@ fn series_runs_pages_and_links() {
     assert!(o.status.success(), "{}", stderr(&o));
 
     let idx = index(&out);
-    assert_eq!(idx["version"], 2);
+    assert_eq!(idx["version"], 3);
     let series: Vec<(&str, u64)> =
         idx["series"].as_array().unwrap().iter().map(|s| (s["name"].as_str().unwrap(), s["runs"].as_u64().unwrap())).collect();
     assert_eq!(series, [("api", 6), ("db <primary>", 1), ("worker", 2)]);

@@ -143,7 +143,7 @@ fn bad_profiles_are_named_and_skipped_and_the_good_ones_build() {
     assert!(err.contains("line 3"), "the malformed line is named: {err}");
     assert!(err.contains("built 3 profiles") && err.contains("skipped 9"), "{err}");
 
-    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let index: serde_json::Value = common::listing(&out);
     let sources: Vec<&str> = index["profiles"].as_array().unwrap().iter().map(|p| p["source"].as_str().unwrap()).collect();
     assert_eq!(sources, ["good/one.folded", "good/two.folded.gz", "warn/latin1.folded"]);
     let o = run(dir.path(), &["fold", out.join("p/warn/latin1").to_str().unwrap()]);
@@ -211,7 +211,7 @@ fn every_format_with_sidecars_notes_and_previews_gives_the_same_bytes_with_one_a
     };
     let one = built("one", "1");
     // The site has what this test is about: every format, previews, notes and sidecar titles.
-    let index: serde_json::Value = serde_json::from_slice(&one["index.json"]).unwrap();
+    let index = common::listing(&dir.path().join("one"));
     let formats: std::collections::BTreeSet<&str> =
         index["profiles"].as_array().unwrap().iter().map(|p| p["format"].as_str().unwrap()).collect();
     assert_eq!(formats.into_iter().collect::<Vec<_>>(), ["cpuprofile", "folded", "perf", "pprof", "speedscope"]);
@@ -368,7 +368,7 @@ fn pages_escape_hostile_file_names_and_link_relatively() {
     assert!(!index.contains("<img src=x"), "{index}");
     assert!(!index.contains("<script>alert"), "{index}");
     assert!(index.contains("href=\"p/top/\""), "links are relative to the page: {index}");
-    let listing: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let listing: serde_json::Value = common::listing(&out);
     for p in listing["profiles"].as_array().unwrap() {
         let url = p["url"].as_str().unwrap();
         let page = String::from_utf8(std::fs::read(out.join(url).join("index.html")).unwrap()).unwrap();

@@ -36,7 +36,7 @@ fn expected(graph: &str) -> String {
 }
 
 fn index(out: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
+    common::listing(out)
 }
 
 fn entry<'a>(index: &'a serde_json::Value, slug: &str) -> &'a serde_json::Value {

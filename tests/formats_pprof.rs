@@ -40,7 +40,7 @@ fn every_sample_type_folds_back_to_what_the_go_tool_reports() {
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let index: serde_json::Value = common::listing(&out);
     for p in ["cpu", "heap"] {
         let types = types(p);
         assert!(types.len() >= 2, "{p}: {types:?}");
@@ -220,8 +220,9 @@ fn a_sample_type_whose_values_are_all_zero_is_an_empty_graph() {
     assert_eq!(stdout(&o), "");
     let o = run(dir.path(), &["fold", out.join("p/zero/g/samples").to_str().unwrap()]);
     assert_eq!(stdout(&o), "main;work 5\n");
-    let index = std::fs::read_to_string(out.join("index.json")).unwrap();
-    assert!(index.find("\"samples\"").unwrap() < index.find("\"inuse\"").unwrap(), "the default first: {index}");
+    let index = common::listing(&out);
+    let graphs: Vec<&str> = index["profiles"][0]["graphs"].as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap()).collect();
+    assert_eq!(graphs, ["samples", "inuse"], "the default first");
 }
 
 #[test]
@@ -238,7 +239,7 @@ fn doc_url_and_the_frame_filters_are_shown_and_not_applied() {
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let index: serde_json::Value = common::listing(&out);
     let meta = &index["profiles"][0]["metadata"];
     assert_eq!(meta["doc_url"], "https://example.com/profiling-docs", "{meta}");
     assert_eq!(meta["drop_frames"], "^work$", "{meta}");
@@ -277,7 +278,7 @@ fn graphs(index: &serde_json::Value, slug: &str) -> Vec<(String, String, String)
 }
 
 fn read_index(out: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
+    common::listing(out)
 }
 
 /// Folds every graph of run `slug` and checks it against `want(graph name)`, a fixture file.

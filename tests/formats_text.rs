@@ -196,7 +196,7 @@ fn malformed_inputs_name_the_file_and_the_problem() {
 
 /// The values of `index.json`'s entry for `source`: (graph names, units).
 fn graphs_listed(out: &Path, source: &str) -> Vec<(String, String)> {
-    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let index: serde_json::Value = common::listing(out);
     let entry = index["profiles"].as_array().unwrap().iter().find(|p| p["source"] == source).unwrap_or_else(|| panic!("{source}: {index}"));
     entry["graphs"]
         .as_array()
@@ -305,7 +305,7 @@ fn austins_comment_lines_are_skipped_and_its_mode_and_interval_kept() {
     // The stacks: every line that is not a comment, summed per stack.
     let stacks: String = austin.lines().filter(|l| !l.starts_with('#')).map(|l| format!("{l}\n")).collect();
     assert_eq!(fold(dir.path(), &out.join("p/spin/g/samples")), merged_sorted(&stacks));
-    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let index: serde_json::Value = common::listing(&out);
     let meta = &index["profiles"][0]["metadata"];
     let value = |key: &str| comments.iter().find_map(|c| c.strip_prefix(&format!("# {key}: ")).map(str::to_string)).unwrap();
     assert_eq!(meta["mode"], value("mode"), "{meta}");
@@ -354,7 +354,7 @@ fn fractional_counts_are_kept_exact_through_build_fold_and_pages() {
     assert!(err.contains("trace.folded: 2 counts had more than 6 decimal places and were rounded to 6 (line 8 first)"), "{err}");
     assert!(!err.lines().any(|l| l.contains("chromium") && l.contains("rounded")), "whole microseconds written N.0 are exact: {err}");
     // The pages say the values exactly, in the graph's unit.
-    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let index: serde_json::Value = common::listing(&out);
     let profile = index["profiles"].as_array().unwrap().iter().find(|p| p["url"].as_str().unwrap().ends_with("p/trace/")).unwrap().clone();
     let graph = &profile["graphs"][0];
     assert_eq!((graph["total"].as_u64(), graph["decimals"].as_u64()), (Some(220_500), Some(4)), "{graph}");
@@ -413,7 +413,7 @@ fn a_perf_profile_of_cycles_and_instructions_gets_its_cpi_graph() {
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    let index: serde_json::Value = common::listing(&out);
     let names: Vec<&str> = index["profiles"][0]["graphs"].as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["instructions", "cycles", "cpi"], "the events in the order of their first samples, then the CPI graph");
     // The CPI graph holds, for every stack of either event, its instructions then its cycles:

@@ -16,7 +16,7 @@ fn folded(total: u64) -> String {
 }
 
 fn index(out: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
+    common::listing(out)
 }
 
 /// The URL of each source in `index.json`.
@@ -112,8 +112,9 @@ fn adding_one_run_renders_only_the_pages_that_show_it() {
     let after = tree(&out);
     let changed: Vec<&String> = after.keys().filter(|p| before.get(*p) != after.get(*p)).collect();
     // The new run's page, its comparison and graph, its predecessor's page (now with a
-    // "next" link), the series page and feed, the home page, the site feed and index.json.
-    for p in ["p/api/2026-11-29/index.html", "p/api/2026-11-29/compare/index.html", "p/api/2026-11-28/index.html", "s/api/index.html", "s/api/feed.xml", "index.html", "feed.xml", "index.json"] {
+    // "next" link), the series page, feed and listing, the home page, the site feed and
+    // index.json; not the other series' listing (below).
+    for p in ["p/api/2026-11-29/index.html", "p/api/2026-11-29/compare/index.html", "p/api/2026-11-28/index.html", "s/api/index.html", "s/api/feed.xml", "s/api/index.json", "index.html", "feed.xml", "index.json"] {
         assert!(changed.iter().any(|c| c.as_str() == p), "{p} should change: {changed:?}");
     }
     let pages: Vec<&&String> = changed.iter().filter(|p| p.ends_with(".html")).collect();
@@ -124,7 +125,7 @@ fn adding_one_run_renders_only_the_pages_that_show_it() {
     for p in ["s/api/history/names.json", "s/api/history/0/b/0.json", "s/api/history/0/b/3.json"] {
         assert!(changed.iter().any(|c| c.as_str() == p), "{p} should change: {changed:?}");
     }
-    assert!(log.contains("14 pages rendered, 0 kept"), "{log}");
+    assert!(log.contains("15 pages rendered, 0 kept"), "{log}");
     // A folded profile's one graph is named by its unit, once ("samples", not "samples (samples)").
     let page = String::from_utf8(after["p/api/2026-11-29/index.html"].clone()).unwrap();
     assert!(page.contains(">samples</option>"), "{page}");
@@ -243,6 +244,37 @@ fn a_published_url_never_moves_to_another_profile() {
     ok(&input, &out, &[]);
     assert_ne!(urls(&out)["svc/run.collapsed"], "p/svc/run/");
     assert!(!out.join("p/svc/run/index.html").exists());
+
+    // In a fresh checkout, the removed profile's name is still reserved: index.json records
+    // the names of sources that are gone (the series' listings, those of the runs built).
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap();
+    assert_eq!(index["names"]["runs"], serde_json::json!({ "svc/run.folded.gz": "svc/run" }));
+    std::fs::remove_dir_all(dir.path().join(".out.cache")).unwrap();
+    write(&input.join("svc/run.stacks"), b"third;profile 3\n");
+    let log = ok(&input, &out, &[]);
+    let u = urls(&out);
+    assert_ne!(u["svc/run.stacks"], "p/svc/run/", "{log}");
+    assert_ne!(u["svc/run.stacks"], u["svc/run.collapsed"]);
+
+    // A site published by an older flamesite (index.json version 2: every profile in it, no
+    // series listings) is read as the record too.
+    let v3 = common::listing(&out);
+    let mut v2 = v3.clone();
+    v2["version"] = 2.into();
+    for s in v2["series"].as_array_mut().unwrap() {
+        let listing = out.join(s["index"].as_str().unwrap());
+        std::fs::remove_file(listing).unwrap();
+        s.as_object_mut().unwrap().remove("index");
+    }
+    std::fs::write(out.join("index.json"), v2.to_string()).unwrap();
+    std::fs::remove_dir_all(dir.path().join(".out.cache")).unwrap();
+    write(&input.join("svc/run.txt"), b"fourth;profile 4\n");
+    ok(&input, &out, &[]);
+    let after = urls(&out);
+    for (source, url) in &u {
+        assert_eq!(&after[source], url, "{source} keeps its URL from a version 2 index.json");
+    }
+    assert!(!u.values().any(|url| *url == after["svc/run.txt"]));
 }
 
 #[test]

@@ -11,7 +11,7 @@ use common::*;
 use serde_json::Value;
 
 fn index(out: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
+    common::listing(out)
 }
 
 fn entry<'a>(index: &'a Value, source: &str) -> &'a Value {

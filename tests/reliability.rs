@@ -166,7 +166,7 @@ fn first_difference(a: &std::collections::BTreeMap<String, Vec<u8>>, b: &std::co
 
 /// The published `index.json` of the site in `out`.
 fn index(out: &Path) -> serde_json::Value {
-    serde_json::from_slice(&std::fs::read(out.join("index.json")).unwrap()).unwrap()
+    common::listing(out)
 }
 
 /// Source path → (slug, title) of every run of the site in `out`.

@@ -25,6 +25,17 @@ fn free_port() -> u16 {
 }
 
 /// A plain HTTP/1.0 GET: (status, body).
+/// The profiles the served site lists: its `index.json`'s series, each series' listing fetched.
+fn served_profiles(port: u16) -> Vec<serde_json::Value> {
+    let json = |path: &str| -> serde_json::Value { serde_json::from_slice(&get(port, path).unwrap_or_else(|| panic!("{path}")).1).unwrap() };
+    let index = json("/index.json");
+    let mut profiles = Vec::new();
+    for s in index["series"].as_array().unwrap() {
+        profiles.extend(json(&format!("/{}", s["index"].as_str().unwrap()))["profiles"].as_array().unwrap().iter().cloned());
+    }
+    profiles
+}
+
 fn get(port: u16, path: &str) -> Option<(u16, Vec<u8>)> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
@@ -90,9 +101,7 @@ fn serve_builds_serves_and_rebuilds_on_change() {
     // A new profile appears after the rebuild.
     write(&input.join("api/run2.folded"), b"main;c 5\n");
     wait_for("the rebuild", || get(port, "/p/api/run2/").is_some_and(|(s, _)| s == 200));
-    let (_, index) = get(port, "/index.json").unwrap();
-    let index: serde_json::Value = serde_json::from_slice(&index).unwrap();
-    assert_eq!(index["profiles"].as_array().unwrap().len(), 2);
+    assert_eq!(served_profiles(port).len(), 2);
 
     // Open pages poll the build counter and reload when it changes.
     let (_, page) = get(port, "/p/api/run1/").unwrap();
@@ -114,9 +123,7 @@ fn serve_builds_serves_and_rebuilds_on_change() {
     // A profile removed: its pages go, and the listing no longer has it.
     std::fs::remove_file(input.join("api/run2.folded")).unwrap();
     wait_for("the removal", || get(port, "/p/api/run2/").is_some_and(|(s, _)| s == 404));
-    let (_, index) = get(port, "/index.json").unwrap();
-    let index: serde_json::Value = serde_json::from_slice(&index).unwrap();
-    let sources: Vec<&str> = index["profiles"].as_array().unwrap().iter().map(|p| p["source"].as_str().unwrap()).collect();
+    let sources: Vec<String> = served_profiles(port).iter().map(|p| p["source"].as_str().unwrap().to_string()).collect();
     assert_eq!(sources, ["api/run1.folded"]);
     assert!(!dir.path().join("public/p/api/run2").exists());
     // The files on disk are the static site, without the reload script.

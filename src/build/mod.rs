@@ -666,12 +666,22 @@ fn link_run(staging: &Staging, cache: &Cache, url: &str, key: &str, replace: boo
     Ok(())
 }
 
-/// The names the published site holds (its `index.json`), for a build without a state.
+/// The names the published site holds (its `index.json`, and since version 3 its series'
+/// listings), for a build without a state.
 fn published_names(config: &Config) -> slug::Record {
-    let Ok(bytes) = std::fs::read(config.output.join("index.json")) else { return slug::Record::default() };
-    let Ok(index) = serde_json::from_slice::<crate::site::index_json::Index>(&bytes) else { return slug::Record::default() };
+    use crate::site::index_json::{Index, SeriesIndex};
+    let read = |rel: &str| std::fs::read(config.output.join(rel)).ok();
+    let Some(index) = read("index.json").and_then(|b| serde_json::from_slice::<Index>(&b).ok()) else { return slug::Record::default() };
     let mut names = index.names;
-    for p in &index.profiles {
+    let mut profiles = index.profiles;
+    for s in &index.series {
+        // A listing is read only from inside the output folder.
+        let inside = !s.index.is_empty() && !s.index.starts_with('/') && !s.index.split('/').any(|c| c == "..");
+        if let Some(listing) = read(&s.index).filter(|_| inside).and_then(|b| serde_json::from_slice::<SeriesIndex>(&b).ok()) {
+            profiles.extend(listing.profiles);
+        }
+    }
+    for p in &profiles {
         names.runs.entry(p.source.clone()).or_insert_with(|| p.slug.clone());
     }
     for s in &index.series {

@@ -99,7 +99,7 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: &Path) -> R
     }
     // Marks the folder as flamesite's, so that the next `diff` into it may replace it.
     let index = serde_json::json!({
-        "format": "flamesite-index", "version": 2, "series": [], "profiles": [],
+        "format": "flamesite-index", "version": crate::site::index_json::VERSION, "series": [],
         "comparison": { "before": before.display().to_string(), "after": after.display().to_string(), "graphs": graphs },
     });
     write("index.json", format!("{index}\n").as_bytes())?;

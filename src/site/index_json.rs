@@ -7,7 +7,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::archive::slug;
 
-/// `index.json`: the listing of the site for machines (see `docs/FORMAT.md`).
+/// Version of `index.json` and of the series listings this build writes.
+pub const VERSION: u32 = 3;
+
+/// `index.json`: the listing of the site for machines (see `docs/FORMAT.md`). Since version 3
+/// the profiles are listed per series ([`SeriesIndex`]), so that adding a run rewrites its
+/// series' listing and this small file, not a listing of the whole archive.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Index {
     /// Always `flamesite-index`.
@@ -16,11 +21,13 @@ pub struct Index {
     pub version: u32,
     /// Every series, sorted by name.
     pub series: Vec<SeriesEntry>,
-    /// Every built profile, sorted by source path.
+    /// Every built profile, sorted by source path: version 2 and earlier only (read for the
+    /// names it records).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub profiles: Vec<ProfileEntry>,
-    /// Who holds which name: every source and series ever published with its slug, removed
-    /// ones included, so that a build in a fresh checkout never gives a published URL to
-    /// another profile.
+    /// Who holds which name besides the profiles listed: every series ever published with its
+    /// slug, and the sources published once and gone (version 2: every source), so that a
+    /// build in a fresh checkout never gives a published URL to another profile.
     #[serde(default)]
     pub names: slug::Record,
 }
@@ -34,10 +41,28 @@ pub struct SeriesEntry {
     pub url: String,
     /// Its Atom feed, relative to the site root.
     pub feed: String,
+    /// Its listing of profiles ([`SeriesIndex`]), relative to the site root (version 3).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub index: String,
     /// Number of runs.
     pub runs: usize,
     /// Page of its newest run.
     pub newest: String,
+}
+
+/// `s/<series>/index.json`: the profiles of one series (version 3).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct SeriesIndex {
+    /// Always `flamesite-series`.
+    pub format: String,
+    /// Version of this listing's format, the same as `index.json`'s.
+    pub version: u32,
+    /// The series' name.
+    pub series: String,
+    /// Its page, relative to the site root.
+    pub url: String,
+    /// Its profiles, sorted by source path.
+    pub profiles: Vec<ProfileEntry>,
 }
 
 /// One profile (a run) in `index.json` and in the templates.

@@ -18,7 +18,7 @@ use tera::Context;
 
 use super::charts::{self, Point};
 use super::feed;
-use super::index_json::{GraphEntry, Index, ProfileEntry, SeriesEntry};
+use super::index_json::{self, GraphEntry, Index, ProfileEntry, SeriesEntry, SeriesIndex};
 use super::theme::{path_to_root, Theme};
 use crate::units::format_scaled;
 use crate::archive::run::{Archive, Comparison, GraphChanges, Run, Series};
@@ -65,6 +65,7 @@ pub struct Page {
 enum Kind {
     Home,
     IndexJson,
+    SeriesIndex(usize),
     Feed(Option<usize>),
     SeriesPage(usize, usize),
     Run(usize),
@@ -132,9 +133,9 @@ impl Site<'_> {
         let index = hash_of((
             base,
             "index.json",
-            a.runs.iter().map(|r| (r.hash, &r.url, &a.series[r.series].url)).collect::<Vec<_>>(),
-            a.series.iter().map(|s| (&s.name, &s.url, s.runs.len(), s.runs.last())).collect::<Vec<_>>(),
-            self.names,
+            a.series.iter().map(|s| (&s.name, &s.url, s.runs.len(), s.runs.last().map(|&i| &self.run(i).url))).collect::<Vec<_>>(),
+            &self.names.series,
+            self.gone_runs(),
         ));
         pages.push(Page { path: "index.json".into(), hash: index, kind: Kind::IndexJson });
         let entries = self.config.archive.feed_entries as usize;
@@ -147,10 +148,12 @@ impl Site<'_> {
                 hash: hash_of((base, "series feed", &s.name, &s.url, newest)),
                 kind: Kind::Feed(Some(si)),
             });
+            // Its runs' records say everything its listing and its history hold (their keys
+            // name the bytes).
+            let runs: Vec<_> = s.runs.iter().map(|&i| (self.run(i).hash, &self.run(i).url)).collect();
+            pages.push(Page { path: format!("{}index.json", s.url), hash: hash_of((base, "series index", &s.name, &s.url, &runs)), kind: Kind::SeriesIndex(si) });
             if s.runs.len() >= 2 {
-                // Its runs' records say everything the history holds (their keys name the bytes);
-                // a span's files depend on its runs and the graph followed, the index on all.
-                let runs: Vec<_> = s.runs.iter().map(|&i| (self.run(i).hash, &self.run(i).url)).collect();
+                // A span's files depend on its runs and the graph followed, the index on all.
                 let graph = self.run(*s.runs.last().expect("a series has runs")).record.graphs.first().map(|g| &g.name);
                 let hash = hash_of((base, "history", &s.url, &runs));
                 pages.push(Page { path: format!("{}history/names.json", s.url), hash, kind: Kind::HistoryIndex(si) });
@@ -201,6 +204,7 @@ impl Site<'_> {
         let text = match page.kind {
             Kind::Home => self.home()?,
             Kind::IndexJson => self.index_json()?,
+            Kind::SeriesIndex(si) => self.series_index(si)?,
             Kind::Feed(series) => self.feed(series),
             Kind::SeriesPage(s, n) => self.series_page(&self.archive.series[s], n)?,
             Kind::Run(i) => self.run_page(i)?,
@@ -255,11 +259,30 @@ impl Site<'_> {
         }
     }
 
+    /// The sources of the naming record that no run of the archive has (their names stay
+    /// reserved), with their slugs, by source.
+    fn gone_runs(&self) -> BTreeMap<&str, &str> {
+        // Both are sorted by source: one walk side by side.
+        let mut built = self.archive.runs.iter().map(|r| r.record.source.as_str()).peekable();
+        let mut gone = BTreeMap::new();
+        for (source, slug) in &self.names.runs {
+            while built.next_if(|b| *b < source.as_str()).is_some() {}
+            if built.peek() != Some(&source.as_str()) {
+                gone.insert(source.as_str(), slug.as_str());
+            }
+        }
+        gone
+    }
+
     fn index_json(&self) -> Result<String, String> {
         let a = self.archive;
+        let names = slug::Record {
+            runs: self.gone_runs().into_iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            series: self.names.series.clone(),
+        };
         let index = Index {
             format: "flamesite-index".into(),
-            version: 2,
+            version: index_json::VERSION,
             series: a
                 .series
                 .iter()
@@ -267,12 +290,30 @@ impl Site<'_> {
                     name: s.name.clone(),
                     url: s.url.clone(),
                     feed: format!("{}feed.xml", s.url),
+                    index: format!("{}index.json", s.url),
                     runs: s.runs.len(),
                     newest: s.runs.last().map(|&i| self.run(i).url.clone()).unwrap_or_default(),
                 })
                 .collect(),
-            profiles: (0..a.runs.len()).map(|i| self.entry(i)).collect(),
-            names: self.names.clone(),
+            profiles: Vec::new(),
+            names,
+        };
+        let mut json = serde_json::to_string(&index).map_err(|e| e.to_string())?;
+        json.push('\n');
+        Ok(json)
+    }
+
+    /// The listing of series `si`'s profiles.
+    fn series_index(&self, si: usize) -> Result<String, String> {
+        let s = &self.archive.series[si];
+        let mut runs = s.runs.clone();
+        runs.sort_by(|&a, &b| self.run(a).record.source.cmp(&self.run(b).record.source));
+        let index = SeriesIndex {
+            format: "flamesite-series".into(),
+            version: index_json::VERSION,
+            series: s.name.clone(),
+            url: s.url.clone(),
+            profiles: runs.into_iter().map(|i| self.entry(i)).collect(),
         };
         let mut json = serde_json::to_string(&index).map_err(|e| e.to_string())?;
         json.push('\n');

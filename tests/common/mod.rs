@@ -128,3 +128,29 @@ pub fn awkward_profile(seed: u64, stacks: usize) -> String {
     }
     out
 }
+
+/// The site listing of the site in `out`: its `index.json`, with `profiles` filled from the
+/// series' listings it names (`s/<series>/index.json`, version 3), sorted by source, as
+/// version 2 listed them in one file.
+pub fn listing(out: &Path) -> serde_json::Value {
+    let read = |rel: &str| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(out.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    };
+    let mut index = read("index.json");
+    assert_eq!(index["version"], 3, "index.json version");
+    assert!(index.get("profiles").is_none(), "version 3 lists profiles per series");
+    let mut profiles = Vec::new();
+    for s in index["series"].as_array().unwrap() {
+        let rel = s["index"].as_str().unwrap();
+        assert_eq!(rel, format!("{}index.json", s["url"].as_str().unwrap()));
+        let listing = read(rel);
+        assert_eq!(listing["format"], "flamesite-series");
+        assert_eq!(listing["series"], s["name"]);
+        let list = listing["profiles"].as_array().unwrap();
+        assert_eq!(list.len() as u64, s["runs"].as_u64().unwrap(), "{rel} lists every run of its series");
+        profiles.extend(list.iter().cloned());
+    }
+    profiles.sort_by(|a, b| a["source"].as_str().cmp(&b["source"].as_str()));
+    index["profiles"] = serde_json::Value::Array(profiles);
+    index
+}
