@@ -20,7 +20,9 @@
 //! sorted order of their paths. Without a record (a fresh checkout with no previous output),
 //! every source is new, so the first in sorted order gets the natural name.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::hash::Hasher;
 
 use serde::{Deserialize, Serialize};
 
@@ -167,63 +169,128 @@ pub struct Collision {
     pub given: String,
 }
 
-/// Gives every key of `wanted` (key → its natural name, keys in the order they are named)
-/// a name no other key has, keeping the names in `previous`; returns the names and the
-/// collisions. Names in `previous` whose keys are not wanted stay reserved.
-fn assign(wanted: &[(String, String)], previous: &BTreeMap<String, String>) -> (BTreeMap<String, String>, Vec<Collision>) {
-    let mut taken: HashMap<String, String> = HashMap::new(); // lower-case name → holder
-    let mut given = BTreeMap::new();
-    for (key, name) in previous {
-        taken.entry(name.to_ascii_lowercase()).or_insert_with(|| key.clone());
+/// Who holds which name, names compared without case (some file systems and hosts ignore
+/// it), without a lower-case copy of each: the names of 100,000 runs are looked up on every
+/// build.
+#[derive(Default)]
+struct Taken<'a> {
+    /// By the hash of the name's lower-case bytes: the name and its holder.
+    by_hash: rustc_hash::FxHashMap<u64, (Cow<'a, str>, &'a str)>,
+    /// Names whose hash another name has (in practice never), by their lower-case text.
+    clashes: HashMap<String, &'a str>,
+}
+
+impl<'a> Taken<'a> {
+    fn hash(name: &str) -> u64 {
+        let mut h = rustc_hash::FxHasher::default();
+        for b in name.bytes() {
+            h.write_u8(b.to_ascii_lowercase());
+        }
+        h.write_usize(name.len());
+        h.finish()
     }
+
+    fn holder(&self, name: &str) -> Option<&'a str> {
+        match self.by_hash.get(&Self::hash(name)) {
+            Some((n, holder)) if n.eq_ignore_ascii_case(name) => Some(holder),
+            Some(_) => self.clashes.get(&name.to_ascii_lowercase()).copied(),
+            None => None,
+        }
+    }
+
+    /// Gives `name` to `holder` unless someone holds it.
+    fn claim(&mut self, name: Cow<'a, str>, holder: &'a str) {
+        use std::collections::hash_map::Entry;
+        match self.by_hash.entry(Self::hash(&name)) {
+            Entry::Vacant(v) => {
+                v.insert((name, holder));
+            }
+            Entry::Occupied(o) if o.get().0.eq_ignore_ascii_case(&name) => {}
+            Entry::Occupied(_) => {
+                self.clashes.entry(name.to_ascii_lowercase()).or_insert(holder);
+            }
+        }
+    }
+}
+
+/// Gives every key of `wanted` (in the order they are named) a name no other key has: the
+/// name `previous` gives it when it still holds it, else its natural name (`natural(i)` for
+/// the key at `i`), else that name with a hash of the key appended. Names in `previous` whose
+/// keys are not wanted stay reserved. Returns the names in `wanted`'s order, the keys newly
+/// named with their names, and the collisions.
+fn assign<'a, K: AsRef<str>>(
+    wanted: &'a [K],
+    natural: impl Fn(usize) -> String,
+    previous: &'a BTreeMap<String, String>,
+) -> (Vec<String>, Vec<(String, String)>, Vec<Collision>) {
+    let mut taken = Taken::default();
+    taken.by_hash.reserve(previous.len() + wanted.len());
+    for (key, name) in previous {
+        taken.claim(Cow::Borrowed(name), key);
+    }
+    let mut names = Vec::with_capacity(wanted.len());
+    let mut new = Vec::new();
     let mut collisions = Vec::new();
-    for (key, natural) in wanted {
+    for (i, key) in wanted.iter().enumerate() {
+        let key = key.as_ref();
         if let Some(name) = previous.get(key) {
-            if taken.get(&name.to_ascii_lowercase()) == Some(key) {
-                given.insert(key.clone(), name.clone());
+            if taken.holder(name) == Some(key) {
+                names.push(name.clone());
                 continue;
             }
         }
-        let free = |n: &str, taken: &HashMap<String, String>| !taken.contains_key(&n.to_ascii_lowercase());
-        let name = if free(natural, &taken) {
-            natural.clone()
-        } else {
-            let hashed = format!("{natural}-{}", hash8(key.as_bytes()));
-            let mut name = hashed.clone();
-            let mut n = 2;
-            while !free(&name, &taken) {
-                name = format!("{hashed}-{n}");
-                n += 1;
+        let natural = natural(i);
+        let name = match taken.holder(&natural) {
+            None => natural,
+            Some(holder) => {
+                let hashed = format!("{natural}-{}", hash8(key.as_bytes()));
+                let mut name = hashed.clone();
+                let mut n = 2;
+                while taken.holder(&name).is_some() {
+                    name = format!("{hashed}-{n}");
+                    n += 1;
+                }
+                collisions.push(Collision { claimant: key.to_string(), holder: holder.to_string(), natural, given: name.clone() });
+                name
             }
-            let holder = taken[&natural.to_ascii_lowercase()].clone();
-            collisions.push(Collision { claimant: key.clone(), holder, natural: natural.clone(), given: name.clone() });
-            name
         };
-        taken.insert(name.to_ascii_lowercase(), key.clone());
-        given.insert(key.clone(), name);
+        taken.claim(Cow::Owned(name.clone()), key);
+        new.push((key.to_string(), name.clone()));
+        names.push(name);
     }
-    (given, collisions)
+    (names, new, collisions)
 }
 
 /// Slugs of the runs at `sources` (paths relative to the input folder, with the stem of
 /// each), keeping `record`'s names; the record is updated with the new names.
 pub fn assign_runs(sources: &[(&str, &str)], record: &mut Record) -> (Vec<String>, Vec<Collision>) {
-    let mut order: Vec<(String, String)> =
-        sources.iter().map(|(rel, stem)| (rel.to_string(), natural_run_slug(stem))).collect();
-    order.sort();
-    let (given, collisions) = assign(&order, &record.runs);
-    let slugs = sources.iter().map(|(rel, _)| given[*rel].clone()).collect();
-    record.runs.extend(given);
+    // New sources are named in sorted order of their paths (a scan gives them sorted).
+    let mut order: Vec<usize> = (0..sources.len()).collect();
+    if !sources.is_sorted_by(|a, b| a.0 <= b.0) {
+        order.sort_by(|&a, &b| sources[a].0.cmp(sources[b].0));
+    }
+    let keys: Vec<&str> = order.iter().map(|&i| sources[i].0).collect();
+    // A natural slug is made only for a source the record does not name.
+    let (names, new, collisions) = assign(&keys, |k| natural_run_slug(sources[order[k]].1), &record.runs);
+    let mut slugs = vec![String::new(); sources.len()];
+    for (&i, name) in order.iter().zip(names) {
+        slugs[i] = name;
+    }
+    record.runs.extend(new);
     (slugs, collisions)
 }
 
 /// Slugs of the series `names`, keeping `record`'s names; the record is updated.
 pub fn assign_series(names: &[&str], record: &mut Record) -> (Vec<String>, Vec<Collision>) {
-    let mut order: Vec<(String, String)> = names.iter().map(|n| (n.to_string(), natural_name(n))).collect();
-    order.sort();
-    let (given, collisions) = assign(&order, &record.series);
-    let slugs = names.iter().map(|n| given[*n].clone()).collect();
-    record.series.extend(given);
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by(|&a, &b| names[a].cmp(names[b]));
+    let keys: Vec<&str> = order.iter().map(|&i| names[i]).collect();
+    let (given, new, collisions) = assign(&keys, |k| natural_name(keys[k]), &record.series);
+    let mut slugs = vec![String::new(); names.len()];
+    for (&i, name) in order.iter().zip(given) {
+        slugs[i] = name;
+    }
+    record.series.extend(new);
     (slugs, collisions)
 }
 
@@ -233,9 +300,10 @@ pub fn graph_folders(names: &[&str]) -> Vec<String> {
         Ok(s) => s,
         Err(cut) => format!("{cut}-{}", hash8(n.as_bytes())),
     };
-    let wanted: Vec<(String, String)> = names.iter().enumerate().map(|(i, n)| (format!("{i:08}"), natural(n))).collect();
-    let (given, _) = assign(&wanted, &BTreeMap::new());
-    wanted.iter().map(|(k, _)| given[k].clone()).collect()
+    let keys: Vec<String> = (0..names.len()).map(|i| format!("{i:08}")).collect();
+    let none = BTreeMap::new();
+    let (given, _, _) = assign(&keys, |i| natural(names[i]), &none);
+    given
 }
 
 #[cfg(test)]
@@ -292,6 +360,22 @@ mod tests {
         let (slugs, coll) = assign_runs(&[("run.collapsed", "run")], &mut record);
         assert_ne!(slugs[0], "run");
         assert!(coll.is_empty(), "it keeps the name it had");
+    }
+
+    #[test]
+    fn taken_names_are_compared_without_case_even_when_their_hashes_clash() {
+        let mut t = Taken::default();
+        t.claim(Cow::Borrowed("Run-1"), "a.folded");
+        t.claim(Cow::Borrowed("run-1"), "b.folded");
+        assert_eq!(t.holder("RUN-1"), Some("a.folded"), "the first claim holds it, whatever the case");
+        assert_eq!(t.holder("run-2"), None);
+        // Another name stored under the hash of `x` (a clash): `x` is still told apart.
+        t.by_hash.insert(Taken::hash("x"), (Cow::Borrowed("not-x"), "c.folded"));
+        assert_eq!(t.holder("X"), None);
+        t.claim(Cow::Borrowed("x"), "d.folded");
+        assert_eq!(t.holder("X"), Some("d.folded"));
+        t.claim(Cow::Borrowed("X"), "e.folded");
+        assert_eq!(t.holder("x"), Some("d.folded"));
     }
 
     #[test]
