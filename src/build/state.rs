@@ -58,30 +58,110 @@ pub struct TreeDiff {
 }
 
 impl TreeDiff {
-    /// What `live` and `other` differ in, as seen from `other`.
+    /// What `live` and `other` differ in, as seen from `other`. Both maps are walked once, side
+    /// by side in key order (at 100,000 runs a lookup per key took a quarter of a second).
     pub fn between(live: &Tree, other: &Tree) -> TreeDiff {
-        let mut d = TreeDiff { ino: other.ino, ..TreeDiff::default() };
-        for (path, h) in &live.pages {
-            if other.pages.get(path) != Some(h) {
-                d.pages.insert(path.clone(), other.pages.get(path).copied());
+        TreeDiff { ino: other.ino, pages: differences(&live.pages, &other.pages), runs: differences(&live.runs, &other.runs) }
+    }
+}
+
+/// For every key where `other` differs from `live`, what `other` holds there (`None`: nothing).
+fn differences<V: Clone + PartialEq>(live: &BTreeMap<String, V>, other: &BTreeMap<String, V>) -> BTreeMap<String, Option<V>> {
+    use std::cmp::Ordering;
+    let mut out = Vec::new();
+    let (mut a, mut b) = (live.iter().peekable(), other.iter().peekable());
+    loop {
+        match (a.peek(), b.peek()) {
+            (None, None) => break,
+            (Some(_), None) => out.extend(a.by_ref().map(|(k, _)| (k.clone(), None))),
+            (None, Some(_)) => out.extend(b.by_ref().map(|(k, v)| (k.clone(), Some(v.clone())))),
+            (Some((ka, va)), Some((kb, vb))) => match ka.cmp(kb) {
+                Ordering::Less => {
+                    out.push(((*ka).clone(), None));
+                    a.next();
+                }
+                Ordering::Greater => {
+                    out.push(((*kb).clone(), Some((*vb).clone())));
+                    b.next();
+                }
+                Ordering::Equal => {
+                    if va != vb {
+                        out.push(((*kb).clone(), Some((*vb).clone())));
+                    }
+                    a.next();
+                    b.next();
+                }
+            },
+        }
+    }
+    // In key order already: the map is built from sorted input.
+    out.into_iter().collect()
+}
+
+/// What bringing an output tree to `desired` takes, when the tree holds `live` changed by
+/// `next` (a [`TreeDiff`]'s map): `set`, the keys it lacks or holds another value of, each with
+/// whether `live` holds the desired value (a page then is linked from the published tree, not
+/// rendered); `remove`, the keys it holds that `desired` has not. Sorted by key.
+#[derive(Debug, Default, PartialEq)]
+pub struct Work<'a> {
+    /// Keys to write, and whether the published tree has their desired value.
+    pub set: Vec<(&'a str, bool)>,
+    /// Keys to remove.
+    pub remove: Vec<&'a str>,
+}
+
+impl<'a> Work<'a> {
+    /// The work for one map of a tree. `desired` and `live` are walked once side by side;
+    /// `next`, which holds the few differences of the two trees, is looked up.
+    pub fn between<V: PartialEq>(desired: &'a BTreeMap<String, V>, live: &'a BTreeMap<String, V>, next: &'a BTreeMap<String, Option<V>>) -> Work<'a> {
+        use std::cmp::Ordering;
+        let mut work = Work::default();
+        // What the tree holds at `k`, given what the published one holds there.
+        let held = |k: &str, in_live: Option<&'a V>| -> Option<&'a V> {
+            match next.get(k) {
+                Some(v) => v.as_ref(),
+                None => in_live,
+            }
+        };
+        let (mut d, mut l) = (desired.iter().peekable(), live.iter().peekable());
+        loop {
+            let order = match (d.peek(), l.peek()) {
+                (None, None) => break,
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (Some((kd, _)), Some((kl, _))) => kd.cmp(kl),
+            };
+            match order {
+                Ordering::Less => {
+                    let (k, v) = d.next().expect("peeked");
+                    if held(k, None) != Some(v) {
+                        work.set.push((k, false));
+                    }
+                }
+                Ordering::Greater => {
+                    let (k, v) = l.next().expect("peeked");
+                    if held(k, Some(v)).is_some() {
+                        work.remove.push(k);
+                    }
+                }
+                Ordering::Equal => {
+                    let ((k, v), (_, lv)) = (d.next().expect("peeked"), l.next().expect("peeked"));
+                    if held(k, Some(lv)) != Some(v) {
+                        work.set.push((k, lv == v));
+                    }
+                }
             }
         }
-        for (path, h) in &other.pages {
-            if !live.pages.contains_key(path) {
-                d.pages.insert(path.clone(), Some(*h));
+        let before = work.remove.len();
+        for (k, v) in next {
+            if v.is_some() && !desired.contains_key(k) && !live.contains_key(k) {
+                work.remove.push(k);
             }
         }
-        for (url, k) in &live.runs {
-            if other.runs.get(url) != Some(k) {
-                d.runs.insert(url.clone(), other.runs.get(url).cloned());
-            }
+        if work.remove.len() > before {
+            work.remove.sort_unstable();
         }
-        for (url, k) in &other.runs {
-            if !live.runs.contains_key(url) {
-                d.runs.insert(url.clone(), Some(k.clone()));
-            }
-        }
-        d
+        work
     }
 }
 
@@ -172,6 +252,7 @@ pub fn save(dir: &Path, mut header: Header, mut data: Data) -> Result<(), String
     write_state(dir, DATA, &data)?;
     write_state(dir, crate::ingest::cache::STATE, &header)?;
     let _ = fs::remove_file(dir.join(DIRTY));
+    super::drop_later((header, data));
     Ok(())
 }
 
@@ -191,4 +272,56 @@ pub fn mark_dirty(dir: &Path) -> Result<PathBuf, String> {
     let path = dir.join(DIRTY);
     fs::write(&path, b"a build is bringing the previous output tree up to date\n").map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(ino: u64, pages: &[(&str, u64)], runs: &[(&str, &str)]) -> Tree {
+        Tree {
+            ino,
+            pages: pages.iter().map(|(p, h)| (p.to_string(), *h)).collect(),
+            runs: runs.iter().map(|(u, k)| (u.to_string(), k.to_string())).collect(),
+        }
+    }
+
+    #[test]
+    fn between_lists_what_the_other_tree_holds_where_the_two_differ() {
+        let live = tree(1, &[("a.html", 1), ("b.html", 2), ("d.html", 4), ("z.html", 9)], &[("p/a/", "k1"), ("p/b/", "k2")]);
+        let other = tree(2, &[("0.html", 7), ("b.html", 2), ("c.html", 3), ("d.html", 5)], &[("p/b/", "old"), ("p/c/", "k3")]);
+        let d = TreeDiff::between(&live, &other);
+        assert_eq!(d.ino, 2);
+        let pages: Vec<(&str, Option<u64>)> = d.pages.iter().map(|(p, h)| (p.as_str(), *h)).collect();
+        // 0 and c only in the other tree; a and z only in the live one; d differs; b is the same.
+        assert_eq!(pages, [("0.html", Some(7)), ("a.html", None), ("c.html", Some(3)), ("d.html", Some(5)), ("z.html", None)]);
+        let runs: Vec<(&str, Option<&str>)> = d.runs.iter().map(|(u, k)| (u.as_str(), k.as_deref())).collect();
+        assert_eq!(runs, [("p/a/", None), ("p/b/", Some("old")), ("p/c/", Some("k3"))]);
+        assert_eq!(TreeDiff::between(&live, &live), TreeDiff { ino: 1, ..TreeDiff::default() });
+    }
+
+    #[test]
+    fn work_writes_what_the_tree_lacks_and_removes_what_it_should_not_hold() {
+        let map = |xs: &[(&str, u64)]| -> BTreeMap<String, u64> { xs.iter().map(|(k, v)| (k.to_string(), *v)).collect() };
+        let live = map(&[("a", 1), ("b", 2), ("c", 3), ("gone", 4), ("same", 5)]);
+        // The tree the build changes: `a` is older there, `b` missing, `extra` a page only it has.
+        let next: BTreeMap<String, Option<u64>> = [("a", Some(0)), ("b", None), ("extra", Some(6)), ("never", None)].iter().map(|(k, v)| (k.to_string(), *v)).collect();
+        let desired = map(&[("a", 1), ("b", 2), ("c", 30), ("new", 7), ("same", 5)]);
+        let w = Work::between(&desired, &live, &next);
+        // a and b: the published tree has them as desired (linked); c changed; new is new.
+        assert_eq!(w.set, [("a", true), ("b", true), ("c", false), ("new", false)]);
+        assert_eq!(w.remove, ["extra", "gone"]);
+        // A tree that holds the desired state needs nothing.
+        let none: BTreeMap<String, Option<u64>> = BTreeMap::new();
+        assert_eq!(Work::between(&live, &live, &none), Work::default());
+        // Every key of a naive reckoning agrees.
+        let held = |k: &str| next.get(k).copied().unwrap_or_else(|| live.get(k).copied());
+        for (k, v) in &desired {
+            assert_eq!(w.set.iter().any(|(s, _)| s == k), held(k) != Some(*v), "{k}");
+        }
+        for k in live.keys().chain(next.keys()) {
+            let gone = !desired.contains_key(k) && held(k).is_some();
+            assert_eq!(w.remove.contains(&k.as_str()), gone, "{k}");
+        }
+    }
 }

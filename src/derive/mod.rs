@@ -50,10 +50,12 @@ pub struct Derived {
     pub unknown_baselines: Vec<(String, String)>,
     /// A comparison's files that could not be written (a full disk): the build stops.
     pub write_failed: Option<String>,
+    /// Keys of the known comparisons that no pair of this archive uses any more.
+    pub unused: Vec<String>,
 }
 
 /// Adds every comparison to `archive`. `known` holds what earlier builds made, by key.
-pub fn derive(config: &Config, archive: &mut Archive, source: Source, known: &HashMap<String, Compared>) -> Derived {
+pub fn derive(config: &Config, archive: &mut Archive, source: Source, mut known: HashMap<String, Compared>) -> Derived {
     let mut out = Derived::default();
     // The pairs: (before, after, baseline, url).
     let mut pairs: Vec<(usize, usize, bool, String)> = Vec::new();
@@ -91,7 +93,12 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, known: &Ha
         })
         .collect();
     // Per pair: nothing to compare, or what was made (with its change list when made now).
-    type Outcome = Option<Result<(Compared, Option<Vec<GraphChanges>>), FillError>>;
+    /// A comparison an earlier build made (its key is in `known`), or one made now.
+    enum Made {
+        Known,
+        New(Compared, Vec<GraphChanges>),
+    }
+    type Outcome = Option<Result<Made, FillError>>;
     let results: Vec<Outcome> = pairs
         .par_iter()
         .zip(&keys)
@@ -108,9 +115,11 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, known: &Ha
             if shared.is_empty() {
                 return None;
             }
+            // Taken from `known` below, without a copy: at 100,000 runs, copying every
+            // known comparison was a tenth of adding one run.
             if let Source::Cache(_) = source {
-                if let Some(k) = known.get(key) {
-                    return Some(Ok((k.clone(), None)));
+                if known.contains_key(key) {
+                    return Some(Ok(Made::Known));
                 }
             }
             let dir = |run: &crate::archive::run::Run, g: &GraphInfo| -> PathBuf {
@@ -141,22 +150,31 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, known: &Ha
             Some(made.map(|p| {
                 let top = top_regression(&p.changes);
                 let compared = Compared { key: key.clone(), graphs: p.graphs, preload: p.preload, preview: p.files.iter().any(|f| f == PREVIEW), top };
-                (compared, Some(p.changes))
+                Made::New(compared, p.changes)
             }))
         })
         .collect();
-    for ((b, a, baseline, url), result) in pairs.into_iter().zip(results) {
+    for (((b, a, baseline, url), key), result) in pairs.into_iter().zip(keys).zip(results) {
         match result {
             None => {}
             Some(Err(FillError::Write(why))) => {
                 out.write_failed.get_or_insert(why);
             }
             Some(Err(FillError::Make(e))) => out.failed.push((archive.runs[a].record.source.clone(), format!("its comparison with {}: {e}", archive.runs[b].record.source))),
-            Some(Ok((made, changes))) => {
-                if let Some(c) = changes {
-                    out.made += 1;
-                    out.changes.insert(made.key.clone(), c);
-                }
+            Some(Ok(made)) => {
+                let made = match made {
+                    // A pair two runs share makes one entry: a second pair with the same
+                    // key (two identical runs) takes a copy.
+                    Made::Known => match known.remove(&key) {
+                        Some(c) => c,
+                        None => archive.comparisons.iter().find(|c| c.made.key == key).map(|c| c.made.clone()).expect("a known key"),
+                    },
+                    Made::New(made, changes) => {
+                        out.made += 1;
+                        out.changes.insert(made.key.clone(), changes);
+                        made
+                    }
+                };
                 let index = archive.comparisons.len();
                 if baseline {
                     archive.runs[a].vs_baseline = Some(index);
@@ -167,6 +185,7 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, known: &Ha
             }
         }
     }
+    out.unused = known.into_keys().collect();
     out
 }
 
