@@ -518,12 +518,21 @@ impl<'a> Build<'a> {
         let mirror = staging.commit(!incremental, cache.is_some() && !old_known)?;
 
         let Some(cache) = cache else { return Ok(()) };
-        let used: BTreeSet<&str> = graph_sets(&archive).map(|(_, key)| key).collect();
         if incremental {
             // Only entries of runs that changed or went, and comparisons of them, can have
-            // become unused.
-            cache.remove(self.replaced_keys.drain(..).chain(self.unused_comparisons.drain(..)).filter(|k| !used.contains(k.as_str())));
+            // become unused: those few are looked for among the keys in use (a set of all
+            // 200,000 keys took a tenth of a second at 100,000 runs).
+            let mut unused: HashMap<String, bool> = self.replaced_keys.drain(..).chain(self.unused_comparisons.drain(..)).map(|k| (k, true)).collect();
+            if !unused.is_empty() {
+                for (_, key) in graph_sets(&archive) {
+                    if let Some(u) = unused.get_mut(key) {
+                        *u = false;
+                    }
+                }
+            }
+            cache.remove(unused.into_iter().filter_map(|(k, u)| u.then_some(k)));
         } else {
+            let used: BTreeSet<&str> = graph_sets(&archive).map(|(_, key)| key).collect();
             cache.retain(&used);
         }
         let old_live = std::mem::take(&mut data.live);
