@@ -26,8 +26,9 @@ pub struct Index {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub profiles: Vec<ProfileEntry>,
     /// Who holds which name besides the profiles listed: every series ever published with its
-    /// slug, and the sources published once and gone (version 2: every source), so that a
-    /// build in a fresh checkout never gives a published URL to another profile.
+    /// slug, and the sources that hold a name but are not on the site now (removed, or failing
+    /// to build; version 2: every source), so that a build in a fresh checkout never gives a
+    /// published URL to another profile.
     #[serde(default)]
     pub names: slug::Record,
 }
