@@ -33,7 +33,7 @@ const ARGS = [
 const ROW_H = 18;
 const HOSTILE_FILE = `<img src=x onerror=alert(1)>.folded`;
 // The page script's modules that main.js loads when first used (or once idle after the first paint).
-const LAZY = ["table.js", "nav.js", "export.js", "sandwichview.js", "sandwich.js"];
+const LAZY = ["query.js", "search.js", "table.js", "nav.js", "export.js", "sandwichview.js", "sandwich.js"];
 
 const BIN = process.env.FLAMESITE_BIN;
 if (!BIN) throw new Error("FLAMESITE_BIN is not set: point it at the flamesite binary (e.g. target/release/flamesite)");
@@ -298,7 +298,7 @@ describe("the page", () => {
     await done();
   });
 
-  test("the first paint loads only the modules it needs: the table, keys, downloads and sandwich come after it", async () => {
+  test("the first paint loads only the modules it needs: the search, table, keys, downloads and sandwich come after it", async () => {
     const { page, done } = await openPage(`${site.url}p/big/`);
     const scripts = (await page.evaluate(() => {
       const painted = performance.getEntriesByName("flamesite:painted")[0].startTime;
@@ -321,7 +321,7 @@ describe("the page", () => {
     await done();
   });
 
-  test("a key, a download, the table and a sandwich that wait for their module work once it arrives", async () => {
+  test("a search, a key, a download, the table and a sandwich that wait for their module work once it arrives", async () => {
     const ctx = await browser.newContext({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 1, acceptDownloads: true });
     const page = await ctx.newPage();
     const problems = [];
@@ -329,7 +329,7 @@ describe("the page", () => {
     page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
     // Hold every lazily loaded module until the test lets it through.
     const held = new Map();
-    await page.route(/\/static\/(table|nav|export|sandwich|sandwichview)\.js$/, (route) => held.set(route.request().url().replace(/.*\//, ""), route));
+    await page.route(/\/static\/(query|search|table|nav|export|sandwich|sandwichview)\.js$/, (route) => held.set(route.request().url().replace(/.*\//, ""), route));
     const release = async (file) => {
       for (let i = 0; i < 100 && !held.has(file); i++) await new Promise((r) => setTimeout(r, 20));
       assert.ok(held.has(file), `${file} was asked for`);
@@ -337,10 +337,19 @@ describe("the page", () => {
     };
     await page.goto(`${site.url}p/big/`);
     await page.waitForFunction(() => performance.getEntriesByName("flamesite:painted").length > 0);
+    // A search typed before query.js is in: matched once it arrives, busy until then.
+    await page.fill("#fs-search", "leaf_work");
+    assert.equal((await state(page)).busy, true, "busy while query.js is held");
+    await release("query.js");
+    await release("search.js");
+    let st = await idle(page);
+    assert.equal(st.query, "leaf_work");
+    assert.equal(st.matched.value, matchedByStacks(STACKS, /leaf_work/i));
+    assert.match(await page.locator("#fs-matched").textContent(), /^Matched .* in 1 function$/);
     // An arrow key on the graph before nav.js is in: the keyboard moves once it arrives.
     await page.focus("#fs-copy");
     await page.keyboard.press("Tab");
-    let st = await state(page);
+    st = await state(page);
     assert.equal(st.focus && st.focus.depth, 0, "Tab puts the keyboard on the root");
     await page.keyboard.press("ArrowUp");
     assert.equal((await state(page)).focus.depth, 0, "nothing moves while nav.js is held");

@@ -9,14 +9,12 @@
 import { GraphSource } from "./fetch.js";
 import { MIN_PX, depthAtY, elidedAt, frameAt, frameInfo, frameStartingAt, framesIn, pixelValue, rowY, valueAtX } from "./layout.js";
 import { FONT, Palette } from "./draw.js";
-import { toggleExact } from "./search.js";
 import { describeElided, describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
 import { Tooltip, copyText } from "./ui.js";
 import { describeDiffFrame, legendText, sideLabel, sidesOf } from "./diff.js";
 import { UrlState, isStateFragment, sameZoom } from "./state.js";
 import { FetchPlan, zoomChunks } from "./plan.js";
 import { Painter } from "./paint.js";
-import { Search } from "./query.js";
 import { installApi } from "./api.js";
 
 /** A module loaded on first use: `get()` loads it (once; again after a failure), `m` is it once in. */
@@ -36,17 +34,28 @@ function lazy(load) {
   return l;
 }
 
-// The modules the first view does not need: the table (table.js), keyboard moves between
-// frames (nav.js), the downloads (export.js) and the sandwich (sandwichview.js, sandwich.js).
-// Each loads when first used, and every one once the first view is painted and the page is
-// idle, so that a later click or key does not wait for it.
+// The modules the first view does not need: the search (query.js, search.js), the table
+// (table.js), keyboard moves between frames (nav.js), the downloads (export.js) and the
+// sandwich (sandwichview.js, sandwich.js). Each loads when first used, and every one once the
+// first view is painted and the page is idle, so that a later click or key does not wait for it.
 const later = {
+  query: lazy(() => import("./query.js")),
+  search: lazy(() => import("./search.js")),
   table: lazy(() => import("./table.js")),
   nav: lazy(() => import("./nav.js")),
   exporter: lazy(() => import("./export.js")),
   sandwich: lazy(() => import("./sandwichview.js")),
 };
 const ARROWS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"];
+/**
+ * The search until query.js is in: none, as query.js's emptySearch() says. The first search
+ * (typed, or a link's) loads query.js, whose Search takes its place (see `applySearch`).
+ */
+const NO_SEARCH = {
+  s: Object.freeze({ seq: 0, re: null, error: "", ids: null, flags: null, buckets: null, match: null, all: false, busy: false, value: 0, inZoom: 0, diff: null, ms: 0 }),
+  reset() {},
+  count() {},
+};
 
 // A graph's first picture waits up to this long (ms from the manifest's arrival) for every
 // file of its view, rather than painting each part as it comes: on the first load a paint costs
@@ -93,20 +102,7 @@ class Viewer {
     this.copiedTimer = 0;
     this.typing = false; // keystrokes in the search box since it got the focus amend one history entry
     this.painter = new Painter({ app: this.app, scroll: this.scroll, spacer: $("fs-spacer"), canvas: this.canvas, overlay: $("fs-overlay") });
-    this.search = new Search(
-      {
-        graph: () => this.g,
-        zoom: () => this.zoom,
-        diffTotals: () => this.diffTotals(),
-        changed: (s) => {
-          if (this.table) this.table.mark(s.flags);
-          this.requestRender();
-        },
-        failed: () => this.showStatus(),
-      },
-      this.input,
-      $("fs-matched"),
-    );
+    this.search = NO_SEARCH; // a Search (query.js) from the first search on
     this.table = null; // the TablePanel (table.js), made when the table is first shown
     this.tooltip = new Tooltip($("fs-tooltip"));
     this.sandwich = null; // the SandwichView (sandwichview.js), made when a sandwich is first opened
@@ -958,19 +954,44 @@ class Viewer {
    * is not made case-sensitive by the click.
    */
   toggleExact(id) {
-    this.st.query = toggleExact(this.st.query, this.g.names.names[id]);
-    this.applyControls();
-    this.updateUrl();
-    this.applySearch();
-    if (this.st.view === "table") {
-      this.st.view = "both";
+    this.withModule(later.search, ({ toggleExact }) => {
+      this.st.query = toggleExact(this.st.query, this.g.names.names[id]);
       this.applyControls();
       this.updateUrl();
-      this.requestRender();
-    }
+      this.applySearch();
+      if (this.st.view === "table") {
+        this.st.view = "both";
+        this.applyControls();
+        this.updateUrl();
+        this.requestRender();
+      }
+    });
   }
 
   applySearch() {
+    if (this.search === NO_SEARCH) {
+      if (!this.st.query) return; // nothing searched yet: query.js can wait
+      this.withModule(later.query, ({ Search }) => {
+        if (this.search === NO_SEARCH) {
+          this.search = new Search(
+            {
+              graph: () => this.g,
+              zoom: () => this.zoom,
+              diffTotals: () => this.diffTotals(),
+              changed: (s) => {
+                if (this.table) this.table.mark(s.flags);
+                this.requestRender();
+              },
+              failed: () => this.showStatus(),
+            },
+            this.input,
+            $("fs-matched"),
+          );
+        }
+        this.search.run(this.st.query, this.st.caseSensitive);
+      });
+      return;
+    }
     this.search.run(this.st.query, this.st.caseSensitive);
   }
 
