@@ -32,6 +32,8 @@ const ARGS = [
 ];
 const ROW_H = 18;
 const HOSTILE_FILE = `<img src=x onerror=alert(1)>.folded`;
+// The page script's modules that main.js loads when first used (or once idle after the first paint).
+const LAZY = ["query.js", "search.js", "table.js", "nav.js", "export.js", "sandwichview.js", "sandwich.js"];
 
 const BIN = process.env.FLAMESITE_BIN;
 if (!BIN) throw new Error("FLAMESITE_BIN is not set: point it at the flamesite binary (e.g. target/release/flamesite)");
@@ -294,6 +296,98 @@ describe("the page", () => {
     t.diagnostic(`first complete paint at ${marks[0].toFixed(0)} ms, ${data.reduce((s, r) => s + r.size, 0)} bytes of graph data, draw ${st.paintMs.toFixed(1)} ms`);
     await shot(page, "root");
     await done();
+  });
+
+  test("the first paint loads only the modules it needs: the search, table, keys, downloads and sandwich come after it", async () => {
+    const { page, done } = await openPage(`${site.url}p/big/`);
+    const scripts = (await page.evaluate(() => {
+      const painted = performance.getEntriesByName("flamesite:painted")[0].startTime;
+      return performance.getEntriesByType("resource").filter((e) => /\/static\/[^/]+\.js$/.test(e.name)).map((e) => ({ file: e.name.replace(/.*\//, ""), before: e.startTime < painted }));
+    }));
+    const early = scripts.filter((s) => s.before).map((s) => s.file).sort();
+    for (const f of LAZY) assert.ok(!early.includes(f), `${f} is not fetched before the first paint (fetched: ${early.join(", ")})`);
+    // What the page preloads is what its first paint fetches: main.js's static imports.
+    const html = await (await fetch(`${site.url}p/big/`)).text();
+    const preloads = [...html.matchAll(/<link rel="modulepreload" href="[^"]*\/static\/([^"/]+\.js)">/g)].map((m) => m[1]);
+    assert.deepEqual(early, [...preloads, "main.js"].sort(), "the scripts fetched before the first paint are main.js and the preloaded ones");
+    for (const f of LAZY) assert.ok(!preloads.includes(f), `${f} is not preloaded`);
+    // Once the first view is painted and the page is idle, the others are fetched, so a later
+    // click or key does not wait for them.
+    await page.waitForFunction(
+      (lazy) => lazy.every((f) => performance.getEntriesByType("resource").some((e) => e.name.endsWith(`/static/${f}`))),
+      LAZY,
+      { timeout: 5000 },
+    );
+    await done();
+  });
+
+  test("a search, a key, a download, the table and a sandwich that wait for their module work once it arrives", async () => {
+    const ctx = await browser.newContext({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 1, acceptDownloads: true });
+    const page = await ctx.newPage();
+    const problems = [];
+    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+    page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+    // Hold every lazily loaded module until the test lets it through.
+    const held = new Map();
+    await page.route(/\/static\/(query|search|table|nav|export|sandwich|sandwichview)\.js$/, (route) => held.set(route.request().url().replace(/.*\//, ""), route));
+    const release = async (file) => {
+      for (let i = 0; i < 100 && !held.has(file); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.ok(held.has(file), `${file} was asked for`);
+      await held.get(file).continue();
+    };
+    await page.goto(`${site.url}p/big/`);
+    await page.waitForFunction(() => performance.getEntriesByName("flamesite:painted").length > 0);
+    // A search typed before query.js is in: matched once it arrives, busy until then.
+    await page.fill("#fs-search", "leaf_work");
+    assert.equal((await state(page)).busy, true, "busy while query.js is held");
+    await release("query.js");
+    await release("search.js");
+    let st = await idle(page);
+    assert.equal(st.query, "leaf_work");
+    assert.equal(st.matched.value, matchedByStacks(STACKS, /leaf_work/i));
+    assert.match(await page.locator("#fs-matched").textContent(), /^Matched .* in 1 function$/);
+    // An arrow key on the graph before nav.js is in: the keyboard moves once it arrives.
+    await page.focus("#fs-copy");
+    await page.keyboard.press("Tab");
+    st = await state(page);
+    assert.equal(st.focus && st.focus.depth, 0, "Tab puts the keyboard on the root");
+    await page.keyboard.press("ArrowUp");
+    assert.equal((await state(page)).focus.depth, 0, "nothing moves while nav.js is held");
+    await release("nav.js");
+    await page.waitForFunction(() => window.flamesite.state().focus && window.flamesite.state().focus.depth === 1);
+    st = await idle(page);
+    assert.equal(st.focus.name, "main", "ArrowUp went to the root's child");
+    assert.equal(await page.locator("#fs-info-name").textContent(), "main", "and the info line says it");
+    // The PNG button before export.js is in: the download comes once it arrives.
+    const download = page.waitForEvent("download");
+    await page.click("#fs-png");
+    await release("export.js");
+    assert.equal((await download).suggestedFilename(), "big-samples.png");
+    // The Table view before table.js is in: its rows come once it arrives, busy until then.
+    await page.click("#fs-views button[data-view=table]");
+    assert.equal((await state(page)).busy, true, "busy while table.js is held");
+    await release("table.js");
+    await idle(page);
+    assert.ok((await page.locator("#fs-table tbody tr").count()) > 0, "the table has rows");
+    const selfOf = new Map();
+    for (const [f, c] of STACKS) selfOf.set(f[f.length - 1], (selfOf.get(f[f.length - 1]) || 0) + c);
+    const topSelf = [...selfOf].sort((a, b) => b[1] - a[1])[0][0];
+    assert.equal(await page.locator("#fs-table tbody tr").first().locator("td").first().textContent(), topSelf, "sorted by self");
+    // A link to a sandwich, opened while sandwichview.js is held: it opens once it arrives.
+    await page.evaluate(() => (location.hash = "#x=sandwich&f=visit"));
+    await page.waitForFunction(() => window.flamesite.state().mode === "sandwich");
+    assert.deepEqual((await state(page)).sandwich, { name: "visit", loading: true, error: null });
+    await release("sandwichview.js");
+    await release("sandwich.js");
+    st = await idle(page);
+    assert.equal(st.sandwich.name, "visit");
+    const visit = STACKS.filter(([f]) => f.includes("visit")).reduce((s, [, c]) => s + c, 0);
+    assert.equal(st.sandwich.callers.total, visit, "the callers' root: every call of visit");
+    assert.equal(st.sandwich.callees.total, visit, "the callees' root");
+    assert.ok(st.sandwich.callers.viewport && st.sandwich.callees.viewport, "both panes are drawn");
+    assert.ok(await page.locator("#fs-sandwich").isVisible());
+    assert.deepEqual(problems, []);
+    await ctx.close();
   });
 
   test("the canvas is sized in device pixels", async () => {

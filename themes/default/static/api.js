@@ -3,14 +3,14 @@
 
 import { visibleDepths } from "./layout.js";
 
-/** True while a file is loading, a paint is pending or a search is being counted. */
+/** True while a file or a module is loading, a paint is pending or a search is being counted. */
 export function busy(v) {
   const g = v.g;
   if (!g) return true;
   if (g.failed) return false;
   return (
-    !g.manifest || g.source.pending > 0 || g.prefetch || v.scheduled || v.search.s.busy || v.table.waiting || (v.zoom && !v.zoom.info && !v.hidden) || v.waiting > 0 ||
-    v.sandwich.busy
+    !g.manifest || g.source.pending > 0 || g.prefetch || v.scheduled || v.search.s.busy || (v.table && v.table.waiting) || (v.zoom && !v.zoom.info && !v.hidden) || v.waiting > 0 ||
+    (v.sandwich && v.sandwich.busy) || v.modulesLoading > 0
   );
 }
 
@@ -49,7 +49,8 @@ export function snapshot(v) {
     icicle: st.icicle,
     // What the graph area shows: the graph root down (icicle) or up (flame), or a sandwich.
     mode: st.sandwich ? "sandwich" : st.icicle ? "icicle" : "flame",
-    sandwich: st.sandwich ? v.sandwich.snapshot() : null,
+    // (Its module on the way: what the sandwich says while its files load.)
+    sandwich: st.sandwich ? (v.sandwich ? v.sandwich.snapshot() : { name: st.sandwich, loading: true, error: null }) : null,
     chunksLoaded: g ? [...g.source.loaded] : [],
     searchLoaded: g ? [...g.source.bucketsLoaded] : [],
     namesLoaded: g ? [...g.source.namesLoaded] : [],

@@ -2,25 +2,60 @@
 // hovered frame, handles pointer, keyboard and controls, loads a graph and runs each render
 // (plan the files, then paint). The state and the URL are in state.js, fetch planning in
 // plan.js, painting in paint.js, the search in query.js, the table in table.js and the script
-// API in api.js; every module is imported here, so the browser fetches them all at once.
+// API in api.js. What the first view needs is imported here, each module directly, so the
+// browser fetches them all at once (scripts.html preloads the same list); the rest (`later`)
+// is loaded when first used, or once the first view is painted and the page is idle.
 
 import { GraphSource } from "./fetch.js";
 import { MIN_PX, depthAtY, elidedAt, frameAt, frameInfo, frameStartingAt, framesIn, pixelValue, rowY, valueAtX } from "./layout.js";
 import { FONT, Palette } from "./draw.js";
-import { toggleExact } from "./search.js";
 import { describeElided, describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
 import { Tooltip, copyText } from "./ui.js";
 import { describeDiffFrame, legendText, sideLabel, sidesOf } from "./diff.js";
 import { UrlState, isStateFragment, sameZoom } from "./state.js";
 import { FetchPlan, zoomChunks } from "./plan.js";
 import { Painter } from "./paint.js";
-import { Search } from "./query.js";
-import { TablePanel } from "./table.js";
 import { installApi } from "./api.js";
-import { keyDirection, step } from "./nav.js";
-import { download, fileName, svgOf } from "./export.js";
-import { SandwichView } from "./sandwichview.js";
-import "./sandwich.js"; // sandwichview.js's, asked for here with the others
+
+/** A module loaded on first use: `get()` loads it (once; again after a failure), `m` is it once in. */
+function lazy(load) {
+  const l = {
+    m: null,
+    p: null,
+    get: () =>
+      (l.p ||= load().then(
+        (m) => (l.m = m),
+        (e) => {
+          l.p = null;
+          throw e;
+        },
+      )),
+  };
+  return l;
+}
+
+// The modules the first view does not need: the search (query.js, search.js), the table
+// (table.js), keyboard moves between frames (nav.js), the downloads (export.js) and the
+// sandwich (sandwichview.js, sandwich.js). Each loads when first used, and every one once the
+// first view is painted and the page is idle, so that a later click or key does not wait for it.
+const later = {
+  query: lazy(() => import("./query.js")),
+  search: lazy(() => import("./search.js")),
+  table: lazy(() => import("./table.js")),
+  nav: lazy(() => import("./nav.js")),
+  exporter: lazy(() => import("./export.js")),
+  sandwich: lazy(() => import("./sandwichview.js")),
+};
+const ARROWS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"];
+/**
+ * The search until query.js is in: none, as query.js's emptySearch() says. The first search
+ * (typed, or a link's) loads query.js, whose Search takes its place (see `applySearch`).
+ */
+const NO_SEARCH = {
+  s: Object.freeze({ seq: 0, re: null, error: "", ids: null, flags: null, buckets: null, match: null, all: false, busy: false, value: 0, inZoom: 0, diff: null, ms: 0 }),
+  reset() {},
+  count() {},
+};
 
 // A graph's first picture waits up to this long (ms from the manifest's arrival) for every
 // file of its view, rather than painting each part as it comes: on the first load a paint costs
@@ -67,30 +102,46 @@ class Viewer {
     this.copiedTimer = 0;
     this.typing = false; // keystrokes in the search box since it got the focus amend one history entry
     this.painter = new Painter({ app: this.app, scroll: this.scroll, spacer: $("fs-spacer"), canvas: this.canvas, overlay: $("fs-overlay") });
-    this.search = new Search(
-      {
-        graph: () => this.g,
-        zoom: () => this.zoom,
-        diffTotals: () => this.diffTotals(),
-        changed: (s) => {
-          this.table.mark(s.flags);
-          this.requestRender();
-        },
-        failed: () => this.showStatus(),
-      },
-      this.input,
-      $("fs-matched"),
-    );
-    this.table = new TablePanel($("fs-table"), $("fs-more"), {
-      onPick: (id) => this.toggleExact(id),
-      onSort: (key) => this.setSort(key),
-      onSandwich: (id) => this.openSandwich(this.g.names.names[id]),
-    });
+    this.search = NO_SEARCH; // a Search (query.js) from the first search on
+    this.table = null; // the TablePanel (table.js), made when the table is first shown
     this.tooltip = new Tooltip($("fs-tooltip"));
-    this.sandwich = new SandwichView(this, $("fs-sandwich"));
+    this.sandwich = null; // the SandwichView (sandwichview.js), made when a sandwich is first opened
+    this.modulesLoading = 0; // modules of `later` an action waits for (busy, see api.js)
+    this.preloaded = false; // the modules of `later` are asked for (after the first paint)
     this.bind();
     this.applyControls();
     this.loadGraph();
+  }
+
+  /**
+   * Run `fn(module)` with module `l` of `later`: at once when it is in, else once it arrives
+   * (the page is busy until then). A module that cannot be loaded is said in the error banner.
+   */
+  withModule(l, fn) {
+    if (l.m) return fn(l.m);
+    this.modulesLoading += 1;
+    l.get().then(
+      (m) => {
+        this.modulesLoading -= 1;
+        fn(m);
+      },
+      (e) => {
+        this.modulesLoading -= 1;
+        this.notice = `Part of the page script could not be loaded: ${e && e.message ? e.message : e}`;
+        this.showStatus();
+      },
+    );
+  }
+
+  /** Once the first view is painted, ask for the modules of `later` while the page is idle. */
+  preloadLater() {
+    if (this.preloaded) return;
+    this.preloaded = true;
+    const go = () => {
+      for (const l of Object.values(later)) l.get().catch(() => {}); // tried again when used
+    };
+    if (window.requestIdleCallback) requestIdleCallback(go, { timeout: 1000 });
+    else setTimeout(go, 100);
   }
 
   /** The state the URL holds (format.js's shape). */
@@ -115,7 +166,10 @@ class Viewer {
     this.canvas.addEventListener("pointerdown", (e) => (this.pointerType = e.pointerType));
     this.canvas.addEventListener("keydown", (e) => this.onCanvasKey(e));
     // Focus from the keyboard (Tab) puts the keyboard on a frame; a mouse click's focus does not.
-    this.canvas.addEventListener("focus", () => this.canvas.matches(":focus-visible") && this.setFocus(this.focus || this.startFrame()));
+    this.canvas.addEventListener("focus", () => {
+      later.nav.get().catch(() => {}); // the arrow keys' module, for the keys to come
+      if (this.canvas.matches(":focus-visible")) this.setFocus(this.focus || this.startFrame());
+    });
     this.canvas.addEventListener("blur", () => {
       this.painter.outline(this.hover);
       if (!this.hover) this.showInfo(this.keyboardFrame());
@@ -193,8 +247,8 @@ class Viewer {
       this.updateUrl();
       this.requestRender();
     });
-    $("fs-png").addEventListener("click", () => this.exportPng());
-    $("fs-svg").addEventListener("click", () => this.exportSvg());
+    $("fs-png").addEventListener("click", () => this.withModule(later.exporter, (x) => this.exportPng(x)));
+    $("fs-svg").addEventListener("click", () => this.withModule(later.exporter, (x) => this.exportSvg(x)));
     document.addEventListener("keydown", (e) => this.onKey(e));
     // Back and Forward between the entries of zooms and searches (popstate; hashchange for an
     // edited address). Both may come for one step: the second finds nothing changed.
@@ -232,7 +286,7 @@ class Viewer {
       }
       if (this.st.sandwich) {
         // In the sandwich: out of its zooms first, then out of the sandwich.
-        const zoomed = this.sandwich.panes.filter((p) => p.zoom);
+        const zoomed = this.sandwich ? this.sandwich.panes.filter((p) => p.zoom) : [];
         if (zoomed.length) for (const p of zoomed) p.zoomTo({ depth: 0 });
         else this.closeSandwich();
         return;
@@ -266,6 +320,15 @@ class Viewer {
       this.renderNow();
       return;
     }
+    if (!later.nav.m) {
+      // An arrow key before nav.js is in (it is asked for when the canvas gets the focus):
+      // handled once it arrives.
+      if (!ARROWS.includes(e.key)) return;
+      e.preventDefault();
+      this.withModule(later.nav, () => this.onCanvasKey(e));
+      return;
+    }
+    const { keyDirection, step } = later.nav.m;
     const dir = keyDirection(e.key, this.st.icicle);
     if (!dir) return;
     e.preventDefault();
@@ -511,7 +574,7 @@ class Viewer {
     this.scheduled = false;
     const g = this.g;
     if (!g || !g.manifest) return;
-    this.sandwich.render();
+    if (this.sandwich) this.sandwich.render();
     const m = g.manifest;
     const z = this.zoom;
     const view = this.painter.computeView(m.depth, z ? z.offset : 0, z ? z.offset + z.total : m.total, this.st.icicle);
@@ -567,7 +630,10 @@ class Viewer {
     this.painter.paint(scene, decision, this.hover || this.keyboardFrame());
     if (showsNew && plan.fetches.length) setTimeout(() => plan.start(), 0);
     this.showStatus();
-    if (this.painter.settle(scene, decision)) this.prefetchNames(g);
+    if (this.painter.settle(scene, decision)) {
+      this.prefetchNames(g);
+      this.preloadLater();
+    }
   }
 
   /** What drawGraph needs to colour a differential graph, else null. */
@@ -796,9 +862,15 @@ class Viewer {
   applyMode() {
     this.applyControls();
     if (!this.g || !this.g.manifest) return;
-    if (this.st.sandwich) this.sandwich.open(this.g, this.st.sandwich);
-    else {
-      this.sandwich.hide();
+    if (this.st.sandwich) {
+      this.withModule(later.sandwich, (m) => {
+        // Once the module is in: the state may have changed while it came.
+        if (!this.st.sandwich || !this.g || !this.g.manifest) return;
+        if (!this.sandwich) this.sandwich = new m.SandwichView(this, $("fs-sandwich"));
+        this.sandwich.open(this.g, this.st.sandwich);
+      });
+    } else {
+      if (this.sandwich) this.sandwich.hide();
       this.tooltip.hide();
       this.showInfo(null);
       // The graph was hidden: its view is computed afresh.
@@ -849,19 +921,19 @@ class Viewer {
   // ---- export -------------------------------------------------------------------------------
 
   /** Parts of an export's file name: the page, the graph, the zoomed frame. */
-  exportName(ext) {
+  exportName(ext, { fileName }) {
     const page = location.pathname.replace(/\/(index\.html)?$/, "").split("/").pop().replace(/\.html$/, "");
     return fileName([page, this.g && this.g.meta.name, this.zoom && this.zoom.info && this.zoom.info.name], ext);
   }
 
-  /** Download the canvas as it shows the view (zoom, search, colours), as PNG. */
-  exportPng() {
+  /** Download the canvas as it shows the view (zoom, search, colours), as PNG. `x`: export.js. */
+  exportPng(x) {
     if (!this.painter.view) return;
-    this.canvas.toBlob((blob) => blob && download(blob, this.exportName("png")), "image/png");
+    this.canvas.toBlob((blob) => blob && x.download(blob, this.exportName("png", x)), "image/png");
   }
 
-  /** Download the frames on the canvas as SVG, each with its numbers in a <title>. */
-  exportSvg() {
+  /** Download the frames on the canvas as SVG, each with its numbers in a <title>. `x`: export.js. */
+  exportSvg(x) {
     const s = this.painter.scene;
     if (!s || !this.g.names) return;
     const ctx = document.createElement("canvas").getContext("2d");
@@ -870,8 +942,8 @@ class Viewer {
       const { name, facts } = this.describe(frameInfo(c, r, this.g.names));
       return `${name}\n${facts.join(" · ")}`;
     };
-    const text = svgOf(s, describe, ctx, `${this.g.meta.name}: ${document.title}`);
-    download(new Blob([text], { type: "image/svg+xml" }), this.exportName("svg"));
+    const text = x.svgOf(s, describe, ctx, `${this.g.meta.name}: ${document.title}`);
+    x.download(new Blob([text], { type: "image/svg+xml" }), this.exportName("svg", x));
   }
 
   // ---- search and table ----------------------------------------------------------------------
@@ -882,19 +954,44 @@ class Viewer {
    * is not made case-sensitive by the click.
    */
   toggleExact(id) {
-    this.st.query = toggleExact(this.st.query, this.g.names.names[id]);
-    this.applyControls();
-    this.updateUrl();
-    this.applySearch();
-    if (this.st.view === "table") {
-      this.st.view = "both";
+    this.withModule(later.search, ({ toggleExact }) => {
+      this.st.query = toggleExact(this.st.query, this.g.names.names[id]);
       this.applyControls();
       this.updateUrl();
-      this.requestRender();
-    }
+      this.applySearch();
+      if (this.st.view === "table") {
+        this.st.view = "both";
+        this.applyControls();
+        this.updateUrl();
+        this.requestRender();
+      }
+    });
   }
 
   applySearch() {
+    if (this.search === NO_SEARCH) {
+      if (!this.st.query) return; // nothing searched yet: query.js can wait
+      this.withModule(later.query, ({ Search }) => {
+        if (this.search === NO_SEARCH) {
+          this.search = new Search(
+            {
+              graph: () => this.g,
+              zoom: () => this.zoom,
+              diffTotals: () => this.diffTotals(),
+              changed: (s) => {
+                if (this.table) this.table.mark(s.flags);
+                this.requestRender();
+              },
+              failed: () => this.showStatus(),
+            },
+            this.input,
+            $("fs-matched"),
+          );
+        }
+        this.search.run(this.st.query, this.st.caseSensitive);
+      });
+      return;
+    }
     this.search.run(this.st.query, this.st.caseSensitive);
   }
 
@@ -902,6 +999,19 @@ class Viewer {
   showTable() {
     const g = this.g;
     if (!g || !g.names || this.st.view === "graph") return;
+    if (!this.table) {
+      this.withModule(later.table, (m) => {
+        if (!this.table) {
+          this.table = new m.TablePanel($("fs-table"), $("fs-more"), {
+            onPick: (id) => this.toggleExact(id),
+            onSort: (key) => this.setSort(key),
+            onSandwich: (id) => this.openSandwich(this.g.names.names[id]),
+          });
+        }
+        this.showTable();
+      });
+      return;
+    }
     this.table.show(g, this.st.sort, this.st.sortReversed, this.diffTotals(), this.search.s.flags, () => {
       if (this.g !== g) return;
       this.showStatus();
