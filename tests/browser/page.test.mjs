@@ -1125,6 +1125,18 @@ describe("the page", () => {
         const text = await page.locator("#fs-matched").textContent();
         const words = `Matched ${countText(b)} samples → ${countText(a)} samples (${pct(b, TB)} → ${pct(a, TA)}, `;
         assert.ok(text.startsWith(words), `"${text}" says "${words}…"`);
+        if (zoom) {
+          // In the zoomed frame: the stacks through it with a match anywhere on them, as a
+          // share of the frame's own value before and after.
+          const through = (stacks) => stacks.filter(([f]) => pathIds.every((n, i) => f[i] === n));
+          const [zb, za] = [pathTotal(before, pathIds), pathTotal(after, pathIds)];
+          const [ib, ia] = [matchedByStacks(through(before), re), matchedByStacks(through(after), re)];
+          assert.deepEqual([st.matched.beforeInZoom, st.matched.afterInZoom], [ib, ia], `/${q}/: matched in the zoomed frame`);
+          const part = `; in the zoomed frame ${countText(ib)} samples → ${countText(ia)} samples, ${pct(ib, zb)} → ${pct(ia, za)} of it)`;
+          assert.ok(text.includes(part), `"${text}" says "${part}"`);
+        } else {
+          assert.ok(!text.includes("zoomed"), text);
+        }
       };
       for (const q of ["malloc|memcpy", "^visit$", "db::|cache::", "json"]) await check(q, null);
       assert.equal(st.chunksLoaded.length, chunks, "a search fetches no chunk");

@@ -61,12 +61,18 @@ test("matched values count a frame inside another matched frame once, however de
     diff: true, nameLo: 1, nameHi: 3, k: 4, start: [0, 1, 4],
     lo: [10, 14, 40, 90], width: [9, 2, 5, 1], id: [1, 3, 6, 70], span: [3, 0, 0, 0], before: [5, 2, 1, 4], after: [7, 2, 0, 8],
   };
-  const got = (ids, lo, hi) => matchedDiff([bucket], ids, 100, 100, lo, hi);
-  assert.deepEqual(got([1]), { before: 5, after: 7, value: 9, inRange: 9 });
-  assert.deepEqual(got([2]), { before: 7, after: 10, value: 8, inRange: 8 });
-  assert.deepEqual(got([1, 2]), { before: 10, after: 15, value: 15, inRange: 15 }, "g inside f once, the other gs on their own");
-  assert.deepEqual(got([1, 2], 12, 42), { before: 10, after: 15, value: 15, inRange: 7 + 2 }, "clipped to a zoom: 12..19 of f, 40..42 of g");
-  assert.deepEqual(got([]), { before: 0, after: 0, value: 0, inRange: 0 });
+  const got = (ids, lo, hi, zoomed) => matchedDiff([bucket], ids, 100, 100, lo, hi, zoomed);
+  const all = (before, after, width) => ({ before, after, value: width, inRange: width, beforeIn: before, afterIn: after });
+  assert.deepEqual(got([1]), all(5, 7, 9));
+  assert.deepEqual(got([2]), all(7, 10, 8));
+  assert.deepEqual(got([1, 2]), all(10, 15, 15), "g inside f once, the other gs on their own");
+  assert.deepEqual(got([1, 2], 12, 42), { before: 10, after: 15, value: 15, inRange: 7 + 2, beforeIn: 0, afterIn: 0 }, "clipped to a range: 12..19 of f, 40..42 of g");
+  assert.deepEqual(got([]), all(0, 0, 0));
+  // Zoomed to f (10..19): g inside it is its part; zoomed to g inside f (14..16, 2 and 2),
+  // f holds the zoom, so all of it is matched; zoomed to the g at 40 (1 and 0), f is beside it.
+  assert.deepEqual(got([2], 10, 19, { before: 5, after: 7 }), { before: 7, after: 10, value: 8, inRange: 2, beforeIn: 2, afterIn: 2 });
+  assert.deepEqual(got([1], 14, 16, { before: 2, after: 2 }), { before: 5, after: 7, value: 9, inRange: 2, beforeIn: 2, afterIn: 2 });
+  assert.deepEqual(got([1, 2], 40, 45, { before: 1, after: 0 }), { before: 10, after: 15, value: 15, inRange: 5, beforeIn: 1, afterIn: 0 });
 });
 
 test("a frame too narrow to have a width is still counted once, by its id", () => {
@@ -78,8 +84,8 @@ test("a frame too narrow to have a width is still counted once, by its id", () =
     diff: true, nameLo: 1, nameHi: 3, k: 2, start: [0, 1, 2],
     lo: [0, 2 ** 29], width: null, id: [1, 2], span: [1, 0], before: [T / 4, 1], after: [T / 4, 1],
   };
-  assert.deepEqual(matchedDiff([bucket], [1, 2], T, T), { before: T / 4, after: T / 4, value: 2 ** 29, inRange: 2 ** 29 });
-  assert.deepEqual(matchedDiff([bucket], [2], T, T), { before: 1, after: 1, value: 0, inRange: 0 });
+  assert.deepEqual(matchedDiff([bucket], [1, 2], T, T), { before: T / 4, after: T / 4, value: 2 ** 29, inRange: 2 ** 29, beforeIn: T / 4, afterIn: T / 4 });
+  assert.deepEqual(matchedDiff([bucket], [2], T, T), { before: 1, after: 1, value: 0, inRange: 0, beforeIn: 1, afterIn: 1 });
 });
 
 test("matchedDiff of decoded search files equals the counts of the stacks that contain a match, before and after", () => {
@@ -121,18 +127,24 @@ test("matchedDiff of decoded search files equals the counts of the stacks that c
     return sum;
   };
   const zoom = d.frames.find((f) => d.names[f.name] === "run" && f.depth === 2 && f.last - f.id > 100);
+  // The stacks that pass through the zoomed frame: main;run;… (it is the child run of main).
+  const through = (stacks) => stacks.filter(([f]) => f[0] === "main" && f[1] === "run");
   for (const [version, values] of [[5, "u32"], [5, "f64"], [4, "u32"]]) {
     const buckets = [];
     for (let lo = 0; lo < d.names.length; lo += 3) buckets.push(decodeSearch(diffSearchBytes(per, lo, Math.min(d.names.length, lo + 3), { version, values })));
     for (const q of ["parse", "^rec$", "malloc|free|added", "push_back", "e", "閉包", "^main$"]) {
       const re = new RegExp(q);
       const ids = d.names.flatMap((n, i) => (i > 0 && re.test(n) ? [i] : []));
-      const got = matchedDiff(buckets, ids, d.tb, d.ta, zoom.lo, zoom.lo + zoom.width);
+      const got = matchedDiff(buckets, ids, d.tb, d.ta, zoom.lo, zoom.lo + zoom.width, { before: zoom.before, after: zoom.after });
       const what = `version ${version}, ${values}, /${q}/`;
       assert.equal(got.before, stackCount(before, re), `${what}: before`);
       assert.equal(got.after, stackCount(after, re), `${what}: after`);
       assert.equal(got.value, extent(ids), `${what}: the union's width`);
       assert.equal(got.inRange, extent(ids, zoom.lo, zoom.lo + zoom.width), `${what}: in the zoom`);
+      // In the zoomed frame: the stacks through it with a match anywhere on them (a matched
+      // caller of the zoomed frame matches all of it).
+      assert.equal(got.beforeIn, stackCount(through(before), re), `${what}: before, in the zoomed frame`);
+      assert.equal(got.afterIn, stackCount(through(after), re), `${what}: after, in the zoomed frame`);
     }
   }
 });

@@ -14,3 +14,17 @@ test("the Matched line says which whole each percentage is of", () => {
   assert.equal(matchedText({ ...s, error: "bad" }, m, null, null), "Not a regular expression: bad");
   assert.equal(matchedText(emptySearch(), m, null, null), "");
 });
+
+test("on a comparison the Matched line says before and after, and in a zoomed frame its part of that frame", () => {
+  const m = { total: 2 ** 31, unit: "samples" };
+  const d = { tb: 10000, ta: 20000 };
+  const s = { ...emptySearch(1), re: /x/, ids: [1, 2], diff: { before: 2000, after: 6000, zoomed: null } };
+  assert.equal(matchedText(s, m, null, d), "Matched 2,000 samples → 6,000 samples (20.00% → 30.00%, +10.00 pp) in 2 functions");
+  const zoomed = { before: 900, after: 1200, of: { before: 2000, after: 2000 } };
+  assert.equal(
+    matchedText({ ...s, diff: { ...s.diff, zoomed } }, m, { total: 5 }, d),
+    "Matched 2,000 samples → 6,000 samples (20.00% → 30.00%, +10.00 pp; in the zoomed frame 900 samples → 1,200 samples, 45.00% → 60.00% of it) in 2 functions",
+  );
+  // The zoomed frame not known yet (a link's zoom before its chunk is in): the whole only.
+  assert.equal(matchedText(s, m, { total: 5 }, d), "Matched 2,000 samples → 6,000 samples (20.00% → 30.00%, +10.00 pp) in 2 functions");
+});

@@ -41,6 +41,9 @@ export function snapshot(v) {
       inZoom: s.inZoom,
       before: s.diff ? s.diff.before : null,
       after: s.diff ? s.diff.after : null,
+      // A comparison zoomed in: the values before and after matched in the zoomed frame.
+      beforeInZoom: s.diff && s.diff.zoomed ? s.diff.zoomed.before : null,
+      afterInZoom: s.diff && s.diff.zoomed ? s.diff.zoomed.after : null,
     },
     layout: v.isDiffPage ? st.layout : null,
     measure: d ? st.measure : null,

@@ -136,16 +136,23 @@ export class DiffMatch {
   }
 
   /**
-   * `{ before, after, value, inRange }`: the values before and after, the width matched in the
-   * union layout (runs of totals `tb` and `ta`) and the part of it in [lo, hi) (a zoom).
+   * `{ before, after, value, inRange, beforeIn, afterIn }`: the values before and after, the
+   * width matched in the union layout (runs of totals `tb` and `ta`), the part of it in
+   * [lo, hi) (a zoom), and the values before and after matched in the zoomed frame, whose own
+   * values are `zoomed` ({ before, after }; without it, `beforeIn` and `afterIn` are those of
+   * the frames inside the range only). In the union layout a frame's extent holds its
+   * descendants' and no other's, so a matched frame is inside the zoomed one, holds it (all
+   * of the zoom is matched), or is beside it.
    */
-  sum(tb, ta, lo = -Infinity, hi = Infinity) {
+  sum(tb, ta, lo = -Infinity, hi = Infinity, zoomed = null) {
     const { bits, which, at, used } = this;
     const clip = lo !== -Infinity || hi !== Infinity;
     let before = 0;
     let after = 0;
     let value = 0;
     let inRange = 0;
+    let beforeIn = 0;
+    let afterIn = 0;
     let end = -1; // the last descendant of the last frame counted
     for (let w = 0; w < bits.length; w++) {
       if (w * 32 + 31 <= end) {
@@ -172,20 +179,27 @@ export class DiffMatch {
           const s = b.lo[j] > lo ? b.lo[j] : lo;
           const e = b.lo[j] + width < hi ? b.lo[j] + width : hi;
           if (e > s) inRange += e - s;
+          if (b.lo[j] >= lo && b.lo[j] + width <= hi) {
+            beforeIn += vb;
+            afterIn += va;
+          } else if (zoomed && b.lo[j] <= lo && b.lo[j] + width >= hi) {
+            beforeIn += zoomed.before;
+            afterIn += zoomed.after;
+          }
         }
       }
     }
-    return { before, after, value, inRange: clip ? inRange : value };
+    return clip ? { before, after, value, inRange, beforeIn, afterIn } : { before, after, value, inRange: value, beforeIn: before, afterIn: after };
   }
 }
 
 /** DiffMatch at once: what name ids `ids` (ascending) matched in decoded buckets `buckets`. */
-export function matchedDiff(buckets, ids, tb, ta, lo = -Infinity, hi = Infinity) {
+export function matchedDiff(buckets, ids, tb, ta, lo = -Infinity, hi = Infinity, zoomed = null) {
   let frames = 0;
   for (const b of buckets) if (b.diff) for (const id of idsOf(b)) frames = Math.max(frames, id + 1);
   const m = new DiffMatch(ids, frames);
   for (const b of buckets) m.add(b);
-  return m.sum(tb, ta, lo, hi);
+  return m.sum(tb, ta, lo, hi, zoomed);
 }
 
 /** The legend's words for `measure` at the manifest's scales. */

@@ -24,7 +24,12 @@ export function matchedText(s, m, zoom, d) {
   if (s.diff && d) {
     const pb = d.tb > 0 ? (100 * s.diff.before) / d.tb : 0;
     const pa = d.ta > 0 ? (100 * s.diff.after) / d.ta : 0;
-    text = `Matched ${formatValue(s.diff.before, m.unit, m.decimals)} → ${formatValue(s.diff.after, m.unit, m.decimals)} (${formatPercent(s.diff.before, d.tb)} → ${formatPercent(s.diff.after, d.ta)}, ${formatPoints(pa - pb)})`;
+    // "…; in the zoomed frame 900 samples → 1,200 samples, 45.00% → 60.00% of it"
+    const z = zoom && s.diff.zoomed;
+    const zoomed = z
+      ? `; in the zoomed frame ${formatValue(z.before, m.unit, m.decimals)} → ${formatValue(z.after, m.unit, m.decimals)}, ${formatPercent(z.before, z.of.before)} → ${formatPercent(z.after, z.of.after)} of it`
+      : "";
+    text = `Matched ${formatValue(s.diff.before, m.unit, m.decimals)} → ${formatValue(s.diff.after, m.unit, m.decimals)} (${formatPercent(s.diff.before, d.tb)} → ${formatPercent(s.diff.after, d.ta)}, ${formatPoints(pa - pb)}${zoomed})`;
   } else {
     // "Matched 20.4 k samples (12.34% of total; 84.73% of the zoomed frame) in 104 functions"
     const zoomed = zoom && s.inZoom !== null ? `; ${formatPercent(s.inZoom, zoom.total)} of the zoomed frame` : "";
@@ -143,10 +148,13 @@ export class Search {
     const d = this.host.diffTotals();
     if (d && s.buckets.some((b) => b.diff)) {
       // A comparison's search files: the values before and after, and the union's widths.
-      const r = s.match ? s.match.sum(d.tb, d.ta, lo, hi) : matchedDiff(s.buckets, s.ids, d.tb, d.ta, lo, hi);
+      // The zoomed frame's own values, once its chunk has said them.
+      const info = z && z.info && z.info.beforeTotal !== undefined ? z.info : null;
+      const zoomed = info && { before: info.beforeTotal, after: info.afterTotal };
+      const r = s.match ? s.match.sum(d.tb, d.ta, lo, hi, zoomed) : matchedDiff(s.buckets, s.ids, d.tb, d.ta, lo, hi, zoomed);
       s.value = r.value;
       s.inZoom = r.inRange;
-      s.diff = { before: r.before, after: r.after };
+      s.diff = { before: r.before, after: r.after, zoomed: zoomed && { before: r.beforeIn, after: r.afterIn, of: zoomed } };
       const layout = m.diff && m.diff.layout;
       if (layout === "after" || layout === "before") {
         // These layouts share the union's search files, whose extents are union widths; their
