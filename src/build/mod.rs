@@ -141,6 +141,13 @@ struct Build<'a> {
     summary: Summary,
 }
 
+/// A span of a series' history while its files are rendered: read when the first of them is,
+/// and how many of them (its names, its buckets) are still to come.
+struct SpanCell {
+    span: Option<Result<std::sync::Arc<Span>, String>>,
+    uses: usize,
+}
+
 /// A run as ingest hands it on: its record, the record's hash, its slug.
 type Ingested = (RunRecord, u64, String);
 
@@ -444,15 +451,27 @@ impl<'a> Build<'a> {
                 None => cache.and_then(|c| c.get(key)).map(|p| p.changes).unwrap_or_default(),
             }
         };
-        type Spans = Vec<std::sync::OnceLock<Result<std::sync::Arc<Span>, String>>>;
-        let histories: Vec<Spans> = archive.series.iter().map(|s| derive::history::spans(s.runs.len()).iter().map(|_| std::sync::OnceLock::new()).collect()).collect();
+        // A span of a series' history is read once for all its files (its names and its
+        // buckets), and let go when the last of them has been rendered: kept to the end, the
+        // spans of a full build of 100,000 runs held about a gigabyte.
+        let histories: Vec<Vec<std::sync::Mutex<SpanCell>>> = archive
+            .series
+            .iter()
+            .map(|s| derive::history::spans(s.runs.len()).into_iter().map(|(_, n)| std::sync::Mutex::new(SpanCell { span: None, uses: 1 + derive::history::buckets(n) })).collect())
+            .collect();
         let graph_dir = |run: &crate::archive::run::Run, g: &crate::archive::run::GraphInfo| match cache {
             Some(c) => c.file(&run.record.key, &g.data),
             None => staging.path(&format!("{}{}", run.url, g.data)),
         };
         let history = |si: usize, span: usize| {
             let Some(cell) = histories[si].get(span) else { return Err(format!("series {si} has no history span {span}")) };
-            cell.get_or_init(|| derive::history::collect(&archive, si, span, &graph_dir).map(std::sync::Arc::new)).clone()
+            let mut cell = cell.lock().expect("no panic while holding it");
+            let got = cell.span.get_or_insert_with(|| derive::history::collect(&archive, si, span, &graph_dir).map(std::sync::Arc::new)).clone();
+            cell.uses = cell.uses.saturating_sub(1);
+            if cell.uses == 0 {
+                cell.span = None;
+            }
+            got
         };
         let site = Site {
             config: self.config,
