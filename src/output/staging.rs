@@ -32,8 +32,9 @@ use crate::error::OutputError;
 pub struct Staging {
     dir: PathBuf,
     target: PathBuf,
-    /// Every file this build wrote or kept, relative to `dir`.
-    touched: Mutex<HashSet<String>>,
+    /// Every file this build wrote or kept, relative to `dir`, by [`path_key`]: a first build
+    /// of 100,000 runs touches about two million files, whose paths took a tenth of its memory.
+    touched: Mutex<HashSet<u128>>,
     /// Made before the first change to the staging folder (see [`Staging::mark_changes_in`]).
     marker: Option<PathBuf>,
     /// Whether this build changed the staging folder (then a failed build removes it).
@@ -124,7 +125,8 @@ impl Staging {
 
     fn touch(&self, rel: &str) -> Result<(), OutputError> {
         self.changing()?;
-        self.touched.lock().expect("no panic while holding it").insert(rel.to_string());
+        let key = path_key(rel);
+        self.touched.lock().expect("no panic while holding it").insert(key);
         Ok(())
     }
 
@@ -211,6 +213,7 @@ impl Staging {
         if sweep {
             sweep_untouched(&self.dir, &touched)?;
         }
+        drop(touched);
         swap(&self.dir, &self.target)?;
         if !mirror {
             self.committed = true;
@@ -263,26 +266,27 @@ fn resolve_links(path: &Path) -> Result<PathBuf, OutputError> {
     Err(OutputError::Io { path: path.to_path_buf(), source: io::Error::other("too many levels of symbolic links") })
 }
 
-/// Removes every file under `dir` not in `touched`, then the folders left empty.
-fn sweep_untouched(dir: &Path, touched: &HashSet<String>) -> Result<(), OutputError> {
-    {
-        let mut stale = Vec::new();
-        let mut folders = Vec::new();
-        for e in walkdir::WalkDir::new(dir).min_depth(1).contents_first(true).into_iter().flatten() {
-            let rel = e.path().strip_prefix(dir).unwrap();
-            let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
-            if e.file_type().is_dir() {
-                folders.push(e.into_path());
-            } else if !touched.contains(&rel) {
-                stale.push(e.into_path());
-            }
-        }
-        for path in stale {
-            fs::remove_file(&path).map_err(OutputError::at(&path))?;
-        }
-        for folder in folders {
+/// A file's `/`-separated path as a 128-bit key (BLAKE3's first 16 bytes): two paths of one
+/// build share a key with a chance far below that of a disk error.
+fn path_key(rel: &str) -> u128 {
+    let hash = blake3::hash(rel.as_bytes());
+    u128::from_le_bytes(hash.as_bytes()[..16].try_into().expect("16 bytes"))
+}
+
+/// Removes every file under `dir` not in `touched`, then the folders left empty. Each goes as
+/// the walk meets it (a folder after its contents), so that nothing of the size of the tree is
+/// listed in memory.
+fn sweep_untouched(dir: &Path, touched: &HashSet<u128>) -> Result<(), OutputError> {
+    for e in walkdir::WalkDir::new(dir).min_depth(1).contents_first(true).into_iter().flatten() {
+        if e.file_type().is_dir() {
             // Only empty folders go; contents come first, so emptied ones are empty by now.
-            let _ = fs::remove_dir(folder);
+            let _ = fs::remove_dir(e.path());
+            continue;
+        }
+        let rel = e.path().strip_prefix(dir).unwrap();
+        let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
+        if !touched.contains(&path_key(&rel)) {
+            fs::remove_file(e.path()).map_err(OutputError::at(e.path()))?;
         }
     }
     Ok(())
