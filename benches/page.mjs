@@ -23,7 +23,10 @@
 // load event (loadEventEnd: inferno's own onload script has run), and first-contentful-paint.
 // For scale, the same loads of a floor page: the site's stylesheet and one inline module script
 // that puts one canvas-sized ImageData: what this machine and browser take before any viewer
-// code. Targets (DESIGN.md §3): first paint ≤ 200 ms fetching ≤ 1.5 MB; repaints < 16 ms; search < 100 ms.
+// code; and of a page floor: the measured page's own HTML and stylesheet with the floor's
+// script in place of the viewer's, so that its text is laid out (fonts looked up and loaded)
+// before the canvas is put, as on the real page. Targets (DESIGN.md §3): first paint ≤ the
+// floor page's + 60 ms, fetching ≤ 512 KiB; repaints < 16 ms; search < 100 ms.
 //
 // Run from the repository root, with the machine otherwise idle (it prints how idle the CPU
 // was in the 3 s before it started, warning below 90%, and the share of CPU that processes
@@ -614,6 +617,43 @@ performance.mark("floor:canvas");
 `,
 );
 
+// The page floor: the measured page's own HTML and stylesheet with its scripts and data preloads
+// taken out and the floor's inline script put in, which sizes the graph's canvas to its box (a
+// layout of the page, its text and fonts included, as the viewer's first view needs) and puts
+// one canvas of pixels: what the browser takes to show this page before any viewer code runs.
+// Written beside the page's index.html (floor-page.html), so that its relative links still work.
+const pageDir = path.join(outDir, DIFF ? "d" : "p/large");
+{
+  const html = fs.readFileSync(path.join(pageDir, "index.html"), "utf8");
+  const stripped = html
+    .replace(/<script\b[^>]*>[\s\S]*?<\/script>/g, "")
+    .replace(/<link rel="(modulepreload|preload)"[^>]*>/g, "");
+  if (stripped.includes("<script") || !stripped.includes('id="fs-canvas"')) die("the page floor: the page's HTML is not as expected");
+  fs.writeFileSync(
+    path.join(pageDir, "floor-page.html"),
+    stripped.replace(
+      "</head>",
+      `<script type="module">
+performance.mark("floor:script");
+document.getElementById("fs-needs-http")?.remove();
+const box = document.getElementById("fs-scroll");
+const c = document.getElementById("fs-canvas");
+const w = box.clientWidth;
+const h = box.clientHeight;
+c.width = w;
+c.height = h;
+c.style.width = w + "px";
+c.style.height = h + "px";
+const ctx = c.getContext("2d");
+const img = ctx.createImageData(w, h);
+new Uint32Array(img.data.buffer).fill(0xffe0e0e0);
+ctx.putImageData(img, 0, 0);
+performance.mark("floor:canvas");
+</script></head>`,
+    ),
+  );
+}
+
 async function floorRun(browser, url) {
   const { ctx, page } = await newPage(browser);
   await page.goto(url, { waitUntil: "load" });
@@ -630,6 +670,7 @@ const pageUrl = DIFF ? `${site.url}d/` : `${site.url}p/large/`;
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 const runs = [];
 const floor = [];
+const floorPage = [];
 const cpu0 = cpuSeconds();
 let cpu1;
 try {
@@ -640,6 +681,7 @@ try {
     log(`flamesite page, run ${i + 1}/${RUNS}`);
     runs.push(await flamesiteRun(browser, pageUrl));
     floor.push(await floorRun(browser, `${site.url}floor/`));
+    floorPage.push(await floorRun(browser, `${pageUrl}floor-page.html`));
   }
   cpu1 = cpuSeconds();
 } catch (e) {
@@ -711,7 +753,9 @@ const fb = runs[0].firstBytes;
 table([
   ["figure", "median (range)", "target"],
   ["first paint (nav start → flamesite:painted)", stat(col((r) => r.first.mark), "ms"), `≤ 200 ms: ${ok(median(col((r) => r.first.mark)), 200)}`],
-  ["graph bytes before first paint (transferSize)", stat(col((r) => r.firstBytes.transfer), "B"), `≤ 1.5 MB: ${ok(median(col((r) => r.firstBytes.transfer)), 1.5e6)}`],
+  ["  over the floor page's canvas (each run's)", stat(runs.map((r, i) => r.first.mark - floor[i].canvas), "ms"), `≤ 60 ms: ${ok(median(runs.map((r, i) => r.first.mark - floor[i].canvas)), 60)}`],
+  ["  over the page floor's canvas (each run's)", stat(runs.map((r, i) => r.first.mark - floorPage[i].canvas), "ms"), ""],
+  ["graph bytes before first paint (transferSize)", stat(col((r) => r.firstBytes.transfer), "B"), `≤ 512 KiB: ${ok(median(col((r) => r.firstBytes.transfer)), 512 * 1024)}`],
   ["  same, encodedBodySize", stat(col((r) => r.firstBytes.body), "B"), ""],
   ["hover (mousemove → handler done)", stat(runs.flatMap((r) => r.hover), "ms"), `< 16 ms: ${ok(median(runs.flatMap((r) => r.hover)), 16)}`],
   ["zoom: click → first repaint (coarse chunks)", stat(col((r) => r.zoom.toFirst), "ms"), `< 16 ms: ${ok(median(col((r) => r.zoom.toFirst)), 16)}`],
@@ -745,6 +789,10 @@ table([
 console.log(
   `floor page (stylesheet + one inline module): script runs at ${stat(floor.map((r) => r.script), "ms")}, ` +
     `full canvas put at ${stat(floor.map((r) => r.canvas), "ms")}`,
+);
+console.log(
+  `page floor (this page's HTML and stylesheet, its scripts replaced by the floor's, canvas sized to its box): ` +
+    `script runs at ${stat(floorPage.map((r) => r.script), "ms")}, full canvas put at ${stat(floorPage.map((r) => r.canvas), "ms")}`,
 );
 console.log(`first paint fetched ${fb.files} graph files: ${fb.names.join(", ")}`);
 console.log(`zoom fetched ${z0.bytes.files} files (${JSON.stringify(z0.bytes.byKind)}), ${fmt(median(col((r) => r.zoom.bytes.transfer)), "B")} (${z0.marks} complete paint(s) after the click), zoomed to "${z0.name}"`);
