@@ -42,9 +42,9 @@ pub enum Source<'a> {
 pub struct Derived {
     /// Comparisons made in this build (not found in the cache or the state).
     pub made: usize,
-    /// The change lists of those, by key, when they were made without a cache; the others
-    /// are read from their cache entries when their pages are rendered. Kept here, the lists
-    /// of a first build of 100,000 runs held about a third of its memory.
+    /// The change lists of those, by key, when they were made without a cache; with one,
+    /// every list is read from its cache entry when its page is rendered, since holding a
+    /// list per comparison until then made a first build's memory grow with the archive.
     pub changes: HashMap<String, Vec<GraphChanges>>,
     /// Comparisons that could not be made: (the later run's source, why).
     pub failed: Vec<(String, String)>,

@@ -33,7 +33,7 @@ pub struct Staging {
     dir: PathBuf,
     target: PathBuf,
     /// Every file this build wrote or kept, relative to `dir`, by [`path_key`]: a first build
-    /// of 100,000 runs touches about two million files, whose paths took a tenth of its memory.
+    /// touches every file of the site, and their paths kept as strings grew with the archive.
     touched: Mutex<HashSet<u128>>,
     /// Made before the first change to the staging folder (see [`Staging::mark_changes_in`]).
     marker: Option<PathBuf>,
