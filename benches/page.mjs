@@ -596,6 +596,13 @@ function which(cmd) {
 
 // ---- run --------------------------------------------------------------------------------------
 
+// Both floors end the same way: one canvas of pixels put, and the mark.
+const PUT_CANVAS = `const ctx = c.getContext("2d");
+const img = ctx.createImageData(c.width, c.height);
+new Uint32Array(img.data.buffer).fill(0xffe0e0e0);
+ctx.putImageData(img, 0, 0);
+performance.mark("floor:canvas");`;
+
 // The floor page: the stylesheet, one module script that marks when it runs and when it has put
 // a full canvas of pixels (what any canvas viewer does before anything shows).
 fs.mkdirSync(path.join(outDir, "floor"));
@@ -608,11 +615,7 @@ const c = document.createElement("canvas");
 c.width = innerWidth;
 c.height = innerHeight - 100;
 document.body.append(c);
-const ctx = c.getContext("2d");
-const img = ctx.createImageData(c.width, c.height);
-new Uint32Array(img.data.buffer).fill(0xffe0e0e0);
-ctx.putImageData(img, 0, 0);
-performance.mark("floor:canvas");
+${PUT_CANVAS}
 </script></head><body></body></html>
 `,
 );
@@ -644,11 +647,7 @@ c.width = w;
 c.height = h;
 c.style.width = w + "px";
 c.style.height = h + "px";
-const ctx = c.getContext("2d");
-const img = ctx.createImageData(w, h);
-new Uint32Array(img.data.buffer).fill(0xffe0e0e0);
-ctx.putImageData(img, 0, 0);
-performance.mark("floor:canvas");
+${PUT_CANVAS}
 </script></head>`,
     ),
   );
