@@ -98,10 +98,11 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, mut known:
         })
         .collect();
     // Per pair: nothing to compare, or what was made (with its change list when made now).
-    /// A comparison an earlier build made (its key is in `known`), or one made now.
+    /// A comparison an earlier build made (its key is in `known`), or one made now, with its
+    /// change list when it is to be kept in memory (none: its cache entry has it).
     enum Made {
         Known,
-        New(Compared, Vec<GraphChanges>),
+        New(Compared, Option<Vec<GraphChanges>>),
     }
     type Outcome = Option<Result<Made, FillError>>;
     let results: Vec<Outcome> = pairs
@@ -155,7 +156,7 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, mut known:
             Some(made.map(|p| {
                 let top = top_regression(&p.changes);
                 let compared = Compared { key: key.clone(), graphs: p.graphs, preload: p.preload, preview: p.files.iter().any(|f| f == PREVIEW), top };
-                Made::New(compared, if cached { Vec::new() } else { p.changes })
+                Made::New(compared, (!cached).then_some(p.changes))
             }))
         })
         .collect();
@@ -176,7 +177,7 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, mut known:
                     },
                     Made::New(made, changes) => {
                         out.made += 1;
-                        if !cached {
+                        if let Some(changes) = changes {
                             out.changes.insert(made.key.clone(), changes);
                         }
                         made
