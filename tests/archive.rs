@@ -281,6 +281,18 @@ fn feeds_are_valid_atom() {
     assert!(page.contains("<meta property=\"og:image\" content=\"https://example.com/perf/p/api/hotfix/preview.png\">"), "{page}");
     assert!(page.contains("<meta property=\"og:url\" content=\"https://example.com/perf/p/api/hotfix/\">"));
     assert!(page.contains("<meta name=\"twitter:card\" content=\"summary_large_image\">"));
+    assert!(page.contains("<link rel=\"canonical\" href=\"https://example.com/perf/p/api/hotfix/\">"));
+    // A comparison's link unfurls as a run's does: the same tags, its own title and image.
+    let cmp = read(&out.join("p/api/hotfix/compare/index.html"));
+    for tag in [
+        "<meta property=\"og:url\" content=\"https://example.com/perf/p/api/hotfix/compare/\">",
+        "<link rel=\"canonical\" href=\"https://example.com/perf/p/api/hotfix/compare/\">",
+        "<meta property=\"og:image\" content=\"https://example.com/perf/p/api/hotfix/compare/preview.png\">",
+        "<meta name=\"twitter:card\" content=\"summary_large_image\">",
+        "<meta name=\"twitter:title\" content=\"Hotfix &lt;b&gt;4127&lt;/b&gt; vs 2026-11-14 · api\">",
+    ] {
+        assert!(cmp.contains(tag), "{tag} missing from {cmp}");
+    }
     let png = std::fs::read(out.join("p/api/hotfix/preview.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     assert_eq!((u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap())), (1200, 630));
