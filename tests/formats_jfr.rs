@@ -140,6 +140,51 @@ fn a_recording_that_does_not_say_its_period_counts_samples_and_says_so() {
     assert_eq!(fold(dir.path(), &out.join("p/noperiod/g/cpu")), want);
 }
 
+#[test]
+fn jdk25_cpu_time_samples_make_a_graph_each_worth_its_sampling_period() {
+    // JDK 25's CPU-time profiler writes jdk.CPUTimeSample (a stack, `samplingPeriod` as a tick
+    // span) and jdk.CPUTimeSamplesLost. The fixture declares both types with the JDK's names and
+    // fields (CpuTime.java: JDK 17 has no such profiler) and commits 7 samples and 4 lost.
+    let gz = fixture("cputime.jfr.gz");
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut bytes).unwrap();
+    // The same recording with its clock at two ticks a nanosecond (the chunk header's ticks per
+    // second, bytes 56..64, doubled): each period, in ticks, is then half as long.
+    let tps = i64::from_be_bytes(bytes[56..64].try_into().unwrap());
+    assert_eq!(tps, 1_000_000_000, "the fixture's ticks are nanoseconds");
+    let mut fast = bytes.clone();
+    fast[56..64].copy_from_slice(&(2 * tps).to_be_bytes());
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("cputime.jfr.gz"), &gz);
+    write(&input.join("fastclock.jfr"), &fast);
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.lines().any(|l| l.contains("cputime.jfr.gz") && l.contains("lost 4 samples (jdk.CPUTimeSamplesLost)")),
+        "the lost samples are said, with the file: {err}"
+    );
+    let index = index(&out);
+    let e = entry(&index, "cputime");
+    assert_eq!(e["format"], "jfr", "{e}");
+    let graphs: Vec<(&str, &str)> =
+        e["graphs"].as_array().unwrap().iter().map(|g| (g["name"].as_str().unwrap(), g["unit"].as_str().unwrap())).collect();
+    assert_eq!(graphs, [("cpu_time", "nanoseconds")]);
+    let want = std::fs::read_to_string(data().join("expected-cputime.cpu_time.folded")).unwrap();
+    assert_eq!(want.lines().count(), 3, "{want}");
+    assert_eq!(fold(dir.path(), &out.join("p/cputime/g/cpu_time")), want);
+    let halved: String = want
+        .lines()
+        .map(|l| {
+            let (stack, ns) = l.rsplit_once(' ').unwrap();
+            format!("{stack} {}\n", ns.parse::<u64>().unwrap() / 2)
+        })
+        .collect();
+    assert_eq!(fold(dir.path(), &out.join("p/fastclock/g/cpu_time")), halved);
+}
+
 /// The offset of the first string of the metadata event of the fixture's one chunk: the byte
 /// after the string count (integers are compressed: LEB128).
 fn first_metadata_string(bytes: &[u8]) -> usize {

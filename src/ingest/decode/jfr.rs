@@ -11,6 +11,11 @@
 //!   `wall`, these samples go to `wall`; when it is another event (`cycles`, …) the graph is
 //!   named after it and counts events (samples × interval). A recording without the setting
 //!   counts samples (unit `samples`), with a warning: no period is guessed.
+//! - `cpu_time` (nanoseconds): `jdk.CPUTimeSample`, the samples of JDK 25's CPU-time profiler
+//!   (`jdk.CPUTimeSample#enabled=true`), each worth its own `samplingPeriod`: the CPU time its
+//!   thread used since its previous sample. A sample whose stack could not be walked (`failed`)
+//!   counts under `[unknown]`, so the graph's total stays the CPU time sampled. Samples the
+//!   profiler reports lost (`jdk.CPUTimeSamplesLost`) are said in a warning.
 //! - `wall` (nanoseconds): async-profiler's `profiler.WallClockSample` (its `samples` times the
 //!   `wall` interval).
 //! - `native` (nanoseconds): `jdk.NativeMethodSample`, the JDK's samples of threads in native
@@ -82,6 +87,7 @@ pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> std::result::Result<
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Kind {
     Cpu,
+    CpuTime,
     Wall,
     Native,
     AllocInNewTlab,
@@ -92,8 +98,9 @@ enum Kind {
     Park,
 }
 
-const KINDS: [Kind; 9] = [
+const KINDS: [Kind; 10] = [
     Kind::Cpu,
+    Kind::CpuTime,
     Kind::Wall,
     Kind::Native,
     Kind::AllocInNewTlab,
@@ -108,6 +115,7 @@ impl Kind {
     fn name(self) -> &'static str {
         match self {
             Kind::Cpu => "cpu",
+            Kind::CpuTime => "cpu_time",
             Kind::Wall => "wall",
             Kind::Native => "native",
             Kind::AllocInNewTlab => "alloc_in_new_tlab",
@@ -127,7 +135,8 @@ enum Measure {
     Sample,
     /// The integer field at this index (`samples`, `tlabSize`, `weight`, …); 1 without it.
     Field(Option<usize>),
-    /// The event's duration, in ticks, converted to nanoseconds.
+    /// A time span field at this index in ticks (`duration`, `samplingPeriod`), converted to
+    /// nanoseconds.
     Duration(usize),
 }
 
@@ -140,6 +149,8 @@ enum Plan {
     Stack { kind: Kind, stack: Option<usize>, measure: Measure },
     /// `jdk.ActiveSetting`: the indices of `id`, `name` and `value`.
     Setting { id: usize, name: usize, value: usize },
+    /// `jdk.CPUTimeSamplesLost`: the index of `lostSamples`.
+    Lost { count: usize },
 }
 
 /// A reading error: what went wrong and at which byte of the (decompressed) file.
@@ -701,6 +712,8 @@ struct Totals {
     settings: BTreeMap<(String, String), String>,
     truncated: u64,
     missing: u64,
+    /// Samples the CPU-time profiler lost (`jdk.CPUTimeSamplesLost`).
+    lost: u64,
 }
 
 impl Totals {
@@ -811,6 +824,7 @@ fn read(data: &[u8], limits: &Limits) -> Result<Decoded> {
         settings: BTreeMap::new(),
         truncated: 0,
         missing: 0,
+        lost: 0,
     };
     let (mut first_start, mut duration, mut chunks) = (None, 0i64, 0usize);
     let mut at = 0;
@@ -840,6 +854,14 @@ fn plans(types: &Types, settings: &BTreeMap<(String, String), String>) -> FxHash
         let plan = match c.name.as_str() {
             "jdk.ExecutionSample" => Plan::Stack { kind: sample_kind, stack, measure: Measure::Sample },
             "jdk.NativeMethodSample" => Plan::Stack { kind: Kind::Native, stack, measure: Measure::Sample },
+            "jdk.CPUTimeSample" => match f("samplingPeriod") {
+                Some(p) => Plan::Stack { kind: Kind::CpuTime, stack, measure: Measure::Duration(p) },
+                None => Plan::Skip,
+            },
+            "jdk.CPUTimeSamplesLost" => match f("lostSamples") {
+                Some(count) => Plan::Lost { count },
+                None => Plan::Skip,
+            },
             "profiler.WallClockSample" => Plan::Stack { kind: Kind::Wall, stack, measure: Measure::Field(f("samples")) },
             "jdk.ObjectAllocationInNewTLAB" => Plan::Stack { kind: Kind::AllocInNewTlab, stack, measure: Measure::Field(f("tlabSize")) },
             "jdk.ObjectAllocationOutsideTLAB" => {
@@ -923,6 +945,9 @@ fn chunk(c: &mut Cursor, h: &Header, types: &Types, pools: &Pools, totals: &mut 
                         plans = self::plans(types, &totals.settings);
                     }
                 }
+            }
+            Plan::Lost { count } => {
+                totals.lost = totals.lost.saturating_add(fields[count].int().unwrap_or(0).max(0) as u64);
             }
             Plan::Stack { kind, stack, measure } => {
                 let value = match measure {
@@ -1040,6 +1065,13 @@ fn finish(totals: Totals, first_start: Option<i64>, duration: i64, chunks: usize
                 (kind.name().to_string(), "bytes", 1)
             }
             Kind::Lock | Kind::Park => (kind.name().to_string(), "nanoseconds", 1),
+            // Each sample carries its own period: no setting to read or guess.
+            Kind::CpuTime => {
+                if let Some(throttle) = setting("jdk.CPUTimeSample", "throttle") {
+                    metadata.insert("cpu_time throttle".into(), throttle.to_string());
+                }
+                (kind.name().to_string(), "nanoseconds", 1)
+            }
         };
         let mut merger = StackMerger::new(false, limits.max_depth);
         let mut names: Vec<&str> = Vec::new();
@@ -1061,7 +1093,7 @@ fn finish(totals: Totals, first_start: Option<i64>, duration: i64, chunks: usize
     if graphs.is_empty() {
         return err(
             0,
-            "the recording has none of the events with stacks that are read (jdk.ExecutionSample, jdk.NativeMethodSample, \
+            "the recording has none of the events with stacks that are read (jdk.ExecutionSample, jdk.CPUTimeSample, jdk.NativeMethodSample, \
              jdk.ObjectAllocationInNewTLAB, jdk.ObjectAllocationOutsideTLAB, jdk.ObjectAllocationSample, jdk.JavaMonitorEnter, \
              jdk.ThreadPark, async-profiler's profiler.WallClockSample and profiler.LiveObject); the file ends",
         );
@@ -1071,6 +1103,13 @@ fn finish(totals: Totals, first_start: Option<i64>, duration: i64, chunks: usize
             "JFR: {} stack trace{} cut at the recording's stack depth (-XX:FlightRecorderOptions:stackdepth=…): their outermost frames are missing",
             totals.truncated,
             if totals.truncated == 1 { " was" } else { "s were" }
+        ));
+    }
+    if totals.lost > 0 {
+        warnings.push(format!(
+            "JFR: the CPU-time profiler lost {} sample{} (jdk.CPUTimeSamplesLost): the cpu_time graph misses their time",
+            totals.lost,
+            if totals.lost == 1 { "" } else { "s" }
         ));
     }
     if totals.missing > 0 {

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The expected graphs of a JFR recording, from the JDK's own reader: `jfr print --json`.
 
-Usage: fold.py RECORDING PREFIX CPU_PERIOD_NS NATIVE_PERIOD_NS
-Writes PREFIX.<graph>.folded for each graph flamesite makes of the recording: frames root
+Usage: fold.py RECORDING PREFIX CPU_PERIOD_NS NATIVE_PERIOD_NS [GRAPH ...]
+Writes PREFIX.<graph>.folded for each GRAPH named (by default every graph flamesite makes of
+a JDK 17 recording: all but cpu_time, which JDK 25 records): frames root
 first, each named `class.method` with the class name as the recording stores it (slashes),
 values summed per stack, lines sorted. The periods are those of the settings the recording
 was made with (make.sh passes them), so that flamesite's reading of the recording's
@@ -17,6 +18,7 @@ from collections import defaultdict
 # graph: (event type, what each event is worth)
 GRAPHS = {
     "cpu": ("jdk.ExecutionSample", "period:cpu"),
+    "cpu_time": ("jdk.CPUTimeSample", "span:samplingPeriod"),
     "native": ("jdk.NativeMethodSample", "period:native"),
     "alloc_in_new_tlab": ("jdk.ObjectAllocationInNewTLAB", "tlabSize"),
     "alloc_outside_tlab": ("jdk.ObjectAllocationOutsideTLAB", "allocationSize"),
@@ -44,8 +46,10 @@ def frame(f):
 
 def main():
     recording, prefix, cpu, native = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    only = sys.argv[5:] or [g for g in GRAPHS if g != "cpu_time"]
     periods = {"cpu": cpu, "native": native}
-    for graph, (event, worth) in GRAPHS.items():
+    for graph in only:
+        event, worth = GRAPHS[graph]
         out = subprocess.run(
             ["jfr", "print", "--json", "--stack-depth", "1024", "--events", event, recording],
             check=True, capture_output=True, text=True,
@@ -63,6 +67,8 @@ def main():
                 value = periods[worth[7:]]
             elif worth == "duration":
                 value = nanos(v["duration"])
+            elif worth.startswith("span:"):
+                value = nanos(v[worth[5:]])
             else:
                 value = int(v[worth])
             sums[";".join(stack)] += value

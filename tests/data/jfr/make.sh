@@ -14,6 +14,13 @@
 #                            `jfr print --json --stack-depth 1024`, valued with the periods of
 #                            settings.jfc (10 ms for jdk.ExecutionSample, 20 ms for
 #                            jdk.NativeMethodSample)
+#   cputime.jfr.gz           a recording of CpuTime.java (settings=none): the jdk.CPUTimeSample
+#                            and jdk.CPUTimeSamplesLost events of JDK 25's CPU-time profiler,
+#                            which this JDK lacks, declared by the program with the same names
+#                            and fields and committed from known stacks (7 samples, 4 lost)
+#   expected-cputime.cpu_time.folded
+#                            its graph, by fold.py as above (each sample worth its
+#                            samplingPeriod)
 #
 # The workload is timed, so each run writes a different recording; the expected files are
 # always made from the recording of the same run.
@@ -32,4 +39,10 @@ cp "$tmp/recording.jfr" "$here/recording.jfr"
 gzip -9 -n -c "$here/recording.jfr" >"$here/recording.jfr.gz"
 python3 "$here/fold.py" "$here/recording.jfr" "$here/expected" 10000000 20000000
 jfr summary "$here/recording.jfr" | awk 'NR < 6 || $2 > 0'
+
+javac -d "$tmp" "$here/CpuTime.java"
+(cd "$tmp" && java -XX:StartFlightRecording:settings=none,filename="$tmp/cputime.jfr" -cp . CpuTime >/dev/null 2>&1)
+gzip -9 -n -c "$tmp/cputime.jfr" >"$here/cputime.jfr.gz"
+python3 "$here/fold.py" "$tmp/cputime.jfr" "$here/expected-cputime" 0 0 cpu_time
+jfr summary "$tmp/cputime.jfr" | awk 'NR < 6 || $2 > 0'
 ls -l "$here"
