@@ -17,21 +17,14 @@ import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { startNginx } from "./nginx.mjs";
-import { frameCenter, matchedByStacks, parseFolded, pathOffset, pathTotal, total } from "./fixtures.mjs";
+import { CHROMIUM_ARGS, frameCenter, matchedByStacks, parseFolded, pathOffset, pathTotal, testTools, total } from "./fixtures.mjs";
 import { rng } from "../js/helpers.mjs";
 
-const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium"; // Debian's chromium package
-const ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-];
+const { bin: BIN, chromium: CHROMIUM } = testTools();
+const ARGS = CHROMIUM_ARGS;
 const PREFIX = "/perf/";
 const PER_PAGE = 3; // runs per page of a series
 
-const BIN = process.env.FLAMESITE_BIN;
-if (!BIN) throw new Error("FLAMESITE_BIN is not set: point it at the flamesite binary (e.g. target/release/flamesite)");
-if (!fs.existsSync(BIN)) throw new Error(`FLAMESITE_BIN=${BIN} does not exist: build it first (cargo build --release)`);
-if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (run.sh does) or set CHROMIUM_BIN`);
 
 /** A run of a service: the same shape every time, other counts per seed, and a frame of its own. */
 function runProfile(seed, marker) {

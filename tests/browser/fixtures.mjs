@@ -7,6 +7,29 @@ import { rng } from "../js/helpers.mjs";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** This tree's theme folder: every site of the browser tests is built with it. */
+export const THEME = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../themes/default");
+/** Chromium's flags for the tests: headless, and no background work to load the machine. */
+export const CHROMIUM_ARGS = [
+  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+];
+
+/**
+ * The flamesite binary (FLAMESITE_BIN) and Chromium (CHROMIUM_BIN, default Debian's
+ * /usr/bin/chromium) that the browser tests run: `{ bin, chromium }`. Throws, naming what is
+ * missing, so that a test file fails at once instead of skipping (run.sh finds or installs both).
+ */
+export function testTools() {
+  const bin = process.env.FLAMESITE_BIN;
+  const chromium = process.env.CHROMIUM_BIN || "/usr/bin/chromium";
+  if (!bin) throw new Error("FLAMESITE_BIN is not set: point it at the flamesite binary (e.g. target/release/flamesite)");
+  if (!fs.existsSync(bin)) throw new Error(`FLAMESITE_BIN=${bin} does not exist: build it first (cargo build --release)`);
+  if (!fs.existsSync(chromium)) throw new Error(`${chromium} is missing: install Debian's chromium package (run.sh does) or set CHROMIUM_BIN`);
+  return { bin, chromium };
+}
 
 export const HOSTILE = `<script>alert(1)</script>&"q'`;
 export const TEMPLATE_FN = "std::vector<std::pair<int, std::string>>::emplace_back<int&, char const (&)[6]>(int&, char const (&)[6])";
@@ -88,7 +111,8 @@ export function pathSelf(stacks, path) {
 }
 
 const enc = new TextEncoder();
-function byteCompare(a, b) {
+/** Orders strings by their UTF-8 bytes, as the build orders names (a JS `<` orders UTF-16 units). */
+export function byteCompare(a, b) {
   const x = enc.encode(a);
   const y = enc.encode(b);
   for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];

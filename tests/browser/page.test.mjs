@@ -17,28 +17,20 @@ import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
 import {
-  DEEP, HOSTILE, TEMPLATE_FN, assertSamePicture, bigProfile, canvasPicture, canvasRow, framesAtDepth, frameCenter as frameAt, hex, isRgb, matchedByStacks, parseFolded, pathOffset,
-  pathSelf, pathTotal, rowTop, smallProfile, total, xOfValue,
+  CHROMIUM_ARGS, DEEP, HOSTILE, TEMPLATE_FN, THEME, assertSamePicture, bigProfile, canvasPicture, canvasRow, framesAtDepth, frameCenter as frameAt, hex, isRgb, matchedByStacks, parseFolded, pathOffset,
+  pathSelf, pathTotal, rowTop, smallProfile, testTools, total, xOfValue,
 } from "./fixtures.mjs";
 import { dimmed, faded, hotColor, matchColor } from "../js/colors.mjs";
 import { diffTable } from "../js/helpers.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const THEME = path.resolve(HERE, "../../themes/default");
-const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium"; // Debian's chromium package
-const ARGS = [
-  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-];
+const { bin: BIN, chromium: CHROMIUM } = testTools();
+const ARGS = CHROMIUM_ARGS;
 const ROW_H = 18;
 const HOSTILE_FILE = `<img src=x onerror=alert(1)>.folded`;
 // The page script's modules that main.js loads when first used (or once idle after the first paint).
 const LAZY = ["query.js", "search.js", "table.js", "nav.js", "export.js", "sandwichview.js", "sandwich.js"];
 
-const BIN = process.env.FLAMESITE_BIN;
-if (!BIN) throw new Error("FLAMESITE_BIN is not set: point it at the flamesite binary (e.g. target/release/flamesite)");
-if (!fs.existsSync(BIN)) throw new Error(`FLAMESITE_BIN=${BIN} does not exist: build it first (cargo build --release)`);
-if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (run.sh does) or set CHROMIUM_BIN`);
 
 const BIG = bigProfile();
 const STACKS = parseFolded(BIG);

@@ -10,18 +10,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
-import { HOSTILE, bigProfile, frameCenter, parseFolded, buildSite } from "./fixtures.mjs";
+import { CHROMIUM_ARGS, HOSTILE, THEME, bigProfile, buildSite, byteCompare, frameCenter, parseFolded, testTools } from "./fixtures.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const THEME = path.resolve(HERE, "../../themes/default");
-const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-const BIN = process.env.FLAMESITE_BIN;
-if (!BIN) throw new Error("FLAMESITE_BIN is not set: point it at the flamesite binary (e.g. target/release/flamesite)");
-if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (run.sh does) or set CHROMIUM_BIN`);
+const { bin: BIN, chromium: CHROMIUM } = testTools();
+const ARGS = CHROMIUM_ARGS;
 
 const BIG = bigProfile();
 const STACKS = parseFolded(BIG);
@@ -32,14 +26,6 @@ const MANY = [
   ...Array.from({ length: 300 }, (_, i) => `main;w${i};x${i % 10};malloc 1`),
 ].join("\n");
 const MANY_STACKS = parseFolded(MANY);
-
-const enc = new TextEncoder();
-function byteCompare(a, b) {
-  const x = enc.encode(a);
-  const y = enc.encode(b);
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
-  return x.length - y.length;
-}
 
 /**
  * The sandwich of `fn` from the stacks: for each stack that calls it, from its first `fn` on,

@@ -10,16 +10,11 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { freePort } from "./server.mjs";
+import { THEME, testTools } from "./fixtures.mjs";
 
-const THEME = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../themes/default");
-
-const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium";
-const BIN = process.env.FLAMESITE_BIN;
-if (!BIN || !fs.existsSync(BIN)) throw new Error(`FLAMESITE_BIN=${BIN} is not the flamesite binary: build it first (cargo build --release)`);
-if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (run.sh does) or set CHROMIUM_BIN`);
+const { bin: BIN, chromium: CHROMIUM } = testTools();
 
 let tmp;
 let server;

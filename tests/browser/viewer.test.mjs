@@ -10,18 +10,12 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
-import { TEMPLATE_FN, bigProfile, canvasRow, frameCenter, framesAtDepth, isRgb, parseFolded, rowTop, total, xOfValue, buildSite } from "./fixtures.mjs";
+import { CHROMIUM_ARGS, TEMPLATE_FN, THEME, bigProfile, buildSite, canvasRow, frameCenter, framesAtDepth, isRgb, parseFolded, rowTop, testTools, total, xOfValue } from "./fixtures.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const THEME = path.resolve(HERE, "../../themes/default");
-const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
-const BIN = process.env.FLAMESITE_BIN;
-if (!BIN) throw new Error("FLAMESITE_BIN is not set: point it at the flamesite binary (e.g. target/release/flamesite)");
-if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (run.sh does) or set CHROMIUM_BIN`);
+const { bin: BIN, chromium: CHROMIUM } = testTools();
+const ARGS = CHROMIUM_ARGS;
 
 const BIG = bigProfile();
 const STACKS = parseFolded(BIG);
