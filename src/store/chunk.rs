@@ -86,7 +86,8 @@ pub struct Manifest {
     /// What a differential graph (versions 3 to 5) adds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<DiffInfo>,
-    /// Precomputed sandwiches of a plain graph's most called functions (`super::sandwich`).
+    /// Precomputed sandwiches of a plain graph's most called and hottest functions
+    /// (`super::sandwich`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sandwiches: Vec<SandwichRef>,
 }
@@ -433,7 +434,8 @@ fn encode_layout(
         .collect::<Result<Vec<_>, String>>()?;
 
     let differential = table.before.is_some();
-    // The sandwiches of the most called functions, within a share of the chunks' bytes.
+    // The sandwiches of the most called and the hottest functions, within a share of the
+    // chunks' bytes.
     let sandwiches = if shared.is_none() && !differential {
         let budget = sandwich::budget(chunks.iter().map(|c| c.bytes).sum());
         sandwich::encode(table, &new_id, config.root_width, budget, values, sink)?

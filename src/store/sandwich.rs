@@ -1,9 +1,11 @@
 //! Precomputed sandwiches: the callers and callees trees of the functions called from the most
-//! places, merged at build time and cut to what a pane draws at the root view, so that the
-//! page shows them without fetching every chunk (the chunks over such a function's search
-//! intervals are nearly all of a graph's). A byte budget per graph bounds them; the page
-//! merges any other function itself, and these too once a zoom needs finer nodes. The byte
-//! layout is in `docs/FORMAT.md` ("Sandwich files").
+//! places and of those with the most self time, merged at build time and cut to what a pane
+//! draws at the root view, so that the page shows them without fetching every chunk (the
+//! chunks over a function called from many places are nearly all of a graph's). The first are
+//! the ones the page merges most slowly; the second head the page's table of functions, which
+//! is sorted by self time, and are the hot functions a user opens first. A byte budget per
+//! graph bounds them; the page merges any other function itself, and these too once a zoom
+//! needs finer nodes. The byte layout is in `docs/FORMAT.md` ("Sandwich files").
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -33,9 +35,9 @@ pub struct SandwichRef {
     pub bytes: u64,
 }
 
-/// The byte budget of a graph's sandwich files: an eighth of its chunk bytes, at least 64 KiB.
+/// The byte budget of a graph's sandwich files: a quarter of its chunk bytes, at least 64 KiB.
 pub fn budget(chunk_bytes: u64) -> u64 {
-    (chunk_bytes / 8).max(64 << 10)
+    (chunk_bytes / 4).max(64 << 10)
 }
 
 /// A row of a cut tree as the file holds it.
@@ -205,11 +207,12 @@ fn encode_file(name: u32, calls: usize, trees: [&[Row]; 2], new_id: &[u32], valu
     out
 }
 
-/// The sandwich files of a plain graph within `budget` bytes, handed to `sink`: the functions
-/// with the most calls (at least [`MIN_CALLS`]; ties by name; the first [`CANDIDATES`]), in
-/// that order until one does not fit what is left of the budget, nodes cut at `1 /
-/// root_width` of the function's total (a pixel of a canvas `root_width` wide). `new_id`: name
-/// ids as the chunks number them.
+/// The sandwich files of a plain graph within `budget` bytes, handed to `sink`: of the
+/// functions with at least [`MIN_CALLS`] calls, the one with the most calls, the one with the
+/// most self time, the second with the most calls, the second with the most self time, and so
+/// on (ties by name; each function once; the first [`CANDIDATES`]), in that order, each whose
+/// file fits what is left of the budget; nodes cut at `1 / root_width` of the function's total
+/// (a pixel of a canvas `root_width` wide). `new_id`: name ids as the chunks number them.
 pub fn encode(
     t: &FrameTable,
     new_id: &[u32],
@@ -224,12 +227,27 @@ pub fn encode(
     // Each name's calls: its frames with no ancestor of the same name. The root (name 0) is
     // nobody's call, and not a candidate.
     let calls = super::chunk::topmost_frames(t);
-    let mut order: Vec<usize> = (1..t.names.len()).filter(|&n| calls[n].len() >= MIN_CALLS).collect();
-    order.sort_by(|&a, &b| calls[b].len().cmp(&calls[a].len()).then_with(|| t.names[a].as_bytes().cmp(t.names[b].as_bytes())));
-    order.truncate(CANDIDATES);
+    let mut self_of = vec![0u64; t.names.len()];
+    for (r, &n) in t.name.iter().enumerate() {
+        self_of[n as usize] += t.self_[r];
+    }
+    let eligible: Vec<usize> = (1..t.names.len()).filter(|&n| calls[n].len() >= MIN_CALLS).collect();
+    let by_name = |a: usize, b: usize| t.names[a].as_bytes().cmp(t.names[b].as_bytes());
+    let mut by_calls = eligible.clone();
+    by_calls.sort_by(|&a, &b| calls[b].len().cmp(&calls[a].len()).then_with(|| by_name(a, b)));
+    let mut by_self = eligible;
+    by_self.sort_by(|&a, &b| self_of[b].cmp(&self_of[a]).then_with(|| by_name(a, b)));
+    let mut order = Vec::with_capacity(CANDIDATES);
+    let mut taken = vec![false; t.names.len()];
+    for n in by_calls.iter().zip(&by_self).flat_map(|(&a, &b)| [a, b]) {
+        if order.len() < CANDIDATES && !taken[n] {
+            taken[n] = true;
+            order.push(n);
+        }
+    }
     let end = subtree_ends(t);
-    // Merged a batch at a time, one per thread, until a file does not fit what is left: the
-    // batches change how much is merged in vain, never what is written.
+    // Merged a batch at a time, one per thread; a file that does not fit what is left is
+    // skipped. The batches change how much is merged in vain, never what is written.
     let mut left = budget;
     let mut out = Vec::new();
     for batch in order.chunks(rayon::current_num_threads().max(1)) {
@@ -247,7 +265,7 @@ pub fn encode(
             .collect();
         for (n, bytes) in files {
             if bytes.len() as u64 > left {
-                return Ok(out);
+                continue;
             }
             left -= bytes.len() as u64;
             let file = format!("w/{}.bin", out.len());
@@ -389,13 +407,41 @@ mod tests {
             }
         }
         assert!(cut_paths > 0, "some paths are cut");
-        // The budget: in order of calls until a file does not fit.
+        // The budget: in order, each file that fits what is left.
         let sizes: Vec<u64> = refs.iter().map(|r| r.bytes).collect();
         let fit = |budget: u64| encode(&t, &new_id, 40, budget, Values::U32, &sink).unwrap().iter().map(|r| r.calls).collect::<Vec<_>>();
         assert_eq!(fit(sizes.iter().sum()), vec![32, 24, 20]);
-        assert_eq!(fit(sizes[0] + sizes[1] - 1), vec![32], "brk does not fit: free, after it, is not tried");
+        assert!(sizes[1] < sizes[0] && sizes[1] + sizes[2] >= sizes[0] && sizes[2] >= sizes[1], "{sizes:?}");
+        assert_eq!(fit(sizes[0] - 1), vec![24], "malloc does not fit; brk, after it, does, and leaves too little for free");
         assert_eq!(fit(sizes[0]), vec![32]);
-        assert_eq!(fit(sizes[0] - 1), Vec::<u64>::new());
+        assert_eq!(fit(sizes[1] - 1), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn the_functions_with_the_most_self_time_take_turns_with_the_most_called() {
+        // a: 30 calls, self 30; b: 25 calls, self 25; c: 18 calls, self 180 (the page's table,
+        // sorted by self time, shows it first). Every other name has fewer than 16 calls.
+        let mut lines = Vec::new();
+        for i in 0..30 {
+            lines.push((format!("main;p{i};a"), 1));
+        }
+        for i in 0..25 {
+            lines.push((format!("main;q{i};b"), 1));
+        }
+        for i in 0..18 {
+            lines.push((format!("main;s{i};c"), 10));
+        }
+        let t = table(&lines);
+        let ids: Vec<u32> = (0..t.names.len() as u32).collect();
+        let sink = |_: &str, _: &[u8]| Ok(());
+        let fit = |budget: u64| encode(&t, &ids, 40, budget, Values::U32, &sink).unwrap();
+        let all = fit(1 << 20);
+        let named: Vec<(&str, u64)> = all.iter().map(|r| (t.names[r.name as usize].as_str(), r.calls)).collect();
+        // The most called, the most self time, the second most called.
+        assert_eq!(named, vec![("a", 30), ("c", 18), ("b", 25)]);
+        // Room for two: the hottest by self time comes before the second most called.
+        let two: Vec<&str> = fit(all[0].bytes + all[1].bytes).iter().map(|r| t.names[r.name as usize].as_str()).collect();
+        assert_eq!(two, vec!["a", "c"]);
     }
 
     #[test]
