@@ -434,11 +434,14 @@ fn encode_layout(
         .collect::<Result<Vec<_>, String>>()?;
 
     let differential = table.before.is_some();
+    // Each name's self, for a plain graph's name files and its sandwiches' choice (a
+    // differential graph's name files take theirs from its changes).
+    let self_by_old = if differential { Vec::new() } else { self_by_name(table) };
     // The sandwiches of the most called and the hottest functions, within a share of the
     // chunks' bytes.
     let sandwiches = if shared.is_none() && !differential {
         let budget = sandwich::budget(chunks.iter().map(|c| c.bytes).sum());
-        sandwich::encode(table, &new_id, config.root_width, budget, values, sink)?
+        sandwich::encode(table, &new_id, &self_by_old, config.root_width, budget, values, sink)?
     } else {
         Vec::new()
     };
@@ -451,7 +454,7 @@ fn encode_layout(
             let names = s.names.iter().map(|r| NamesRef { file: format!("{up}{}", r.file), ..r.clone() }).collect();
             (search, names)
         }
-        None => search_and_names(table, config, palette, &old_id, sink)?,
+        None => search_and_names(table, config, palette, &old_id, &self_by_old, sink)?,
     };
     let (scale_points, scale_value) = match shared {
         Some(s) => (s.scale_points, s.scale_value),
@@ -505,15 +508,16 @@ fn encode_layout(
 }
 
 /// The search buckets and name files of a graph whose names are numbered by `old_id` (the
-/// table's name of each new id), handed to `sink`.
+/// table's name of each new id), handed to `sink`. `self_by_old`: of a plain graph, each
+/// name's self ([`self_by_name`]).
 fn search_and_names(
     table: &FrameTable,
     config: &ChunkConfig,
     palette: Palette,
     old_id: &[usize],
+    self_by_old: &[u64],
     sink: Sink,
 ) -> Result<(Vec<SearchRef>, Vec<NamesRef>), String> {
-    let n = table.len();
     let values = Values::for_table(table);
     let differential = table.before.is_some();
     let frames_of = if differential { Some(topmost_frames(table)) } else { None };
@@ -558,13 +562,7 @@ fn search_and_names(
         })
         .collect::<Result<Vec<_>, String>>()?;
 
-    let mut self_by_old = vec![0u64; table.names.len()];
     let changes = if differential { diff::changes(table) } else { Vec::new() };
-    if !differential {
-        for row in 0..n {
-            self_by_old[table.name[row] as usize] += table.self_[row];
-        }
-    }
     // Of a differential graph, name id `o` (≥ 1) is `changes[o - 1]`.
     let change = |o: usize| &changes[o - 1];
     let zero = diff::Change::default();
@@ -650,6 +648,15 @@ fn relative(from: &str, to: &str) -> String {
     } else {
         format!("../{to}")
     }
+}
+
+/// Per name, the sum of its frames' self (recursion adds nothing twice: self is exclusive).
+pub fn self_by_name(table: &FrameTable) -> Vec<u64> {
+    let mut sums = vec![0u64; table.names.len()];
+    for (row, &name) in table.name.iter().enumerate() {
+        sums[name as usize] += table.self_[row];
+    }
+    sums
 }
 
 /// Per name, the rows of its frames that have no ancestor of the same name (its calls), in

@@ -212,10 +212,12 @@ fn encode_file(name: u32, calls: usize, trees: [&[Row]; 2], new_id: &[u32], valu
 /// most self time, the second with the most calls, the second with the most self time, and so
 /// on (ties by name; each function once; the first [`CANDIDATES`]), in that order, each whose
 /// file fits what is left of the budget; nodes cut at `1 / root_width` of the function's total
-/// (a pixel of a canvas `root_width` wide). `new_id`: name ids as the chunks number them.
+/// (a pixel of a canvas `root_width` wide). `new_id`: name ids as the chunks number them;
+/// `self_of`: each name's self ([`super::chunk::self_by_name`]).
 pub fn encode(
     t: &FrameTable,
     new_id: &[u32],
+    self_of: &[u64],
     root_width: u32,
     budget: u64,
     values: Values,
@@ -227,10 +229,6 @@ pub fn encode(
     // Each name's calls: its frames with no ancestor of the same name. The root (name 0) is
     // nobody's call, and not a candidate.
     let calls = super::chunk::topmost_frames(t);
-    let mut self_of = vec![0u64; t.names.len()];
-    for (r, &n) in t.name.iter().enumerate() {
-        self_of[n as usize] += t.self_[r];
-    }
     let eligible: Vec<usize> = (1..t.names.len()).filter(|&n| calls[n].len() >= MIN_CALLS).collect();
     let by_name = |a: usize, b: usize| t.names[a].as_bytes().cmp(t.names[b].as_bytes());
     let mut by_calls = eligible.clone();
@@ -282,6 +280,7 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
+    use crate::store::chunk::self_by_name;
     use crate::graph::frames::StackMerger;
 
     fn table(lines: &[(String, u64)]) -> FrameTable {
@@ -369,7 +368,7 @@ mod tests {
             files.lock().unwrap().insert(f.to_string(), b.to_vec());
             Ok(())
         };
-        let refs = encode(&t, &new_id, 40, 1 << 20, Values::U32, &sink).unwrap();
+        let refs = encode(&t, &new_id, &self_by_name(&t), 40, 1 << 20, Values::U32, &sink).unwrap();
         // malloc: 23 + 7 + 1 + 1 = 32 calls (the one inside another is not one); brk 23 + 1;
         // free 20; nothing else has 16 (z0 .. z2 are called from 20 places, but each under
         // a free, so its calls are ... each one of 20 too: 7, 7 and 6).
@@ -409,7 +408,7 @@ mod tests {
         assert!(cut_paths > 0, "some paths are cut");
         // The budget: in order, each file that fits what is left.
         let sizes: Vec<u64> = refs.iter().map(|r| r.bytes).collect();
-        let fit = |budget: u64| encode(&t, &new_id, 40, budget, Values::U32, &sink).unwrap().iter().map(|r| r.calls).collect::<Vec<_>>();
+        let fit = |budget: u64| encode(&t, &new_id, &self_by_name(&t), 40, budget, Values::U32, &sink).unwrap().iter().map(|r| r.calls).collect::<Vec<_>>();
         assert_eq!(fit(sizes.iter().sum()), vec![32, 24, 20]);
         assert!(sizes[1] < sizes[0] && sizes[1] + sizes[2] >= sizes[0] && sizes[2] >= sizes[1], "{sizes:?}");
         assert_eq!(fit(sizes[0] - 1), vec![24], "malloc does not fit; brk, after it, does, and leaves too little for free");
@@ -434,7 +433,7 @@ mod tests {
         let t = table(&lines);
         let ids: Vec<u32> = (0..t.names.len() as u32).collect();
         let sink = |_: &str, _: &[u8]| Ok(());
-        let fit = |budget: u64| encode(&t, &ids, 40, budget, Values::U32, &sink).unwrap();
+        let fit = |budget: u64| encode(&t, &ids, &self_by_name(&t), 40, budget, Values::U32, &sink).unwrap();
         let all = fit(1 << 20);
         let named: Vec<(&str, u64)> = all.iter().map(|r| (t.names[r.name as usize].as_str(), r.calls)).collect();
         // The most called, the most self time, the second most called.
@@ -456,7 +455,7 @@ mod tests {
                 Ok(())
             };
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            let refs = pool.install(|| encode(&t, &ids, 40, budget, Values::U32, &sink).unwrap());
+            let refs = pool.install(|| encode(&t, &ids, &self_by_name(&t), 40, budget, Values::U32, &sink).unwrap());
             (refs, files.into_inner().unwrap())
         };
         let all = run(1, 1 << 20);
