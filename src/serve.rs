@@ -422,6 +422,8 @@ fn content_type(name: &OsStr) -> &'static str {
         "js" => "text/javascript; charset=utf-8",
         "css" => "text/css; charset=utf-8",
         "json" => "application/json",
+        // Packed data files (src/store/gz.rs), as GitHub Pages and most hosts label them.
+        "gz" => "application/gzip",
         "svg" => "image/svg+xml",
         "png" => "image/png",
         "xml" => "application/atom+xml",

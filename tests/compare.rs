@@ -42,8 +42,9 @@ fn fold(dir: &Path) -> String {
 }
 
 fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    String::from_utf8(unpacked(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
+
 
 #[test]
 fn fold_of_a_comparison_is_every_stack_of_either_run_with_zero_where_it_is_absent() {
@@ -90,7 +91,7 @@ type Interval = (u64, u64, u32, u32);
 /// name id its intervals, and how many id steps did not fit in two bytes.
 fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<Interval>>, usize) {
     let manifest: serde_json::Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
-    assert_eq!(manifest["version"], 5);
+    assert_eq!(manifest["version"], 6);
     let mut names = Vec::new();
     for f in manifest["names"].as_array().unwrap() {
         let n: serde_json::Value = serde_json::from_str(&read(&graph.join(f["file"].as_str().unwrap()))).unwrap();
@@ -99,7 +100,7 @@ fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<Interval>>, usize) {
     let mut per_name = vec![Vec::new(); names.len()];
     let mut big_steps = 0;
     for s in manifest["search"].as_array().unwrap() {
-        let b = std::fs::read(graph.join(s["file"].as_str().unwrap())).unwrap();
+        let b = unpacked(&graph.join(s["file"].as_str().unwrap()));
         let u = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
         assert_eq!(&b[0..4], b"FSSI");
         assert_eq!(u(4), 5);
@@ -301,15 +302,23 @@ fn a_functions_history_is_cut_in_spans_and_adding_a_run_rewrites_only_the_last()
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let json = |rel: &str| -> serde_json::Value { serde_json::from_slice(&std::fs::read(out.join("s/app/history").join(rel)).unwrap()).unwrap() };
+    // The index is plain JSON; the spans' files are gzip members (docs/FORMAT.md, "Packed files").
+    let json = |rel: &str| -> serde_json::Value {
+        let bytes = std::fs::read(out.join("s/app/history").join(rel)).unwrap();
+        if rel.ends_with(".gz") {
+            assert_eq!(bytes[..2], [0x1f, 0x8b], "{rel} is packed");
+            return serde_json::from_reader(flate2::read::GzDecoder::new(&bytes[..])).unwrap();
+        }
+        serde_json::from_slice(&bytes).unwrap()
+    };
     let index = json("names.json");
-    assert_eq!(index["version"], 2);
+    assert_eq!(index["version"], 3);
     assert_eq!(index["runs"].as_array().unwrap().len(), 66);
     assert_eq!(index["spans"], serde_json::json!([{"first": 0, "runs": 64, "buckets": 8}, {"first": 64, "runs": 2, "buckets": 1}]));
-    assert_eq!(json("0/names.json")["names"], serde_json::json!(["gone", "idle", "main", "work"]));
-    assert_eq!(json("1/names.json")["names"], serde_json::json!(["idle", "main", "work"]));
+    assert_eq!(json("0/names.json.gz")["names"], serde_json::json!(["gone", "idle", "main", "work"]));
+    assert_eq!(json("1/names.json.gz")["names"], serde_json::json!(["idle", "main", "work"]));
     // `work`'s points, gathered from its bucket in each span, are its shares in every run.
-    let points = |span: usize, buckets: u32| json(&format!("{span}/b/{}.json", fnv1a("work") % buckets))["work"].as_array().unwrap().clone();
+    let points = |span: usize, buckets: u32| json(&format!("{span}/b/{}.json.gz", fnv1a("work") % buckets))["work"].as_array().unwrap().clone();
     let all: Vec<serde_json::Value> = points(0, 8).into_iter().chain(points(1, 1)).collect();
     assert_eq!(all.len(), 66);
     for (r, p) in all.iter().enumerate() {

@@ -135,7 +135,7 @@ fn adding_one_run_renders_only_the_pages_that_show_it() {
     assert!(!changed.iter().any(|p| p.starts_with("p/db/") || p.starts_with("s/db/")), "{changed:?}");
     // And the series' history: its index and its one span's ceil(29 / 8) = 4 buckets of
     // points (the span's names are the same: the new run calls no new function).
-    for p in ["s/api/history/names.json", "s/api/history/0/b/0.json", "s/api/history/0/b/3.json"] {
+    for p in ["s/api/history/names.json", "s/api/history/0/b/0.json.gz", "s/api/history/0/b/3.json.gz"] {
         assert!(changed.iter().any(|c| c.as_str() == p), "{p} should change: {changed:?}");
     }
     assert!(log.contains("15 pages rendered, 0 kept"), "{log}");

@@ -19,7 +19,7 @@ fn entry<'a>(index: &'a Value, source: &str) -> &'a Value {
 }
 
 fn read(path: &Path) -> String {
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    String::from_utf8(unpacked(path)).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// A site folder: `site.toml` with `toml`, profiles in `profiles/`, output `public/`.

@@ -366,7 +366,7 @@ fn the_cache_restores_only_what_it_wrote() {
         .sort_by_file_name()
         .into_iter()
         .map(|e| e.unwrap())
-        .find(|e| e.file_type().is_file() && e.path().extension().is_some_and(|x| x == "bin"))
+        .find(|e| e.file_type().is_file() && e.path().to_string_lossy().ends_with(".bin.gz"))
         .unwrap()
         .into_path();
     let mut f = std::fs::OpenOptions::new().write(true).open(&chunk).unwrap();

@@ -82,7 +82,11 @@ fn serve_builds_serves_and_rebuilds_on_change() {
     assert_eq!(manifest["total"], 7);
     let chunk = manifest["chunks"][0]["file"].as_str().unwrap();
     let (status, bytes) = get(port, &format!("/p/api/run1/g/samples/{chunk}")).unwrap();
-    assert_eq!((status, &bytes[..4]), (200, &b"FSCH"[..]));
+    // Packed as stored (docs/FORMAT.md, "Packed files"), and a chunk inside.
+    assert_eq!((status, &bytes[..2]), (200, &[0x1f, 0x8b][..]));
+    let mut inner = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut inner).unwrap();
+    assert_eq!(&inner[..4], b"FSCH");
     // A page folder without its slash is redirected, so that its relative links work.
     assert_eq!(get(port, "/p/api/run1").unwrap().0, 301);
     assert_eq!(get(port, "/p/api/run1/").unwrap().0, 200);

@@ -50,13 +50,14 @@ pub fn fnv1a(name: &str) -> u32 {
 pub struct Index {
     /// Always `flamesite-history`.
     pub format: &'static str,
-    /// 2 (version 1 had one names list and one set of buckets for the whole series).
+    /// 3: span files are gzip members named `.json.gz` (version 2 had them as plain JSON,
+    /// version 1 one names list and one set of buckets for the whole series).
     pub version: u32,
     /// The graph followed: the name of the newest run's first graph.
     pub graph: String,
     /// The runs, oldest first: URL (relative to the site root), date, title.
     pub runs: Vec<RunPoint>,
-    /// The spans, oldest first: span `s` has the files `<s>/names.json` and `<s>/b/<k>.json`.
+    /// The spans, oldest first: span `s` has the files `<s>/names.json.gz` and `<s>/b/<k>.json.gz`.
     pub spans: Vec<SpanInfo>,
 }
 
@@ -67,7 +68,7 @@ pub struct SpanInfo {
     pub first: usize,
     /// Its number of runs.
     pub runs: usize,
-    /// Number of its bucket files, `b/0.json` ..
+    /// Number of its bucket files, `b/0.json.gz` ..
     pub buckets: usize,
 }
 
@@ -87,7 +88,7 @@ pub fn index(archive: &Archive, si: usize) -> Index {
     let runs: Vec<&Run> = archive.series[si].runs.iter().map(|&i| &archive.runs[i]).collect();
     Index {
         format: "flamesite-history",
-        version: 2,
+        version: 3,
         graph: followed(&runs),
         runs: runs.iter().map(|r| RunPoint { url: r.url.clone(), date: r.record.date.rfc3339(), title: r.record.title.clone() }).collect(),
         spans: spans(runs.len()).into_iter().map(|(first, n)| SpanInfo { first, runs: n, buckets: buckets(n) }).collect(),
@@ -126,7 +127,8 @@ pub fn collect(archive: &Archive, si: usize, span: usize, dir: &dyn Fn(&Run, &Gr
             continue;
         }
         for f in &manifest.names {
-            let names: Names = serde_json::from_slice(&read(&f.file)?).map_err(|e| e.to_string())?;
+            let bytes = crate::store::gz::unpack(read(&f.file)?, crate::store::chunk::MAX_NAME_FILE_BYTES).map_err(|e| format!("{}: {e}", folder.join(&f.file).display()))?;
+            let names: Names = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
             for (i, name) in names.names.iter().enumerate() {
                 if f.names[0] as usize + i == 0 {
                     continue; // the root

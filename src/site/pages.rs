@@ -26,6 +26,7 @@ use crate::derive::history::{self, Span};
 use crate::archive::slug;
 use crate::config::{Config, GroupBy};
 use crate::graph::preview;
+use crate::store::gz;
 use crate::ingest::PREVIEW;
 
 /// Runs shown in a home-page sparkline (the newest ones).
@@ -162,9 +163,9 @@ impl Site<'_> {
                 pages.push(Page { path: format!("{}history/names.json", s.url), hash, kind: Kind::HistoryIndex(si) });
                 for (span, (first, n)) in history::spans(s.runs.len()).into_iter().enumerate() {
                     let hash = hash_of((base, "history span", &s.url, graph, &runs[first..first + n], first));
-                    pages.push(Page { path: format!("{}history/{span}/names.json", s.url), hash, kind: Kind::HistoryNames(si, span) });
+                    pages.push(Page { path: format!("{}history/{span}/names.json{}", s.url, gz::SUFFIX), hash, kind: Kind::HistoryNames(si, span) });
                     for k in 0..history::buckets(n) {
-                        let path = format!("{}history/{span}/b/{k}.json", s.url);
+                        let path = format!("{}history/{span}/b/{k}.json{}", s.url, gz::SUFFIX);
                         pages.push(Page { path, hash: hash_of((hash, k)), kind: Kind::HistoryBucket(si, span, k) });
                     }
                 }
@@ -217,8 +218,9 @@ impl Site<'_> {
                 json.push('\n');
                 json
             }
-            Kind::HistoryNames(si, span) => history::names_json(&*(self.history)(si, span)?),
-            Kind::HistoryBucket(si, span, k) => history::bucket_json(&*(self.history)(si, span)?, k),
+            // A span's files are data, published packed as a graph's are.
+            Kind::HistoryNames(si, span) => return Ok(gz::pack(history::names_json(&*(self.history)(si, span)?).as_bytes())),
+            Kind::HistoryBucket(si, span, k) => return Ok(gz::pack(history::bucket_json(&*(self.history)(si, span)?, k).as_bytes())),
         };
         Ok(text.into_bytes())
     }

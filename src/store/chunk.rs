@@ -16,6 +16,7 @@ use crate::config::ChunkConfig;
 use crate::graph::diff::{self, Measure};
 use crate::graph::frames::{Before, FrameTable, Layout, NO_PARENT};
 
+use super::gz;
 use super::sandwich::{self, SandwichRef};
 
 /// Version of the graph format written for a plain graph. [`read_graph`] reads versions 1
@@ -26,6 +27,10 @@ pub const VERSION: u32 = 2;
 /// each frame's values, and it comes in three layouts. Version 3 also wrote the widths;
 /// version 4 had the same chunks as this one and search files of wider columns.
 pub const DIFF_VERSION: u32 = 5;
+/// Version of every manifest written now: the graph's data files (chunks, name files, search
+/// buckets, sandwiches) are gzip members named with `.gz` ([`gz`]), whose contents are those of
+/// [`VERSION`] for a plain graph and of [`DIFF_VERSION`] for a differential one.
+pub const MANIFEST_VERSION: u32 = 6;
 /// The first differential version whose chunks leave the widths out.
 const NO_WIDTHS_VERSION: u32 = 4;
 const CHUNK_MAGIC: &[u8; 4] = b"FSCH";
@@ -183,6 +188,17 @@ impl Values {
 }
 
 impl Manifest {
+    /// The version of the contents of the graph's data files: a manifest of
+    /// [`MANIFEST_VERSION`] states it by being differential or not; older ones were their
+    /// files' version.
+    pub fn content_version(&self) -> u32 {
+        match self.version {
+            MANIFEST_VERSION if self.differential => DIFF_VERSION,
+            MANIFEST_VERSION => VERSION,
+            v => v,
+        }
+    }
+
     /// The files a page needs for its first view of a canvas `rows` rows tall, to preload from
     /// the HTML: the class-0 chunks starting above row `rows` and the name files up to their
     /// largest name id, paths relative to the graph folder.
@@ -407,17 +423,17 @@ fn encode_layout(
         .iter()
         .map(|(class, _)| {
             seq[*class as usize] += 1;
-            format!("c/{class}-{}.bin", seq[*class as usize] - 1)
+            format!("c/{class}-{}.bin{}", seq[*class as usize] - 1, gz::SUFFIX)
         })
         .collect();
     let chunks = tiles
         .par_iter()
         .zip(chunk_files)
         .map(|((class, tile), file)| {
-            let bytes = encode_chunk(table, tile, &new_id, values);
+            let bytes = gz::pack(&encode_chunk(table, tile, &new_id, values));
             sink(&file, &bytes)?;
             let r = |i: usize| tile[i] as usize;
-            Ok(ChunkRef {
+            let entry = ChunkRef {
                 class: *class,
                 depth: [table.depth[r(0)], table.depth[r(tile.len() - 1)] + 1],
                 offset: [
@@ -429,7 +445,8 @@ fn encode_layout(
                 name_max: tile.iter().map(|&x| new_id[table.name[x as usize] as usize]).max().unwrap_or(0),
                 bytes: bytes.len() as u64,
                 file,
-            })
+            };
+            Ok(entry)
         })
         .collect::<Result<Vec<_>, String>>()?;
 
@@ -476,7 +493,7 @@ fn encode_layout(
     });
     let manifest = Manifest {
         format: "flamesite-graph".into(),
-        version: if differential { DIFF_VERSION } else { VERSION },
+        version: MANIFEST_VERSION,
         graph: graph.into(),
         unit: unit.into(),
         decimals: table.decimals,
@@ -556,7 +573,8 @@ fn search_and_names(
                 }
                 None => encode_search(lo as u32, &intervals[lo..hi], values),
             };
-            let file = format!("s/{k}.bin");
+            let bytes = gz::pack(&bytes);
+            let file = format!("s/{k}.bin{}", gz::SUFFIX);
             sink(&file, &bytes)?;
             Ok(SearchRef { file, names: [lo as u32, hi as u32], intervals: count as u64, bytes: bytes.len() as u64 })
         })
@@ -594,8 +612,8 @@ fn search_and_names(
                     total_before: None,
                 }
             };
-            let bytes = serde_json::to_vec(&bucket).expect("names serialise");
-            let file = format!("n/{k}.json");
+            let bytes = gz::pack(&serde_json::to_vec(&bucket).expect("names serialise"));
+            let file = format!("n/{k}.json{}", gz::SUFFIX);
             sink(&file, &bytes)?;
             Ok(NamesRef { file, names: [lo as u32, (lo + ids.len()) as u32], bytes: bytes.len() as u64 })
         })
@@ -924,14 +942,25 @@ fn encode_search(name_lo: u32, intervals: &[&Vec<(u64, u64)>], values: Values) -
     out
 }
 
+/// Largest name file a reader unpacks: far more than `names_per_file` names of the longest
+/// line a profile may have.
+pub(crate) const MAX_NAME_FILE_BYTES: u64 = 1 << 30;
+
+/// The most bytes the chunk of `entry` can hold unpacked: its header and row index, and seven
+/// columns of 8-byte values and three of u32 per frame.
+fn chunk_limit(entry: &ChunkRef) -> u64 {
+    let rows = entry.depth[1].saturating_sub(entry.depth[0]) as u64 + 1;
+    32 + 4 * rows + 68 * entry.frames as u64
+}
+
 /// Reads a built graph folder back into a frame table, from its chunk files alone.
 pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
     let read = |rel: &str| std::fs::read(dir.join(rel)).map_err(|e| format!("{}: {e}", dir.join(rel).display()));
     let manifest: Manifest = serde_json::from_slice(&read("manifest.json")?)
         .map_err(|e| format!("{}: {e}", dir.join("manifest.json").display()))?;
-    if manifest.format != "flamesite-graph" || !(1..=DIFF_VERSION).contains(&manifest.version) {
+    if manifest.format != "flamesite-graph" || !(1..=MANIFEST_VERSION).contains(&manifest.version) {
         return Err(format!(
-            "{}: format {} version {} is not flamesite-graph version 1 to {DIFF_VERSION}",
+            "{}: format {} version {} is not flamesite-graph version 1 to {MANIFEST_VERSION}",
             dir.display(),
             manifest.format,
             manifest.version
@@ -944,9 +973,11 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
             manifest.decimals
         ));
     }
+    // A data file unpacked, within `limit` bytes.
+    let unpacked = |rel: &str, limit: u64| gz::unpack(read(rel)?, limit).map_err(|e| format!("{}: {e}", dir.join(rel).display()));
     let mut all_names = Vec::new();
     for file in &manifest.names {
-        let names: Names = serde_json::from_slice(&read(&file.file)?)
+        let names: Names = serde_json::from_slice(&unpacked(&file.file, MAX_NAME_FILE_BYTES)?)
             .map_err(|e| format!("{}: {e}", dir.join(&file.file).display()))?;
         if file.names[0] as usize != all_names.len() || Some(names.names.len()) != file.names[1].checked_sub(file.names[0]).map(|n| n as usize) {
             return Err(format!("{}: name ids do not follow on", dir.join(&file.file).display()));
@@ -954,13 +985,15 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
         all_names.extend(names.names);
     }
     // The manifest's count is checked against the chunk files before anything is allocated
-    // for it: every frame takes at least a byte of a chunk.
+    // for it: every frame takes at least a byte of a chunk, and 24 bytes of a chunk at least
+    // a 1032nd of a byte of its gzip member (deflate's largest ratio).
+    let frames_per_byte = if manifest.version >= MANIFEST_VERSION { 1032 / 24 } else { 1 };
     let mut chunk_bytes = 0u64;
     for chunk in &manifest.chunks {
         let path = dir.join(&chunk.file);
         chunk_bytes += std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?.len();
     }
-    if manifest.frames > chunk_bytes {
+    if manifest.frames > chunk_bytes.saturating_mul(frames_per_byte) {
         return Err(format!(
             "{}: the manifest claims {} frames but its {} chunk files hold {chunk_bytes} bytes; it is damaged",
             dir.join("manifest.json").display(),
@@ -978,7 +1011,7 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
         total: vec![0; n],
         self_: vec![0; n],
         before: manifest.differential.then(|| Before { total: vec![0; n], self_: vec![0; n] }),
-        after: (manifest.differential && manifest.version >= 3).then(|| Before { total: vec![0; n], self_: vec![0; n] }),
+        after: (manifest.differential && manifest.content_version() >= 3).then(|| Before { total: vec![0; n], self_: vec![0; n] }),
         layout: match manifest.diff.as_ref().map(|d| d.layout.as_str()) {
             Some("union") => Layout::Union,
             Some("before") => Layout::Before,
@@ -987,13 +1020,13 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
         decimals: manifest.decimals,
     };
     for chunk in &manifest.chunks {
-        let bytes = read(&chunk.file)?;
-        decode_chunk(&bytes, &mut t, manifest.version).map_err(|e| format!("{}: {e}", dir.join(&chunk.file).display()))?;
+        let bytes = unpacked(&chunk.file, chunk_limit(chunk))?;
+        decode_chunk(&bytes, &mut t, manifest.content_version()).map_err(|e| format!("{}: {e}", dir.join(&chunk.file).display()))?;
     }
     if let Some(row) = t.name.iter().position(|&x| x == u32::MAX) {
         return Err(format!("{}: frame {row} is in no chunk", dir.display()));
     }
-    if manifest.differential && manifest.version >= NO_WIDTHS_VERSION {
+    if manifest.differential && manifest.content_version() >= NO_WIDTHS_VERSION {
         // The widths, from the values (the chunks leave them out).
         let (b, a) = (t.before.as_ref().expect("differential"), t.after.as_ref().expect("version 4 or later"));
         let (tb, ta) = (b.total[0], a.total[0]);
@@ -1131,7 +1164,7 @@ mod tests {
         assert_eq!(m.chunks[1].max_total, 1);
         // The first view: the class-0 chunk and the name files of its names (all, main, big,
         // mid: ids 0..4, two per file), not the file of tiny (id 4, class 2 only).
-        assert_eq!(m.first_view(60), vec!["n/0.json", "n/1.json", "c/0-0.bin"]);
+        assert_eq!(m.first_view(60), vec!["n/0.json.gz", "n/1.json.gz", "c/0-0.bin.gz"]);
         assert_eq!(m.names.len(), 3);
         assert!(m.first_view(0).is_empty());
     }
@@ -1156,7 +1189,9 @@ mod tests {
         assert_eq!(back, t);
         assert_eq!(m.frames, t.len() as u64);
         assert_eq!(m.values, "u32");
-        let names: Names = serde_json::from_slice(&std::fs::read(dir.path().join("n/0.json")).unwrap()).unwrap();
+        let packed = std::fs::read(dir.path().join("n/0.json.gz")).unwrap();
+        assert!(gz::is_packed(&packed), "name files are published packed");
+        let names: Names = serde_json::from_slice(&gz::unpack(packed, u64::MAX).unwrap()).unwrap();
         let f = names.names.iter().position(|n| n == "f").unwrap();
         assert_eq!(names.total[f], 5, "f;f;f counted once");
         assert_eq!(names.self_[f], 3);
@@ -1175,14 +1210,14 @@ mod tests {
             assert!(read_graph(dir.path()).is_ok());
             // One chunk of 4 frames (all, main, idle, work) in u32 values: header and row
             // index (24 + 4 * 4, padded to 40), three value columns, then ids, parents, names.
-            let path = dir.path().join("c/0-0.bin");
-            let mut bytes = std::fs::read(&path).unwrap();
+            let path = dir.path().join("c/0-0.bin.gz");
+            let mut bytes = gz::unpack(std::fs::read(&path).unwrap(), u64::MAX).unwrap();
             let n = 4;
             let ids = 40 + 3 * 4 * n;
             let at = (0..n).find(|&i| u32::from_le_bytes(bytes[ids + 4 * i..ids + 4 * i + 4].try_into().unwrap()) as usize == row).unwrap();
             let p = ids + 4 * (n + at);
             bytes[p..p + 4].copy_from_slice(&parent.to_le_bytes());
-            std::fs::write(&path, &bytes).unwrap();
+            std::fs::write(&path, gz::pack(&bytes)).unwrap();
             let e = read_graph(dir.path()).unwrap_err();
             assert!(e.contains(&format!("frame {row} has parent {parent}")) && e.contains("damaged"), "{e}");
         }
@@ -1205,7 +1240,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let files = std::sync::Mutex::new(Vec::new());
         let write = |rel: &str, bytes: &[u8]| {
-            files.lock().unwrap().push((rel.to_string(), bytes.len()));
+            files.lock().unwrap().push((rel.to_string(), gz::unpack(bytes.to_vec(), u64::MAX).unwrap().len()));
             let p = dir.path().join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, bytes).map_err(|e| e.to_string())
@@ -1216,7 +1251,7 @@ mod tests {
         assert_eq!(back, t);
         // The root-view chunk (all, main, work; depths 0..3): the header and row index (24 + 4 * 4,
         // padded to 40), then per frame three f64 columns and three u32 columns.
-        let chunk = files.lock().unwrap().iter().find(|(f, _)| f == "c/0-0.bin").unwrap().1;
+        let chunk = files.lock().unwrap().iter().find(|(f, _)| f == "c/0-0.bin.gz").unwrap().1;
         assert_eq!(m.chunks[0].frames, 3);
         assert_eq!(chunk, 40 + 3 * (3 * 8 + 3 * 4));
         // The same files as version 1 wrote them (f64 values, no `values` key) still read back.
@@ -1225,11 +1260,16 @@ mod tests {
         json["version"] = 1.into();
         json.as_object_mut().unwrap().remove("values");
         std::fs::write(&path, serde_json::to_vec(&json).unwrap()).unwrap();
+        // Version 1 stored its files plain.
         for c in &m.chunks {
             let p = dir.path().join(&c.file);
-            let mut bytes = std::fs::read(&p).unwrap();
+            let mut bytes = gz::unpack(std::fs::read(&p).unwrap(), u64::MAX).unwrap();
             bytes[4..8].copy_from_slice(&1u32.to_le_bytes());
             std::fs::write(&p, bytes).unwrap();
+        }
+        for f in &m.names {
+            let p = dir.path().join(&f.file);
+            std::fs::write(&p, gz::unpack(std::fs::read(&p).unwrap(), u64::MAX).unwrap()).unwrap();
         }
         let (m1, back) = read_graph(dir.path()).unwrap();
         assert_eq!((m1.version, m1.values.as_str()), (1, "f64"));

@@ -5,4 +5,5 @@
 
 pub mod chunk;
 pub mod fold;
+pub mod gz;
 pub mod sandwich;

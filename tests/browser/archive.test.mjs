@@ -222,6 +222,53 @@ describe("nginx serves the built site under /perf/", () => {
       await own.close();
     }
   });
+  test("a host that sends the packed data files with Content-Encoding: gzip serves the same graphs, searches and history", async () => {
+    // The other kind of host: the browser undoes the compression before the page sees the
+    // bytes. The default nginx of the other tests sends the files as they are stored.
+    const own = await startNginx(output, PREFIX, { encoding: true });
+    try {
+      const r = run("api", "run-1");
+      const manifest = JSON.parse(fs.readFileSync(path.join(output, `p/${r.slug}/g/samples/manifest.json`), "utf8"));
+      const chunk = `${PREFIX}p/${r.slug}/g/samples/${manifest.chunks[0].file}`;
+      assert.match(chunk, /\.bin\.gz$/, "chunks are published packed");
+      const raw = await fetch(new URL(chunk, own.url), { headers: { "accept-encoding": "gzip" } });
+      assert.equal(raw.headers.get("content-encoding"), "gzip", "this host says the chunk is gzip-encoded");
+      const plain = await fetch(new URL(chunk, site.url));
+      assert.equal(plain.headers.get("content-encoding"), null, "the archive's nginx sends it as stored");
+      const stored = new Uint8Array(await plain.arrayBuffer());
+      assert.deepEqual([stored[0], stored[1]], [0x1f, 0x8b], "and what it stores is a gzip member");
+
+      const { page, done } = await openPage(`${own.url}p/${r.slug}/`);
+      const encoded = [];
+      page.on("response", async (res) => {
+        if (/\.gz$/.test(new URL(res.url()).pathname)) encoded.push((await res.allHeaders())["content-encoding"]);
+      });
+      let st = await graphIdle(page);
+      assert.equal(st.total, r.total, "the graph is drawn");
+      await page.fill("#fs-search", "db::query");
+      st = await graphIdle(page);
+      assert.equal(st.matched.value, matchedByStacks(r.stacks, /db::query/i), "the exact matched value");
+      assert.ok(encoded.length > 0 && encoded.every((e) => e === "gzip"), `the page's data came gzip-encoded: ${encoded}`);
+
+      // The comparison with the previous run, searched.
+      const r4 = run("api", "run-4");
+      await page.goto(`${own.url}p/${r.slug}/compare/#q=db%3A%3Aquery`);
+      st = await graphIdle(page);
+      assert.deepEqual([st.matched.before, st.matched.after], [matchedByStacks(r4.stacks, /db::query/i), matchedByStacks(r.stacks, /db::query/i)]);
+
+      // The series' history of a function.
+      await page.goto(`${own.url}s/api/`);
+      await page.waitForFunction(() => !!window.flamesiteHistory);
+      await page.fill("#fs-history-q", "marker::api_run_3");
+      const h = await page.evaluate(() => window.flamesiteHistory.idle());
+      assert.match(h.status, /^1 function matched/);
+      assert.equal(h.points, RUNS.filter((x) => x.series === "api").length);
+      await done();
+      assert.deepEqual(own.requests().filter((e) => e.status >= 400), [], "no 4xx/5xx in nginx's access log");
+    } finally {
+      await own.close();
+    }
+  });
 });
 
 describe("the archive under nginx", () => {

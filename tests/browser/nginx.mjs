@@ -45,7 +45,22 @@ function q(s) {
   return `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
 }
 
-function config({ dir, root, prefix, port }) {
+// A host that undoes the build's compression on the way: it sends the packed data files
+// (`*.gz`) as they are stored with `Content-Encoding: gzip`, as Apache's `AddEncoding` or an
+// object store's metadata do, so the browser hands the page the bytes inside, and it
+// compresses everything else on the fly (`gzip on` for every type).
+const ENCODING = `
+      gzip on;
+      gzip_types *;
+      gzip_min_length 1;
+      location ~ \\.gz$ {
+        gzip off;
+        types { }
+        default_type application/octet-stream;
+        add_header Content-Encoding gzip;
+      }`;
+
+function config({ dir, root, prefix, port, encoding }) {
   const f = (name) => q(path.join(dir, name));
   const bare = prefix.slice(0, -1); // "/perf"
   return `# Written by tests/browser/nginx.mjs for one test run.
@@ -90,7 +105,7 @@ http {
     }
     location ${q(prefix)} {
       alias ${q(root + "/")};
-      index index.html;
+      index index.html;${encoding ? ENCODING : ""}
     }
     location / {
       return 404;
@@ -141,12 +156,13 @@ function parseLog(text) {
 }
 
 /**
- * Serve the folder `root` at http://127.0.0.1:PORT`prefix` with nginx. Resolves, once nginx
+ * Serve the folder `root` at http://127.0.0.1:PORT`prefix` with nginx (with `encoding`, as a
+ * host that sends packed files with `Content-Encoding: gzip`: ENCODING). Resolves, once nginx
  * answers, to { url, close(), requests(), errorLog() }: requests() is the access log so far as
  * [{ method, status, path }] (path as requested, query included); close() stops nginx and
  * removes its temporary folder. Rejects with nginx's error log when it does not start.
  */
-export async function startNginx(root, prefix = "/perf/") {
+export async function startNginx(root, prefix = "/perf/", { encoding = false } = {}) {
   if (!fs.existsSync(NGINX)) {
     throw new Error(`${NGINX} is missing: install Debian's nginx package (run.sh --prepare does) or set NGINX_BIN`);
   }
@@ -160,7 +176,7 @@ export async function startNginx(root, prefix = "/perf/") {
     const port = await freePort();
     const conf = path.join(dir, "nginx.conf");
     const errorFile = path.join(dir, "error.log");
-    fs.writeFileSync(conf, config({ dir, root, prefix, port }));
+    fs.writeFileSync(conf, config({ dir, root, prefix, port, encoding }));
     const child = spawn(NGINX, ["-p", `${dir}/`, "-c", conf, "-e", errorFile], { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
     child.stdout.on("data", (d) => (output += d));

@@ -210,8 +210,8 @@ describe("the build", () => {
     for (const f of ["index.html", "index.json", "p/big/index.html", "p/big/g/samples/manifest.json", "p/big/g/samples/n/0.json", "p/api/run1/index.html"]) {
       assert.ok(fs.existsSync(path.join(out, f)), `${f} is written`);
     }
-    assert.ok(fs.readdirSync(path.join(out, "p/big/g/samples/c")).some((f) => f.endsWith(".bin")));
-    assert.ok(fs.readdirSync(path.join(out, "p/big/g/samples/s")).some((f) => f.endsWith(".bin")));
+    assert.ok(fs.readdirSync(path.join(out, "p/big/g/samples/c")).some((f) => f.endsWith(".bin.gz")));
+    assert.ok(fs.readdirSync(path.join(out, "p/big/g/samples/s")).some((f) => f.endsWith(".bin.gz")));
   });
 
   test("the fixture has deep rows and sub-pixel frames in fine chunks", () => {
@@ -1132,7 +1132,7 @@ describe("the page", () => {
       };
       for (const q of ["malloc|memcpy", "^visit$", "db::|cache::", "json"]) await check(q, null);
       assert.equal(st.chunksLoaded.length, chunks, "a search fetches no chunk");
-      assert.ok(st.searchLoaded.length > 1 && st.searchLoaded.every((u) => /\/s\/\d+\.bin$/.test(u)), st.searchLoaded.join(" "));
+      assert.ok(st.searchLoaded.length > 1 && st.searchLoaded.every((u) => /\/s\/\d+\.bin\.gz$/.test(u)), st.searchLoaded.join(" "));
       // Zoomed to server::handle_request: the part of the match in it.
       await page.fill("#fs-search", "");
       st = await idle(page);

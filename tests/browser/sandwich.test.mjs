@@ -258,7 +258,7 @@ describe("the sandwich of a function", () => {
     assert.equal(st.sandwich.calls, 304);
     assert.equal(st.sandwich.chunks, 0);
     assert.equal(st.chunksLoaded.length, before, "no chunk fetched for it");
-    const files = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname).filter((u) => /\/w\/\d+\.bin$/.test(u)));
+    const files = await page.evaluate(() => performance.getEntriesByType("resource").map((e) => new URL(e.name).pathname).filter((u) => /\/w\/\d+\.bin\.gz$/.test(u)));
     assert.equal(files.length, 1, "its one file");
     checkTotals(st, want);
     await shot(page, "sandwich-precomputed");

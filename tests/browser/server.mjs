@@ -12,6 +12,7 @@ const TYPES = {
   ".css": "text/css; charset=utf-8",
   ".json": "application/json",
   ".bin": "application/octet-stream",
+  ".gz": "application/gzip",
   ".png": "image/png",
   ".svg": "image/svg+xml",
   ".xml": "application/atom+xml",

@@ -154,3 +154,19 @@ pub fn listing(out: &Path) -> serde_json::Value {
     index["profiles"] = serde_json::Value::Array(profiles);
     index
 }
+
+/// The bytes of a file of a built site, through gzip when it is packed (docs/FORMAT.md,
+/// "Packed files"): data files are, and exactly those are named `.gz`; manifests and pages
+/// are not.
+#[allow(dead_code)]
+pub fn unpacked(path: &Path) -> Vec<u8> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let packed = bytes.starts_with(&[0x1f, 0x8b]);
+    assert_eq!(packed, path.extension().is_some_and(|e| e == "gz"), "{}: packed exactly when named .gz", path.display());
+    if !packed {
+        return bytes;
+    }
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut out).unwrap();
+    out
+}

@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { gzipSync } from "node:zlib";
 import assert from "node:assert/strict";
 import { GraphError, GraphSource, NameTable, checkManifest, checkNames, decodeChunk, decodeSearch, idsOf, nameIntervals, unionWidth } from "../../themes/default/static/fetch.js";
 import { buildGraph, chunkBytes, diffSearchBytes, frameTable, memoryFetch, parseFolded, searchBytes } from "./helpers.mjs";
@@ -170,7 +171,8 @@ test("a comparison's search file (version 5) reads back every frame's offset, id
 test("checkManifest and checkNames refuse what they do not know", () => {
   const { manifest, files } = buildGraph(parseFolded(FOLDED), { namesPerFile: 2 });
   assert.equal(checkManifest(manifest), manifest);
-  assert.throws(() => checkManifest({ ...manifest, version: 6 }), /version 6/);
+  assert.equal(checkManifest({ ...manifest, version: 6 }).version, 6);
+  assert.throws(() => checkManifest({ ...manifest, version: 7 }), /version 7 is not supported/);
   assert.throws(() => checkManifest({ format: "x" }), /not a flamesite graph manifest/);
   assert.throws(() => checkManifest({ ...manifest, names: [manifest.names[1]] }), /do not cover the name ids/);
   const entry = manifest.names[0];
@@ -226,6 +228,37 @@ test("GraphSource fetches each file once, lists loaded chunks, and reports failu
   const b = await src.bucket(m.search[0]);
   assert.equal(b.nameLo, 0);
   assert.deepEqual(src.bucketsLoaded, [base + m.search[0].file]);
+});
+
+test("GraphSource unpacks gzip-packed files and takes files a host already unpacked as they are", async () => {
+  const g = buildGraph(parseFolded(FOLDED), { rootWidth: 4, depthBlock: 1, namesPerFile: 4 });
+  const base = "http://x/g/";
+  const plain = new GraphSource(base, memoryFetch(g.files, base));
+  const packed = new Map();
+  for (const [file, v] of g.files) {
+    if (file === "manifest.json") packed.set(file, v);
+    else packed.set(file, new Uint8Array(gzipSync(v instanceof ArrayBuffer ? new Uint8Array(v) : typeof v === "string" ? v : JSON.stringify(v))));
+  }
+  const f = memoryFetch(packed, base);
+  const src = new GraphSource(base, f);
+  const m = await src.manifest();
+  const [nt, ntPlain] = [src.nameTable(m), plain.nameTable(await plain.manifest())];
+  await src.allNames(nt);
+  await plain.allNames(ntPlain);
+  assert.deepEqual(nt.names, ntPlain.names);
+  assert.deepEqual([...nt.total], [...ntPlain.total]);
+  for (const e of m.chunks) {
+    const [a, b] = [await src.chunk(e), await plain.chunk(e)];
+    assert.deepEqual([...a.offset, ...a.total, ...a.name], [...b.offset, ...b.total, ...b.name]);
+  }
+  const [ba, bb] = [await src.bucket(m.search[0]), await plain.bucket(m.search[0])];
+  assert.deepEqual([...ba.iv], [...bb.iv]);
+  // A member cut short is an error that names the file, not a hang or a wrong graph.
+  const cut = packed.get(m.chunks[0].file);
+  packed.set(m.chunks[0].file, cut.slice(0, cut.length - 9));
+  const broken = new GraphSource(base, memoryFetch(packed, base));
+  await broken.manifest();
+  await assert.rejects(broken.chunk(m.chunks[0]), new RegExp(`${m.chunks[0].file}: could not be read or decompressed`));
 });
 
 test("GraphSource checks a chunk against its manifest entry", async () => {

@@ -264,14 +264,10 @@ export function memoryFetch(files, base) {
   const fn = async (url) => {
     calls.push(url);
     const file = url.slice(base.length);
-    if (!files.has(file)) return { ok: false, status: 404, statusText: "Not Found" };
+    if (!files.has(file)) return new Response("", { status: 404, statusText: "Not Found" });
     const v = files.get(file);
-    return {
-      ok: true,
-      status: 200,
-      text: async () => (typeof v === "string" ? v : JSON.stringify(v)),
-      arrayBuffer: async () => (v instanceof ArrayBuffer ? v.slice(0) : new ArrayBuffer(0)),
-    };
+    const body = typeof v === "string" ? v : v instanceof ArrayBuffer ? v.slice(0) : ArrayBuffer.isView(v) ? v.slice() : JSON.stringify(v);
+    return new Response(body, { status: 200 });
   };
   fn.calls = calls;
   return fn;

@@ -3,6 +3,8 @@
 // the fetched ArrayBuffer, never one object per frame. Every file is fetched at most once for
 // the life of the page; a failure is remembered too, with a message that says which file and why.
 
+import { bytesOf } from "./unpack.js";
+
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** A file of the graph could not be fetched or is not what docs/FORMAT.md says. */
@@ -49,6 +51,13 @@ const pad8 = (x) => (x + 7) & ~7;
  * comparison's search files in narrow columns).
  */
 const VERSIONS = [1, 2, 3, 4, 5];
+
+/**
+ * Versions of the manifest this page reads: those of the files, and 6, whose data files are
+ * gzip members (unpacked as they arrive, unpack.js) holding version 2 (plain) or 5
+ * (comparison) files.
+ */
+const MANIFEST_VERSIONS = [...VERSIONS, 6];
 
 /** [version, field 8, field 12, field 16, field 20] of a chunk or search file. */
 function header(buf, file, magic) {
@@ -272,7 +281,7 @@ export function nameFiles(m) {
 /** Check a parsed manifest.json; returns it, or throws GraphError saying what is wrong. */
 export function checkManifest(m, file = "manifest.json") {
   if (!m || m.format !== "flamesite-graph") throw new GraphError(file, "is not a flamesite graph manifest");
-  if (!VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 5)`);
+  if (!MANIFEST_VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 6)`);
   for (const key of ["total", "depth", "root_width"]) {
     if (typeof m[key] !== "number") throw new GraphError(file, `has no number "${key}"`);
   }
@@ -426,8 +435,14 @@ export class GraphSource {
         throw new GraphError(file, `could not be fetched (${e && e.message ? e.message : e})`);
       }
       if (!res.ok) throw new GraphError(file, `could not be fetched (HTTP ${res.status}${res.statusText ? " " + res.statusText : ""})`);
+      let buf;
+      try {
+        buf = await bytesOf(res);
+      } catch (e) {
+        throw new GraphError(file, `could not be read or decompressed (${e && e.message ? e.message : e})`);
+      }
       if (kind === "json" || kind === "names") {
-        const text = await res.text();
+        const text = new TextDecoder().decode(buf);
         try {
           return decode(JSON.parse(text));
         } catch (e) {
@@ -435,7 +450,7 @@ export class GraphSource {
           throw new GraphError(file, `is not valid JSON (${e.message})`);
         }
       }
-      return decode(await res.arrayBuffer());
+      return decode(buf);
     })().then(
       (v) => {
         this.pending -= 1;

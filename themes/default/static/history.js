@@ -6,6 +6,7 @@
 
 import { compileQuery } from "./search.js";
 import { nameHash } from "./format.js";
+import { jsonOf } from "./unpack.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -69,7 +70,7 @@ class HistoryView {
 
   /** A promise of the JSON of `rel` (relative to the history folder), fetched once. */
   file(cache, rel) {
-    if (!cache.has(rel)) cache.set(rel, fetch(`${this.base}${rel}`).then((r) => (r.ok ? r.json() : Promise.reject(new Error(`${rel}: HTTP ${r.status}`)))));
+    if (!cache.has(rel)) cache.set(rel, fetch(`${this.base}${rel}`).then((r) => (r.ok ? jsonOf(r) : Promise.reject(new Error(`${rel}: HTTP ${r.status}`)))));
     return cache.get(rel);
   }
 
@@ -96,7 +97,7 @@ class HistoryView {
         return;
       }
       const spans = this.index.spans;
-      const lists = await Promise.all(spans.map((_, s) => this.file(this.names, `${s}/names.json`)));
+      const lists = await Promise.all(spans.map((_, s) => this.file(this.names, `${s}/names.json.gz`)));
       if (seq !== this.seq) return;
       const perSpan = lists.map((l) => l.names.filter((n) => re.test(n)));
       const matched = [...new Set(perSpan.flat())];
@@ -104,7 +105,7 @@ class HistoryView {
         this.status.textContent = "No function of this series matches.";
         return;
       }
-      const rels = perSpan.flatMap((names, s) => [...new Set(names.map((n) => bucketOf(n, spans[s].buckets)))].map((k) => `${s}/b/${k}.json`));
+      const rels = perSpan.flatMap((names, s) => [...new Set(names.map((n) => bucketOf(n, spans[s].buckets)))].map((k) => `${s}/b/${k}.json.gz`));
       const files = await Promise.all(rels.map((rel) => this.file(this.buckets, rel)));
       if (seq !== this.seq) return;
       const points = new Map();
