@@ -817,3 +817,52 @@ fn the_static_folder_is_copied_to_the_output_root_and_kept_in_step() {
     assert!(stderr(&o).contains("templates") && stderr(&o).contains("theme/templates/"), "{}", stderr(&o));
     assert!(tree(&out) == before, "a refused build changed the site");
 }
+
+/// Issue 31, item 1: without the build state, the names come from the published listings,
+/// which anyone who can write the output may have changed. A slug there that climbs out of the
+/// output, or takes a run folder's own name, is refused with a warning naming the source; the
+/// build writes nothing outside the output, and the run gets the name a new source would.
+#[test]
+fn names_read_back_from_tampered_listings_never_write_outside_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let out = dir.path().join("site/public");
+    write(&input.join("api/2026-11-01.folded"), b"main;work 5\nmain;idle 3\n");
+    write(&input.join("api/2026-11-02.folded"), b"main;work 6\nmain;idle 2\n");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A user's file where the hostile name leads, two folders above the output.
+    let victim = dir.path().join("victim/index.html");
+    write(&victim, b"the user's own page\n");
+    let listing_path = out.join("s/api/index.json");
+    let mut series_listing: serde_json::Value = serde_json::from_slice(&std::fs::read(&listing_path).unwrap()).unwrap();
+    let profiles = series_listing["profiles"].as_array_mut().unwrap();
+    assert_eq!(profiles[0]["source"], "api/2026-11-01.folded");
+    profiles[0]["slug"] = "../../victim".into();
+    profiles[1]["slug"] = "api/compare".into();
+    std::fs::write(&listing_path, serde_json::to_vec(&series_listing).unwrap()).unwrap();
+    let index_path = out.join("index.json");
+    let mut index: serde_json::Value = serde_json::from_slice(&std::fs::read(&index_path).unwrap()).unwrap();
+    index["names"]["series"]["api"] = "../..".into();
+    std::fs::write(&index_path, serde_json::to_vec(&index).unwrap()).unwrap();
+    // A fresh checkout: no cache folder, the listings are the record.
+    std::fs::remove_dir_all(dir.path().join("site/.public.cache")).unwrap();
+    write(&input.join("api/2026-11-03.folded"), b"main;work 7\n");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(std::fs::read(&victim).unwrap(), b"the user's own page\n", "nothing is written outside the output");
+    let beside: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(beside.len(), 3, "{beside:?}");
+    for (source, name) in [("api/2026-11-01.folded", "../../victim"), ("api/2026-11-02.folded", "api/compare"), ("api", "../..")] {
+        assert!(err.contains(&format!("{source}: the record of published names gives it {name:?}, which is not a name flamesite gives")), "{source}: {err}");
+    }
+    // Named as new sources are: their natural names, which nobody else holds.
+    let published = listing(&out);
+    let slugs: Vec<&str> = published["profiles"].as_array().unwrap().iter().map(|p| p["slug"].as_str().unwrap()).collect();
+    assert_eq!(slugs, ["api/2026-11-01", "api/2026-11-02", "api/2026-11-03"]);
+    assert_eq!(published["series"][0]["url"], "s/api/");
+    for slug in slugs {
+        assert!(out.join("p").join(slug).join("index.html").is_file(), "{slug}");
+    }
+}

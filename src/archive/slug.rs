@@ -156,6 +156,31 @@ pub struct Record {
     pub series: BTreeMap<String, String>,
 }
 
+impl Record {
+    /// Keeps only the names this authority could have given, and returns the others as
+    /// `(source or series, name)`. A record is read back from the build state and from the
+    /// published listings, which anyone who can write the output (or a bucket) may have
+    /// changed: a name such as `../../home` would make the build write outside the output.
+    /// So every name read back is held to the rules of a new one: a run's slug is segments
+    /// that could each stand as they are (URL-safe characters, not all dots, not too long,
+    /// none of a run folder's own names), a series' slug one such segment.
+    pub fn retain_valid(&mut self) -> Vec<(String, String)> {
+        let mut refused = Vec::new();
+        let run_ok = |slug: &str| !slug.is_empty() && slug.split('/').all(|seg| segment(seg, RUN_SUBPAGES, true).is_ok());
+        let series_ok = |slug: &str| !slug.is_empty() && segment(slug, &[], true).is_ok();
+        for (map, ok) in [(&mut self.runs, &run_ok as &dyn Fn(&str) -> bool), (&mut self.series, &series_ok)] {
+            map.retain(|key, name| {
+                let keep = ok(name);
+                if !keep {
+                    refused.push((key.clone(), name.clone()));
+                }
+                keep
+            });
+        }
+        refused
+    }
+}
+
 /// A name given to a later claimant because its natural name was taken.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Collision {
@@ -309,6 +334,38 @@ pub fn graph_folders(names: &[&str]) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_read_back_are_held_to_the_rules_of_new_ones() {
+        let mut r = Record::default();
+        for (src, slug) in [
+            ("ok.folded", "api/2026-11-20"),
+            ("hashed.folded", "api/compare-1a2b3c4d"),
+            ("up.folded", "../../home/user"),
+            ("abs.folded", "/etc/cron.d/x"),
+            ("dots.folded", "api/.."),
+            ("sub.folded", "api/compare"),
+            ("empty.folded", ""),
+            ("slash.folded", "api//x"),
+            ("odd.folded", "api/a b"),
+        ] {
+            r.runs.insert(src.into(), slug.into());
+        }
+        for (name, slug) in [("api", "api"), ("evil", "../x"), ("two", "a/b"), ("none", "")] {
+            r.series.insert(name.into(), slug.into());
+        }
+        let mut refused: Vec<String> = r.retain_valid().into_iter().map(|(k, _)| k).collect();
+        refused.sort();
+        assert_eq!(refused, ["abs.folded", "dots.folded", "empty.folded", "evil", "none", "odd.folded", "slash.folded", "sub.folded", "two", "up.folded"]);
+        assert_eq!(r.runs.keys().collect::<Vec<_>>(), ["hashed.folded", "ok.folded"]);
+        assert_eq!(r.series.keys().collect::<Vec<_>>(), ["api"]);
+        // Whatever the authority gives passes its own check.
+        let mut given = Record::default();
+        let stems = [("a/compare.folded", "a/compare"), ("..", ".."), ("x/ y.folded", "x/ y"), ("a/b.folded", "a/b")];
+        assign_runs(&stems, &mut given);
+        assign_series(&["../up", "a b", "api"], &mut given);
+        assert!(given.clone().retain_valid().is_empty(), "{given:?}");
+    }
 
     #[test]
     fn natural_slugs() {

@@ -251,6 +251,13 @@ impl<'a> Build<'a> {
         if self.data.names == slug::Record::default() {
             self.data.names = published_names(self.config);
         }
+        // Names read back are held to the rules of new ones (the listings are anyone's to edit).
+        for (key, name) in self.data.names.retain_valid() {
+            self.summary.warnings.push(Warning {
+                path: key,
+                message: format!("the record of published names gives it {name:?}, which is not a name flamesite gives; ignored, it is named anew"),
+            });
+        }
         let summary = &mut self.summary;
         let sources = &self.scanned.sources;
         self.names = self.data.names.clone();
