@@ -207,7 +207,7 @@ describe("the build", () => {
   test("the command line of the brief writes the documented files", () => {
     const out = path.join(tmp, "plain-out");
     run(["build", "--input", path.join(tmp, "in"), "--output", out]);
-    for (const f of ["index.html", "index.json", "p/big/index.html", "p/big/g/samples/manifest.json", "p/big/g/samples/n/0.json", "p/api/run1/index.html"]) {
+    for (const f of ["index.html", "index.json", "p/big/index.html", "p/big/g/samples/manifest.json", "p/big/g/samples/n/0.json.gz", "p/api/run1/index.html"]) {
       assert.ok(fs.existsSync(path.join(out, f)), `${f} is written`);
     }
     assert.ok(fs.readdirSync(path.join(out, "p/big/g/samples/c")).some((f) => f.endsWith(".bin.gz")));
@@ -628,7 +628,7 @@ describe("the page", () => {
     assert.ok(Math.abs(st.matched.percent - (100 * want) / TOTAL) < 1e-9);
     assert.deepEqual(st.chunksLoaded, chunksBefore, "search fetches no chunk");
     // Only the buckets holding the matched names' intervals, each once.
-    const names = manifest.names.flatMap((n) => JSON.parse(fs.readFileSync(path.join(tmp, "out/p/big/g/samples", n.file), "utf8")).names);
+    const names = manifest.names.flatMap((n) => JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(tmp, "out/p/big/g/samples", n.file))).toString("utf8")).names);
     const re = new RegExp(q, "i");
     const ids = names.flatMap((n, i) => (re.test(n) ? [i] : []));
     const buckets = manifest.search.filter((b) => ids.some((i) => b.names[0] <= i && i < b.names[1])).map((b) => dataUrl() + b.file);

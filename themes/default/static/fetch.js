@@ -3,7 +3,7 @@
 // the fetched ArrayBuffer, never one object per frame. Every file is fetched at most once for
 // the life of the page; a failure is remembered too, with a message that says which file and why.
 
-import { bytesOf } from "./unpack.js";
+import { unpack } from "./unpack.js";
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -437,9 +437,14 @@ export class GraphSource {
       if (!res.ok) throw new GraphError(file, `could not be fetched (HTTP ${res.status}${res.statusText ? " " + res.statusText : ""})`);
       let buf;
       try {
-        buf = await bytesOf(res);
+        buf = await res.arrayBuffer();
       } catch (e) {
-        throw new GraphError(file, `could not be read or decompressed (${e && e.message ? e.message : e})`);
+        throw new GraphError(file, `could not be fetched (${e && e.message ? e.message : e})`);
+      }
+      try {
+        buf = await unpack(buf);
+      } catch {
+        throw new GraphError(file, "is truncated or corrupt (its gzip data does not decompress)");
       }
       if (kind === "json" || kind === "names") {
         const text = new TextDecoder().decode(buf);
