@@ -303,14 +303,7 @@ fn a_functions_history_is_cut_in_spans_and_adding_a_run_rewrites_only_the_last()
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
     // The index is plain JSON; the spans' files are gzip members (docs/FORMAT.md, "Packed files").
-    let json = |rel: &str| -> serde_json::Value {
-        let bytes = std::fs::read(out.join("s/app/history").join(rel)).unwrap();
-        if rel.ends_with(".gz") {
-            assert_eq!(bytes[..2], [0x1f, 0x8b], "{rel} is packed");
-            return serde_json::from_reader(flate2::read::GzDecoder::new(&bytes[..])).unwrap();
-        }
-        serde_json::from_slice(&bytes).unwrap()
-    };
+    let json = |rel: &str| -> serde_json::Value { serde_json::from_slice(&unpacked(&out.join("s/app/history").join(rel))).unwrap() };
     let index = json("names.json");
     assert_eq!(index["version"], 3);
     assert_eq!(index["runs"].as_array().unwrap().len(), 66);

@@ -17,7 +17,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::archive::run::{Archive, GraphInfo, Run};
-use crate::store::chunk::{Manifest, Names};
+use crate::store::chunk::Manifest;
 
 /// A span's bucket count is its run count divided by this, rounded up: a full span of 64 runs
 /// of 20,000 functions has 8 buckets of some 2,500 functions (160,000 points) each.
@@ -127,8 +127,7 @@ pub fn collect(archive: &Archive, si: usize, span: usize, dir: &dyn Fn(&Run, &Gr
             continue;
         }
         for f in &manifest.names {
-            let bytes = crate::store::gz::unpack(read(&f.file)?, crate::store::chunk::MAX_NAME_FILE_BYTES).map_err(|e| format!("{}: {e}", folder.join(&f.file).display()))?;
-            let names: Names = serde_json::from_slice(&bytes).map_err(|e| e.to_string())?;
+            let names = crate::store::chunk::read_names(&folder.join(&f.file))?;
             for (i, name) in names.names.iter().enumerate() {
                 if f.names[0] as usize + i == 0 {
                     continue; // the root

@@ -433,7 +433,7 @@ fn encode_layout(
             let bytes = gz::pack(&encode_chunk(table, tile, &new_id, values));
             sink(&file, &bytes)?;
             let r = |i: usize| tile[i] as usize;
-            let entry = ChunkRef {
+            Ok(ChunkRef {
                 class: *class,
                 depth: [table.depth[r(0)], table.depth[r(tile.len() - 1)] + 1],
                 offset: [
@@ -445,8 +445,7 @@ fn encode_layout(
                 name_max: tile.iter().map(|&x| new_id[table.name[x as usize] as usize]).max().unwrap_or(0),
                 bytes: bytes.len() as u64,
                 file,
-            };
-            Ok(entry)
+            })
         })
         .collect::<Result<Vec<_>, String>>()?;
 
@@ -944,7 +943,14 @@ fn encode_search(name_lo: u32, intervals: &[&Vec<(u64, u64)>], values: Values) -
 
 /// Largest name file a reader unpacks: far more than `names_per_file` names of the longest
 /// line a profile may have.
-pub(crate) const MAX_NAME_FILE_BYTES: u64 = 1 << 30;
+const MAX_NAME_FILE_BYTES: u64 = 1 << 30;
+
+/// Reads the name file at `path` (packed or not, within [`MAX_NAME_FILE_BYTES`]).
+pub fn read_names(path: &Path) -> Result<Names, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = gz::unpack(bytes, MAX_NAME_FILE_BYTES).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
+}
 
 /// The most bytes the chunk of `entry` can hold unpacked: its header and row index, and seven
 /// columns of 8-byte values and three of u32 per frame.
@@ -977,8 +983,7 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
     let unpacked = |rel: &str, limit: u64| gz::unpack(read(rel)?, limit).map_err(|e| format!("{}: {e}", dir.join(rel).display()));
     let mut all_names = Vec::new();
     for file in &manifest.names {
-        let names: Names = serde_json::from_slice(&unpacked(&file.file, MAX_NAME_FILE_BYTES)?)
-            .map_err(|e| format!("{}: {e}", dir.join(&file.file).display()))?;
+        let names = read_names(&dir.join(&file.file))?;
         if file.names[0] as usize != all_names.len() || Some(names.names.len()) != file.names[1].checked_sub(file.names[0]).map(|n| n as usize) {
             return Err(format!("{}: name ids do not follow on", dir.join(&file.file).display()));
         }
