@@ -59,6 +59,7 @@ import path from "node:path";
 import { pipeline } from "node:stream/promises";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import zlib from "node:zlib";
+import { chunkWidths, decodeChunk } from "../themes/default/static/fetch.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const BROWSER_DIR = path.join(ROOT, "tests/browser");
@@ -235,53 +236,25 @@ const flamesiteVersion = execFileSync(BIN, ["--version"], { encoding: "utf8" }).
 
 // ---- frames to hover and to zoom, from the root chunk -----------------------------------------
 
-/** Decode a chunk file (docs/FORMAT.md, `FSCH`) into plain arrays: enough to pick frames. */
-function decodeChunk(buf) {
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  const flags = dv.getUint32(8, true);
-  const n = dv.getUint32(12, true);
-  const lo = dv.getUint32(16, true);
-  const hi = dv.getUint32(20, true);
-  const rows = hi - lo + 1;
-  const rowStart = [];
-  for (let i = 0; i < rows; i++) rowStart.push(dv.getUint32(24 + 4 * i, true));
-  let at = (24 + 4 * rows + 7) & ~7;
-  const narrow = dv.getUint32(4, true) >= 2 && (flags & 2) !== 0; // u32 values, else f64
-  const col = () => {
-    const c = [];
-    for (let i = 0; i < n; i++) c.push(narrow ? dv.getUint32(at + 4 * i, true) : dv.getFloat64(at + 8 * i, true));
-    at += (narrow ? 4 : 8) * n;
-    return c;
-  };
-  const offset = col();
-  let total;
-  if (flags & 1 && dv.getUint32(4, true) >= 4) {
-    // A comparison's chunk of version 4: the values only; the union's widths follow from them
-    // (docs/FORMAT.md, "Differential graphs"; the runs' totals are the root's values).
-    const [bt, , at_] = [col(), col(), col(), col()];
-    const tb = manifest.diff.total_before;
-    const ta = manifest.diff.total_after;
-    const w = (v, of) => (of === 0 ? 0 : Number((BigInt(v) << 30n) / BigInt(of)));
-    total = bt.map((b, i) => w(b, tb) + w(at_[i], ta));
-  } else {
-    total = col();
-    col(); // self
-    if (flags & 1) (col(), col());
-    if (flags & 1 && dv.getUint32(4, true) >= 3) (col(), col()); // the after columns of version 3
-  }
-  at += 8 * n; // id, parent
-  const name = [];
-  for (let i = 0; i < n; i++) name.push(dv.getUint32(at + 4 * i, true));
+/** A data file of the graph as stored, unpacked when it is a gzip member (docs/FORMAT.md "Packed files"). */
+const dataFile = (file) => {
+  const bytes = fs.readFileSync(path.join(dataDir, file));
+  return file.endsWith(".gz") ? zlib.gunzipSync(bytes) : bytes;
+};
+
+/** A chunk's frames ({ depth, offset, total, name }), read by the page's own decoder: enough to pick frames. */
+function chunkFrames(buf) {
+  const c = decodeChunk(buf, "root chunk", chunkWidths(manifest));
   const frames = [];
-  for (let d = 0; d < hi - lo; d++) {
-    for (let r = rowStart[d]; r < rowStart[d + 1]; r++) frames.push({ depth: lo + d, offset: offset[r], total: total[r], name: name[r] });
+  for (let d = 0; d < c.depthHi - c.depthLo; d++) {
+    for (let r = c.rowStart[d]; r < c.rowStart[d + 1]; r++) frames.push({ depth: c.depthLo + d, offset: c.offset[r], total: c.total[r], name: c.name[r] });
   }
   return frames;
 }
 
 const rootEntry = manifest.chunks.find((c) => c.depth[0] === 0);
-const rootFrames = decodeChunk(fs.readFileSync(path.join(dataDir, rootEntry.file)));
-const names0 = JSON.parse(fs.readFileSync(path.join(dataDir, manifest.names[0].file), "utf8")).names;
+const rootFrames = chunkFrames(dataFile(rootEntry.file));
+const names0 = JSON.parse(dataFile(manifest.names[0].file).toString("utf8")).names;
 const T = manifest.total;
 // Zoom: the widest frame at depth 2..4 holding 5–25% of the graph (a subtree with structure).
 const zoomFrame = rootFrames
@@ -302,7 +275,7 @@ const sandwichFns = (() => {
   const self = [];
   const all = [];
   for (const f of manifest.names) {
-    const n = JSON.parse(fs.readFileSync(path.join(dataDir, f.file), "utf8"));
+    const n = JSON.parse(dataFile(f.file).toString("utf8"));
     all.push(...n.names);
     self.push(...n.self);
   }

@@ -16,7 +16,7 @@ use crate::config::ChunkConfig;
 use crate::graph::diff::{self, Measure};
 use crate::graph::frames::{Before, FrameTable, Layout, NO_PARENT};
 
-use super::gz;
+use super::{gz, planes};
 use super::sandwich::{self, SandwichRef};
 
 /// Version of the graph format written for a plain graph. [`read_graph`] reads versions 1
@@ -29,8 +29,12 @@ pub const VERSION: u32 = 2;
 pub const DIFF_VERSION: u32 = 5;
 /// Version of every manifest written now: the graph's data files (chunks, name files, search
 /// buckets, sandwiches) are gzip members named with `.gz` ([`gz`]), whose contents are those of
-/// [`VERSION`] for a plain graph and of [`DIFF_VERSION`] for a differential one.
-pub const MANIFEST_VERSION: u32 = 6;
+/// [`VERSION`] for a plain graph and of [`DIFF_VERSION`] for a differential one, chunks and
+/// plain search buckets with coded columns ([`CODED`]). Version 6 had the same files, their
+/// columns not coded.
+pub const MANIFEST_VERSION: u32 = 7;
+/// The first manifest version whose data files are packed.
+const PACKED_VERSION: u32 = 6;
 /// The first differential version whose chunks leave the widths out.
 const NO_WIDTHS_VERSION: u32 = 4;
 const CHUNK_MAGIC: &[u8; 4] = b"FSCH";
@@ -193,8 +197,8 @@ impl Manifest {
     /// files' version.
     pub fn content_version(&self) -> u32 {
         match self.version {
-            MANIFEST_VERSION if self.differential => DIFF_VERSION,
-            MANIFEST_VERSION => VERSION,
+            PACKED_VERSION..=MANIFEST_VERSION if self.differential => DIFF_VERSION,
+            PACKED_VERSION..=MANIFEST_VERSION => VERSION,
             v => v,
         }
     }
@@ -853,6 +857,10 @@ fn pad8(out: &mut Vec<u8>) {
     }
 }
 
+/// Flag of a chunk or search file whose columns are coded (docs/FORMAT.md "Coded columns"):
+/// each in byte planes, with offsets, ids and parents as steps.
+const CODED: u32 = 4;
+
 fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32], values: Values) -> Vec<u8> {
     let n = rows.len();
     let lo = table.depth[rows[0] as usize];
@@ -862,7 +870,7 @@ fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32], values: Values
     let mut out = Vec::with_capacity(32 + 4 * (hi - lo) as usize + n * (12 + columns * values.width()));
     out.extend_from_slice(CHUNK_MAGIC);
     put_u32(&mut out, if diff.is_some() { DIFF_VERSION } else { VERSION });
-    put_u32(&mut out, diff.is_some() as u32 | ((values == Values::U32) as u32) << 1);
+    put_u32(&mut out, diff.is_some() as u32 | ((values == Values::U32) as u32) << 1 | CODED);
     put_u32(&mut out, n as u32);
     put_u32(&mut out, lo);
     put_u32(&mut out, hi);
@@ -874,25 +882,49 @@ fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32], values: Values
         put_u32(&mut out, i as u32);
     }
     pad8(&mut out);
-    let mut column = |col: &[u64]| put_column(&mut out, values, rows.iter().map(|&r| col[r as usize]));
-    column(&table.offset);
+    let w = values.width();
+    let column = |out: &mut Vec<u8>, col: &mut dyn ExactSizeIterator<Item = u64>| {
+        let start = out.len();
+        put_column(out, values, col);
+        planes::split(&mut out[start..], w);
+    };
+    // Each offset as its gap from the end of the frame before it at its depth (the first of a
+    // depth as itself): 0 between siblings. Frames of a depth do not overlap, so gaps are never
+    // negative in a table the build made.
+    let gaps = rows.iter().enumerate().map(|(i, &r)| {
+        let r = r as usize;
+        match i.checked_sub(1).map(|p| rows[p] as usize) {
+            Some(p) if table.depth[p] == table.depth[r] => table.offset[r].wrapping_sub(table.offset[p] + table.total[p]),
+            _ => table.offset[r],
+        }
+    });
+    column(&mut out, &mut gaps.collect::<Vec<_>>().into_iter());
+    let of = |col: &[u64]| rows.iter().map(|&r| col[r as usize]).collect::<Vec<_>>().into_iter();
     match diff {
         // The widths (total, self) follow from the values: a reader computes them.
         Some(b) => {
-            column(&b.total);
-            column(&b.self_);
             let (at, aself) = table.values();
-            column(at);
-            column(aself);
+            for col in [&b.total, &b.self_, at, aself] {
+                column(&mut out, &mut of(col));
+            }
         }
         None => {
-            column(&table.total);
-            column(&table.self_);
+            column(&mut out, &mut of(&table.total));
+            column(&mut out, &mut of(&table.self_));
         }
     }
-    put_u32_column(&mut out, rows.iter().copied());
-    put_u32_column(&mut out, rows.iter().map(|&r| table.parent[r as usize]));
-    put_u32_column(&mut out, rows.iter().map(|&r| new_id[table.name[r as usize] as usize]));
+    // Ids and parents as their steps from the row before (wrapping; the first from 0).
+    let steps = |col: &mut dyn Iterator<Item = u32>| {
+        col.scan(0u32, |prev, x| Some(x.wrapping_sub(std::mem::replace(prev, x)))).collect::<Vec<u32>>()
+    };
+    let ids = steps(&mut rows.iter().copied());
+    let parents = steps(&mut rows.iter().map(|&r| table.parent[r as usize]));
+    let names: Vec<u32> = rows.iter().map(|&r| new_id[table.name[r as usize] as usize]).collect();
+    for col in [ids, parents, names] {
+        let start = out.len();
+        put_u32_column(&mut out, col.into_iter());
+        planes::split(&mut out[start..], 4);
+    }
     out
 }
 
@@ -905,7 +937,9 @@ fn put_column(out: &mut Vec<u8>, values: Values, column: impl ExactSizeIterator<
     let dst = &mut out[start..];
     match values {
         Values::U32 => dst.chunks_exact_mut(4).zip(column).for_each(|(d, v)| d.copy_from_slice(&(v as u32).to_le_bytes())),
-        Values::F64 => dst.chunks_exact_mut(8).zip(column).for_each(|(d, v)| d.copy_from_slice(&(v as f64).to_le_bytes())),
+        // Through i64, so that a wrapped negative step (see `encode_chunk`) is stored as the
+        // negative number it stands for; other values are below 2^53 and unchanged.
+        Values::F64 => dst.chunks_exact_mut(8).zip(column).for_each(|(d, v)| d.copy_from_slice(&(v as i64 as f64).to_le_bytes())),
     }
 }
 
@@ -924,7 +958,7 @@ fn encode_search(name_lo: u32, intervals: &[&Vec<(u64, u64)>], values: Values) -
     put_u32(&mut out, name_lo);
     put_u32(&mut out, name_lo + intervals.len() as u32);
     put_u32(&mut out, k as u32);
-    put_u32(&mut out, (values == Values::U32) as u32);
+    put_u32(&mut out, (values == Values::U32) as u32 | CODED);
     let mut start = 0u32;
     put_u32(&mut out, 0);
     for list in intervals {
@@ -932,11 +966,14 @@ fn encode_search(name_lo: u32, intervals: &[&Vec<(u64, u64)>], values: Values) -
         put_u32(&mut out, start);
     }
     pad8(&mut out);
-    for list in intervals {
-        for &(a, b) in list.iter() {
-            values.put(&mut out, a);
-            values.put(&mut out, b);
-        }
+    // Coded: each interval's gap from the end of the one before it of its name (the first's
+    // start as itself), then every interval's length, each column in byte planes.
+    let gaps = intervals.iter().flat_map(|l| l.iter().scan(0u64, |end, &(a, b)| Some(a - std::mem::replace(end, b))));
+    let lengths = intervals.iter().flat_map(|l| l.iter().map(|&(a, b)| b - a));
+    for col in [gaps.collect::<Vec<_>>(), lengths.collect()] {
+        let start = out.len();
+        put_column(&mut out, values, col.into_iter());
+        planes::split(&mut out[start..], values.width());
     }
     out
 }
@@ -992,7 +1029,7 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
     // The manifest's count is checked against the chunk files before anything is allocated
     // for it: every frame takes at least a byte of a chunk, and 24 bytes of a chunk at least
     // a 1032nd of a byte of its gzip member (deflate's largest ratio).
-    let frames_per_byte = if manifest.version >= MANIFEST_VERSION { 1032 / 24 } else { 1 };
+    let frames_per_byte = if manifest.version >= PACKED_VERSION { 1032 / 24 } else { 1 };
     let mut chunk_bytes = 0u64;
     for chunk in &manifest.chunks {
         let path = dir.join(&chunk.file);
@@ -1024,9 +1061,10 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
         },
         decimals: manifest.decimals,
     };
+    let totals = manifest.diff.as_ref().map_or((0, 0), |d| (d.total_before, d.total_after));
     for chunk in &manifest.chunks {
         let bytes = unpacked(&chunk.file, chunk_limit(chunk))?;
-        decode_chunk(&bytes, &mut t, manifest.content_version()).map_err(|e| format!("{}: {e}", dir.join(&chunk.file).display()))?;
+        decode_chunk(&bytes, &mut t, manifest.content_version(), totals).map_err(|e| format!("{}: {e}", dir.join(&chunk.file).display()))?;
     }
     if let Some(row) = t.name.iter().position(|&x| x == u32::MAX) {
         return Err(format!("{}: frame {row} is in no chunk", dir.display()));
@@ -1072,8 +1110,70 @@ fn sort_names(t: &mut FrameTable) {
     }
 }
 
-/// Reads one chunk of a graph whose manifest has `version` into `t`.
-fn decode_chunk(b: &[u8], t: &mut FrameTable, version: u32) -> Result<(), String> {
+/// The same chunk with its columns not coded (docs/FORMAT.md "Coded columns"), the flag
+/// cleared; `b` is a chunk of `version` and `flags` whose columns start at `at`. `totals` are
+/// the two runs' totals of a differential graph, whose widths follow from its values.
+fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, totals: (u64, u64)) -> Result<Vec<u8>, String> {
+    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let diff = flags & 1 == 1;
+    if version != if diff { DIFF_VERSION } else { VERSION } {
+        return Err(format!("a chunk of version {version} with coded columns"));
+    }
+    let values = if flags & 2 != 0 { Values::U32 } else { Values::F64 };
+    let w = values.width();
+    let n = u32_at(b, 12) as usize;
+    let cols = if diff { 5 } else { 3 };
+    if b.len() != at + (cols * w + 12) * n {
+        return Err(format!("{} bytes, not the {} of {n} frames (truncated chunk)", b.len(), at + (cols * w + 12) * n));
+    }
+    let mut plain = b[..at].to_vec();
+    plain[8..12].copy_from_slice(&(flags & !CODED).to_le_bytes());
+    for c in 0..cols {
+        plain.extend(planes::join(&b[at + c * w * n..][..w * n], w));
+    }
+    let u32s = at + cols * w * n;
+    for c in 0..3 {
+        plain.extend(planes::join(&b[u32s + c * 4 * n..][..4 * n], 4));
+    }
+    // Ids and parents: the steps added up.
+    for c in 0..2 {
+        let mut sum = 0u32;
+        for i in 0..n {
+            let p = u32s + 4 * (c * n + i);
+            sum = sum.wrapping_add(u32_at(&plain, p));
+            plain[p..p + 4].copy_from_slice(&sum.to_le_bytes());
+        }
+    }
+    // Offsets: each gap added to the end of the frame before it at its depth.
+    let value = |plain: &[u8], col: usize, i: usize| values.get(plain, at + w * (col * n + i)).unwrap_or(0);
+    let width = |plain: &[u8], i: usize| match diff {
+        false => value(plain, 1, i),
+        true => diff::widths(layout, (value(plain, 1, i), 0), (value(plain, 3, i), 0), totals.0, totals.1).0,
+    };
+    let (lo, hi) = (u32_at(b, 16), u32_at(b, 20));
+    let mut end = 0u64;
+    for d in 0..(hi.saturating_sub(lo) as usize) {
+        let (first, last) = (u32_at(b, 24 + 4 * d) as usize, u32_at(b, 28 + 4 * d) as usize);
+        for i in first..last.min(n) {
+            let p = at + w * i;
+            let gap = match values {
+                Values::U32 => u32_at(&plain, p) as u64,
+                Values::F64 => f64::from_le_bytes(plain[p..p + 8].try_into().unwrap()) as i64 as u64,
+            };
+            let offset = if i == first { gap } else { end.wrapping_add(gap) };
+            end = offset.wrapping_add(width(&plain, i));
+            match values {
+                Values::U32 => plain[p..p + 4].copy_from_slice(&(offset as u32).to_le_bytes()),
+                Values::F64 => plain[p..p + 8].copy_from_slice(&(offset as f64).to_le_bytes()),
+            }
+        }
+    }
+    Ok(plain)
+}
+
+/// Reads one chunk of a graph whose manifest has `version` into `t`; `totals` are the two
+/// runs' totals of a differential graph.
+fn decode_chunk(b: &[u8], t: &mut FrameTable, version: u32, totals: (u64, u64)) -> Result<(), String> {
     let graph_version = version;
     let u32_at = |at: usize| -> Result<u32, String> {
         b.get(at..at + 4).map(|s| u32::from_le_bytes(s.try_into().unwrap())).ok_or_else(|| "truncated chunk".to_string())
@@ -1083,6 +1183,18 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable, version: u32) -> Result<(), String
         return Err(format!("not a chunk of version 1 to {DIFF_VERSION}"));
     }
     let flags = u32_at(8)?;
+    if flags & !(1 | 2 | CODED) != 0 {
+        return Err(format!("flags {flags:#x} name columns this reader does not know"));
+    }
+    if flags & CODED != 0 {
+        let (lo, hi) = (u32_at(16)?, u32_at(20)?);
+        let at = (24 + 4 * (hi as usize).saturating_sub(lo as usize).saturating_add(1)).div_ceil(8) * 8;
+        if hi < lo || b.len() < at {
+            return Err("truncated chunk".into());
+        }
+        let plain = uncode_chunk(b, version, flags, at, t.layout, totals)?;
+        return decode_chunk(&plain, t, graph_version, totals);
+    }
     let diff = flags & 1 == 1;
     let values = if version >= 2 && flags & 2 != 0 { Values::U32 } else { Values::F64 };
     let value_at = |at: usize| -> Result<u64, String> { values.get(b, at).ok_or_else(|| "truncated chunk".to_string()) };
@@ -1174,6 +1286,14 @@ mod tests {
         assert!(m.first_view(0).is_empty());
     }
 
+    /// A plain graph's chunk with its columns not coded (as version 6 wrote them).
+    fn plain_chunk(b: &[u8]) -> Vec<u8> {
+        let u = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+        assert_eq!(u(8) & CODED, CODED, "chunks are written coded");
+        let at = (24 + 4 * (u(20) - u(16) + 1) as usize).div_ceil(8) * 8;
+        uncode_chunk(b, u(4), u(8), at, Layout::After, (0, 0)).unwrap()
+    }
+
     /// Writes the `samples` graph of `t` into `dir`, as a build does.
     fn encode_to(dir: &Path, t: &FrameTable, config: &ChunkConfig) -> Manifest {
         let write = |rel: &str, bytes: &[u8]| {
@@ -1203,6 +1323,39 @@ mod tests {
     }
 
     #[test]
+    fn coded_columns_read_back_exactly_with_gaps_in_every_layout_and_value_type() {
+        // Parents' self leaves gaps between the frames of a depth (b ends at 2, d starts at 5),
+        // and a comparison's layouts have gaps of their own (a path of one run only).
+        let before = table(&[("a;b", 2), ("a", 3), ("c;d", 4), ("c", 1), ("e;f;g", 6)]);
+        let after = table(&[("a;b", 7), ("c;d", 4), ("c;x", 2), ("e;f", 9), ("e;f;g", 1)]);
+        let huge = table(&[("a;b", 5_000_000_007), ("a", 3), ("c;d", 4), ("c", 6_000_000_000)]);
+        for config in [
+            ChunkConfig { root_width: 4, class_factor: 2, target_frames: 2, search_intervals: 1, names_per_file: 2 },
+            ChunkConfig { root_width: 1000, class_factor: 8, target_frames: 4096, search_intervals: 100, names_per_file: 1000 },
+        ] {
+            for t in [&before, &huge] {
+                let dir = tempfile::tempdir().unwrap();
+                encode_to(dir.path(), t, &config);
+                assert_eq!(&read_graph(dir.path()).unwrap().1, t);
+            }
+            let union = diff::merge(&before, &after).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            let write = |rel: &str, bytes: &[u8]| {
+                let p = dir.path().join(rel);
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, bytes).map_err(|e| e.to_string())
+            };
+            encode_graph("samples", "samples", &union, &Sides::new("the earlier run", "this run"), &config, Palette::Hot, &write).unwrap();
+            for (layout, folder) in [(Layout::Union, ""), (Layout::After, "after"), (Layout::Before, "before")] {
+                let mut expected = union.clone();
+                diff::relayout(&mut expected, layout).unwrap();
+                let (_, back) = read_graph(&dir.path().join(folder)).unwrap();
+                assert_eq!((&back.offset, &back.total, &back.parent), (&expected.offset, &expected.total, &expected.parent), "{layout:?}");
+            }
+        }
+    }
+
+    #[test]
     fn a_chunk_whose_parents_do_not_make_a_tree_is_refused_not_walked() {
         // Found by fuzzing the chunk reader: a frame whose parent was damaged to "none" (the
         // root's 0xFFFFFFFF) sent `fold` walking up out of the table; a parent pointing at
@@ -1216,7 +1369,7 @@ mod tests {
             // One chunk of 4 frames (all, main, idle, work) in u32 values: header and row
             // index (24 + 4 * 4, padded to 40), three value columns, then ids, parents, names.
             let path = dir.path().join("c/0-0.bin.gz");
-            let mut bytes = gz::unpack(std::fs::read(&path).unwrap(), u64::MAX).unwrap();
+            let mut bytes = plain_chunk(&gz::unpack(std::fs::read(&path).unwrap(), u64::MAX).unwrap());
             let n = 4;
             let ids = 40 + 3 * 4 * n;
             let at = (0..n).find(|&i| u32::from_le_bytes(bytes[ids + 4 * i..ids + 4 * i + 4].try_into().unwrap()) as usize == row).unwrap();
@@ -1268,7 +1421,7 @@ mod tests {
         // Version 1 stored its files plain.
         for c in &m.chunks {
             let p = dir.path().join(&c.file);
-            let mut bytes = gz::unpack(std::fs::read(&p).unwrap(), u64::MAX).unwrap();
+            let mut bytes = plain_chunk(&gz::unpack(std::fs::read(&p).unwrap(), u64::MAX).unwrap());
             bytes[4..8].copy_from_slice(&1u32.to_le_bytes());
             std::fs::write(&p, bytes).unwrap();
         }

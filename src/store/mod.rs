@@ -6,4 +6,5 @@
 pub mod chunk;
 pub mod fold;
 pub mod gz;
+mod planes;
 pub mod sandwich;

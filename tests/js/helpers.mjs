@@ -73,9 +73,11 @@ const pad8 = (x) => (x + 7) & ~7;
 /**
  * Bytes of a chunk file holding frame ids `ids` (any order) of table `t`; `values` "u32" or
  * "f64" (version 1 files always hold f64); `diff` the before columns (version 2) or the before
- * and after columns (version 4: { beforeTotal, beforeSelf, afterTotal, afterSelf }).
+ * and after columns (version 4: { beforeTotal, beforeSelf, afterTotal, afterSelf }). `coded`,
+ * when given, is each frame's width by id (`t.total` for a plain graph, a layout's widths for
+ * a comparison): the columns are then coded as FORMAT.md "Coded columns" says (flag 4).
  */
-export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32" } = {}) {
+export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null } = {}) {
   const narrow = version >= 2 && values === "u32";
   const w = narrow ? 4 : 8;
   const rows = [...ids].sort((a, b) => t.depth[a] - t.depth[b] || t.offset[a] - t.offset[b] || a - b);
@@ -88,7 +90,7 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
   const dv = new DataView(buf);
   for (let i = 0; i < 4; i++) dv.setUint8(i, magic.charCodeAt(i));
   dv.setUint32(4, version, true);
-  dv.setUint32(8, (diff ? 1 : 0) | (narrow ? 2 : 0), true);
+  dv.setUint32(8, (diff ? 1 : 0) | (narrow ? 2 : 0) | (coded ? 4 : 0), true);
   dv.setUint32(12, n, true);
   dv.setUint32(16, depthLo, true);
   dv.setUint32(20, depthHi, true);
@@ -96,21 +98,32 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
     const d = depthLo + i;
     dv.setUint32(24 + 4 * i, rows.filter((r) => t.depth[r] < d).length, true);
   }
-  const cols = diff && version >= 4 ? [t.offset, diff.beforeTotal, diff.beforeSelf, diff.afterTotal, diff.afterSelf] : [t.offset, t.total, t.self];
-  if (diff && version < 4) cols.push(diff.beforeTotal, diff.beforeSelf);
+  const byRow = (col) => rows.map((r) => col[r]);
+  const cols = (diff && version >= 4 ? [t.offset, diff.beforeTotal, diff.beforeSelf, diff.afterTotal, diff.afterSelf] : [t.offset, t.total, t.self]).map(byRow);
+  if (diff && version < 4) cols.push(byRow(diff.beforeTotal), byRow(diff.beforeSelf));
+  const ints = [rows, byRow(t.parent), byRow(t.name)];
+  if (coded) {
+    // Offsets as gaps after the frame before at the same depth, ids and parents as steps.
+    cols[0] = rows.map((r, i) => (i > 0 && t.depth[rows[i - 1]] === t.depth[r] ? t.offset[r] - t.offset[rows[i - 1]] - coded[rows[i - 1]] : t.offset[r]));
+    for (const c of [0, 1]) ints[c] = ints[c].map((v, i) => (i > 0 ? (v - ints[c][i - 1]) >>> 0 : v));
+  }
+  // One value of `width` bytes at byte `at` of the file; with `coded`, byte k of value i of a
+  // column of n values starting at `base` goes to base + k · n + i (its byte planes).
+  const bytes = new Uint8Array(buf);
+  const put = (base, i, width, v) => {
+    const one = new DataView(new ArrayBuffer(width));
+    if (width === 4) one.setUint32(0, v, true);
+    else one.setFloat64(0, v, true);
+    for (let k = 0; k < width; k++) bytes[coded ? base + k * n + i : base + i * width + k] = one.getUint8(k);
+  };
   let at = a;
   for (const col of cols) {
-    for (const r of rows) {
-      if (narrow) dv.setUint32(at, col[r], true);
-      else dv.setFloat64(at, col[r], true);
-      at += w;
-    }
+    col.forEach((v, i) => put(at, i, w, narrow ? v >>> 0 : v));
+    at += w * n;
   }
-  for (const col of [rows, rows.map((r) => t.parent[r]), rows.map((r) => t.name[r])]) {
-    for (const v of col) {
-      dv.setUint32(at, v, true);
-      at += 4;
-    }
+  for (const col of ints) {
+    col.forEach((v, i) => put(at, i, 4, v));
+    at += 4 * n;
   }
   return buf;
 }
@@ -131,7 +144,7 @@ export function nameIntervals(t) {
 }
 
 /** Bytes of a search bucket for names [lo, hi) given per-name interval lists; `values` as for chunkBytes. */
-export function searchBytes(per, lo, hi, { version = 2, values = "u32" } = {}) {
+export function searchBytes(per, lo, hi, { version = 2, values = "u32", coded = false } = {}) {
   const narrow = version >= 2 && values === "u32";
   const w = narrow ? 4 : 8;
   const m = hi - lo + 1;
@@ -145,12 +158,18 @@ export function searchBytes(per, lo, hi, { version = 2, values = "u32" } = {}) {
   dv.setUint32(8, lo, true);
   dv.setUint32(12, hi, true);
   dv.setUint32(16, k, true);
-  dv.setUint32(20, narrow ? 1 : 0, true);
+  dv.setUint32(20, (narrow ? 1 : 0) | (coded ? 4 : 0), true);
   let j = 0;
   let at = a;
+  const gaps = [];
+  const lengths = [];
   for (let n = lo; n < hi; n++) {
     dv.setUint32(24 + 4 * (n - lo), j, true);
+    let end = 0;
     for (const [s, e] of per[n]) {
+      gaps.push(s - end);
+      lengths.push(e - s);
+      end = e;
       if (narrow) {
         dv.setUint32(at, s, true);
         dv.setUint32(at + 4, e, true);
@@ -163,6 +182,18 @@ export function searchBytes(per, lo, hi, { version = 2, values = "u32" } = {}) {
     }
   }
   dv.setUint32(24 + 4 * (hi - lo), j, true);
+  if (coded) {
+    // Gaps after the name's interval before, then lengths, each column in byte planes.
+    const bytes = new Uint8Array(buf);
+    [gaps, lengths].forEach((col, c) =>
+      col.forEach((v, i) => {
+        const one = new DataView(new ArrayBuffer(w));
+        if (narrow) one.setUint32(0, v, true);
+        else one.setFloat64(0, v, true);
+        for (let b = 0; b < w; b++) bytes[a + c * w * k + b * k + i] = one.getUint8(b);
+      }),
+    );
+  }
   return buf;
 }
 

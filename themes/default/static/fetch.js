@@ -45,6 +45,33 @@ function u32s(buf, at, n) {
 
 const pad8 = (x) => (x + 7) & ~7;
 
+/** Flag of a chunk or search file whose columns are coded (docs/FORMAT.md "Coded columns"). */
+const CODED = 4;
+
+/**
+ * A copy of `buf` whose columns, `widths[i]` bytes per value and `n` values each from byte
+ * `at` on, are joined back from their byte planes (docs/FORMAT.md "Coded columns").
+ */
+function joinPlanes(buf, at, n, widths) {
+  const out = new ArrayBuffer(buf.byteLength);
+  new Uint8Array(out).set(new Uint8Array(buf, 0, at));
+  for (const w of widths) {
+    const src = new Uint8Array(buf, at, w * n);
+    const dst = new Uint8Array(out, at, w * n);
+    for (let k = 0; k < w; k++) {
+      const plane = k * n;
+      for (let i = 0; i < n; i++) dst[i * w + k] = src[plane + i];
+    }
+    at += w * n;
+  }
+  return out;
+}
+
+/** Each entry of `col` (a Uint32Array of steps, the first from 0) replaced by the running sum, modulo 2^32. */
+function addUp(col) {
+  for (let i = 1; i < col.length; i++) col[i] += col[i - 1];
+}
+
 /**
  * Versions of the graph format this page reads: 1 (f64 values), 2 (u32 or f64 values), 3 (a
  * comparison's chunks with widths), 4 (a comparison's chunks without them) and 5 (a
@@ -53,11 +80,11 @@ const pad8 = (x) => (x + 7) & ~7;
 const VERSIONS = [1, 2, 3, 4, 5];
 
 /**
- * Versions of the manifest this page reads: those of the files, and 6, whose data files are
- * gzip members (unpacked as they arrive, unpack.js) holding version 2 (plain) or 5
- * (comparison) files.
+ * Versions of the manifest this page reads: those of the files, and 6 and 7, whose data files
+ * are gzip members (unpacked as they arrive, unpack.js) holding version 2 (plain) or 5
+ * (comparison) files; those of 7 have coded columns (flag CODED).
  */
-const MANIFEST_VERSIONS = [...VERSIONS, 6];
+const MANIFEST_VERSIONS = [...VERSIONS, 6, 7];
 
 /** [version, field 8, field 12, field 16, field 20] of a chunk or search file. */
 function header(buf, file, magic) {
@@ -116,9 +143,11 @@ function deriveWidths(c, layout, tb, ta) {
  * format exactly.
  */
 export function decodeChunk(data, file = "chunk", widths = null) {
-  const buf = alignedBuffer(data);
+  let buf = alignedBuffer(data);
   const [version, flags, n, depthLo, depthHi] = header(buf, file, "FSCH");
+  if (flags & ~(1 | 2 | CODED)) throw new GraphError(file, `has flags ${flags} this page does not know`);
   const diff = (flags & 1) !== 0;
+  const coded = (flags & CODED) !== 0;
   const w = version >= 2 && (flags & 2) !== 0 ? 4 : 8; // bytes per value
   if (depthHi < depthLo) throw new GraphError(file, `depth range ${depthLo}..${depthHi} is reversed`);
   const rows = depthHi - depthLo + 1;
@@ -133,6 +162,8 @@ export function decodeChunk(data, file = "chunk", widths = null) {
   if (buf.byteLength !== expected) {
     throw new GraphError(file, `is ${buf.byteLength} bytes, expected ${expected} for ${n} frames (truncated or corrupt)`);
   }
+  if (coded && version !== (diff ? 5 : 2)) throw new GraphError(file, `is a chunk of version ${version} with coded columns`);
+  if (coded) buf = joinPlanes(buf, a, n, [...Array(fcols).fill(w), 4, 4, 4]);
   const rowStart = u32s(buf, 24, rows);
   if (rowStart[0] !== 0 || rowStart[rows - 1] !== n) throw new GraphError(file, "row index does not cover the frames");
   for (let i = 1; i < rows; i++) {
@@ -157,6 +188,15 @@ export function decodeChunk(data, file = "chunk", widths = null) {
   const name = u32s(buf, at + 8 * n, n);
   const c = { n, depthLo, depthHi, rowStart, offset, total, self, beforeTotal, beforeSelf, afterTotal, afterSelf, id, parent, name, diff };
   if (derived) [c.total, c.self] = deriveWidths(c, widths.layout, widths.tb, widths.ta);
+  if (coded) {
+    // Ids and parents are steps from the row before; an offset is the gap from the end of the
+    // frame before it at its depth (the first of a depth is itself).
+    addUp(id);
+    addUp(parent);
+    for (let d = 0; d + 1 < rows; d++) {
+      for (let r = rowStart[d] + 1; r < rowStart[d + 1]; r++) offset[r] += offset[r - 1] + c.total[r - 1];
+    }
+  }
   return c;
 }
 
@@ -182,6 +222,9 @@ export function decodeSearch(data, file = "search bucket") {
   if (nameHi < nameLo) throw new GraphError(file, `name range ${nameLo}..${nameHi} is reversed`);
   const m = nameHi - nameLo + 1;
   const diff = version >= 3 && (flags & 2) !== 0;
+  if (flags & ~(1 | 2 | CODED)) throw new GraphError(file, `has flags ${flags} this page does not know`);
+  const coded = (flags & CODED) !== 0;
+  if (coded && (diff || version !== 2)) throw new GraphError(file, `is a search bucket of version ${version} with coded columns`);
   // Version 5: the id steps are two bytes per entry and the span, before and after columns
   // one, and these are the numbers of their entries that did not fit, listed apart.
   const bytes = diff && version >= 5;
@@ -195,6 +238,22 @@ export function decodeSearch(data, file = "search bucket") {
   const start = u32s(buf, 24, m);
   if (start[0] !== 0 || start[m - 1] !== k) throw new GraphError(file, "interval index does not cover the intervals");
   const vals = (at, count) => (w === 4 ? u32s(buf, at, count) : f64s(buf, at, count));
+  if (!diff && coded) {
+    // Each interval's gap from the end of the one before it of its name, then every
+    // interval's length, each column in byte planes.
+    const cols = joinPlanes(buf, a, k, [w, w]);
+    const at = (c) => (w === 4 ? u32s(cols, a + c * w * k, k) : f64s(cols, a + c * w * k, k));
+    const [gap, length] = [at(0), at(1)];
+    const iv = new (w === 4 ? Uint32Array : Float64Array)(2 * k);
+    for (let i = 0; i + 1 < m; i++) {
+      let end = 0;
+      for (let j = start[i]; j < start[i + 1]; j++) {
+        iv[2 * j] = end + gap[j];
+        end = iv[2 * j + 1] = iv[2 * j] + length[j];
+      }
+    }
+    return { nameLo, nameHi, k, start, iv, diff };
+  }
   if (!diff) return { nameLo, nameHi, k, start, iv: vals(a, 2 * k), diff };
   if (!bytes) {
     // Versions 3 and 4: the extents [lo, hi), then before, after, id and last.
@@ -281,7 +340,7 @@ export function nameFiles(m) {
 /** Check a parsed manifest.json; returns it, or throws GraphError saying what is wrong. */
 export function checkManifest(m, file = "manifest.json") {
   if (!m || m.format !== "flamesite-graph") throw new GraphError(file, "is not a flamesite graph manifest");
-  if (!MANIFEST_VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 6)`);
+  if (!MANIFEST_VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 7)`);
   for (const key of ["total", "depth", "root_width"]) {
     if (typeof m[key] !== "number") throw new GraphError(file, `has no number "${key}"`);
   }
