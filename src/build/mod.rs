@@ -759,7 +759,9 @@ fn published_names(config: &Config) -> slug::Record {
 /// folder or the cache folder, which change no byte of the site).
 fn fingerprint(config: &Config, theme: &Theme) -> String {
     let mut h = blake3::Hasher::new();
-    h.update(format!("flamesite {}\n", env!("CARGO_PKG_VERSION")).as_bytes());
+    // The graph format too: a build that writes another format remakes every graph and
+    // comparison, whatever theme it has.
+    h.update(format!("flamesite {} graph format {}\n", env!("CARGO_PKG_VERSION"), crate::store::chunk::MANIFEST_VERSION).as_bytes());
     h.update(
         format!(
             "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{}\n{}\n",

@@ -97,7 +97,7 @@ impl Cache {
     /// The cache at `dir`, for builds with `config`.
     pub fn new(dir: &Path, config: &Config) -> Cache {
         let fingerprint = format!(
-            "flamesite {} cache 9\n{:?}\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
+            "flamesite {} cache 10\n{:?}\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
             env!("CARGO_PKG_VERSION"),
             config.chunks,
             config.limits,

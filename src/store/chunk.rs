@@ -27,12 +27,16 @@ pub const VERSION: u32 = 2;
 /// each frame's values, and it comes in three layouts. Version 3 also wrote the widths;
 /// version 4 had the same chunks as this one and search files of wider columns.
 pub const DIFF_VERSION: u32 = 5;
+/// Version of a differential graph's chunks that hold all three layouts: an offset column for
+/// each (coded only). Its search buckets are of [`DIFF_VERSION`].
+pub const LAYOUTS_VERSION: u32 = 6;
 /// Version of every manifest written now: the graph's data files (chunks, name files, search
 /// buckets, sandwiches) are gzip members named with `.gz` ([`gz`]), whose contents are those of
-/// [`VERSION`] for a plain graph and of [`DIFF_VERSION`] for a differential one, chunks and
-/// plain search buckets with coded columns ([`CODED`]). Version 6 had the same files, their
-/// columns not coded.
-pub const MANIFEST_VERSION: u32 = 7;
+/// [`VERSION`] for a plain graph and for a differential one chunks of [`LAYOUTS_VERSION`] and
+/// search buckets of [`DIFF_VERSION`], chunks and plain search buckets with coded columns
+/// ([`CODED`]). Version 7 had a differential graph's layouts in three folders, each with its
+/// own chunks of version 5; version 6 the same files as 7, their columns not coded.
+pub const MANIFEST_VERSION: u32 = 8;
 /// The first manifest version whose data files are packed.
 const PACKED_VERSION: u32 = 6;
 /// The first differential version whose chunks leave the widths out.
@@ -107,7 +111,9 @@ pub struct Manifest {
 pub struct DiffInfo {
     /// `union`, `after` or `before` (see `graph::diff`).
     pub layout: String,
-    /// The other layouts' folders, relative to this graph's folder, by layout.
+    /// The other layouts' folders, relative to this graph's folder, by layout (versions 3 to
+    /// 7; empty and left out from version 8 on, whose chunks hold every layout).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub layouts: std::collections::BTreeMap<String, String>,
     /// Sum of the first run's values.
     pub total_before: u64,
@@ -197,6 +203,7 @@ impl Manifest {
     /// files' version.
     pub fn content_version(&self) -> u32 {
         match self.version {
+            MANIFEST_VERSION if self.differential => LAYOUTS_VERSION,
             PACKED_VERSION..=MANIFEST_VERSION if self.differential => DIFF_VERSION,
             PACKED_VERSION..=MANIFEST_VERSION => VERSION,
             v => v,
@@ -247,6 +254,22 @@ pub struct ChunkRef {
     pub name_max: u32,
     /// File size.
     pub bytes: u64,
+    /// Of a differential graph (version 8): `offset` and `max_total` in the after layout
+    /// (`offset` and `max_total` above are the union layout's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<Span>,
+    /// The same in the before layout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before: Option<Span>,
+}
+
+/// Where a chunk's frames lie in one layout of a differential graph.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Span {
+    /// Smallest offset and largest end of its frames.
+    pub offset: [u64; 2],
+    /// Largest width among its frames.
+    pub max_total: u64,
 }
 
 /// One search bucket in the manifest.
@@ -297,26 +320,32 @@ pub fn encode(
     palette: Palette,
     sink: Sink,
 ) -> Result<Manifest, String> {
-    encode_layout(graph, unit, table, None, config, palette, sink, None).map(|(m, _)| m)
+    if table.before.is_some() {
+        return Err(format!("graph {graph}: a differential table is written with its layouts (encode_graph)"));
+    }
+    encode_layout(graph, unit, table, None, config, palette, sink, None)
 }
 
-/// What the other layouts of a differential graph take from its union layout, whose files
-/// they share: the frames, their names and their values are the same in every layout, only
-/// the widths differ.
-struct Shared {
-    /// Name ids as the union's chunks number them, by name of the table (and back).
-    new_id: Vec<u32>,
-    old_id: Vec<usize>,
-    /// The union's name files and search buckets, relative to the graph folder.
-    names: Vec<NamesRef>,
-    search: Vec<SearchRef>,
-    /// The colour scales (the same in every layout).
-    scale_points: f64,
-    scale_value: f64,
+/// The after and before layouts of a differential graph, beside the union layout its table
+/// has: each frame's offset and width in each (`graph::diff::relayout`).
+struct Others {
+    after: (Vec<u64>, Vec<u64>),
+    before: (Vec<u64>, Vec<u64>),
 }
 
-/// [`encode`], and for a differential layout other than the union, with the union's name ids,
-/// name files and search buckets (`shared`) instead of files of its own.
+impl Others {
+    fn of(union: &FrameTable) -> Result<Others, String> {
+        let laid = |layout| {
+            let mut t = union.clone();
+            diff::relayout(&mut t, layout).map_err(|e| e.to_string())?;
+            Ok::<_, String>((t.offset, t.total))
+        };
+        Ok(Others { after: laid(Layout::After)?, before: laid(Layout::Before)? })
+    }
+}
+
+/// [`encode`], and for a differential graph (`table` in the union layout) with its other two
+/// layouts' offsets in the same chunks.
 #[allow(clippy::too_many_arguments)]
 fn encode_layout(
     graph: &str,
@@ -326,14 +355,14 @@ fn encode_layout(
     config: &ChunkConfig,
     palette: Palette,
     sink: Sink,
-    shared: Option<&Shared>,
-) -> Result<(Manifest, Shared), String> {
+    others: Option<&Others>,
+) -> Result<Manifest, String> {
     let n = table.len();
     let grand = table.grand_total();
     let values = Values::for_table(table);
     let width = config.root_width as u128;
     let factor = config.class_factor as u128;
-    let k_max = {
+    let k_max_of = |grand: u64| {
         let mut k = 1u32;
         let mut scale = width.saturating_mul(factor);
         while scale < grand as u128 {
@@ -342,10 +371,13 @@ fn encode_layout(
         }
         k
     };
-    let class_of = |total: u64| -> u32 {
+    let k_max = k_max_of(grand);
+    // The class of a frame `total` wide in a layout whose root is `grand` wide.
+    let class_in = |total: u64, grand: u64| -> u32 {
         if total as u128 * width >= grand as u128 {
             return 0;
         }
+        let k_max = k_max_of(grand);
         if total == 0 {
             return k_max;
         }
@@ -356,6 +388,16 @@ fn encode_layout(
             scale = scale.saturating_mul(factor);
         }
         k
+    };
+    // A differential graph's frame is in the class of its widest layout, so that every layout's
+    // view finds it where that layout's widths say it is needed.
+    let (ta, tb) = others.map_or((0, 0), |o| (o.after.1[0], o.before.1[0]));
+    let class_of = |row: usize| -> u32 {
+        let k = class_in(table.total[row], grand);
+        match others {
+            None => k,
+            Some(o) => k.min(class_in(o.after.1[row], ta)).min(class_in(o.before.1[row], tb)),
+        }
     };
 
     // Rows by (depth, row): a counting sort by depth keeps the depth-first (= offset) order.
@@ -375,7 +417,7 @@ fn encode_layout(
     }
     let mut classes: Vec<Vec<u32>> = vec![Vec::new(); k_max as usize + 1];
     for &row in &by_depth {
-        classes[class_of(table.total[row as usize]) as usize].push(row);
+        classes[class_of(row as usize) as usize].push(row);
     }
     drop(by_depth);
 
@@ -402,25 +444,18 @@ fn encode_layout(
 
     drop(classes);
 
-    // Names are numbered in order of first use, so the root view needs the first few (a
-    // layout that shares the union's name files keeps the union's numbers).
-    let (new_id, old_id) = match shared {
-        Some(s) => (s.new_id.clone(), s.old_id.clone()),
-        None => {
-            let mut new_id = vec![u32::MAX; table.names.len()];
-            let mut old_id = Vec::with_capacity(table.names.len());
-            for (_, rows) in &tiles {
-                for &r in rows {
-                    let old = table.name[r as usize] as usize;
-                    if new_id[old] == u32::MAX {
-                        new_id[old] = old_id.len() as u32;
-                        old_id.push(old);
-                    }
-                }
+    // Names are numbered in order of first use, so the root view needs the first few.
+    let mut new_id = vec![u32::MAX; table.names.len()];
+    let mut old_id = Vec::with_capacity(table.names.len());
+    for (_, rows) in &tiles {
+        for &r in rows {
+            let old = table.name[r as usize] as usize;
+            if new_id[old] == u32::MAX {
+                new_id[old] = old_id.len() as u32;
+                old_id.push(old);
             }
-            (new_id, old_id)
         }
-    };
+    }
 
     let mut seq = vec![0u32; k_max as usize + 1];
     let chunk_files: Vec<String> = tiles
@@ -434,21 +469,28 @@ fn encode_layout(
         .par_iter()
         .zip(chunk_files)
         .map(|((class, tile), file)| {
-            let bytes = gz::pack(&encode_chunk(table, tile, &new_id, values));
+            let bytes = gz::pack(&encode_chunk(table, others, tile, &new_id, values));
             sink(&file, &bytes)?;
             let r = |i: usize| tile[i] as usize;
+            let span = |offset: &[u64], total: &[u64]| Span {
+                offset: [
+                    tile.iter().map(|&x| offset[x as usize]).min().unwrap_or(0),
+                    tile.iter().map(|&x| offset[x as usize] + total[x as usize]).max().unwrap_or(0),
+                ],
+                max_total: tile.iter().map(|&x| total[x as usize]).max().unwrap_or(0),
+            };
+            let union = span(&table.offset, &table.total);
             Ok(ChunkRef {
                 class: *class,
                 depth: [table.depth[r(0)], table.depth[r(tile.len() - 1)] + 1],
-                offset: [
-                    tile.iter().map(|&x| table.offset[x as usize]).min().unwrap_or(0),
-                    tile.iter().map(|&x| table.offset[x as usize] + table.total[x as usize]).max().unwrap_or(0),
-                ],
+                offset: union.offset,
                 frames: tile.len() as u32,
-                max_total: tile.iter().map(|&x| table.total[x as usize]).max().unwrap_or(0),
+                max_total: union.max_total,
                 name_max: tile.iter().map(|&x| new_id[table.name[x as usize] as usize]).max().unwrap_or(0),
                 bytes: bytes.len() as u64,
                 file,
+                after: others.map(|o| span(&o.after.0, &o.after.1)),
+                before: others.map(|o| span(&o.before.0, &o.before.1)),
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -459,40 +501,25 @@ fn encode_layout(
     let self_by_old = if differential { Vec::new() } else { self_by_name(table) };
     // The sandwiches of the most called and the hottest functions, within a share of the
     // chunks' bytes.
-    let sandwiches = if shared.is_none() && !differential {
+    let sandwiches = if !differential {
         let budget = sandwich::budget(chunks.iter().map(|c| c.bytes).sum());
         sandwich::encode(table, &new_id, &self_by_old, config.root_width, budget, values, sink)?
     } else {
         Vec::new()
     };
-    let here = layout_folder(table.layout);
-    let (search, name_files) = match shared {
-        Some(s) => {
-            // The union's files, from this layout's folder.
-            let up = relative(here, layout_folder(Layout::Union));
-            let search = s.search.iter().map(|r| SearchRef { file: format!("{up}{}", r.file), ..r.clone() }).collect();
-            let names = s.names.iter().map(|r| NamesRef { file: format!("{up}{}", r.file), ..r.clone() }).collect();
-            (search, names)
-        }
-        None => search_and_names(table, config, palette, &old_id, &self_by_old, sink)?,
+    let (search, name_files) = search_and_names(table, config, palette, &old_id, &self_by_old, sink)?;
+    let (scale_points, scale_value) = match differential {
+        true => (diff::deltas(table, Measure::Share).1, diff::deltas(table, Measure::Absolute).1),
+        false => (0.0, 0.0),
     };
-    let (scale_points, scale_value) = match shared {
-        Some(s) => (s.scale_points, s.scale_value),
-        None if differential => (diff::deltas(table, Measure::Share).1, diff::deltas(table, Measure::Absolute).1),
-        None => (0.0, 0.0),
-    };
-    let diff_info = table.before.as_ref().map(|b| {
-        let others = [Layout::Union, Layout::After, Layout::Before].into_iter().filter(|&l| l != table.layout);
-        let layouts = others.map(|l| (l.as_str().to_string(), relative(here, layout_folder(l)))).collect();
-        DiffInfo {
-            layout: table.layout.as_str().into(),
-            layouts,
-            total_before: b.total[0],
-            total_after: table.values().0[0],
-            scale_points,
-            scale_value,
-            sides: sides.cloned(),
-        }
+    let diff_info = table.before.as_ref().map(|b| DiffInfo {
+        layout: table.layout.as_str().into(),
+        layouts: Default::default(),
+        total_before: b.total[0],
+        total_after: table.values().0[0],
+        scale_points,
+        scale_value,
+        sides: sides.cloned(),
     });
     let manifest = Manifest {
         format: "flamesite-graph".into(),
@@ -523,8 +550,7 @@ fn encode_layout(
     let mut manifest_bytes = serde_json::to_vec(&manifest).expect("manifest serialises");
     manifest_bytes.push(b'\n');
     sink("manifest.json", &manifest_bytes)?;
-    let shared = Shared { new_id, old_id, names: manifest.names.clone(), search: manifest.search.clone(), scale_points, scale_value };
-    Ok((manifest, shared))
+    Ok(manifest)
 }
 
 /// The search buckets and name files of a graph whose names are numbered by `old_id` (the
@@ -624,11 +650,10 @@ fn search_and_names(
     Ok((search, name_files))
 }
 
-/// Writes a graph: a plain table as [`encode`] does; a differential one in its three layouts,
-/// the union in the graph folder and the others in `after/` and `before/` beside its files.
-/// Those two have a manifest and chunks of their own and share the union's name files and
-/// search buckets (only widths differ between layouts, and a diff search sums values, not
-/// widths). `sides` says what its two counts are. Returns the manifest of the graph folder.
+/// Writes a graph: a plain table as [`encode`] does; a differential one in its union layout,
+/// with the offsets of its after and before layouts in the same chunks (the frames, names and
+/// values are the same in every layout, and the widths follow from the values). `sides` says
+/// what its two counts are. Returns the manifest.
 pub fn encode_graph(
     graph: &str,
     unit: &str,
@@ -643,32 +668,8 @@ pub fn encode_graph(
     }
     let mut t = table.clone();
     diff::relayout(&mut t, Layout::Union).map_err(|e| e.to_string())?;
-    let (manifest, shared) = encode_layout(graph, unit, &t, Some(sides), config, palette, sink, None)?;
-    for layout in [Layout::After, Layout::Before] {
-        diff::relayout(&mut t, layout).map_err(|e| e.to_string())?;
-        let folder = layout_folder(layout);
-        let inner = |rel: &str, bytes: &[u8]| sink(&format!("{folder}{rel}"), bytes);
-        encode_layout(graph, unit, &t, Some(sides), config, palette, &inner, Some(&shared))?;
-    }
-    Ok(manifest)
-}
-
-/// Folder of a differential graph's layout, relative to the graph folder.
-fn layout_folder(layout: Layout) -> &'static str {
-    match layout {
-        Layout::Union => "",
-        Layout::After => "after/",
-        Layout::Before => "before/",
-    }
-}
-
-/// Path from layout folder `from` to layout folder `to` (both "" or one level down).
-fn relative(from: &str, to: &str) -> String {
-    if from.is_empty() {
-        to.to_string()
-    } else {
-        format!("../{to}")
-    }
+    let others = Others::of(&t)?;
+    encode_layout(graph, unit, &t, Some(sides), config, palette, sink, Some(&others))
 }
 
 /// Per name, the sum of its frames' self (recursion adds nothing twice: self is exclusive).
@@ -861,15 +862,17 @@ fn pad8(out: &mut Vec<u8>) {
 /// each in byte planes, with offsets, ids and parents as steps.
 const CODED: u32 = 4;
 
-fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32], values: Values) -> Vec<u8> {
+/// A chunk file of `rows` (by depth, then offset) of `table`; of a differential table, with
+/// the offsets of its `others` layouts.
+fn encode_chunk(table: &FrameTable, others: Option<&Others>, rows: &[u32], new_id: &[u32], values: Values) -> Vec<u8> {
     let n = rows.len();
     let lo = table.depth[rows[0] as usize];
     let hi = table.depth[rows[n - 1] as usize] + 1;
     let diff = table.before.as_ref();
-    let columns = if diff.is_some() { 5 } else { 3 };
+    let columns = if diff.is_some() { 7 } else { 3 };
     let mut out = Vec::with_capacity(32 + 4 * (hi - lo) as usize + n * (12 + columns * values.width()));
     out.extend_from_slice(CHUNK_MAGIC);
-    put_u32(&mut out, if diff.is_some() { DIFF_VERSION } else { VERSION });
+    put_u32(&mut out, if diff.is_some() { LAYOUTS_VERSION } else { VERSION });
     put_u32(&mut out, diff.is_some() as u32 | ((values == Values::U32) as u32) << 1 | CODED);
     put_u32(&mut out, n as u32);
     put_u32(&mut out, lo);
@@ -891,14 +894,22 @@ fn encode_chunk(table: &FrameTable, rows: &[u32], new_id: &[u32], values: Values
     // Each offset as its gap from the end of the frame before it at its depth (the first of a
     // depth as itself): 0 between siblings. Frames of a depth do not overlap, so gaps are never
     // negative in a table the build made.
-    let gaps = rows.iter().enumerate().map(|(i, &r)| {
-        let r = r as usize;
-        match i.checked_sub(1).map(|p| rows[p] as usize) {
-            Some(p) if table.depth[p] == table.depth[r] => table.offset[r].wrapping_sub(table.offset[p] + table.total[p]),
-            _ => table.offset[r],
-        }
-    });
-    column(&mut out, &mut gaps.collect::<Vec<_>>().into_iter());
+    let gaps = |offset: &[u64], total: &[u64]| {
+        let gap = |(i, &r): (usize, &u32)| {
+            let r = r as usize;
+            match i.checked_sub(1).map(|p| rows[p] as usize) {
+                Some(p) if table.depth[p] == table.depth[r] => offset[r].wrapping_sub(offset[p] + total[p]),
+                _ => offset[r],
+            }
+        };
+        rows.iter().enumerate().map(gap).collect::<Vec<_>>()
+    };
+    column(&mut out, &mut gaps(&table.offset, &table.total).into_iter());
+    if let Some(o) = others {
+        // A differential chunk: the after and before layouts' offsets, coded alike.
+        column(&mut out, &mut gaps(&o.after.0, &o.after.1).into_iter());
+        column(&mut out, &mut gaps(&o.before.0, &o.before.1).into_iter());
+    }
     let of = |col: &[u64]| rows.iter().map(|&r| col[r as usize]).collect::<Vec<_>>().into_iter();
     match diff {
         // The widths (total, self) follow from the values: a reader computes them.
@@ -996,8 +1007,15 @@ fn chunk_limit(entry: &ChunkRef) -> u64 {
     32 + 4 * rows + 68 * entry.frames as u64
 }
 
-/// Reads a built graph folder back into a frame table, from its chunk files alone.
+/// Reads a built graph folder back into a frame table, from its chunk files alone; a
+/// differential graph in the layout its manifest names (the union from version 8 on).
 pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
+    read_graph_in(dir, None)
+}
+
+/// [`read_graph`], a differential graph of version 8 in `layout` when given (its chunks hold
+/// every layout's offsets).
+pub fn read_graph_in(dir: &Path, layout: Option<Layout>) -> Result<(Manifest, FrameTable), String> {
     let read = |rel: &str| std::fs::read(dir.join(rel)).map_err(|e| format!("{}: {e}", dir.join(rel).display()));
     let manifest: Manifest = serde_json::from_slice(&read("manifest.json")?)
         .map_err(|e| format!("{}: {e}", dir.join("manifest.json").display()))?;
@@ -1054,9 +1072,10 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
         self_: vec![0; n],
         before: manifest.differential.then(|| Before { total: vec![0; n], self_: vec![0; n] }),
         after: (manifest.differential && manifest.content_version() >= 3).then(|| Before { total: vec![0; n], self_: vec![0; n] }),
-        layout: match manifest.diff.as_ref().map(|d| d.layout.as_str()) {
-            Some("union") => Layout::Union,
-            Some("before") => Layout::Before,
+        layout: match (layout, manifest.diff.as_ref().map(|d| d.layout.as_str())) {
+            (Some(l), _) if manifest.content_version() == LAYOUTS_VERSION => l,
+            (_, Some("union")) => Layout::Union,
+            (_, Some("before")) => Layout::Before,
             _ => Layout::After,
         },
         decimals: manifest.decimals,
@@ -1113,27 +1132,45 @@ fn sort_names(t: &mut FrameTable) {
 /// The same chunk with its columns not coded (docs/FORMAT.md "Coded columns"), the flag
 /// cleared; `b` is a chunk of `version` and `flags` whose columns start at `at`. `totals` are
 /// the two runs' totals of a differential graph, whose widths follow from its values.
+///
+/// A differential chunk of [`LAYOUTS_VERSION`] comes back as one of [`DIFF_VERSION`] in
+/// `layout`: that layout's offsets, then the four value columns.
 fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, totals: (u64, u64)) -> Result<Vec<u8>, String> {
     let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
     let diff = flags & 1 == 1;
-    if version != if diff { DIFF_VERSION } else { VERSION } {
+    // Coded chunks: plain ones of version 2, differential ones of version 5 (one layout, as
+    // manifests of version 7 have them) and 6.
+    let layouts = diff && version == LAYOUTS_VERSION;
+    if !(if diff { version == DIFF_VERSION || layouts } else { version == VERSION }) {
         return Err(format!("a chunk of version {version} with coded columns"));
     }
     let values = if flags & 2 != 0 { Values::U32 } else { Values::F64 };
     let w = values.width();
     let n = u32_at(b, 12) as usize;
-    let cols = if diff { 5 } else { 3 };
+    let cols = if layouts { 7 } else if diff { 5 } else { 3 };
     if b.len() != at + (cols * w + 12) * n {
         return Err(format!("{} bytes, not the {} of {n} frames (truncated chunk)", b.len(), at + (cols * w + 12) * n));
     }
     let mut plain = b[..at].to_vec();
     plain[8..12].copy_from_slice(&(flags & !CODED).to_le_bytes());
-    for c in 0..cols {
+    // The offset column of `layout` (of a differential chunk: union, after, before), then the
+    // value columns.
+    let offsets = match (layouts, layout) {
+        (true, Layout::After) => 1,
+        (true, Layout::Before) => 2,
+        _ => 0,
+    };
+    let kept = std::iter::once(offsets).chain(if layouts { 3..cols } else { 1..cols });
+    for c in kept {
         plain.extend(planes::join(&b[at + c * w * n..][..w * n], w));
     }
-    let u32s = at + cols * w * n;
+    if diff {
+        plain[4..8].copy_from_slice(&DIFF_VERSION.to_le_bytes());
+    }
+    // The u32 columns, in the file and in `plain`.
+    let (from, u32s) = (at + cols * w * n, plain.len());
     for c in 0..3 {
-        plain.extend(planes::join(&b[u32s + c * 4 * n..][..4 * n], 4));
+        plain.extend(planes::join(&b[from + c * 4 * n..][..4 * n], 4));
     }
     // Ids and parents: the steps added up.
     for c in 0..2 {
@@ -1179,10 +1216,13 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable, version: u32, totals: (u64, u64)) 
         b.get(at..at + 4).map(|s| u32::from_le_bytes(s.try_into().unwrap())).ok_or_else(|| "truncated chunk".to_string())
     };
     let version = u32_at(4)?;
-    if b.get(0..4) != Some(CHUNK_MAGIC) || !(1..=DIFF_VERSION).contains(&version) {
-        return Err(format!("not a chunk of version 1 to {DIFF_VERSION}"));
+    if b.get(0..4) != Some(CHUNK_MAGIC) || !(1..=LAYOUTS_VERSION).contains(&version) {
+        return Err(format!("not a chunk of version 1 to {LAYOUTS_VERSION}"));
     }
     let flags = u32_at(8)?;
+    if version == LAYOUTS_VERSION && flags & CODED == 0 {
+        return Err(format!("a chunk of version {LAYOUTS_VERSION} whose columns are not coded"));
+    }
     if flags & !(1 | 2 | CODED) != 0 {
         return Err(format!("flags {flags:#x} name columns this reader does not know"));
     }
@@ -1192,7 +1232,12 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable, version: u32, totals: (u64, u64)) 
         if hi < lo || b.len() < at {
             return Err("truncated chunk".into());
         }
+        if (version == LAYOUTS_VERSION) != (graph_version == LAYOUTS_VERSION) {
+            return Err("its columns are not the manifest's".into());
+        }
         let plain = uncode_chunk(b, version, flags, at, t.layout, totals)?;
+        // Of a differential chunk, the one layout kept, as version 5 has it.
+        let graph_version = if graph_version == LAYOUTS_VERSION { DIFF_VERSION } else { graph_version };
         return decode_chunk(&plain, t, graph_version, totals);
     }
     let diff = flags & 1 == 1;
@@ -1345,13 +1390,23 @@ mod tests {
                 std::fs::create_dir_all(p.parent().unwrap()).unwrap();
                 std::fs::write(p, bytes).map_err(|e| e.to_string())
             };
-            encode_graph("samples", "samples", &union, &Sides::new("the earlier run", "this run"), &config, Palette::Hot, &write).unwrap();
-            for (layout, folder) in [(Layout::Union, ""), (Layout::After, "after"), (Layout::Before, "before")] {
+            let m = encode_graph("samples", "samples", &union, &Sides::new("the earlier run", "this run"), &config, Palette::Hot, &write).unwrap();
+            // A frame wide enough to be drawn at the root view of any layout is in a class-0
+            // chunk: a fine chunk is narrow in every layout.
+            let d = m.diff.as_ref().unwrap();
+            for c in m.chunks.iter().filter(|c| c.class > 0) {
+                let w = config.root_width as u64;
+                let (a, b) = (c.after.as_ref().unwrap(), c.before.as_ref().unwrap());
+                assert!(c.max_total * w < m.total && a.max_total * w < d.total_after && b.max_total * w < d.total_before, "{c:?}");
+            }
+            assert_eq!(m.chunks.iter().any(|c| c.class > 0), config.root_width == 4, "the small canvas has fine chunks");
+            for layout in [Layout::Union, Layout::After, Layout::Before] {
                 let mut expected = union.clone();
                 diff::relayout(&mut expected, layout).unwrap();
-                let (_, back) = read_graph(&dir.path().join(folder)).unwrap();
+                let (_, back) = read_graph_in(dir.path(), Some(layout)).unwrap();
                 assert_eq!((&back.offset, &back.total, &back.parent), (&expected.offset, &expected.total, &expected.parent), "{layout:?}");
             }
+            assert!(!dir.path().join("after").exists() && !dir.path().join("before").exists(), "one folder holds every layout");
         }
     }
 

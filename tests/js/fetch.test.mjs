@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import { gzipSync } from "node:zlib";
 import assert from "node:assert/strict";
-import { GraphError, GraphSource, NameTable, checkManifest, checkNames, decodeChunk, decodeSearch, idsOf, nameIntervals, unionWidth } from "../../themes/default/static/fetch.js";
-import { buildGraph, chunkBytes, diffSearchBytes, frameTable, memoryFetch, parseFolded, searchBytes } from "./helpers.mjs";
+import { GraphError, GraphSource, NameTable, checkManifest, checkNames, chunkWidths, decodeChunk, decodeSearch, idsOf, layoutView, nameIntervals, unionWidth } from "../../themes/default/static/fetch.js";
+import { buildGraph, chunkBytes, diffSearchBytes, diffTable, frameTable, memoryFetch, parseFolded, searchBytes } from "./helpers.mjs";
 
 const FOLDED = "main;a;b 5\nmain;a 2\nmain;c 3\nother 1\n";
 
@@ -53,6 +53,82 @@ test("decodeChunk reads a comparison's coded chunk, its gaps after the layout's 
   const c = decodeChunk(chunkBytes(t, ids, 0, 4, { diff, version: 5, coded: t.total }), "c", widths);
   assert.deepEqual(columns(c), columns(plain));
   assert.deepEqual([...c.offset], ids.map((i) => t.offset[c.id[i]]));
+});
+
+/**
+ * A comparison of version 8 in memory: one chunk per depth of every frame of diffTable `d`
+ * (version 6, coded, with the three layouts' offsets), and its manifest. `entries` are the
+ * chunks' manifest entries.
+ */
+function layoutsGraph(d) {
+  const f = d.frames;
+  const t = { depth: f.map((x) => x.depth), offset: f.map((x) => x.lo), total: f.map((x) => x.width), parent: f.map((x) => x.parent), name: f.map((x) => x.name) };
+  const diff = { beforeTotal: f.map((x) => x.before), beforeSelf: f.map((x) => x.beforeSelf), afterTotal: f.map((x) => x.after), afterSelf: f.map((x) => x.afterSelf) };
+  const layouts = { after: [f.map((x) => x.afterLo), diff.afterTotal], before: [f.map((x) => x.beforeLo), diff.beforeTotal] };
+  const files = new Map();
+  const chunks = [];
+  const depth = Math.max(...t.depth) + 1;
+  for (let k = 0; k < depth; k++) {
+    const ids = f.filter((x) => x.depth === k).map((x) => x.id);
+    const file = `c/0-${k}.bin`;
+    files.set(file, chunkBytes(t, ids, k, k + 1, { diff, version: 6, coded: t.total, layouts }));
+    const span = (lo, w) => ({ offset: [Math.min(...ids.map((i) => lo[i])), Math.max(...ids.map((i) => lo[i] + w[i]))], max_total: Math.max(...ids.map((i) => w[i])) });
+    chunks.push({ file, class: 0, depth: [k, k + 1], frames: ids.length, name_max: d.names.length - 1, bytes: 0, ...span(t.offset, t.total), after: span(...layouts.after), before: span(...layouts.before) });
+  }
+  const manifest = {
+    format: "flamesite-graph", version: 8, values: "u32", graph: "samples", unit: "samples", differential: true, total: 2 ** 31, total_before: d.tb, frames: f.length, depth,
+    palette: "hot", root_width: 100, class_factor: 8, names: [], chunks, search: [], diff: { layout: "union", total_before: d.tb, total_after: d.ta, scale_points: 1, scale_value: 1 },
+  };
+  files.set("manifest.json", manifest);
+  return { manifest, files, t };
+}
+
+test("a comparison's chunk of version 6 holds every layout: each reads back its own offsets and widths", async () => {
+  // Paths of one run only, and selfs: gaps differ from one layout to the next.
+  const d = diffTable(parseFolded("main;a;x 30\nmain;a 5\nmain;b 20\ngone;g 7\nkeep 3\n"), parseFolded("main;a;x 10\nmain;b 40\nmain;b;y 6\nnew;n 9\nkeep 3\nmain 4\n"));
+  const { manifest, files } = layoutsGraph(d);
+  for (const layout of ["union", "after", "before"]) {
+    const view = layoutView(manifest, layout);
+    assert.equal(view.total, { union: 2 ** 31, after: d.ta, before: d.tb }[layout]);
+    const frames = [];
+    for (const e of view.chunks) {
+      const c = decodeChunk(files.get(e.file), e.file, chunkWidths(view));
+      for (let i = 0; i < c.n; i++) frames.push([c.id[i], c.offset[i], c.total[i]]);
+      // The manifest entry's span is where the chunk's frames lie in this layout.
+      assert.deepEqual(e.offset, [Math.min(...c.offset), Math.max(...[...c.offset].map((o, i) => o + c.total[i]))], `${layout} ${e.file}`);
+    }
+    frames.sort((a, b) => a[0] - b[0]);
+    const want = d.frames.map((x) => ({ union: [x.id, x.lo, x.width], after: [x.id, x.afterLo, x.after], before: [x.id, x.beforeLo, x.before] })[layout]);
+    assert.deepEqual(frames, want, layout);
+  }
+  const gone = d.frames.find((x) => d.names[x.name] === "gone");
+  assert.equal(gone.after, 0, "a path the later run lacks is 0 wide after");
+  const keep = d.frames.find((x) => d.names[x.name] === "keep");
+  assert.deepEqual([keep.afterLo, keep.beforeLo], [0, 7], "keep follows gone before, and nothing after");
+  // Read through a source, the layout asked for is the one drawn.
+  const base = "http://x/compare/g/samples/";
+  const src = new GraphSource(base, memoryFetch(files, base), "before");
+  const m = await src.manifest();
+  assert.equal(m.total, d.tb);
+  assert.equal(m.diff.layout, "before");
+  const c = await src.chunk(m.chunks[1]);
+  assert.deepEqual([...c.offset], [...c.id].map((id) => d.frames[id].beforeLo));
+});
+
+test("a source of an older comparison reads the layout from its own folder", async () => {
+  const g = buildGraph(parseFolded(FOLDED));
+  const base = "http://x/compare/g/samples/";
+  const files = new Map();
+  const union = { ...g.manifest, diff: { layout: "union", layouts: { after: "after/", before: "before/" }, total_before: 1, total_after: 1, scale_points: 1, scale_value: 1 } };
+  files.set("manifest.json", union);
+  files.set("after/manifest.json", { ...g.manifest, diff: { ...union.diff, layout: "after", layouts: { union: "../", before: "../before/" } } });
+  for (const [file, v] of g.files) if (file !== "manifest.json") files.set(`after/${file}`, v);
+  const f = memoryFetch(files, base);
+  const src = new GraphSource(base, f, "after");
+  const m = await src.manifest();
+  assert.equal(m.diff.layout, "after");
+  assert.equal(src.base, base + "after/");
+  assert.deepEqual(f.calls, [base + "manifest.json", base + "after/manifest.json"]);
 });
 
 test("decodeChunk and decodeSearch refuse flags they do not know and coded files of old versions", () => {
@@ -161,7 +237,7 @@ test("decodeChunk refuses bad magic, versions, truncation and bad row indexes", 
   const t = frameTable(parseFolded(FOLDED));
   const good = chunkBytes(t, [0, 1, 5], 0, 2);
   assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { magic: "XXXX" }), "c/0-0.bin"), /c\/0-0\.bin: not a FSCH file/);
-  assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { version: 6 })), /version 6 is not supported/);
+  assert.throws(() => decodeChunk(chunkBytes(t, [0], 0, 1, { version: 7 })), /version 7 is not supported/);
   assert.throws(() => decodeChunk(good.slice(0, good.byteLength - 4)), /truncated or corrupt/);
   assert.throws(() => decodeChunk(new ArrayBuffer(10)), GraphError);
   const bad = good.slice(0);
@@ -229,8 +305,8 @@ test("checkManifest and checkNames refuse what they do not know", () => {
   const { manifest, files } = buildGraph(parseFolded(FOLDED), { namesPerFile: 2 });
   assert.equal(checkManifest(manifest), manifest);
   assert.equal(checkManifest({ ...manifest, version: 6 }).version, 6);
-  assert.equal(checkManifest({ ...manifest, version: 7 }).version, 7);
-  assert.throws(() => checkManifest({ ...manifest, version: 8 }), /version 8 is not supported/);
+  assert.equal(checkManifest({ ...manifest, version: 8 }).version, 8);
+  assert.throws(() => checkManifest({ ...manifest, version: 9 }), /version 9 is not supported/);
   assert.throws(() => checkManifest({ format: "x" }), /not a flamesite graph manifest/);
   assert.throws(() => checkManifest({ ...manifest, names: [manifest.names[1]] }), /do not cover the name ids/);
   const entry = manifest.names[0];

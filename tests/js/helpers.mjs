@@ -76,8 +76,10 @@ const pad8 = (x) => (x + 7) & ~7;
  * and after columns (version 4: { beforeTotal, beforeSelf, afterTotal, afterSelf }). `coded`,
  * when given, is each frame's width by id (`t.total` for a plain graph, a layout's widths for
  * a comparison): the columns are then coded as FORMAT.md "Coded columns" says (flag 4).
+ * `layouts` (version 6, coded): `{ after: [offsets, widths], before: [offsets, widths] }` by
+ * id, whose gaps follow the union's offsets.
  */
-export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null } = {}) {
+export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null, layouts = null } = {}) {
   const narrow = version >= 2 && values === "u32";
   const w = narrow ? 4 : 8;
   const rows = [...ids].sort((a, b) => t.depth[a] - t.depth[b] || t.offset[a] - t.offset[b] || a - b);
@@ -85,7 +87,7 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
   const m = depthHi - depthLo + 1;
   const a = pad8(24 + 4 * m);
   // Version 4 (a comparison): the before and after columns instead of the widths.
-  const fcols = diff ? 5 : 3;
+  const fcols = layouts ? 7 : diff ? 5 : 3;
   const buf = new ArrayBuffer(a + w * fcols * n + 12 * n);
   const dv = new DataView(buf);
   for (let i = 0; i < 4; i++) dv.setUint8(i, magic.charCodeAt(i));
@@ -104,7 +106,9 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
   const ints = [rows, byRow(t.parent), byRow(t.name)];
   if (coded) {
     // Offsets as gaps after the frame before at the same depth, ids and parents as steps.
-    cols[0] = rows.map((r, i) => (i > 0 && t.depth[rows[i - 1]] === t.depth[r] ? t.offset[r] - t.offset[rows[i - 1]] - coded[rows[i - 1]] : t.offset[r]));
+    const gaps = (offset, width) => rows.map((r, i) => (i > 0 && t.depth[rows[i - 1]] === t.depth[r] ? offset[r] - offset[rows[i - 1]] - width[rows[i - 1]] : offset[r]));
+    cols[0] = gaps(t.offset, coded);
+    if (layouts) cols.splice(1, 0, gaps(...layouts.after), gaps(...layouts.before));
     for (const c of [0, 1]) ints[c] = ints[c].map((v, i) => (i > 0 ? (v - ints[c][i - 1]) >>> 0 : v));
   }
   // One value of `width` bytes at byte `at` of the file; with `coded`, byte k of value i of a
@@ -322,7 +326,9 @@ export function rng(seed) {
  * from each set, its width `floor(before · 2^30 / TB) + floor(after · 2^30 / TA)` (exactly, in
  * BigInt), children in byte order of their names after their parent's offset. Frames are
  * numbered depth first; `last` is the id of a frame's last descendant. Returns { names, frames,
- * tb, ta } with `frames[id] = { id, name, depth, parent, lo, width, before, after, last }`.
+ * tb, ta } with `frames[id] = { id, name, depth, parent, lo, width, before, after, last,
+ * beforeSelf, afterSelf, afterLo, beforeLo }`, the last two its offsets in the after and before
+ * layouts (widths: its after and before values).
  */
 export function diffTable(beforeStacks, afterStacks) {
   const root = { name: "all", kids: new Map(), before: 0, after: 0 };
@@ -342,17 +348,22 @@ export function diffTable(beforeStacks, afterStacks) {
   const share = (v, of) => (of === 0 ? 0 : Number((BigInt(v) << 30n) / BigInt(of)));
   const nameSet = new Set();
   const frames = [];
-  (function lay(n, depth, parent, lo) {
+  (function lay(n, depth, parent, lo, afterLo, beforeLo) {
+    const kids = [...n.kids.values()].sort((a, b) => byteOrder(a.name, b.name));
+    const own = (side) => n[side] - kids.reduce((sum, k) => sum + k[side], 0);
     const f = { id: frames.length, name: n.name, depth, parent, lo, width: share(n.before, tb) + share(n.after, ta), before: n.before, after: n.after, last: 0 };
+    Object.assign(f, { afterLo, beforeLo, beforeSelf: own("before"), afterSelf: own("after") });
     frames.push(f);
     if (depth > 0) nameSet.add(n.name);
-    let o = lo;
-    for (const k of [...n.kids.values()].sort((a, b) => byteOrder(a.name, b.name))) {
-      lay(k, depth + 1, f.id, o);
+    let [o, a, b] = [lo, afterLo, beforeLo];
+    for (const k of kids) {
+      lay(k, depth + 1, f.id, o, a, b);
       o += share(k.before, tb) + share(k.after, ta);
+      a += k.after;
+      b += k.before;
     }
     f.last = frames.length - 1;
-  })(root, 0, 0xffffffff, 0);
+  })(root, 0, 0xffffffff, 0, 0, 0);
   const names = ["all", ...[...nameSet].sort(byteOrder)];
   const id = new Map(names.map((n, i) => [n, i]));
   for (const f of frames) f.name = f.depth === 0 ? 0 : id.get(f.name);

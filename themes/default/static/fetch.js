@@ -74,17 +74,19 @@ function addUp(col) {
 
 /**
  * Versions of the graph format this page reads: 1 (f64 values), 2 (u32 or f64 values), 3 (a
- * comparison's chunks with widths), 4 (a comparison's chunks without them) and 5 (a
- * comparison's search files in narrow columns).
+ * comparison's chunks with widths), 4 (a comparison's chunks without them), 5 (a
+ * comparison's search files in narrow columns) and 6 (a comparison's chunks with the offsets
+ * of all three layouts).
  */
-const VERSIONS = [1, 2, 3, 4, 5];
+const VERSIONS = [1, 2, 3, 4, 5, 6];
 
 /**
- * Versions of the manifest this page reads: those of the files, and 6 and 7, whose data files
+ * Versions of the manifest this page reads: those of the files, and 6 to 8, whose data files
  * are gzip members (unpacked as they arrive, unpack.js) holding version 2 (plain) or 5
- * (comparison) files; those of 7 have coded columns (flag CODED).
+ * (comparison) files, of 7 with coded columns (flag CODED); of 8 a comparison's chunks are of
+ * version 6, every layout in one folder.
  */
-const MANIFEST_VERSIONS = [...VERSIONS, 6, 7];
+const MANIFEST_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8];
 
 /** [version, field 8, field 12, field 16, field 20] of a chunk or search file. */
 function header(buf, file, magic) {
@@ -93,7 +95,7 @@ function header(buf, file, magic) {
   const got = String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3));
   if (got !== magic) throw new GraphError(file, `not a ${magic} file (bad magic)`);
   const version = dv.getUint32(4, true);
-  if (!VERSIONS.includes(version)) throw new GraphError(file, `version ${version} is not supported (this page reads versions 1 to 5)`);
+  if (!VERSIONS.includes(version)) throw new GraphError(file, `version ${version} is not supported (this page reads versions 1 to 6)`);
   return [version, dv.getUint32(8, true), dv.getUint32(12, true), dv.getUint32(16, true), dv.getUint32(20, true)];
 }
 
@@ -153,16 +155,19 @@ export function decodeChunk(data, file = "chunk", widths = null) {
   const rows = depthHi - depthLo + 1;
   const a = pad8(24 + 4 * rows);
   // Version 3 (a comparison) adds the after columns to the differential ones; version 4 has
-  // the before and after columns and not the widths.
+  // the before and after columns and not the widths; version 6 the offsets of the union, after
+  // and before layouts before them.
   const withAfter = diff && version >= 3;
   const derived = diff && version >= 4;
+  const layouts = diff && version >= 6;
   if (derived && !widths) throw new GraphError(file, "is a comparison's chunk, read without its manifest's layout and totals");
-  const fcols = derived ? 5 : withAfter ? 7 : diff ? 5 : 3;
+  const fcols = layouts ? 7 : derived ? 5 : withAfter ? 7 : diff ? 5 : 3;
   const expected = a + w * fcols * n + 12 * n;
   if (buf.byteLength !== expected) {
     throw new GraphError(file, `is ${buf.byteLength} bytes, expected ${expected} for ${n} frames (truncated or corrupt)`);
   }
-  if (coded && version !== (diff ? 5 : 2)) throw new GraphError(file, `is a chunk of version ${version} with coded columns`);
+  if (version === 6 && !(diff && coded)) throw new GraphError(file, "is a chunk of version 6 that is not a comparison's with coded columns");
+  if (coded && !(diff ? version >= 5 : version === 2)) throw new GraphError(file, `is a chunk of version ${version} with coded columns`);
   if (coded) buf = joinPlanes(buf, a, n, [...Array(fcols).fill(w), 4, 4, 4]);
   const rowStart = u32s(buf, 24, rows);
   if (rowStart[0] !== 0 || rowStart[rows - 1] !== n) throw new GraphError(file, "row index does not cover the frames");
@@ -175,7 +180,9 @@ export function decodeChunk(data, file = "chunk", widths = null) {
     at += w * n;
     return c;
   };
-  const offset = col();
+  // Of version 6, the offsets of the layout shown; the others are passed over.
+  const offsets = [col(), ...(layouts ? [col(), col()] : [])];
+  const offset = offsets[layouts ? Math.max(0, ["union", "after", "before"].indexOf(widths.layout)) : 0];
   let total = derived ? null : col();
   let self = derived ? null : col();
   const beforeTotal = diff ? col() : null;
@@ -198,6 +205,23 @@ export function decodeChunk(data, file = "chunk", widths = null) {
     }
   }
   return c;
+}
+
+/**
+ * The manifest of a comparison as `layout` ("union", "after" or "before") shows it, when its
+ * chunks hold every layout (version 8): `total` the layout's root width, each chunk's `offset`
+ * and `max_total` its own in that layout, `diff.layout` the layout. Any other manifest is
+ * returned as it is.
+ */
+export function layoutView(m, layout) {
+  if (!m.diff || !layout || layout === m.diff.layout || !(layout === "after" || layout === "before")) return m;
+  if (!m.chunks.every((c) => c[layout] && Array.isArray(c[layout].offset))) return m;
+  return {
+    ...m,
+    total: layout === "after" ? m.diff.total_after : m.diff.total_before,
+    chunks: m.chunks.map((c) => ({ ...c, offset: c[layout].offset, max_total: c[layout].max_total })),
+    diff: { ...m.diff, layout },
+  };
 }
 
 /** What decodeChunk needs of a manifest to read its chunks: `{ layout, tb, ta }`, or null. */
@@ -340,7 +364,7 @@ export function nameFiles(m) {
 /** Check a parsed manifest.json; returns it, or throws GraphError saying what is wrong. */
 export function checkManifest(m, file = "manifest.json") {
   if (!m || m.format !== "flamesite-graph") throw new GraphError(file, "is not a flamesite graph manifest");
-  if (!MANIFEST_VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 7)`);
+  if (!MANIFEST_VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 8)`);
   for (const key of ["total", "depth", "root_width"]) {
     if (typeof m[key] !== "number") throw new GraphError(file, `has no number "${key}"`);
   }
@@ -447,8 +471,9 @@ export class NameTable {
  * `bucketsLoaded` those of the search buckets; `errors` the failures, as GraphErrors.
  */
 export class GraphSource {
-  constructor(base, fetchFn = (u) => fetch(u)) {
+  constructor(base, fetchFn = (u) => fetch(u), layout = null) {
     this.base = base;
+    this.layout = layout; // of a comparison: the layout shown (see manifest)
     this.fetchFn = fetchFn;
     this.cache = new Map(); // url -> Promise
     this.done = new Map(); // url -> decoded value, once it arrived
@@ -535,11 +560,22 @@ export class GraphSource {
     return p;
   }
 
+  /**
+   * The graph's manifest, of a comparison in `layout`: from the one folder of a version 8
+   * graph (layoutView), or, of an older one, from the layout's own folder (its `diff.layouts`),
+   * which this source then reads its files from.
+   */
   manifest() {
-    return this.get("manifest.json", "json", (m) => {
-      checkManifest(m);
-      this.widths = chunkWidths(m);
-      return m;
+    return this.get("manifest.json", "json", (m) => checkManifest(m)).then((m) => {
+      const folder = m.diff && m.diff.layout !== this.layout && m.diff.layouts ? m.diff.layouts[this.layout] : undefined;
+      if (typeof folder === "string" && folder !== "") {
+        this.base = new URL(folder, this.base).href;
+        this.layout = null;
+        return this.manifest();
+      }
+      const view = layoutView(m, this.layout);
+      this.widths = chunkWidths(view);
+      return view;
     });
   }
 

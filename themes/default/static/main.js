@@ -483,9 +483,9 @@ class Viewer {
     const meta = this.graphs.find((m) => m.name === this.st.graph) || this.graphs[0];
     if (!meta) return this.fail("this page lists no graph");
     this.select.selectedIndex = this.graphs.indexOf(meta);
-    // A comparison's other layouts are folders of its graph folder.
-    const folder = this.st.layout === "union" || !this.isDiffPage ? "" : `${this.st.layout}/`;
-    const source = new GraphSource(new URL(meta.data + folder, document.baseURI).href);
+    // A comparison's chunks hold all three layouts (graphs built before that have a folder
+    // for each, which the source finds from the manifest).
+    const source = new GraphSource(new URL(meta.data, document.baseURI).href, undefined, this.isDiffPage ? this.st.layout : null);
     // The files the page preloads for its first view: asked for now, not after the manifest.
     source.early([...document.querySelectorAll('link[rel="preload"][as="fetch"]')].map((l) => l.href));
     this.g = {
