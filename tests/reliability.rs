@@ -339,6 +339,94 @@ fn entries(out: &Path) -> Vec<(PathBuf, serde_json::Value)> {
     v
 }
 
+/// Bytes of the files under `dir` (apparent sizes).
+fn bytes_under(dir: &Path) -> u64 {
+    walkdir::WalkDir::new(dir).into_iter().map(|e| e.unwrap()).filter(|e| e.file_type().is_file()).map(|e| e.metadata().unwrap().len()).sum()
+}
+
+/// The cache is not a second copy of the site: once a build has published, each entry keeps
+/// what it recorded of its files (their sums), and a build that must write the site again
+/// takes the files from the published site, checked against those sums. A published file
+/// edited in place is not taken: its run is decoded again, and the site is the one the
+/// profiles give.
+#[test]
+fn the_cache_keeps_sums_and_restores_from_the_published_site() {
+    use std::io::{Seek, Write as _};
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    for day in 1..=4 {
+        write(&input.join(format!("api/2026-01-0{day}.folded")), &profile(day, 400));
+    }
+    let out = work.path().join("public");
+    let cache = work.path().join(".public.cache");
+    let reference = work.path().join("reference");
+    let o = build(&input, &reference, &["--no-cache"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want = tree(&reference);
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (site, kept) = (bytes_under(&out), bytes_under(&cache));
+    assert!(kept * 10 <= site, "the cache holds {kept} bytes beside a site of {site}");
+    let entries = entries(&out);
+    assert_eq!(entries.len(), 4 + 3, "an entry per run and per comparison");
+    for (dir, json) in &entries {
+        assert!(!dir.join("files").exists() && !json["sums"].as_array().unwrap().is_empty(), "{}: sums, no files", dir.display());
+    }
+
+    // The staging tree is lost (a new checkout of the output, say) and every profile is
+    // touched: the next build writes the site again, from the published files, decoding
+    // nothing.
+    let touch = || {
+        for day in 1..=4 {
+            let path = input.join(format!("api/2026-01-0{day}.folded"));
+            let bytes = std::fs::read(&path).unwrap();
+            write(&path, &bytes);
+        }
+    };
+    std::fs::remove_dir_all(work.path().join(".public.flamesite-next")).unwrap();
+    touch();
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("0 decoded, 4 from the cache"), "{}", stderr(&o));
+    assert!(tree(&out) == want, "the site differs at {}", first_difference(&tree(&out), &want));
+
+    // An editor changes a chunk of the published site in place; the next full rewrite finds
+    // it is not what the entry recorded, and decodes that run again.
+    let chunk = walkdir::WalkDir::new(out.join("p/api/2026-01-02/g"))
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap())
+        .find(|e| e.file_type().is_file() && e.path().to_string_lossy().ends_with(".bin.gz"))
+        .unwrap()
+        .into_path();
+    let mut f = std::fs::OpenOptions::new().write(true).open(&chunk).unwrap();
+    f.seek(std::io::SeekFrom::Start(0)).unwrap();
+    f.write_all(b"CORRUPT!").unwrap();
+    drop(f);
+    std::fs::remove_dir_all(work.path().join(".public.flamesite-next")).unwrap();
+    touch();
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1 decoded, 3 from the cache"), "only the edited run is decoded again: {}", stderr(&o));
+    assert!(tree(&out) == want, "the site differs at {}", first_difference(&tree(&out), &want));
+    assert!(entries_without_files(&out), "the entries let go of their files again");
+
+    // A run added: only it is decoded, and the cache stays small.
+    write(&input.join("api/2026-01-05.folded"), &profile(5, 400));
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1 decoded") && stderr(&o).contains("1 made"), "{}", stderr(&o));
+    let o = build(&input, &reference, &["--no-cache"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(tree(&out) == tree(&reference), "the site differs at {}", first_difference(&tree(&out), &tree(&reference)));
+    assert!(bytes_under(&cache) * 10 <= bytes_under(&out) && entries_without_files(&out));
+}
+
+/// Whether no cache entry of the site in `out` holds files.
+fn entries_without_files(out: &Path) -> bool {
+    entries(out).iter().all(|(dir, _)| !dir.join("files").exists())
+}
+
 /// Item 8: a file of the published site edited in place does not reach the cache, and a
 /// tampered cache entry (its values, or a file list naming `../`) is refused and made again:
 /// the site published is always the one the profiles give, and nothing outside is linked.

@@ -128,6 +128,9 @@ struct Build<'a> {
     same_runs: bool,
     /// Keys of cache entries that runs read again, or gone, no longer use.
     replaced_keys: Vec<String>,
+    /// Keys of runs decoded again with the key they had: the published files were not what
+    /// their entry recorded (edited in place, or gone), so their folders are written again.
+    redone: BTreeSet<String>,
     /// Keys of the comparisons of the last build that this one does not publish.
     unused_comparisons: Vec<String>,
     /// Change lists of the comparisons made in this build, by key.
@@ -183,7 +186,7 @@ impl<'a> Build<'a> {
                 let dir = config.cache_folder();
                 std::fs::create_dir_all(&dir).map_err(|e| format!("cache {}: {e}", dir.display()))?;
                 cache::check_folder(&dir).map_err(BuildError::Config)?;
-                Some(Cache::new(&dir, config))
+                Some(Cache::new(&dir, config).publishing_to(&config.output))
             }
             _ => None,
         };
@@ -213,6 +216,7 @@ impl<'a> Build<'a> {
             names: slug::Record::default(),
             same_runs: false,
             replaced_keys: Vec::new(),
+            redone: BTreeSet::new(),
             unused_comparisons: Vec::new(),
             changes: HashMap::new(),
             rewrite: true,
@@ -292,14 +296,23 @@ impl<'a> Build<'a> {
         let rewrite = !(self.live_ino != 0 && self.data.live.ino == self.live_ino && self.data.next.as_ref().is_some_and(|n| n.ino == staging_ino));
         self.rewrite = rewrite;
         let cache = self.cache.as_ref();
+        if let (true, Some(c)) = (rewrite, cache) {
+            // Every file is to be written again: the published site's folders, as the state
+            // last knew them, may hold what the entries recorded.
+            for (url, key) in &self.data.live.runs {
+                c.home(key, url);
+            }
+        }
         let unchanged: Vec<bool> = self.pool.install(|| {
             sources
                 .par_iter()
                 .zip(&previous)
-                .map(|(s, p)| {
+                .zip(&slugs)
+                .map(|((s, p), slug)| {
                     cache.is_some()
                         && p.as_ref().is_some_and(|p| {
-                            p.record.stamps == s.stamps && (!rewrite || cache.is_some_and(|c| c.verified(&p.record.key).is_some()))
+                            p.record.stamps == s.stamps
+                                && (!rewrite || cache.is_some_and(|c| c.verified_at(&p.record.key, Some(&format!("p/{slug}/"))).is_some()))
                         })
                 })
                 .collect()
@@ -317,7 +330,7 @@ impl<'a> Build<'a> {
                         Some(s) => s.write(&format!("{url}{rel}"), bytes).map_err(|e| e.to_string()),
                         None => Ok(()),
                     };
-                    let r = ingest::ingest(&ctx, &sources[i], &sink);
+                    let r = ingest::ingest(&ctx, &sources[i], &url, &sink);
                     bar.inc(1);
                     (i, r)
                 })
@@ -334,22 +347,30 @@ impl<'a> Build<'a> {
             } else {
                 let old = previous[i].take();
                 let old_hash = old.as_ref().map(|r| r.hash);
-                if let Some(old) = old {
-                    self.replaced_keys.push(old.record.key);
-                }
+                let old_key = old.map(|old| old.record.key);
                 match outcomes.remove(&i).expect("every changed run was ingested") {
                     Ok(ingested) => {
                         match ingested.how {
                             How::Cached => summary.cached += 1,
                             How::Decoded => summary.decoded += 1,
                         }
+                        // Decoded with the key it had: neither its entry nor the published
+                        // site had its files as recorded.
+                        let redone = ingested.how == How::Decoded && old_key.as_deref() == Some(ingested.record.key.as_str());
+                        if redone {
+                            self.redone.insert(ingested.record.key.clone());
+                        }
+                        if let Some(k) = old_key.filter(|_| !redone) {
+                            self.replaced_keys.push(k);
+                        }
                         let hash = record_hash(&ingested.record);
-                        same &= old_hash == Some(hash);
+                        same &= old_hash == Some(hash) && !redone;
                         (ingested.record, hash)
                     }
                     Err(IngestError::Profile(e)) => {
                         // One that fails again is not on the site either time.
                         same &= old_hash.is_none();
+                        self.replaced_keys.extend(old_key);
                         summary.skipped.push(e);
                         continue;
                     }
@@ -467,7 +488,7 @@ impl<'a> Build<'a> {
             .map(|s| derive::history::spans(s.runs.len()).into_iter().map(|(_, n)| std::sync::Mutex::new(SpanCell { span: None, uses: 1 + derive::history::buckets(n) })).collect())
             .collect();
         let graph_dir = |run: &crate::archive::run::Run, g: &crate::archive::run::GraphInfo| match cache {
-            Some(c) => c.file(&run.record.key, &g.data),
+            Some(c) => c.file_at(&run.record.key, Some(&run.url), &g.data),
             None => staging.path(&format!("{}{}", run.url, g.data)),
         };
         let history = |si: usize, span: usize| {
@@ -533,7 +554,7 @@ impl<'a> Build<'a> {
         let (rendered, kept) = self.pool.install(|| match (incremental, cache, &data.next) {
             (true, Some(cache), Some(next)) => {
                 state::mark_dirty(cache.dir())?;
-                update(&site, &plan, &desired, &staging, cache, &data.live, next)
+                update(&site, &plan, &desired, &staging, cache, &data.live, next, &self.redone)
             }
             _ => rewrite(&site, &plan, &archive, &staging, cache),
         })?;
@@ -562,10 +583,19 @@ impl<'a> Build<'a> {
             cache.retain(&used);
         }
         let old_live = std::mem::take(&mut data.live);
-        let next = match mirror {
+        let mut next = match mirror {
             Some(ino) => Some(TreeDiff { ino, ..TreeDiff::default() }),
             None => old_known.then(|| TreeDiff::between(&desired, &old_live)),
         };
+        if let Some(next) = next.as_mut().filter(|_| !self.redone.is_empty()) {
+            // The tree swapped out has the files of the runs decoded again as they were found
+            // (changed): the next build writes those folders there again.
+            for (url, key) in &desired.runs {
+                if self.redone.contains(key) {
+                    next.runs.insert(url.clone(), None);
+                }
+            }
+        }
         let known = archive.runs.iter().map(|r| state::Known { source: r.record.source.clone(), stamps: r.record.stamps, hash: r.hash, graphs: r.record.graphs.len() }).collect();
         let comparisons = archive.comparisons.into_iter().map(|c| c.made).collect();
         let runs = archive.runs.into_iter().map(|r| SavedRun { record: r.record, hash: r.hash }).collect();
@@ -580,6 +610,12 @@ impl<'a> Build<'a> {
         };
         let names = std::mem::take(&mut self.names);
         state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next, comparisons })?;
+        // The published site now holds every entry's files: the entries keep their sums only
+        // (a build that rewrote the site lets go of any entry's files, leftovers included).
+        cache.shed();
+        if !incremental {
+            cache.shed_all();
+        }
         Ok(())
     }
 }
@@ -642,7 +678,9 @@ fn rewrite(site: &Site, plan: &[Page], archive: &Archive, staging: &Staging, cac
 
 /// Brings the staging tree, known to be `live` changed by `next`, to the new state `desired`, touching
 /// only what differs: a page whose hash is unchanged is left, one the published site already
-/// has is linked from it, and only the others are rendered.
+/// has is linked from it, and only the others are rendered. The folders of the runs in
+/// `redone` are written again too.
+#[allow(clippy::too_many_arguments)]
 fn update(
     site: &Site,
     plan: &[Page],
@@ -651,6 +689,7 @@ fn update(
     cache: &Cache,
     live: &Tree,
     next: &TreeDiff,
+    redone: &BTreeSet<String>,
 ) -> Result<(usize, usize), BuildError> {
     // The work is found by walking the sorted maps side by side: a lookup per page and run
     // took half a second at 100,000 runs, to find the few that differ.
@@ -681,7 +720,20 @@ fn update(
         staging.remove(path)?;
     }
     let runs = state::Work::between(&desired.runs, &live.runs, &next.runs);
+    if !runs.set.is_empty() {
+        // A run that moved to another folder is read from where it was published.
+        let wanted: BTreeSet<&str> = runs.set.iter().map(|&(url, _)| desired.runs[url].as_str()).collect();
+        for (url, key) in live.runs.iter().filter(|(_, k)| wanted.contains(k.as_str())) {
+            cache.home(key, url);
+        }
+    }
     runs.set.par_iter().try_for_each(|&(url, _)| link_run(staging, cache, url, &desired.runs[url], true))?;
+    if !redone.is_empty() {
+        // Runs decoded again where they were: their folders are written again too.
+        let set: BTreeSet<&str> = runs.set.iter().map(|&(url, _)| url).collect();
+        let again: Vec<(&String, &String)> = desired.runs.iter().filter(|(url, key)| redone.contains(*key) && !set.contains(url.as_str())).collect();
+        again.par_iter().try_for_each(|(url, key)| link_run(staging, cache, url, key, true))?;
+    }
     for url in runs.remove {
         staging.remove(&format!("{url}g"))?;
         staging.remove(&format!("{url}{PREVIEW}"))?;
@@ -707,6 +759,8 @@ fn graph_sets(archive: &Archive) -> impl Iterator<Item = (&str, &str)> {
 /// Links the graph files of cache entry `key` into run folder `url`, first removing what the
 /// folder had (when `replace`).
 fn link_run(staging: &Staging, cache: &Cache, url: &str, key: &str, replace: bool) -> Result<(), BuildError> {
+    // Where the files are when the entry's were let go: this folder of the published site.
+    cache.home(key, url);
     let product = cache.get(key).ok_or_else(|| {
         BuildError::Cache(format!(
             "the build cache has lost the graphs of {url} (entry {key}); remove {} and build again",

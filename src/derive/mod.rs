@@ -130,13 +130,13 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, mut known:
             }
             let dir = |run: &crate::archive::run::Run, g: &GraphInfo| -> PathBuf {
                 match &source {
-                    Source::Cache(c) => c.file(&run.record.key, &g.data),
+                    Source::Cache(c) => c.file_at(&run.record.key, Some(&run.url), &g.data),
                     Source::Staging(s) => s.path(&format!("{}{}", run.url, g.data)),
                 }
             };
             let make = |sink: chunk::Sink| compare(config, &shared, &dir, before, after, sink);
             let made = match &source {
-                Source::Cache(c) => match c.get(key) {
+                Source::Cache(c) => match c.verified_at(key, Some(url)) {
                     Some(p) => Ok(p),
                     None => c.fill(key, make),
                 },

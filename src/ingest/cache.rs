@@ -1,16 +1,20 @@
-//! The incremental build cache: the graph files of every profile built, keyed by what they
-//! were built from, so that a rebuild decodes only new or changed profiles.
+//! The incremental build cache: a record of the graph files of every profile built, keyed by
+//! what they were built from, so that a rebuild decodes only new or changed profiles.
 //!
 //! The key is a BLAKE3 hash of the flamesite version, every configuration value that changes
 //! a graph (chunking, limits, perf and pprof options, palette, the sidecar's unit, whether a
 //! preview image is made) and the profile's bytes, so the cache never serves a graph built from other
 //! content: a file edited in place, with its size and time kept, has another key. An entry is
 //! a folder `KEY/` holding `entry.json` (what decoding learnt: format, metadata, graphs, the
-//! first view's files, warnings) and `files/`, the run folder's graph files and preview image
-//! as they are published. The build copies them into the output, each checked against the
-//! length and BLAKE3 hash the entry recorded ([`Product::sums`]), so that a site file edited in
-//! place never changes the cache; an entry is sealed ([`Product::seal`]) and may name only files
-//! inside itself, and one that does not check is removed and made again. An entry is written aside and
+//! first view's files, warnings, and the length and BLAKE3 hash of each file,
+//! [`Product::sums`]) and, until the site holding them is published, `files/`: the run
+//! folder's graph files and preview image as they are published. Once published, the entry
+//! lets go of them ([`Cache::shed`]): the cache is a record of the site, not a second copy of
+//! it. A build that needs an entry's files again reads them from the published site ([`Cache::home`]
+//! says where), each checked against the sums, so that a site file edited in place or lost is
+//! never published again: its entry is removed and the profile decoded anew. An entry is sealed
+//! ([`Product::seal`]) and may name only files inside itself, and one that does not check is
+//! removed and made again. An entry is written aside and
 //! renamed into place, so it appears whole or not at all. The cache folder may hold only
 //! entries: the build state ([`STATE`]) and entries are all that [`Cache::retain`] keeps, and
 //! it removes nothing whose name is not an entry's, so a `cache_dir` pointed at another folder
@@ -91,6 +95,14 @@ pub fn is_inside(rel: &str) -> bool {
 pub struct Cache {
     dir: PathBuf,
     fingerprint: String,
+    /// The published site, where an entry's files are once its run is published.
+    published: Option<PathBuf>,
+    /// Per entry, the run or comparison folders of the published site that hold its files
+    /// (relative to it, ending in `/`): where it was published, and where it is to be.
+    homes: std::sync::RwLock<std::collections::HashMap<String, Vec<String>>>,
+    /// Entries made by this build: their files are let go once the site holding them is
+    /// published ([`Cache::shed`]).
+    filled: std::sync::Mutex<Vec<String>>,
 }
 
 impl Cache {
@@ -106,7 +118,35 @@ impl Cache {
             config.palette.as_str(),
             !config.base_url.is_empty()
         );
-        Cache { dir: dir.to_path_buf(), fingerprint }
+        Cache { dir: dir.to_path_buf(), fingerprint, published: None, homes: Default::default(), filled: Default::default() }
+    }
+
+    /// The same cache, whose entries' files may also be found in the published site
+    /// `output` (see [`Cache::home`]).
+    pub fn publishing_to(self, output: &Path) -> Cache {
+        Cache { published: Some(output.to_path_buf()), ..self }
+    }
+
+    /// Records that folder `url` of the published site holds (or is to hold) the files of
+    /// entry `key`.
+    pub fn home(&self, key: &str, url: &str) {
+        let mut homes = self.homes.write().expect("no panic while holding it");
+        let urls = homes.entry(key.to_string()).or_default();
+        if !urls.iter().any(|u| u == url) {
+            urls.push(url.to_string());
+        }
+    }
+
+    /// The folders that may hold entry `key`'s files: its own `files/`, then the published
+    /// site's folder `url` (when given) and its other homes there.
+    fn places(&self, key: &str, url: Option<&str>) -> Vec<PathBuf> {
+        let mut places = vec![self.dir.join(key).join("files")];
+        if let Some(out) = &self.published {
+            let homes = self.homes.read().expect("no panic while holding it");
+            let urls = url.into_iter().chain(homes.get(key).into_iter().flatten().map(|u| u.as_str()));
+            places.extend(urls.filter(|u| is_inside(u.trim_end_matches('/'))).map(|u| out.join(u)));
+        }
+        places
     }
 
     /// The key of the profile at `path` built with `unit` (the sidecar's, if any).
@@ -158,42 +198,37 @@ impl Cache {
         }
     }
 
-    /// The entry of `key` when, besides [`Cache::get`]'s checks, every file it lists has the
-    /// length and hash it recorded (all files are read); a broken entry is removed.
+    /// The entry of `key` when, besides [`Cache::get`]'s checks, one of its places (its own
+    /// files, or a home in the published site) has every file it lists with the length and
+    /// hash it recorded (all files are read); an entry none of whose places has them is
+    /// removed, so that it is made again.
     pub fn verified(&self, key: &str) -> Option<Product> {
-        let p = self.get(key)?;
-        for (rel, sum) in p.files.iter().zip(&p.sums) {
-            if self.read(key, rel, sum).is_err() {
-                self.discard(key);
-                return None;
-            }
-        }
-        Some(p)
+        self.verified_at(key, None)
     }
 
-    /// The bytes of file `rel` of entry `key`, checked against `sum`: a regular file (not a
-    /// link) of that length and hash.
-    pub fn read(&self, key: &str, rel: &str, sum: &FileSum) -> Result<Vec<u8>, String> {
-        let path = self.file(key, rel);
-        let bad = |why: String| format!("cache entry {}: {why}", self.dir.join(key).display());
-        if !is_inside(rel) {
-            return Err(bad(format!("{rel:?} is not inside the entry")));
-        }
-        // No component may be a link out of the entry.
-        let mut at = self.dir.join(key).join("files");
-        for c in rel.split('/') {
-            at.push(c);
-            match fs::symlink_metadata(&at) {
-                Ok(m) if m.file_type().is_symlink() => return Err(bad(format!("{rel} is a symbolic link"))),
-                Ok(_) => {}
-                Err(e) => return Err(bad(format!("{rel}: {e}"))),
+    /// [`Cache::verified`], looking in the published site's folder `url` too.
+    pub fn verified_at(&self, key: &str, url: Option<&str>) -> Option<Product> {
+        let p = self.get(key)?;
+        for place in self.places(key, url) {
+            if p.files.iter().zip(&p.sums).all(|(rel, sum)| read_in(&place, rel, sum).is_ok()) {
+                return Some(p);
             }
         }
-        let bytes = fs::read(&path).map_err(|e| bad(format!("{rel}: {e}")))?;
-        if bytes.len() as u64 != sum.len || blake3::hash(&bytes).to_hex().as_str() != sum.hash {
-            return Err(bad(format!("{rel} is not the file it recorded (changed in place?)")));
+        self.discard(key);
+        None
+    }
+
+    /// The bytes of file `rel` of entry `key`, checked against `sum`: from the first of its
+    /// places that has a regular file (not a link) of that length and hash.
+    pub fn read(&self, key: &str, rel: &str, sum: &FileSum) -> Result<Vec<u8>, String> {
+        let mut why = String::new();
+        for place in self.places(key, None) {
+            match read_in(&place, rel, sum) {
+                Ok(bytes) => return Ok(bytes),
+                Err(e) => why = e,
+            }
         }
-        Ok(bytes)
+        Err(format!("cache entry {}: {why}", self.dir.join(key).display()))
     }
 
     /// Removes entry `key`, broken.
@@ -203,11 +238,66 @@ impl Cache {
         }
     }
 
-    /// Where the file `rel` (relative to the run's folder) of entry `key` is.
+    /// Where the file or folder `rel` (relative to the run's folder) of entry `key` is: in the
+    /// first of its places that has it (its own files while the build that made it runs, then the
+    /// published site).
     pub fn file(&self, key: &str, rel: &str) -> PathBuf {
-        self.dir.join(key).join("files").join(rel)
+        self.file_at(key, None, rel)
     }
 
+    /// [`Cache::file`], looking in the published site's folder `url` too.
+    pub fn file_at(&self, key: &str, url: Option<&str>, rel: &str) -> PathBuf {
+        let places = self.places(key, url);
+        places.iter().map(|p| p.join(rel)).find(|f| f.exists()).unwrap_or_else(|| places[0].join(rel))
+    }
+
+    /// Lets go of the files of the entries this build made, now that the site holding them
+    /// is published: an entry keeps what it recorded (its sums), and its files are read back
+    /// from the published site, checked against them, when a build needs them again.
+    pub fn shed(&self) {
+        let filled = std::mem::take(&mut *self.filled.lock().expect("no panic while holding it"));
+        for key in filled.iter().filter(|k| is_key(k)) {
+            let _ = fs::remove_dir_all(self.dir.join(key).join("files"));
+        }
+    }
+
+    /// Lets go of the files of every entry (after a build that rewrote the whole site).
+    pub fn shed_all(&self) {
+        let Ok(entries) = fs::read_dir(&self.dir) else { return };
+        for e in entries.flatten() {
+            if is_key(&e.file_name().to_string_lossy()) {
+                let _ = fs::remove_dir_all(e.path().join("files"));
+            }
+        }
+    }
+}
+
+/// The bytes of file `rel` of the folder `place`, checked against `sum`: a regular file of
+/// that length and hash, reached through no symbolic link below `place`.
+fn read_in(place: &Path, rel: &str, sum: &FileSum) -> Result<Vec<u8>, String> {
+    let bad = |why: String| format!("{}: {why}", place.display());
+    let path = place.join(rel);
+    if !is_inside(rel) {
+        return Err(bad(format!("{rel:?} is not inside the entry")));
+    }
+    // No component may be a link out of the place.
+    let mut at = place.to_path_buf();
+    for c in rel.split('/') {
+        at.push(c);
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => return Err(bad(format!("{rel} is a symbolic link"))),
+            Ok(_) => {}
+            Err(e) => return Err(bad(format!("{rel}: {e}"))),
+        }
+    }
+    let bytes = fs::read(&path).map_err(|e| bad(format!("{rel}: {e}")))?;
+    if bytes.len() as u64 != sum.len || blake3::hash(&bytes).to_hex().as_str() != sum.hash {
+        return Err(bad(format!("{rel} is not the file it recorded (changed in place?)")));
+    }
+    Ok(bytes)
+}
+
+impl Cache {
     /// Makes entry `key` with `make`, which hands each file to the sink it is given and
     /// returns what the entry records; the entry appears only when `make` succeeded. A file
     /// that cannot be written (a full disk) is a [`FillError::Write`], which stops the build.
@@ -260,6 +350,7 @@ impl Cache {
                     // Another thread made the same entry (two profiles with the same bytes).
                     let _ = fs::remove_dir_all(&tmp);
                 }
+                self.filled.lock().expect("no panic while holding it").push(key.to_string());
                 Ok(product)
             })(),
         };

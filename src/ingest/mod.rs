@@ -58,7 +58,9 @@ pub enum How {
 /// relative to the run's folder) when there is no cache; with a cache they go into a cache
 /// entry. (A profile whose files did not change since the last build is not ingested at all:
 /// the build keeps its record.)
-pub fn ingest(ctx: &Ctx, source: &Source, sink: chunk::Sink) -> Result<Ingested, IngestError> {
+/// `home` is the run's folder in the published site, where its files are when they were
+/// published from the same bytes.
+pub fn ingest(ctx: &Ctx, source: &Source, home: &str, sink: chunk::Sink) -> Result<Ingested, IngestError> {
     let err = |reason: String| IngestError::Profile(ProfileError::new(source.rel.clone(), reason));
     let config = ctx.config;
     let stem = scan::stem(&source.rel);
@@ -73,7 +75,7 @@ pub fn ingest(ctx: &Ctx, source: &Source, sink: chunk::Sink) -> Result<Ingested,
         None => String::new(),
     };
     // What is restored is checked: a broken entry is made again.
-    let cached = ctx.cache.and_then(|c| c.verified(&key));
+    let cached = ctx.cache.and_then(|c| c.verified_at(&key, Some(home)));
     let how = if cached.is_some() { How::Cached } else { How::Decoded };
     let fill_err = |e: FillError| match e {
         FillError::Make(reason) => err(reason),

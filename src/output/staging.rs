@@ -12,7 +12,7 @@
 //! bytes differ ([`Staging::write`], [`Staging::link`], which leave a right file alone) and the
 //! commit sweeps every file it did not write. Files are replaced by unlinking and creating,
 //! never written in place, because the two trees share files as hard links (graph files come
-//! from the cache as checked copies, never links). A lock file keeps two builds from writing the
+//! from the cache's new entries or the published site as checked copies, never links). A lock file keeps two builds from writing the
 //! same output at once. An output folder that is a symbolic link is published through: the
 //! folder it leads to is swapped, the link stays. A build that changed the staging folder and
 //! failed removes it ([`Staging`]'s `Drop`), and its first change leaves the state's dirty
