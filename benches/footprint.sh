@@ -10,9 +10,9 @@
 # Each is built from scratch with the defaults; printed: the gzipped profiles' bytes, the
 # published site's bytes (`du --apparent-size` of the output) and what the build keeps beside
 # it: the cache folder and the staging tree (the previous site, beside the output), counted
-# twice: as `du --apparent-size` counts each folder alone, and as disk bytes the output does
-# not already hold (a file that is a hard link to one of the output's costs nothing more;
-# folders' own blocks are counted).
+# twice: as `du --apparent-size` counts each folder alone (and the cache folder alone), and
+# as disk bytes the output does not already hold (a file that is a hard link to one of the
+# output's costs nothing more; folders' own blocks are counted).
 #
 # Needs: target/release/flamesite and target/release/flamesite-synth (cargo build --release
 # --workspace; or FLAMESITE_BIN and SYNTH_BIN) and python3.
@@ -66,15 +66,17 @@ report() {
   gz=$(find "$input" -type f -name '*.gz' -printf '%s\n' | awk '{s += $1} END {print s}')
   published=$(du -s --apparent-size -B1 "$site/public" | cut -f1)
   read -r apparent extra < <(measure "$site/.public.cache:$site/.public.flamesite-next" "$site/public")
-  python3 - "$what" "$gz" "$published" "$apparent" "$extra" <<'PY'
+  read -r cache _ < <(measure "$site/.public.cache" "$site/public")
+  python3 - "$what" "$gz" "$published" "$apparent" "$extra" "$cache" <<'PY'
 import sys
-what, gz, pub, app, extra = sys.argv[1], *map(int, sys.argv[2:])
-mb = lambda b: f"{b / 1e6:.1f} MB"
+what, gz, pub, app, extra, cache = sys.argv[1], *map(int, sys.argv[2:])
+mb = lambda b: f"{b / 1e6:.2f} MB"
 print(f"{what}:")
 print(f"  gzipped profiles                     {mb(gz):>10}   1.00x")
 print(f"  published (du --apparent-size)       {mb(pub):>10}   {pub / gz:.2f}x the profiles")
 print(f"  kept beside, du --apparent-size      {mb(app):>10}   {app / pub:.2f}x the output")
-print(f"  kept beside, disk bytes not shared   {mb(extra):>10}   {extra / pub:.2f}x the output")
+print(f"    of which the cache folder          {mb(cache):>10}   {cache / pub:.3f}x the output")
+print(f"  kept beside, disk bytes not shared   {mb(extra):>10}   {extra / pub:.3f}x the output")
 PY
 }
 

@@ -45,7 +45,8 @@
 // (`cargo install inferno`; without it that part is skipped, and says so).
 // Env: INFERNO_TIMEOUT (s, default 120) bounds the unpruned SVG's generation and its load;
 // BENCH_NO_INFERNO=1 measures the flamesite page alone (no SVG comparison, even with inferno
-// installed); BENCH_TOML adds lines to the benchmark's site.toml (say,
+// installed); BENCH_NET=20/40 loads every page over Chromium's emulated link of 20 Mbit/s and a
+// 40 ms round trip (any MBIT/MS); BENCH_TOML adds lines to the benchmark's site.toml (say,
 // `BENCH_TOML=$'[chunks]\nsearch_intervals = 4096'`); BENCH_KEEP=1 keeps the temporary folder.
 // The site is built with this tree's theme
 // (`theme_dir`), so edits to themes/default/static/*.js are measured without a rebuild;
@@ -83,6 +84,12 @@ const SEARCHES = ["malloc", "^std::|tokio"]; // first (cold name table), second 
 // not fetched yet (but for what the root view, the zoom and the searches fetched), then with
 // them in. BENCH_SANDWICH=0 leaves them out.
 const SANDWICH = process.env.BENCH_SANDWICH !== "0";
+// BENCH_NET=MBIT/RTT_MS (say `BENCH_NET=20/40`, an ordinary connection): every page load, the
+// floors' too, over Chromium's emulated link of that bandwidth and round trip.
+const NET = (() => {
+  const m = /^(\d+(?:\.\d+)?)\/(\d+)$/.exec(process.env.BENCH_NET || "");
+  return m ? { bytesPerSecond: (Number(m[1]) * 1e6) / 8, rtt: Number(m[2]) } : null;
+})();
 // The parts of the page's sandwich time (state().sandwich.phases).
 const SANDWICH_PHASES = {
   names: "name files in",
@@ -339,6 +346,13 @@ async function newPage(browser) {
   const ctx = await browser.newContext({ viewport: { width: WIDTH, height: HEIGHT }, deviceScaleFactor: 1 });
   await ctx.addInitScript(INIT);
   const page = await ctx.newPage();
+  if (NET) {
+    // Chromium's own network emulation (DevTools' throttling): every request of the page waits
+    // the round trip and shares the bandwidth, the floors' as the viewer's.
+    const cdp = await ctx.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", { offline: false, latency: NET.rtt, downloadThroughput: NET.bytesPerSecond, uploadThroughput: NET.bytesPerSecond });
+  }
   const problems = [];
   page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
   page.on("pageerror", (e) => problems.push(e.message));
@@ -422,6 +436,12 @@ async function flamesiteRun(browser, url) {
   });
   Object.assign(r, { first });
   r.firstBytes = await graphBytes(page, 0, first.mark);
+  // Everything fetched before the first paint, the HTML, stylesheet and scripts included.
+  r.firstAll = await page.evaluate((t1) => {
+    const nav = performance.getEntriesByType("navigation")[0];
+    const rs = performance.getEntriesByType("resource").filter((e) => e.responseEnd <= t1);
+    return { bytes: nav.transferSize + rs.reduce((a, e) => a + e.transferSize, 0), requests: 1 + rs.length };
+  }, first.mark);
   let st = await page.evaluate(() => window.flamesite.idle());
   r.firstPaintMs = st.paintMs;
   r.lastGraphEnd = await page.evaluate(
@@ -760,6 +780,7 @@ console.log(
     (others > 5 ? " (not idle: expect slower figures)" : ""),
 );
 console.log(`Chromium ${chromiumVersion} headless at ${WIDTH}×${HEIGHT}, dpr 1; node ${process.version}; ${flamesiteVersion}; theme ${path.relative(ROOT, THEME) || "."}`);
+console.log(NET ? `network: Chromium's emulated link, ${(NET.bytesPerSecond * 8) / 1e6} Mbit/s, ${NET.rtt} ms round trip (floors too)` : "network: loopback, not emulated");
 console.log(
   `graph: ${manifest.frames} frames, ${manifest.depth} levels, ${manifest.chunks.length} chunks, ${manifest.names.length} name files, ` +
     `${manifest.search.length} search buckets`,
@@ -777,6 +798,8 @@ table([
   ["  over the module floor's canvas (each run's)", stat(runs.map((r, i) => r.first.mark - floorModules[i].canvas), "ms"), ""],
   ["  data floor over the floor page (each run's)", stat(floorData.map((r, i) => r.canvas - floor[i].canvas), "ms"), ""],
   ["  module floor over the data floor (each run's)", stat(floorModules.map((r, i) => r.canvas - floorData[i].canvas), "ms"), ""],
+  ["all bytes before first paint (transferSize: HTML, CSS, scripts, data)", stat(col((r) => r.firstAll.bytes), "B"), `≤ 200 KiB: ${ok(median(col((r) => r.firstAll.bytes)), 200 * 1024)}`],
+  ["  requests before first paint", stat(col((r) => r.firstAll.requests), ""), ""],
   ["graph bytes before first paint (transferSize)", stat(col((r) => r.firstBytes.transfer), "B"), `≤ 512 KiB: ${ok(median(col((r) => r.firstBytes.transfer)), 512 * 1024)}`],
   ["  same, encodedBodySize", stat(col((r) => r.firstBytes.body), "B"), ""],
   ["hover (mousemove → handler done)", stat(runs.flatMap((r) => r.hover), "ms"), `< 16 ms: ${ok(median(runs.flatMap((r) => r.hover)), 16)}`],
