@@ -182,13 +182,6 @@ impl Values {
         }
     }
 
-    pub(crate) fn put(self, out: &mut Vec<u8>, v: u64) {
-        match self {
-            Values::U32 => out.extend_from_slice(&(v as u32).to_le_bytes()),
-            Values::F64 => out.extend_from_slice(&(v as f64).to_le_bytes()),
-        }
-    }
-
     fn get(self, b: &[u8], at: usize) -> Option<u64> {
         match self {
             Values::U32 => b.get(at..at + 4).map(|s| u32::from_le_bytes(s.try_into().unwrap()) as u64),

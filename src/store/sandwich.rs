@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::chunk::{put_u32, Values};
+use super::planes;
 use crate::graph::frames::{FrameTable, NO_PARENT};
 
 const MAGIC: &[u8; 4] = b"FSSW";
@@ -181,31 +182,51 @@ fn encode_file(name: u32, calls: usize, trees: [&[Row]; 2], new_id: &[u32], valu
     let mut out = Vec::new();
     out.extend_from_slice(MAGIC);
     put_u32(&mut out, SANDWICH_VERSION);
-    put_u32(&mut out, ((values == Values::U32) as u32) << 1);
+    // Flag 4: coded columns (docs/FORMAT.md "Coded columns"), as chunks have them.
+    put_u32(&mut out, ((values == Values::U32) as u32) << 1 | CODED);
     put_u32(&mut out, name);
     put_u32(&mut out, calls as u32);
     put_u32(&mut out, trees[0].len() as u32);
     put_u32(&mut out, trees[1].len() as u32);
     put_u32(&mut out, 0);
+    let w = match values {
+        Values::U32 => 4,
+        Values::F64 => 8,
+    };
     for rows in trees {
-        for r in rows {
-            values.put(&mut out, r.offset);
+        // A node's offset as its gap after the sibling before it, or (a first child) from its
+        // parent's offset; parents as steps from the row before.
+        let gap = |(i, r): (usize, &Row)| match i.checked_sub(1).map(|p| &rows[p]) {
+            Some(prev) if prev.parent == r.parent => r.offset.wrapping_sub(prev.offset + prev.total),
+            _ if r.parent == NO_PARENT => r.offset,
+            _ => r.offset.wrapping_sub(rows[r.parent as usize].offset),
+        };
+        let columns: [Vec<u64>; 3] = [rows.iter().enumerate().map(gap).collect(), rows.iter().map(|r| r.total).collect(), rows.iter().map(|r| r.self_).collect()];
+        for col in columns {
+            let start = out.len();
+            for v in col {
+                // Through i64, as chunks' gaps (never negative in a tree the build made).
+                match values {
+                    Values::U32 => out.extend_from_slice(&(v as u32).to_le_bytes()),
+                    Values::F64 => out.extend_from_slice(&(v as i64 as f64).to_le_bytes()),
+                }
+            }
+            planes::split(&mut out[start..], w);
         }
-        for r in rows {
-            values.put(&mut out, r.total);
-        }
-        for r in rows {
-            values.put(&mut out, r.self_);
-        }
-        for r in rows {
-            put_u32(&mut out, r.parent);
-        }
-        for r in rows {
-            put_u32(&mut out, new_id[r.name as usize]);
+        let parents = rows.iter().scan(0u32, |prev, r| Some(r.parent.wrapping_sub(std::mem::replace(prev, r.parent))));
+        for col in [parents.collect::<Vec<u32>>(), rows.iter().map(|r| new_id[r.name as usize]).collect()] {
+            let start = out.len();
+            for v in col {
+                put_u32(&mut out, v);
+            }
+            planes::split(&mut out[start..], 4);
         }
     }
     out
 }
+
+/// Flag of a sandwich file whose columns are coded.
+const CODED: u32 = 4;
 
 /// The sandwich files of a plain graph within `budget` bytes, handed to `sink`: of the
 /// functions with at least [`MIN_CALLS`] calls, the one with the most calls, the one with the
@@ -319,18 +340,38 @@ mod tests {
     fn decode(b: &[u8], names: &[String]) -> (u32, Vec<Vec<DecodedRow>>) {
         let u = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
         assert_eq!(&b[0..4], MAGIC);
+        assert_eq!(u(8) & CODED, CODED, "written coded");
         let w = if u(8) & 2 != 0 { 4 } else { 8 };
-        let val = |at: usize| if w == 4 { u(at) as u64 } else { f64::from_le_bytes(b[at..at + 8].try_into().unwrap()) as u64 };
+        // One column of n values of `w` bytes from its planes.
+        let column = |at: usize, n: usize, w: usize| -> Vec<u64> {
+            (0..n)
+                .map(|i| {
+                    let bytes: Vec<u8> = (0..w).map(|k| b[at + k * n + i]).collect();
+                    match w {
+                        4 => u32::from_le_bytes(bytes.try_into().unwrap()) as u64,
+                        _ => f64::from_le_bytes(bytes.try_into().unwrap()) as i64 as u64,
+                    }
+                })
+                .collect()
+        };
         let mut at = 32;
         let mut trees = Vec::new();
         for n in [u(20) as usize, u(24) as usize] {
-            let col = |k: usize| at + k * w * n;
+            let [gap, total, self_] = [0, 1, 2].map(|k| column(at + k * w * n, n, w));
+            let steps = column(at + 3 * w * n, n, 4);
+            let name = column(at + 3 * w * n + 4 * n, n, 4);
             let mut rows: Vec<(String, u64, u64, u64)> = Vec::new();
+            let (mut parents, mut parent) = (Vec::new(), 0u32);
             for r in 0..n {
-                let parent = u(at + 3 * w * n + 4 * r);
-                let name = &names[u(at + 3 * w * n + 4 * n + 4 * r) as usize];
-                let path = if parent == NO_PARENT { name.clone() } else { format!("{};{name}", rows[parent as usize].0) };
-                rows.push((path, val(col(0) + w * r), val(col(1) + w * r), val(col(2) + w * r)));
+                parent = parent.wrapping_add(steps[r] as u32);
+                parents.push(parent);
+                let name = &names[name[r] as usize];
+                let (path, offset) = match parent {
+                    NO_PARENT => (name.clone(), gap[r]),
+                    p if r > 0 && parents[r - 1] == p => (format!("{};{name}", rows[p as usize].0), rows[r - 1].1 + rows[r - 1].2 + gap[r]),
+                    p => (format!("{};{name}", rows[p as usize].0), rows[p as usize].1 + gap[r]),
+                };
+                rows.push((path, offset, total[r], self_[r]));
             }
             at += n * (3 * w + 8);
             trees.push(rows);

@@ -251,19 +251,31 @@ test("a zoomed layout adds the finer nodes over the zoomed extent, and refining 
 });
 
 /** A sandwich file (docs/FORMAT.md "Sandwich files") from rows { o, t, s, p, n } per tree, u32 values. */
-function sandwichFile(fn, calls, trees) {
+function sandwichFile(fn, calls, trees, { coded = false } = {}) {
   const n = trees[0].length + trees[1].length;
   const buf = new ArrayBuffer(32 + n * (3 * 4 + 8));
   const dv = new DataView(buf);
   [0x46, 0x53, 0x53, 0x57].forEach((b, i) => dv.setUint8(i, b));
-  [1, 2, fn, calls, trees[0].length, trees[1].length, 0].forEach((v, i) => dv.setUint32(4 + 4 * i, v, true));
+  [1, 2 | (coded ? 4 : 0), fn, calls, trees[0].length, trees[1].length, 0].forEach((v, i) => dv.setUint32(4 + 4 * i, v, true));
   let at = 32;
   for (const rows of trees) {
     for (const k of ["o", "t", "s", "p", "n"]) {
-      for (const r of rows) {
-        dv.setUint32(at, k === "p" && r.p < 0 ? 0xffffffff : r[k], true);
-        at += 4;
-      }
+      // Coded (FORMAT.md "Coded columns"): an offset as its gap after the sibling before or
+      // from its parent's offset, a parent as its step from the row before, in byte planes.
+      const col = rows.map((r, i) => {
+        const p = r.p < 0 ? 0xffffffff : r.p;
+        if (!coded) return k === "p" ? p : r[k];
+        if (k === "p") return (p - (i > 0 ? (rows[i - 1].p < 0 ? 0xffffffff : rows[i - 1].p) : 0)) >>> 0;
+        if (k !== "o") return r[k];
+        if (i > 0 && rows[i - 1].p === r.p) return r.o - rows[i - 1].o - rows[i - 1].t;
+        return r.p < 0 ? r.o : r.o - rows[r.p].o;
+      });
+      col.forEach((v, i) => {
+        const one = new DataView(new ArrayBuffer(4));
+        one.setUint32(0, v, true);
+        for (let b = 0; b < 4; b++) dv.setUint8(coded ? at + b * rows.length + i : at + 4 * i + b, one.getUint8(b));
+      });
+      at += 4 * rows.length;
     }
   }
   return buf;
@@ -303,4 +315,16 @@ test("a build's sandwich file is read as trees the layout draws, and a damaged o
   bad([[callers[0], { ...callers[1], t: 10 }, callers[2]], callees], 1, /outside its parent/);
   const cut = sandwichFile(1, 7, [callers, callees]).slice(0, 60);
   assert.throws(() => decodeSandwich(cut, 1, 4), /truncated/);
+  // Coded columns read back as the plain ones: the gap after a (cut) sibling, and a first
+  // child's offset from its parent's, of a deeper tree.
+  const deep = [callers[0], { ...callers[1], s: 2 }, { ...callers[2], s: 2 }, { o: 1, t: 2, s: 2, p: 1, n: 4 }, { o: 6, t: 1, s: 1, p: 2, n: 4 }];
+  const plain = decodeSandwich(sandwichFile(1, 7, [deep, callees]), 1, 4);
+  const coded = decodeSandwich(sandwichFile(1, 7, [deep, callees], { coded: true }), 1, 4);
+  for (const k of ["callers", "callees"]) {
+    for (const col of ["offset", "total", "self", "parent", "name"]) assert.deepEqual([...coded[k][col]], [...plain[k][col]], `${k} ${col}`);
+  }
+  assert.deepEqual([...coded.callers.offset], [0, 0, 6, 1, 6]);
+  const flagged = sandwichFile(1, 7, [callers, callees], { coded: true });
+  new DataView(flagged).setUint32(8, 2 | 4 | 8, true);
+  assert.throws(() => decodeSandwich(flagged, 1, 4), /flags 14/);
 });

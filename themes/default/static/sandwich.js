@@ -523,28 +523,44 @@ export function decodeSandwich(data, fn, rootWidth, file = "sandwich file") {
   if (String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3)) !== "FSSW") throw bad("is not a sandwich file (magic)");
   const u = (at) => dv.getUint32(at, true);
   if (u(4) !== 1) throw bad(`version ${u(4)} is not supported (this page reads version 1)`);
+  if (u(8) & ~(2 | 4)) throw bad(`has flags ${u(8)} this page does not know`);
   const w = u(8) & 2 ? 4 : 8;
+  // Flag 4: coded columns (docs/FORMAT.md "Coded columns"), each tree's columns in byte
+  // planes, offsets as gaps and parents as steps.
+  const coded = (u(8) & 4) !== 0;
   if (u(12) !== fn) throw bad(`is the sandwich of name ${u(12)}, not of ${fn}`);
   const calls = u(16);
   const sizes = [u(20), u(24)];
   if (buf.byteLength !== 32 + (sizes[0] + sizes[1]) * (3 * w + 8)) throw bad(`is ${buf.byteLength} bytes, not what ${sizes[0]} + ${sizes[1]} nodes take (truncated or corrupt)`);
   let at = 32;
-  const vals = (n) => {
-    const a = w === 4 ? new Uint32Array(buf, at, n) : new Float64Array(buf, at, n);
-    at += w * n;
-    return Float64Array.from(a);
-  };
-  const u32s = (n) => {
-    const a = new Uint32Array(buf, at, n);
-    at += 4 * n;
-    return a;
+  // A column of n values of `width` bytes, from its planes when coded (as little-endian bytes).
+  const column = (n, width) => {
+    const src = new Uint8Array(buf, at, width * n);
+    at += width * n;
+    const out = new Uint8Array(width * n);
+    if (!coded) out.set(src);
+    else for (let k = 0; k < width; k++) for (let i = 0; i < n; i++) out[i * width + k] = src[k * n + i];
+    const dvc = new DataView(out.buffer);
+    return Float64Array.from({ length: n }, (_, i) => (width === 4 ? dvc.getUint32(4 * i, true) : dvc.getFloat64(8 * i, true)));
   };
   const tree = (n, kind) => {
-    const offset = vals(n);
-    const total = vals(n);
-    const self = vals(n);
-    const parent = Int32Array.from(u32s(n));
-    const name = Uint32Array.from(u32s(n));
+    const offset = column(n, w);
+    const total = column(n, w);
+    const self = column(n, w);
+    const parentCol = column(n, 4);
+    const name = Uint32Array.from(column(n, 4));
+    if (coded) {
+      // Steps added up (modulo 2^32), then each gap after the sibling before or the parent.
+      for (let r = 1; r < n; r++) parentCol[r] = (parentCol[r] + parentCol[r - 1]) % 4294967296;
+    }
+    const parent = Int32Array.from(parentCol, (p) => p | 0);
+    if (coded) {
+      for (let r = 0; r < n; r++) {
+        const p = parent[r];
+        if (r > 0 && p === parent[r - 1]) offset[r] += offset[r - 1] + total[r - 1];
+        else if (p >= 0 && p < r) offset[r] += offset[p];
+      }
+    }
     // Rows are breadth first, children of a node together and by offset: check it, and find them.
     const kid = new Int32Array(n);
     const kids = new Int32Array(n);
