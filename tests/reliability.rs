@@ -339,6 +339,43 @@ fn entries(out: &Path) -> Vec<(PathBuf, serde_json::Value)> {
     v
 }
 
+/// Issue 31, item 2: a folder the build reads or keeps (the input, `static_dir`, `theme_dir`,
+/// the cache folder) moved inside the output folder is not swept away with the old site: the
+/// build refuses with exit 2, names the folder, and leaves it and the published site as they were.
+#[test]
+fn folders_the_build_reads_inside_the_output_are_refused_not_swept_away() {
+    for (what, key) in [("the input folder", "input"), ("static_dir", "static_dir"), ("theme_dir", "theme_dir"), ("cache_dir", "cache_dir")] {
+        let work = tempfile::tempdir().unwrap();
+        let dir = work.path();
+        write(&dir.join("profiles/api/2026-01-01.folded"), &profile(1, 50));
+        write(&dir.join("site.toml"), b"input = \"profiles\"\noutput = \"public\"\n");
+        let o = run(dir, &["build"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let site = tree(&dir.join("public"));
+        // The folder, with a file of the user's, inside the published output.
+        let inside = dir.join("public/mine");
+        let file = match key {
+            "input" => "api/2026-01-02.folded",
+            "theme_dir" => "templates/footer.html",
+            "cache_dir" => "notes.txt",
+            _ => "CNAME",
+        };
+        write(&inside.join(file), b"main;kept 1\n");
+        let setting = if key == "input" { "input = \"public/mine\"\n".to_string() } else { format!("input = \"profiles\"\n{key} = \"public/mine\"\n") };
+        write(&dir.join("site.toml"), format!("{setting}output = \"public\"\n").as_bytes());
+        for round in 0..2 {
+            let o = run(dir, &["build"]);
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{what}, build {round}: {err}");
+            assert!(err.contains(what) && err.contains("mine") && err.contains("is inside the output folder"), "{err}");
+            assert_eq!(std::fs::read(inside.join(file)).unwrap(), b"main;kept 1\n", "{what}: the user's file is still there");
+            let mut now = tree(&dir.join("public"));
+            now.retain(|p, _| !p.starts_with("mine/"));
+            assert!(now == site, "{what}: the published site is the one before");
+        }
+    }
+}
+
 /// Bytes of the files under `dir` (apparent sizes).
 fn bytes_under(dir: &Path) -> u64 {
     walkdir::WalkDir::new(dir).into_iter().map(|e| e.unwrap()).filter(|e| e.file_type().is_file()).map(|e| e.metadata().unwrap().len()).sum()

@@ -157,6 +157,9 @@ type Ingested = (RunRecord, u64, String);
 impl<'a> Build<'a> {
     /// Loads the theme and the state, scans the input folder and opens the staging tree.
     fn open(config: &'a Config, options: &'a Options) -> Result<Build<'a>, BuildError> {
+        if !options.dry_run {
+            refuse_folders_inside_output(config)?;
+        }
         let theme = Theme::load(config.theme_dir.as_deref()).map_err(BuildError::Theme)?;
         let site_files = match &config.static_dir {
             Some(dir) => crate::site::theme::site_files(dir).map_err(BuildError::Config)?,
@@ -747,6 +750,28 @@ fn update(
 pub(crate) fn drop_later<T: Send + 'static>(value: T) {
     // When no thread can be started, the closure, and `value` with it, is dropped here.
     let _ = std::thread::Builder::new().name("flamesite-free".into()).spawn(move || drop(value));
+}
+
+/// Refuses a build whose output folder holds a folder the build reads or keeps (the input,
+/// `static_dir`, `theme_dir`, the cache folder): the output is replaced whole by each build,
+/// so such a folder would be swept away with the old site, or moved into the staging tree.
+fn refuse_folders_inside_output(config: &Config) -> Result<(), BuildError> {
+    // The output as published: through a link to the folder it leads to.
+    let Ok(output) = std::fs::canonicalize(&config.output) else { return Ok(()) };
+    let cache = config.cache_folder();
+    let read = [("the input folder", Some(&config.input)), ("static_dir", config.static_dir.as_ref()), ("theme_dir", config.theme_dir.as_ref()), ("cache_dir", Some(&cache))];
+    for (what, dir) in read {
+        let Some(dir) = dir else { continue };
+        let Ok(real) = std::fs::canonicalize(dir) else { continue };
+        if real.starts_with(&output) {
+            return Err(BuildError::Config(format!(
+                "{what} {} is inside the output folder {}, which every build replaces whole: it would be lost with the old site; move it out of the output folder (or publish to another folder)",
+                shown(dir),
+                shown(&config.output)
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Every folder of graph files the site has, with the cache key of its files: each run's, and
