@@ -279,6 +279,17 @@ fn diff_writes_the_comparison_of_two_files_as_a_folder_of_its_own() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("refusing to replace"), "{}", stderr(&o));
     assert_eq!(read(&dir.path().join("mine/notes.txt")), "keep");
+    // Nor into a site that `flamesite build` made (issue 31, item 3): its archive and its
+    // record of names stay.
+    write(&dir.path().join("profiles/api/2026-01-01.folded"), before.as_bytes());
+    let site = dir.path().join("site");
+    let o = build(&dir.path().join("profiles"), &site, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let published = tree(&site);
+    let o = run(dir.path(), &["diff", "pr.folded", "main.folded.gz", "-o", "site"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("holds a site that flamesite build made") && stderr(&o).contains("choose another -o folder"), "{}", stderr(&o));
+    assert!(tree(&site) == published, "the built site is as it was");
 }
 
 /// FNV-1a 32 of the name's bytes, as docs/FORMAT.md "Colours" defines it.

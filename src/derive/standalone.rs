@@ -23,12 +23,27 @@ pub struct Made {
     pub unmatched: Vec<String>,
 }
 
+/// Refuses `out` when it holds a site `flamesite build` made (an index that lists series, not
+/// a comparison): replacing it would lose that archive and its record of names.
+fn refuse_a_built_site(out: &Path) -> Result<(), String> {
+    let Ok(text) = std::fs::read(out.join("index.json")) else { return Ok(()) };
+    let Ok(index) = serde_json::from_slice::<serde_json::Value>(&text) else { return Ok(()) };
+    if index["format"] == "flamesite-index" && index.get("comparison").is_none() {
+        return Err(format!(
+            "{} holds a site that flamesite build made (its index.json lists series); flamesite diff replaces only a folder it wrote itself: choose another -o folder",
+            std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf()).display()
+        ));
+    }
+    Ok(())
+}
+
 /// Writes the comparison of the profiles `before` and `after` to the folder `out` (replacing a
 /// previous one whole, never a folder flamesite did not write).
 pub fn standalone(config: &Config, before: &Path, after: &Path, out: &Path) -> Result<Made, String> {
     let theme = Theme::load(config.theme_dir.as_deref())?;
     let read = |p: &Path| decode::decode_file(p, config).map_err(|e| format!("{}: {e}", p.display()));
     let (b, a) = (read(before)?, read(after)?);
+    refuse_a_built_site(out)?;
     let staging = Staging::new(out).map_err(|e| e.to_string())?;
     let write = |rel: &str, bytes: &[u8]| staging.write(rel, bytes).map_err(|e| e.to_string());
     let names: Vec<&str> = a.graphs.iter().map(|g| g.name.as_str()).collect();
