@@ -192,15 +192,18 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
         .collect();
     let mut graphs = Vec::with_capacity(written.len());
     let mut preload = Vec::new();
-    for w in written {
+    // The page opens on the first graph with a value (a .NET profile's first sample type may
+    // add up to 0): its first view is the one preloaded, and the one the preview shows.
+    let shown = written.iter().position(|w| w.as_ref().is_ok_and(|(info, _)| info.total > 0)).unwrap_or(0);
+    for (i, w) in written.into_iter().enumerate() {
         let (info, manifest) = w?;
-        if graphs.is_empty() {
+        if i == shown {
             preload = manifest.first_view(FIRST_VIEW_ROWS);
         }
         graphs.push(info);
     }
     // Link previews need an absolute URL, so they are made only when base_url gives one.
-    if let (Some(first), false) = (decoded.graphs.first(), config.base_url.is_empty()) {
+    if let (Some(first), false) = (decoded.graphs.get(shown), config.base_url.is_empty()) {
         write(PREVIEW.to_string(), &preview::png(&first.table, config.palette)?)?;
     }
     let mut files = files.into_inner().expect("no panic while holding it");

@@ -986,6 +986,51 @@ describe("the page", () => {
     }
   });
 
+  test("a pprof whose default sample type adds up to 0 opens on the first graph with a value, and says the empty one is empty", async () => {
+    // A .NET-shaped pprof (issue 28): sample types cpu and lock-time, lock-time last (pprof's
+    // default when none is named, so the build lists it first) and 0 in every sample.
+    const input = path.join(tmp, "in-empty");
+    fs.mkdirSync(input, { recursive: true });
+    fs.writeFileSync(path.join(input, "dotnet.pb.gz"), zlib.gzipSync(pprofBytes({
+      types: [["cpu", "nanoseconds"], ["lock-time", "nanoseconds"]],
+      samples: [[["Main", "Work"], [70, 0]], [["Main", "Idle"], [30, 0]]],
+    })));
+    build(input, path.join(tmp, "out-empty"));
+    const site7 = await serve(path.join(tmp, "out-empty"), "/perf/");
+    try {
+      const { page, done } = await openPage(`${site7.url}p/dotnet/`);
+      const select = page.locator("#fs-graph");
+      const options = await select.locator("option").evaluateAll((os) => os.map((o) => [o.dataset.name, o.textContent]));
+      assert.deepEqual(options.map((o) => o[0]), ["lock-time", "cpu"], "pprof's default sample type first");
+      assert.match(options[0][1], /lock-time \(nanoseconds\) · empty/, "the menu says which graph is empty");
+      assert.doesNotMatch(options[1][1], /empty/);
+      let st = await idle(page);
+      assert.equal(st.graph, "cpu", "the page opens on the graph with a value");
+      assert.equal(st.total, 100);
+      assert.equal(await select.evaluate((s) => s.options[s.selectedIndex].dataset.name), "cpu");
+      assert.equal(new URL(page.url()).hash, "", "the graph a link opens without g");
+      assert.equal(await page.locator("#fs-error").isVisible(), false);
+      // Its first view is the one preloaded.
+      const preloads = await page.locator('link[rel="preload"][as="fetch"]').evaluateAll((ls) => ls.map((l) => l.getAttribute("href")));
+      assert.ok(preloads.length > 1 && preloads.every((h) => h.includes("g/cpu/")), preloads.join(" "));
+      // The empty graph, chosen, says so instead of showing a blank canvas.
+      await select.selectOption({ index: 0 });
+      await page.waitForFunction(() => window.flamesite.state().graph === "lock-time");
+      st = await idle(page);
+      assert.equal(new URL(page.url()).hash, "#g=lock-time");
+      const error = page.locator("#fs-error");
+      assert.equal(await error.isVisible(), true);
+      assert.match(await error.textContent(), /The lock-time graph is empty: its values add up to 0\. The graph menu lists the others\./);
+      await select.selectOption({ index: 1 });
+      await page.waitForFunction(() => window.flamesite.state().graph === "cpu");
+      await idle(page);
+      assert.equal(await error.isVisible(), false, "the note goes with the empty graph");
+      await done();
+    } finally {
+      await site7.close();
+    }
+  });
+
   test("a differential profile draws every path of both counts, coloured by the change of share, and says before and after", async () => {
     // DIFF: before 44 in all, after 32. Reckoned here from the folded text: each frame of depth
     // 2 is as wide as its share before plus its share after (the whole is 2), in name order.
@@ -1349,3 +1394,33 @@ describe("the page", () => {
     }
   });
 });
+
+/**
+ * A pprof profile (profile.proto: sample_type 1, sample 2, location 4, function 5, string_table
+ * 6), written here field by field: `types` [[type, unit]], `samples` [[frames root first,
+ * values]]. Each function has one location of the same id.
+ */
+function pprofBytes({ types, samples }) {
+  const strings = [""];
+  const str = (x) => (strings.includes(x) ? strings.indexOf(x) : strings.push(x) - 1);
+  const varint = (n) => {
+    const out = [];
+    for (n = BigInt(n); n >= 0x80n; n >>= 7n) out.push(Number(n & 0x7fn) | 0x80);
+    out.push(Number(n));
+    return out;
+  };
+  const field = (no, bytes) => [...varint((no << 3) | 2), ...varint(bytes.length), ...bytes];
+  const num = (no, n) => [...varint(no << 3), ...varint(n)];
+  const packed = (no, ns) => field(no, ns.flatMap(varint));
+  const body = [];
+  for (const [type, unit] of types) body.push(...field(1, [...num(1, str(type)), ...num(2, str(unit))]));
+  const ids = new Map();
+  for (const [frames] of samples) for (const f of frames) if (!ids.has(f)) ids.set(f, ids.size + 1);
+  for (const [frames, values] of samples) body.push(...field(2, [...packed(1, [...frames].reverse().map((f) => ids.get(f))), ...packed(2, values)]));
+  for (const [name, id] of ids) {
+    body.push(...field(4, [...num(1, id), ...field(4, num(1, id))]));
+    body.push(...field(5, [...num(1, id), ...num(2, str(name))]));
+  }
+  for (const x of strings) body.push(...field(6, [...Buffer.from(x)]));
+  return Buffer.from(body);
+}

@@ -227,7 +227,7 @@ class Viewer {
     }
     this.select.addEventListener("change", () => {
       const meta = this.graphs[this.select.selectedIndex];
-      this.st.graph = meta === this.graphs[0] ? null : meta.name;
+      this.st.graph = meta === this.shownGraph() ? null : meta.name;
       this.st.zoom = null;
       this.updateUrl();
       this.loadGraph();
@@ -478,9 +478,17 @@ class Viewer {
 
   // ---- loading -------------------------------------------------------------------------------
 
+  /**
+   * The graph a link without `g` opens: the first with a value, so that a profile whose first
+   * sample type adds up to 0 (a .NET profile's lock time) does not open on an empty canvas.
+   */
+  shownGraph() {
+    return this.graphs.find((m) => m.total > 0) || this.graphs[0];
+  }
+
   async loadGraph() {
     const seq = ++this.loadSeq;
-    const meta = this.graphs.find((m) => m.name === this.st.graph) || this.graphs[0];
+    const meta = this.graphs.find((m) => m.name === this.st.graph) || this.shownGraph();
     if (!meta) return this.fail("this page lists no graph");
     this.select.selectedIndex = this.graphs.indexOf(meta);
     // A comparison's chunks hold all three layouts (graphs built before that have a folder
@@ -518,6 +526,12 @@ class Viewer {
       // An empty name table, filled as the name files the drawn chunks need arrive.
       this.g.names = source.nameTable(manifest);
       this.g.palette = new Palette(this.g.names);
+      if (meta.total === 0) {
+        // Said, not left as a blank canvas.
+        const others = this.graphs.some((m) => m.total > 0) ? " The graph menu lists the others." : "";
+        this.notice = `The ${meta.name} graph is empty: its values add up to 0.${others}`;
+        this.showStatus();
+      }
       this.showLegend();
       this.applyControls(); // the Colours menu shows the build's palette when the link names none
       // The info line first: its text settles the layout, so the first view's size is final.
