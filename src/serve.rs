@@ -15,6 +15,10 @@
 //! - a response the client does not read is dropped after [`Limits::write_timeout`] with no
 //!   progress.
 //!
+//! A request that names another host than `127.0.0.1`, `localhost` or `[::1]` gets 403: a
+//! page elsewhere cannot read the preview through a name pointed at this machine (DNS
+//! rebinding).
+//!
 //! Only regular files under the output folder are served, reached without a symlink (each
 //! path component is opened with `O_NOFOLLOW` below the previous one), so nothing outside
 //! the output is ever read through a link placed in it.
@@ -302,8 +306,34 @@ fn text(status: StatusCode, body: &'static str) -> Reply {
     reply(status, "text/plain; charset=utf-8", body)
 }
 
+/// Whether a request is for this machine's server by name: its `Host` (or an absolute
+/// request target's host) is `127.0.0.1`, `localhost` or `[::1]`, with any port, or absent
+/// (HTTP/1.0). A page of another site whose name an attacker points at 127.0.0.1 (DNS
+/// rebinding) sends its own name, and is refused, as webpack's and Vite's servers refuse it.
+fn for_this_host(request: &Request<Incoming>) -> bool {
+    let named = request.uri().host().map(str::to_string).or_else(|| {
+        let host = request.headers().get(hyper::header::HOST)?.to_str().ok()?;
+        // The name without its port: `[::1]:8000`, `localhost:8000`, `127.0.0.1`.
+        let name = match host.strip_prefix('[') {
+            Some(rest) => format!("[{}]", rest.split(']').next().unwrap_or("")),
+            None => host.split(':').next().unwrap_or("").to_string(),
+        };
+        Some(name)
+    });
+    match named {
+        None => request.headers().get(hyper::header::HOST).is_none(),
+        Some(name) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            ["127.0.0.1", "localhost", "[::1]", "::1"].contains(&name.as_str())
+        }
+    }
+}
+
 /// The answer to one request.
 fn answer(state: &State, request: &Request<Incoming>) -> Reply {
+    if !for_this_host(request) {
+        return text(StatusCode::FORBIDDEN, "flamesite serve answers requests for 127.0.0.1 or localhost only (this one names another host)\n");
+    }
     if request.method() != Method::GET && request.method() != Method::HEAD {
         let mut r = text(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD");
         r.headers_mut().insert(ALLOW, HeaderValue::from_static("GET, HEAD"));

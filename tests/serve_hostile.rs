@@ -364,6 +364,35 @@ fn protocol_relative_paths_never_redirect_off_host() {
     assert_eq!(get(server.port, "/p/api/run1").unwrap().header("Location"), Some("/p/api/run1/"));
 }
 
+/// Issue 31, item 14: a page of another site whose name resolves to 127.0.0.1 (DNS
+/// rebinding) sends its own name as `Host`: it gets 403, and no byte of the site.
+#[test]
+fn requests_for_another_host_name_are_refused() {
+    let dir = site();
+    let server = start(dir.path(), &[]);
+    let port = server.port;
+    let ask = |host: Option<&str>, target: &str| -> Response {
+        let host = host.map_or(String::new(), |h| format!("Host: {h}\r\n"));
+        exchange(port, format!("GET {target} HTTP/1.1\r\n{host}Connection: close\r\n\r\n").as_bytes()).unwrap()
+    };
+    let page = get(port, "/p/api/run1/").unwrap();
+    assert_eq!(page.status, 200);
+    for host in [format!("evil.example:{port}"), "evil.example".into(), format!("127.0.0.1.evil.example:{port}"), format!("localhost.evil.example:{port}"), format!("10.0.0.1:{port}")] {
+        let r = ask(Some(&host), "/p/api/run1/");
+        assert_eq!(r.status, 403, "{host}: {}", r.head);
+        assert!(String::from_utf8_lossy(&r.body).contains("127.0.0.1 or localhost only"), "{host}");
+        assert!(r.body != page.body);
+    }
+    // An absolute request target naming another host, whatever its Host header.
+    assert_eq!(ask(Some("127.0.0.1"), "http://evil.example/p/api/run1/").status, 403);
+    for host in [format!("127.0.0.1:{port}"), format!("localhost:{port}"), format!("LOCALHOST:{port}"), format!("[::1]:{port}"), "localhost".into()] {
+        let r = ask(Some(&host), "/p/api/run1/");
+        assert_eq!((r.status, &r.body), (200, &page.body), "{host}");
+    }
+    // HTTP/1.0 without a Host header (curl -0, old tools) is answered.
+    assert_eq!(exchange(port, b"GET /p/api/run1/ HTTP/1.0\r\n\r\n").unwrap().status, 200);
+}
+
 #[test]
 fn symlinks_inside_the_output_are_not_served() {
     let dir = site();
