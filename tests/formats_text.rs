@@ -459,3 +459,36 @@ fn a_perf_profile_of_cycles_and_instructions_gets_its_cpi_graph() {
     graphs.sort();
     assert_eq!(graphs, ["cycles", "instructions"], "the comparison's graphs");
 }
+
+/// Issue 31, item 15: a text profile saved with a UTF-8 byte order mark (Windows editors)
+/// builds as the same file without it, whatever its format and compression: the mark is not
+/// part of the first frame's name, nor a reason to refuse a JSON profile.
+#[test]
+fn a_byte_order_mark_at_the_start_of_a_text_profile_is_not_part_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let bom = |bytes: &[u8]| [b"\xEF\xBB\xBF".as_slice(), bytes].concat();
+    let folded = b"main;work 3\nmain;idle 2\n".to_vec();
+    let cpuprofile = data("cpuprofile/node.cpuprofile");
+    let perf = data("perf/perf.txt");
+    write_three(&input, "folded", "folded", &bom(&folded));
+    write_three(&input, "plain", "folded", &folded);
+    write_three(&input, "node", "cpuprofile", &bom(&cpuprofile));
+    write_three(&input, "nodeplain", "cpuprofile", &cpuprofile);
+    write_three(&input, "perf", "perf", &bom(&perf));
+    write_three(&input, "perfplain", "perf", &perf);
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success() && !stderr(&o).contains("skipped"), "{}", stderr(&o));
+    for (with, without) in [("folded", "plain"), ("node", "nodeplain"), ("perf", "perfplain")] {
+        for suffix in ["", "-gz", "-zst"] {
+            let (a, b) = (graphs_of(&out, &format!("{with}{suffix}")), graphs_of(&out, &format!("{without}{suffix}")));
+            assert_eq!(a.len(), b.len(), "{with}{suffix}");
+            for (ga, gb) in a.iter().zip(&b) {
+                let folded = fold(dir.path(), ga);
+                assert!(!folded.contains('\u{feff}'), "{with}{suffix}: {folded}");
+                assert_eq!(folded, fold(dir.path(), gb), "{with}{suffix}");
+            }
+        }
+    }
+}

@@ -119,6 +119,10 @@ pub fn decode_file(path: &Path, config: &Config) -> Result<Decoded, String> {
 
 /// Decodes an already decompressed stream.
 fn decode_stream(reader: &mut dyn BufRead, compression: Compression, config: &Config, show: bool) -> Result<Decoded, String> {
+    // A text profile saved by a Windows editor starts with a UTF-8 byte order mark: it is not
+    // part of the first frame's name, nor of the format's first word. (No binary format this
+    // reads starts with these bytes.)
+    skip_bom(reader).map_err(|e| e.to_string())?;
     let head = loop {
         match reader.fill_buf() {
             Ok(b) => break b,
@@ -137,6 +141,22 @@ fn decode_stream(reader: &mut dyn BufRead, compression: Compression, config: &Co
     let mut decoded = (format.decode)(reader, config)?;
     decoded.compression = compression;
     Ok(decoded)
+}
+
+/// Consumes a UTF-8 byte order mark at the start of `reader`, if it has one (in its first
+/// chunk, which for every stream here holds far more than three bytes).
+fn skip_bom(reader: &mut dyn BufRead) -> io::Result<()> {
+    let starts = loop {
+        match reader.fill_buf() {
+            Ok(b) => break b.starts_with(b"\xEF\xBB\xBF"),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    if starts {
+        reader.consume(3);
+    }
+    Ok(())
 }
 
 /// An input format: how to recognise it from the start of the decompressed content, and
