@@ -991,3 +991,28 @@ fn names_read_back_from_tampered_listings_never_write_outside_the_output() {
         assert!(out.join("p").join(slug).join("index.html").is_file(), "{slug}");
     }
 }
+
+/// Issue 31, item 15: a named pipe, a socket or a link to a device among the profiles is no
+/// profile: each is reported with its path and skipped (exit 1, as any file skipped), the
+/// build neither blocks on it nor reads it, and the other profiles build.
+#[test]
+fn fifos_sockets_and_devices_among_the_profiles_are_reported_and_skipped() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    write(&input.join("api/2026-01-01.folded"), &profile(1, 20));
+    let fifo = input.join("api/2026-01-02.folded");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+    let _socket = std::os::unix::net::UnixListener::bind(input.join("api/2026-01-03.folded")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", input.join("api/2026-01-04.folded")).unwrap();
+    let out = work.path().join("public");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    for (name, what) in [("2026-01-02", "a named pipe (FIFO)"), ("2026-01-03", "a socket"), ("2026-01-04", "a device")] {
+        assert!(err.lines().any(|l| l.starts_with("error:") && l.contains(&format!("api/{name}.folded: {what}, not a profile file; skipped"))), "{name}: {err}");
+    }
+    assert!(err.contains("built 1 profile") && err.contains("skipped 3"), "{err}");
+    assert!(out.join("p/api/2026-01-01/index.html").is_file());
+}

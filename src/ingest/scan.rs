@@ -68,6 +68,22 @@ fn scan_filtered(input: &Path, skip: &dyn Fn(&walkdir::DirEntry) -> bool) -> Res
     for entry in walker {
         match entry {
             Ok(e) if e.file_type().is_file() => files.push(e.into_path()),
+            Ok(e) if !e.file_type().is_dir() => {
+                // A FIFO would block the build that opened it, a device could be read for
+                // ever: neither is a profile, and each is said.
+                use std::os::unix::fs::FileTypeExt;
+                let t = e.file_type();
+                let what = if t.is_fifo() {
+                    "a named pipe (FIFO)"
+                } else if t.is_socket() {
+                    "a socket"
+                } else if t.is_block_device() || t.is_char_device() {
+                    "a device"
+                } else {
+                    "not a regular file"
+                };
+                scan.problems.push((relative(input, e.path()), format!("{what}, not a profile file; skipped")));
+            }
             Ok(_) => {}
             Err(err) => {
                 let path = err.path().map(|p| relative(input, p)).unwrap_or_else(|| input.display().to_string());
