@@ -1016,3 +1016,70 @@ fn fifos_sockets_and_devices_among_the_profiles_are_reported_and_skipped() {
     assert!(err.contains("built 1 profile") && err.contains("skipped 3"), "{err}");
     assert!(out.join("p/api/2026-01-01/index.html").is_file());
 }
+
+/// Issue 31, item 13: `flamesite fold` reads a graph folder as data. A manifest that names a
+/// file outside the folder, a chunk that is a link (to `/dev/zero`), a FIFO, or a file of
+/// another size than the manifest says is refused with its path before anything is read from
+/// it: no secret printed, no memory exhausted, no hang.
+#[test]
+fn fold_refuses_hostile_graph_folders_before_reading_them() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    write(&input.join("api/2026-01-01.folded"), &profile(1, 50));
+    let out = work.path().join("public");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let graph = out.join("p/api/2026-01-01/g/samples");
+    let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(graph.join("manifest.json")).unwrap()).unwrap();
+    let chunk = manifest["chunks"][0]["file"].as_str().unwrap().to_string();
+    let fold = |dir: &Path| run(work.path(), &["fold", dir.to_str().unwrap()]);
+    assert!(fold(&graph).status.success());
+    // Each case on a copy of the graph folder.
+    let case = |name: &str, change: &dyn Fn(&Path)| -> String {
+        let dir = work.path().join(name);
+        std::fs::create_dir_all(dir.join("c")).unwrap();
+        for e in walkdir::WalkDir::new(&graph).into_iter().map(|e| e.unwrap()).filter(|e| e.file_type().is_file()) {
+            let to = dir.join(e.path().strip_prefix(&graph).unwrap());
+            std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+            std::fs::copy(e.path(), to).unwrap();
+        }
+        change(&dir);
+        let o = fold(&dir);
+        assert_ne!(o.status.code(), Some(0), "{name}: {}", stdout(&o));
+        assert!(!stdout(&o).contains("root:"), "{name}: printed a file it should not have read");
+        stderr(&o)
+    };
+    let named = |dir: &Path, file: &str| {
+        let mut m = manifest.clone();
+        m["names"][0]["file"] = file.into();
+        std::fs::write(dir.join("manifest.json"), m.to_string()).unwrap();
+    };
+    let err = case("absolute", &|dir: &Path| named(dir, "/etc/passwd"));
+    assert!(err.contains("\"/etc/passwd\", which is not a file inside the graph folder"), "{err}");
+    let err = case("climbing", &|dir: &Path| named(dir, "../../../../etc/passwd"));
+    assert!(err.contains("which is not a file inside the graph folder"), "{err}");
+    let err = case("link", &|dir: &Path| {
+        std::fs::remove_file(dir.join(&chunk)).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.join(&chunk)).unwrap();
+    });
+    assert!(err.contains(&chunk) && err.contains("is not a regular file"), "{err}");
+    let err = case("fifo", &|dir: &Path| {
+        std::fs::remove_file(dir.join(&chunk)).unwrap();
+        let c = std::ffi::CString::new(dir.join(&chunk).to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    });
+    assert!(err.contains(&chunk) && err.contains("is not a regular file"), "{err}");
+    let err = case("size", &|dir: &Path| {
+        let mut bytes = std::fs::read(dir.join(&chunk)).unwrap();
+        bytes.extend_from_slice(&[0; 100]);
+        std::fs::write(dir.join(&chunk), bytes).unwrap();
+    });
+    assert!(err.contains(&chunk) && err.contains("bytes the manifest says"), "{err}");
+    let err = case("names-link", &|dir: &Path| {
+        let names = manifest["names"][0]["file"].as_str().unwrap();
+        std::fs::remove_file(dir.join(names)).unwrap();
+        std::os::unix::fs::symlink("/etc/passwd", dir.join(names)).unwrap();
+    });
+    assert!(err.contains("is a symbolic link"), "{err}");
+}

@@ -986,9 +986,52 @@ fn encode_search(name_lo: u32, intervals: &[&Vec<(u64, u64)>], values: Values) -
 /// line a profile may have.
 const MAX_NAME_FILE_BYTES: u64 = 1 << 30;
 
+/// Largest `manifest.json` a reader takes: far more than the manifest of any graph.
+const MAX_MANIFEST_BYTES: u64 = 1 << 30;
+
+/// The bytes of the file at `path`, which must be a regular file of at most `limit` bytes
+/// (exactly `exact` when given), reached without following a symbolic link at its last
+/// component: a graph folder is read as data, so a manifest naming `/dev/zero`, a FIFO or a
+/// link out of the folder is refused before anything is read (found by a hostile tester).
+fn read_file(path: &Path, limit: u64, exact: Option<u64>) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let bad = |why: String| format!("{}: {why}", path.display());
+    // O_NONBLOCK: opening a FIFO does not wait for a writer; it is refused just below.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => bad("is a symbolic link, which a graph folder's files never are".into()),
+            _ => bad(e.to_string()),
+        })?;
+    let meta = file.metadata().map_err(|e| bad(e.to_string()))?;
+    if !meta.is_file() {
+        return Err(bad("is not a regular file".into()));
+    }
+    if meta.len() > limit || exact.is_some_and(|n| n != meta.len()) {
+        let want = exact.map_or(format!("at most {limit}"), |n| n.to_string());
+        return Err(bad(format!("is {} bytes where the manifest says {want}; the graph is damaged", meta.len())));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(limit).read_to_end(&mut bytes).map_err(|e| bad(e.to_string()))?;
+    Ok(bytes)
+}
+
+/// `rel` from a manifest, when it names a file inside the graph folder: relative, without
+/// `..` or empty components.
+fn inside(dir: &Path, rel: &str) -> Result<std::path::PathBuf, String> {
+    let ok = !rel.is_empty() && !rel.starts_with('/') && !rel.contains('\\') && !rel.contains('\0') && rel.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
+    if !ok {
+        return Err(format!("{}: the manifest names {rel:?}, which is not a file inside the graph folder; the graph is damaged", dir.join("manifest.json").display()));
+    }
+    Ok(dir.join(rel))
+}
+
 /// Reads the name file at `path` (packed or not, within [`MAX_NAME_FILE_BYTES`]).
 pub fn read_names(path: &Path) -> Result<Names, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let bytes = read_file(path, MAX_NAME_FILE_BYTES, None)?;
     let bytes = gz::unpack(bytes, MAX_NAME_FILE_BYTES).map_err(|e| format!("{}: {e}", path.display()))?;
     serde_json::from_slice(&bytes).map_err(|e| format!("{}: {e}", path.display()))
 }
@@ -1009,8 +1052,7 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
 /// [`read_graph`], a differential graph of version 8 in `layout` when given (its chunks hold
 /// every layout's offsets).
 pub fn read_graph_in(dir: &Path, layout: Option<Layout>) -> Result<(Manifest, FrameTable), String> {
-    let read = |rel: &str| std::fs::read(dir.join(rel)).map_err(|e| format!("{}: {e}", dir.join(rel).display()));
-    let manifest: Manifest = serde_json::from_slice(&read("manifest.json")?)
+    let manifest: Manifest = serde_json::from_slice(&read_file(&dir.join("manifest.json"), MAX_MANIFEST_BYTES, None)?)
         .map_err(|e| format!("{}: {e}", dir.join("manifest.json").display()))?;
     if manifest.format != "flamesite-graph" || !(1..=MANIFEST_VERSION).contains(&manifest.version) {
         return Err(format!(
@@ -1027,11 +1069,14 @@ pub fn read_graph_in(dir: &Path, layout: Option<Layout>) -> Result<(Manifest, Fr
             manifest.decimals
         ));
     }
-    // A data file unpacked, within `limit` bytes.
-    let unpacked = |rel: &str, limit: u64| gz::unpack(read(rel)?, limit).map_err(|e| format!("{}: {e}", dir.join(rel).display()));
+    // A chunk file, of the size its entry says, unpacked within `limit` bytes.
+    let unpacked = |entry: &ChunkRef, limit: u64| {
+        let path = inside(dir, &entry.file)?;
+        gz::unpack(read_file(&path, entry.bytes, Some(entry.bytes))?, limit).map_err(|e| format!("{}: {e}", path.display()))
+    };
     let mut all_names = Vec::new();
     for file in &manifest.names {
-        let names = read_names(&dir.join(&file.file))?;
+        let names = read_names(&inside(dir, &file.file)?)?;
         if file.names[0] as usize != all_names.len() || Some(names.names.len()) != file.names[1].checked_sub(file.names[0]).map(|n| n as usize) {
             return Err(format!("{}: name ids do not follow on", dir.join(&file.file).display()));
         }
@@ -1043,8 +1088,14 @@ pub fn read_graph_in(dir: &Path, layout: Option<Layout>) -> Result<(Manifest, Fr
     let frames_per_byte = if manifest.version >= PACKED_VERSION { 1032 / 24 } else { 1 };
     let mut chunk_bytes = 0u64;
     for chunk in &manifest.chunks {
-        let path = dir.join(&chunk.file);
-        chunk_bytes += std::fs::metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?.len();
+        // What is on disk, as the manifest says it (a regular file of its size, not a link),
+        // before anything is allocated for the frames it claims.
+        let path = inside(dir, &chunk.file)?;
+        let meta = std::fs::symlink_metadata(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        if !meta.is_file() || meta.len() != chunk.bytes {
+            return Err(format!("{}: is not a regular file of the {} bytes the manifest says; the graph is damaged", path.display(), chunk.bytes));
+        }
+        chunk_bytes = chunk_bytes.saturating_add(meta.len());
     }
     if manifest.frames > chunk_bytes.saturating_mul(frames_per_byte) {
         return Err(format!(
@@ -1075,7 +1126,7 @@ pub fn read_graph_in(dir: &Path, layout: Option<Layout>) -> Result<(Manifest, Fr
     };
     let totals = manifest.diff.as_ref().map_or((0, 0), |d| (d.total_before, d.total_after));
     for chunk in &manifest.chunks {
-        let bytes = unpacked(&chunk.file, chunk_limit(chunk))?;
+        let bytes = unpacked(chunk, chunk_limit(chunk))?;
         decode_chunk(&bytes, &mut t, manifest.content_version(), totals).map_err(|e| format!("{}: {e}", dir.join(&chunk.file).display()))?;
     }
     if let Some(row) = t.name.iter().position(|&x| x == u32::MAX) {
@@ -1324,6 +1375,20 @@ mod tests {
         assert!(m.first_view(0).is_empty());
     }
 
+    /// Writes `bytes` as the chunk file `file` of the graph in `dir`, with its size in the
+    /// manifest (which a reader checks).
+    fn rewrite_chunk(dir: &Path, file: &str, bytes: &[u8]) {
+        std::fs::write(dir.join(file), bytes).unwrap();
+        let path = dir.join("manifest.json");
+        let mut m: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        for c in m["chunks"].as_array_mut().unwrap() {
+            if c["file"] == file {
+                c["bytes"] = bytes.len().into();
+            }
+        }
+        std::fs::write(&path, m.to_string()).unwrap();
+    }
+
     /// A plain graph's chunk with its columns not coded (as version 6 wrote them).
     fn plain_chunk(b: &[u8]) -> Vec<u8> {
         let u = |at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
@@ -1423,7 +1488,7 @@ mod tests {
             let at = (0..n).find(|&i| u32::from_le_bytes(bytes[ids + 4 * i..ids + 4 * i + 4].try_into().unwrap()) as usize == row).unwrap();
             let p = ids + 4 * (n + at);
             bytes[p..p + 4].copy_from_slice(&parent.to_le_bytes());
-            std::fs::write(&path, gz::pack(&bytes)).unwrap();
+            rewrite_chunk(dir.path(), "c/0-0.bin.gz", &gz::pack(&bytes));
             let e = read_graph(dir.path()).unwrap_err();
             assert!(e.contains(&format!("frame {row} has parent {parent}")) && e.contains("damaged"), "{e}");
         }
@@ -1471,7 +1536,7 @@ mod tests {
             let p = dir.path().join(&c.file);
             let mut bytes = plain_chunk(&gz::unpack(std::fs::read(&p).unwrap(), u64::MAX).unwrap());
             bytes[4..8].copy_from_slice(&1u32.to_le_bytes());
-            std::fs::write(&p, bytes).unwrap();
+            rewrite_chunk(dir.path(), &c.file, &bytes);
         }
         for f in &m.names {
             let p = dir.path().join(&f.file);
