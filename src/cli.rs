@@ -91,7 +91,7 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(msg) => {
-            eprintln!("error: {msg}");
+            eprintln!("error: {}", printable(&msg));
             ExitCode::from(2)
         }
     }
@@ -152,7 +152,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                         return false;
                     }
                     Err(e) => {
-                        eprintln!("error: {e}");
+                        eprintln!("error: {}", printable(&e.to_string()));
                         return false;
                     }
                 };
@@ -162,7 +162,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                         true
                     }
                     Err(e) => {
-                        eprintln!("error: {e}");
+                        eprintln!("error: {}", printable(&e.to_string()));
                         false
                     }
                 }
@@ -226,14 +226,35 @@ fn load_config(flag: Option<&Path>, args: &BuildArgs) -> Result<Config, String> 
     Ok(config)
 }
 
+/// `text` as one line a terminal shows as it is: control characters (a newline or an escape
+/// sequence in a file name, which could forge an `error:` line or colour the terminal) are
+/// written as `\n`, `\x1b`, `\u{85}`.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x80 && c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Prints the problems and the summary; returns the exit status.
 fn report(summary: &Summary, config: &Config, check: bool) -> ExitCode {
     let mut err = std::io::stderr().lock();
     for w in &summary.warnings {
-        let _ = writeln!(err, "warning: {}: {}", config.input.join(&w.path).display(), w.message);
+        let _ = writeln!(err, "warning: {}", printable(&format!("{}: {}", config.input.join(&w.path).display(), w.message)));
     }
     for e in &summary.skipped {
-        let _ = writeln!(err, "error: {}: {}", config.input.join(&e.path).display(), e.reason);
+        let _ = writeln!(err, "error: {}", printable(&format!("{}: {}", config.input.join(&e.path).display(), e.reason)));
     }
     let graphs = summary.graphs;
     let verb = if check { "checked" } else { "built" };

@@ -1083,3 +1083,21 @@ fn fold_refuses_hostile_graph_folders_before_reading_them() {
     });
     assert!(err.contains("is a symbolic link"), "{err}");
 }
+
+/// Issue 31, item 15: a file name with a newline or a terminal escape is printed escaped, on
+/// the line of its own message: it cannot forge an `error:` line or colour the terminal.
+#[test]
+fn file_names_with_newlines_or_escapes_are_printed_escaped() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    write(&input.join("api/2026-01-01.folded"), &profile(1, 20));
+    write(&input.join("api/evil\n\x1b[31merror: forged\r.folded"), b"this is no profile at all\n");
+    let out = work.path().join("public");
+    let o = build(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(!o.stderr.contains(&0x1b) && !o.stderr.contains(&b'\r'), "a raw escape or carriage return reached the terminal");
+    let err = stderr(&o);
+    assert!(!err.lines().any(|l| l.starts_with("error: forged")), "{err}");
+    let line = err.lines().find(|l| l.contains("forged")).unwrap_or_else(|| panic!("{err}"));
+    assert!(line.starts_with("error: ") && line.contains(r"api/evil\n\x1b[31merror: forged\r.folded: "), "{line}");
+}
