@@ -91,7 +91,7 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(msg) => {
-            eprintln!("error: {}", printable(&msg));
+            crate::say!("error: {}", printable(&msg));
             ExitCode::from(2)
         }
     }
@@ -143,16 +143,16 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let flag = cli.config.clone();
             let output = config.output.clone();
             let rebuild = move || {
-                eprintln!("change detected, rebuilding");
+                crate::say!("change detected, rebuilding");
                 // site.toml may be what changed; the output folder stays the one being served.
                 let config = match load_config(flag.as_deref(), &build) {
                     Ok(c) if c.output == output => c,
                     Ok(_) => {
-                        eprintln!("error: the output folder changed in site.toml; restart `flamesite serve` to serve the new one");
+                        crate::say!("error: the output folder changed in site.toml; restart `flamesite serve` to serve the new one");
                         return false;
                     }
                     Err(e) => {
-                        eprintln!("error: {}", printable(&e.to_string()));
+                        crate::say!("error: {}", printable(&e.to_string()));
                         return false;
                     }
                 };
@@ -162,7 +162,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                         true
                     }
                     Err(e) => {
-                        eprintln!("error: {}", printable(&e.to_string()));
+                        crate::say!("error: {}", printable(&e.to_string()));
                         false
                     }
                 }
@@ -182,9 +182,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             };
             let made = crate::derive::standalone::standalone(&config, &before, &after, &output)?;
             for g in &made.unmatched {
-                eprintln!("warning: graph {g:?} is in only one of the two profiles; not compared");
+                crate::say!("warning: graph {g:?} is in only one of the two profiles; not compared");
             }
-            eprintln!("compared {} graph{}; wrote {}/index.html", made.graphs.len(), if made.graphs.len() == 1 { "" } else { "s" }, output.display());
+            crate::say!("compared {} graph{}; wrote {}/index.html", made.graphs.len(), if made.graphs.len() == 1 { "" } else { "s" }, output.display());
             Ok(ExitCode::SUCCESS)
         }
         Command::Fold { graph_dir } => {
@@ -313,7 +313,7 @@ fn init(dir: &Path) -> Result<(), String> {
     }
     std::fs::create_dir_all(dir.join("profiles")).map_err(|e| format!("{}: {e}", dir.display()))?;
     std::fs::write(&toml, INIT_TOML).map_err(|e| format!("{}: {e}", toml.display()))?;
-    eprintln!(
+    crate::say!(
         "wrote {} and {}/; put profiles there and run `flamesite build`",
         toml.display(),
         dir.join("profiles").display()

@@ -18,6 +18,17 @@
 //! thread count. [`store::fold`] reads a built graph back into folded stacks.
 #![deny(missing_docs)]
 
+/// Writes a line to standard error, as `eprintln!` does, without panicking when it cannot
+/// be written (a reader that went away: `flamesite build 2>&1 | head -1`): the build's work
+/// and exit status do not depend on who reads its messages.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod archive;
 pub mod build;
 pub mod cli;

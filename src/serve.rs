@@ -133,7 +133,7 @@ pub fn serve(root: &Path, port: u16, watched: Vec<PathBuf>, rebuild: impl Fn() -
         .name("flamesite-watch".into())
         .spawn(move || watch(&watcher_root, &watched, first, rebuild, &bumped))
         .map_err(|e| format!("cannot start the rebuild watcher's thread: {e}"))?;
-    eprintln!("serving {} at http://127.0.0.1:{port}/ (Ctrl-C stops)", root.display());
+    crate::say!("serving {} at http://127.0.0.1:{port}/ (Ctrl-C stops)", root.display());
     let state = Arc::new(State { root: root.to_path_buf(), generation, limits });
     runtime.block_on(accept_loop(listener, state))
 }
@@ -164,7 +164,7 @@ async fn accept_loop(listener: std::net::TcpListener, state: Arc<State>) -> Resu
                 // Out of file descriptors (EMFILE, ENFILE) or an aborted connection: say so at
                 // most once a second, wait a little, and go on accepting.
                 if last_complaint.is_none_or(|t| t.elapsed() > Duration::from_secs(1)) {
-                    eprintln!("warning: accepting a connection: {e}");
+                    crate::say!("warning: accepting a connection: {e}");
                     last_complaint = Some(tokio::time::Instant::now());
                 }
                 tokio::time::sleep(Duration::from_millis(50)).await;
@@ -496,7 +496,7 @@ fn watch(root: &Path, watched: &[PathBuf], first: blake3::Hash, rebuild: impl Fn
                     generation.fetch_add(1, Ordering::SeqCst);
                 }
                 Ok(false) => {}
-                Err(_) => eprintln!("error: the rebuild failed (see above); still serving the previous site"),
+                Err(_) => crate::say!("error: the rebuild failed (see above); still serving the previous site"),
             }
         }
     }

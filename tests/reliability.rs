@@ -1101,3 +1101,34 @@ fn file_names_with_newlines_or_escapes_are_printed_escaped() {
     let line = err.lines().find(|l| l.contains("forged")).unwrap_or_else(|| panic!("{err}"));
     assert!(line.starts_with("error: ") && line.contains(r"api/evil\n\x1b[31merror: forged\r.folded: "), "{line}");
 }
+
+/// Issue 31, item 15: a build whose standard error nobody reads any more (`2>&1 | head -1`
+/// that has exited: writes fail with EPIPE) still does its work and exits with its own status,
+/// not 101 from a panic on its first message.
+#[test]
+fn a_closed_standard_error_does_not_change_the_exit_status() {
+    use std::os::fd::FromRawFd;
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    write(&input.join("api/2026-01-01.folded"), &profile(1, 20));
+    write(&input.join("api/broken.folded"), b"no profile here\n");
+    let closed_pipe = || {
+        let mut fds = [0; 2];
+        // SAFETY: fds has room for the two descriptors pipe() returns.
+        assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+        // SAFETY: both descriptors are ours: the read end is closed, the write end owned.
+        unsafe { libc::close(fds[0]) };
+        std::process::Stdio::from(unsafe { std::os::fd::OwnedFd::from_raw_fd(fds[1]) })
+    };
+    let run_closed = |args: &[&str]| Command::new(bin()).args(args).current_dir(work.path()).stderr(closed_pipe()).output().unwrap().status.code();
+    let out = work.path().join("public");
+    // A build with a skipped profile and warnings: exit 1, the site written.
+    assert_eq!(run_closed(&["build", "--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()]), Some(1));
+    assert!(out.join("p/api/2026-01-01/index.html").is_file());
+    // A configuration error: exit 2.
+    assert_eq!(run_closed(&["build", "--input", "nowhere", "--output", out.to_str().unwrap()]), Some(2));
+    // diff, which prints a line when done: exit 0, the page written.
+    let f = input.join("api/2026-01-01.folded");
+    assert_eq!(run_closed(&["diff", f.to_str().unwrap(), f.to_str().unwrap(), "-o", "cmp"]), Some(0));
+    assert!(work.path().join("cmp/index.html").is_file());
+}
