@@ -388,7 +388,6 @@ fn bytes_under(dir: &Path) -> u64 {
 /// profiles give.
 #[test]
 fn the_cache_keeps_sums_and_restores_from_the_published_site() {
-    use std::io::{Seek, Write as _};
     let work = tempfile::tempdir().unwrap();
     let input = work.path().join("in");
     for day in 1..=4 {
@@ -429,17 +428,7 @@ fn the_cache_keeps_sums_and_restores_from_the_published_site() {
 
     // An editor changes a chunk of the published site in place; the next full rewrite finds
     // it is not what the entry recorded, and decodes that run again.
-    let chunk = walkdir::WalkDir::new(out.join("p/api/2026-01-02/g"))
-        .sort_by_file_name()
-        .into_iter()
-        .map(|e| e.unwrap())
-        .find(|e| e.file_type().is_file() && e.path().to_string_lossy().ends_with(".bin.gz"))
-        .unwrap()
-        .into_path();
-    let mut f = std::fs::OpenOptions::new().write(true).open(&chunk).unwrap();
-    f.seek(std::io::SeekFrom::Start(0)).unwrap();
-    f.write_all(b"CORRUPT!").unwrap();
-    drop(f);
+    corrupt_a_chunk_in_place(&out.join("p/api/2026-01-02/g"));
     std::fs::remove_dir_all(work.path().join(".public.flamesite-next")).unwrap();
     touch();
     let o = build(&input, &out, &[]);
@@ -459,6 +448,29 @@ fn the_cache_keeps_sums_and_restores_from_the_published_site() {
     assert!(bytes_under(&cache) * 10 <= bytes_under(&out) && entries_without_files(&out));
 }
 
+/// Overwrites the start of the first chunk file under `graphs` in place, keeping its inode,
+/// as an editor that writes in place does.
+fn corrupt_a_chunk_in_place(graphs: &Path) {
+    use std::io::{Seek, Write as _};
+    let chunk = walkdir::WalkDir::new(graphs)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap())
+        .find(|e| e.file_type().is_file() && e.path().to_string_lossy().ends_with(".bin.gz"))
+        .unwrap()
+        .into_path();
+    let mut f = std::fs::OpenOptions::new().write(true).open(&chunk).unwrap();
+    f.seek(std::io::SeekFrom::Start(0)).unwrap();
+    f.write_all(b"CORRUPT!").unwrap();
+}
+
+/// Makes a named pipe at `path`.
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo {}", path.display());
+}
+
 /// Whether no cache entry of the site in `out` holds files.
 fn entries_without_files(out: &Path) -> bool {
     entries(out).iter().all(|(dir, _)| !dir.join("files").exists())
@@ -469,7 +481,6 @@ fn entries_without_files(out: &Path) -> bool {
 /// the site published is always the one the profiles give, and nothing outside is linked.
 #[test]
 fn the_cache_restores_only_what_it_wrote() {
-    use std::io::{Seek, Write as _};
     let work = tempfile::tempdir().unwrap();
     let input = work.path().join("in");
     write(&input.join("api/2026-01-01.folded"), &profile(1, 300));
@@ -487,17 +498,7 @@ fn the_cache_restores_only_what_it_wrote() {
     check("first build");
 
     // An editor that writes in place (keeping the inode) changes a graph file of the site.
-    let chunk = walkdir::WalkDir::new(out.join("p/api/2026-01-01/g"))
-        .sort_by_file_name()
-        .into_iter()
-        .map(|e| e.unwrap())
-        .find(|e| e.file_type().is_file() && e.path().to_string_lossy().ends_with(".bin.gz"))
-        .unwrap()
-        .into_path();
-    let mut f = std::fs::OpenOptions::new().write(true).open(&chunk).unwrap();
-    f.seek(std::io::SeekFrom::Start(0)).unwrap();
-    f.write_all(b"CORRUPT!").unwrap();
-    drop(f);
+    corrupt_a_chunk_in_place(&out.join("p/api/2026-01-01/g"));
     // A build without the cache rewrites the site; the next one with the cache (a profile
     // changed) still publishes the right bytes.
     let o = build(&input, &out, &["--no-cache"]);
@@ -1000,10 +1001,7 @@ fn fifos_sockets_and_devices_among_the_profiles_are_reported_and_skipped() {
     let work = tempfile::tempdir().unwrap();
     let input = work.path().join("in");
     write(&input.join("api/2026-01-01.folded"), &profile(1, 20));
-    let fifo = input.join("api/2026-01-02.folded");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+    mkfifo(&input.join("api/2026-01-02.folded"));
     let _socket = std::os::unix::net::UnixListener::bind(input.join("api/2026-01-03.folded")).unwrap();
     std::os::unix::fs::symlink("/dev/zero", input.join("api/2026-01-04.folded")).unwrap();
     let out = work.path().join("public");
@@ -1065,9 +1063,7 @@ fn fold_refuses_hostile_graph_folders_before_reading_them() {
     assert!(err.contains(&chunk) && err.contains("is not a regular file"), "{err}");
     let err = case("fifo", &|dir: &Path| {
         std::fs::remove_file(dir.join(&chunk)).unwrap();
-        let c = std::ffi::CString::new(dir.join(&chunk).to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        mkfifo(&dir.join(&chunk));
     });
     assert!(err.contains(&chunk) && err.contains("is not a regular file"), "{err}");
     let err = case("size", &|dir: &Path| {
