@@ -85,11 +85,7 @@ fn seal(key: &str, product: &Product) -> String {
     h.finalize().to_hex().to_string()
 }
 
-/// Whether `rel` names a file inside an entry's folder: relative, `/`-separated, no `.`, `..`
-/// or empty component.
-pub fn is_inside(rel: &str) -> bool {
-    !rel.is_empty() && !rel.starts_with('/') && !rel.contains('\\') && !rel.contains('\0') && rel.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
-}
+pub use crate::store::is_inside;
 
 /// The cache folder.
 pub struct Cache {

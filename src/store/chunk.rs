@@ -175,7 +175,7 @@ impl Values {
         }
     }
 
-    fn width(self) -> usize {
+    pub(crate) fn width(self) -> usize {
         match self {
             Values::U32 => 4,
             Values::F64 => 8,
@@ -934,7 +934,7 @@ fn encode_chunk(table: &FrameTable, others: Option<&Others>, rows: &[u32], new_i
 
 /// Appends a column of values: the bytes are reserved once and filled in place (a push per
 /// value, with its capacity check, was a large part of encoding a graph).
-fn put_column(out: &mut Vec<u8>, values: Values, column: impl ExactSizeIterator<Item = u64>) {
+pub(crate) fn put_column(out: &mut Vec<u8>, values: Values, column: impl ExactSizeIterator<Item = u64>) {
     let w = values.width();
     let start = out.len();
     out.resize(start + w * column.len(), 0);
@@ -948,7 +948,7 @@ fn put_column(out: &mut Vec<u8>, values: Values, column: impl ExactSizeIterator<
 }
 
 /// Appends a column of u32, as [`put_column`] does.
-fn put_u32_column(out: &mut Vec<u8>, column: impl ExactSizeIterator<Item = u32>) {
+pub(crate) fn put_u32_column(out: &mut Vec<u8>, column: impl ExactSizeIterator<Item = u32>) {
     let start = out.len();
     out.resize(start + 4 * column.len(), 0);
     out[start..].chunks_exact_mut(4).zip(column).for_each(|(d, v)| d.copy_from_slice(&v.to_le_bytes()));
@@ -1022,8 +1022,7 @@ fn read_file(path: &Path, limit: u64, exact: Option<u64>) -> Result<Vec<u8>, Str
 /// `rel` from a manifest, when it names a file inside the graph folder: relative, without
 /// `..` or empty components.
 fn inside(dir: &Path, rel: &str) -> Result<std::path::PathBuf, String> {
-    let ok = !rel.is_empty() && !rel.starts_with('/') && !rel.contains('\\') && !rel.contains('\0') && rel.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
-    if !ok {
+    if !super::is_inside(rel) {
         return Err(format!("{}: the manifest names {rel:?}, which is not a file inside the graph folder; the graph is damaged", dir.join("manifest.json").display()));
     }
     Ok(dir.join(rel))

@@ -8,3 +8,9 @@ pub mod fold;
 pub mod gz;
 mod planes;
 pub mod sandwich;
+
+/// Whether `rel` names a file inside a folder: relative, `/`-separated, no `.`, `..` or empty
+/// component (the files a manifest or a cache entry lists, which are read as data).
+pub fn is_inside(rel: &str) -> bool {
+    !rel.is_empty() && !rel.starts_with('/') && !rel.contains('\\') && !rel.contains('\0') && rel.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+}

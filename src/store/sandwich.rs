@@ -10,7 +10,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::chunk::{put_u32, Values};
+use super::chunk::{put_column, put_u32, put_u32_column, Values};
 use super::planes;
 use crate::graph::frames::{FrameTable, NO_PARENT};
 
@@ -189,10 +189,7 @@ fn encode_file(name: u32, calls: usize, trees: [&[Row]; 2], new_id: &[u32], valu
     put_u32(&mut out, trees[0].len() as u32);
     put_u32(&mut out, trees[1].len() as u32);
     put_u32(&mut out, 0);
-    let w = match values {
-        Values::U32 => 4,
-        Values::F64 => 8,
-    };
+    let w = values.width();
     for rows in trees {
         // A node's offset as its gap after the sibling before it, or (a first child) from its
         // parent's offset; parents as steps from the row before.
@@ -203,22 +200,15 @@ fn encode_file(name: u32, calls: usize, trees: [&[Row]; 2], new_id: &[u32], valu
         };
         let columns: [Vec<u64>; 3] = [rows.iter().enumerate().map(gap).collect(), rows.iter().map(|r| r.total).collect(), rows.iter().map(|r| r.self_).collect()];
         for col in columns {
+            // As chunks' columns (a gap is never negative in a tree the build made).
             let start = out.len();
-            for v in col {
-                // Through i64, as chunks' gaps (never negative in a tree the build made).
-                match values {
-                    Values::U32 => out.extend_from_slice(&(v as u32).to_le_bytes()),
-                    Values::F64 => out.extend_from_slice(&(v as i64 as f64).to_le_bytes()),
-                }
-            }
+            put_column(&mut out, values, col.into_iter());
             planes::split(&mut out[start..], w);
         }
         let parents = rows.iter().scan(0u32, |prev, r| Some(r.parent.wrapping_sub(std::mem::replace(prev, r.parent))));
         for col in [parents.collect::<Vec<u32>>(), rows.iter().map(|r| new_id[r.name as usize]).collect()] {
             let start = out.len();
-            for v in col {
-                put_u32(&mut out, v);
-            }
+            put_u32_column(&mut out, col.into_iter());
             planes::split(&mut out[start..], 4);
         }
     }
