@@ -50,9 +50,10 @@ const CODED = 4;
 
 /**
  * A copy of `buf` whose columns, `widths[i]` bytes per value and `n` values each from byte
- * `at` on, are joined back from their byte planes (docs/FORMAT.md "Coded columns").
+ * `at` on, are joined back from their byte planes (docs/FORMAT.md "Coded columns"); the bytes
+ * before and after them are copied as they are.
  */
-function joinPlanes(buf, at, n, widths) {
+export function joinPlanes(buf, at, n, widths) {
   const out = new ArrayBuffer(buf.byteLength);
   new Uint8Array(out).set(new Uint8Array(buf, 0, at));
   for (const w of widths) {
@@ -64,11 +65,12 @@ function joinPlanes(buf, at, n, widths) {
     }
     at += w * n;
   }
+  new Uint8Array(out, at).set(new Uint8Array(buf, at));
   return out;
 }
 
 /** Each entry of `col` (a Uint32Array of steps, the first from 0) replaced by the running sum, modulo 2^32. */
-function addUp(col) {
+export function addUp(col) {
   for (let i = 1; i < col.length; i++) col[i] += col[i - 1];
 }
 

@@ -19,7 +19,7 @@
 // name columns, rows by depth then offset; children ordered by name, a node's self after its
 // children), so layout.js, draw.js and nav.js draw and hit-test them as any graph.
 
-import { GraphError } from "./fetch.js";
+import { GraphError, addUp, joinPlanes } from "./fetch.js";
 
 const enc = new TextEncoder();
 
@@ -516,7 +516,7 @@ function expandCallers(t, v, names) {
  * GraphError when the bytes do not follow the format.
  */
 export function decodeSandwich(data, fn, rootWidth, file = "sandwich file") {
-  const buf = data instanceof ArrayBuffer ? data : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
+  let buf = data instanceof ArrayBuffer ? data : data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength);
   const bad = (why) => new GraphError(file, why);
   if (buf.byteLength < 32) throw bad("is too short for a sandwich file");
   const dv = new DataView(buf);
@@ -532,29 +532,33 @@ export function decodeSandwich(data, fn, rootWidth, file = "sandwich file") {
   const calls = u(16);
   const sizes = [u(20), u(24)];
   if (buf.byteLength !== 32 + (sizes[0] + sizes[1]) * (3 * w + 8)) throw bad(`is ${buf.byteLength} bytes, not what ${sizes[0]} + ${sizes[1]} nodes take (truncated or corrupt)`);
+  if (coded) {
+    // Each tree's five columns joined back from their planes (as chunks' are).
+    buf = joinPlanes(buf, 32, sizes[0], [w, w, w, 4, 4]);
+    buf = joinPlanes(buf, 32 + sizes[0] * (3 * w + 8), sizes[1], [w, w, w, 4, 4]);
+  }
   let at = 32;
-  // A column of n values of `width` bytes, from its planes when coded (as little-endian bytes).
-  const column = (n, width) => {
-    const src = new Uint8Array(buf, at, width * n);
-    at += width * n;
-    const out = new Uint8Array(width * n);
-    if (!coded) out.set(src);
-    else for (let k = 0; k < width; k++) for (let i = 0; i < n; i++) out[i * width + k] = src[k * n + i];
-    const dvc = new DataView(out.buffer);
-    return Float64Array.from({ length: n }, (_, i) => (width === 4 ? dvc.getUint32(4 * i, true) : dvc.getFloat64(8 * i, true)));
+  const vals = (n) => {
+    const a = w === 4 ? new Uint32Array(buf, at, n) : new Float64Array(buf, at, n);
+    at += w * n;
+    return Float64Array.from(a);
+  };
+  const u32s = (n) => {
+    const a = new Uint32Array(buf, at, n);
+    at += 4 * n;
+    return a;
   };
   const tree = (n, kind) => {
-    const offset = column(n, w);
-    const total = column(n, w);
-    const self = column(n, w);
-    const parentCol = column(n, 4);
-    const name = Uint32Array.from(column(n, 4));
+    const offset = vals(n);
+    const total = vals(n);
+    const self = vals(n);
+    const steps = Uint32Array.from(u32s(n));
+    // Coded: parents are steps from the row before, added up (modulo 2^32).
+    if (coded) addUp(steps);
+    const parent = Int32Array.from(steps);
+    const name = Uint32Array.from(u32s(n));
     if (coded) {
-      // Steps added up (modulo 2^32), then each gap after the sibling before or the parent.
-      for (let r = 1; r < n; r++) parentCol[r] = (parentCol[r] + parentCol[r - 1]) % 4294967296;
-    }
-    const parent = Int32Array.from(parentCol, (p) => p | 0);
-    if (coded) {
+      // Each offset is a gap after the sibling before or from the parent's offset.
       for (let r = 0; r < n; r++) {
         const p = parent[r];
         if (r > 0 && p === parent[r - 1]) offset[r] += offset[r - 1] + total[r - 1];
