@@ -613,12 +613,9 @@ impl<'a> Build<'a> {
         };
         let names = std::mem::take(&mut self.names);
         state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next, comparisons })?;
-        // The published site now holds every entry's files: the entries keep their sums only
-        // (a build that rewrote the site lets go of any entry's files, leftovers included).
+        // The published site now holds every entry's files: the entries made by this build
+        // keep their sums only (after a rewrite, `retain` above let go of every entry's).
         cache.shed();
-        if !incremental {
-            cache.shed_all();
-        }
         Ok(())
     }
 }

@@ -256,16 +256,6 @@ impl Cache {
             let _ = fs::remove_dir_all(self.dir.join(key).join("files"));
         }
     }
-
-    /// Lets go of the files of every entry (after a build that rewrote the whole site).
-    pub fn shed_all(&self) {
-        let Ok(entries) = fs::read_dir(&self.dir) else { return };
-        for e in entries.flatten() {
-            if is_key(&e.file_name().to_string_lossy()) {
-                let _ = fs::remove_dir_all(e.path().join("files"));
-            }
-        }
-    }
 }
 
 /// The bytes of file `rel` of the folder `place`, checked against `sum`: a regular file of
@@ -364,6 +354,9 @@ impl Cache {
     }
 
     /// Removes every entry not in `used`, and leftovers of interrupted writes; nothing else.
+    /// Called once the site holding every entry's files is published (a build that rewrote
+    /// it): the entries kept let go of their files too ([`Cache::shed`]), leftovers of
+    /// interrupted builds included, in the same pass.
     pub fn retain(&self, used: &BTreeSet<&str>) {
         let Ok(entries) = fs::read_dir(&self.dir) else { return };
         for e in entries.flatten() {
@@ -371,6 +364,8 @@ impl Cache {
             let leftover = name.starts_with('.') && name.ends_with(".tmp") && is_key(name[1..].split('.').next().unwrap_or(""));
             if (is_key(&name) && !used.contains(name.as_str())) || leftover {
                 let _ = fs::remove_dir_all(e.path());
+            } else if is_key(&name) {
+                let _ = fs::remove_dir_all(e.path().join("files"));
             }
         }
     }
