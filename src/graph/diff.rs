@@ -183,7 +183,6 @@ fn children(t: &FrameTable) -> Children {
 /// Gives a differential table (before columns present) the widths of `layout`. A table laid
 /// out by its second count keeps that count as its `after` columns.
 pub fn relayout(t: &mut FrameTable, layout: Layout) -> Result<(), MergeError> {
-    let n = t.len();
     if t.before.is_none() {
         return Ok(());
     }
@@ -192,6 +191,18 @@ pub fn relayout(t: &mut FrameTable, layout: Layout) -> Result<(), MergeError> {
         t.after = Some(Before { total: t.total.clone(), self_: t.self_.clone() });
     }
     let (before, after) = (t.before.as_ref().expect("checked above"), t.after.as_ref().expect("set above"));
+    (t.offset, t.total, t.self_) = laid_out(&t.parent, before, after, layout)?;
+    t.layout = layout;
+    Ok(())
+}
+
+/// Each frame's offset, width and self width in one layout.
+pub type Laid = (Vec<u64>, Vec<u64>, Vec<u64>);
+
+/// The offsets, widths and self widths of `layout` of a differential table's frames, whose
+/// parents are `parent` and values `before` and `after` (the table itself is left as it is).
+pub fn laid_out(parent: &[u32], before: &Before, after: &Before, layout: Layout) -> Result<Laid, MergeError> {
+    let n = parent.len();
     let (tb, ta) = (before.total.first().copied().unwrap_or(0), after.total.first().copied().unwrap_or(0));
     let (total, own): (Vec<u64>, Vec<u64>) =
         (0..n).map(|r| widths(layout, (before.total[r], before.self_[r]), (after.total[r], after.self_[r]), tb, ta)).unzip();
@@ -201,16 +212,12 @@ pub fn relayout(t: &mut FrameTable, layout: Layout) -> Result<(), MergeError> {
     let mut offset = vec![0u64; n];
     let mut cursor = vec![0u64; n];
     for r in 1..n {
-        let p = t.parent[r] as usize;
+        let p = parent[r] as usize;
         offset[r] = cursor[p];
         cursor[p] += total[r];
         cursor[r] = offset[r];
     }
-    t.offset = offset;
-    t.total = total;
-    t.self_ = own;
-    t.layout = layout;
-    Ok(())
+    Ok((offset, total, own))
 }
 
 /// What one function did between the two runs: its self and total (recursion counted once)

@@ -327,11 +327,12 @@ struct Others {
 }
 
 impl Others {
+    /// Of a table `relayout` laid out as the union (its after columns set).
     fn of(union: &FrameTable) -> Result<Others, String> {
+        let (before, after) = (union.before.as_ref().expect("a differential table"), union.after.as_ref().expect("relaid out"));
         let laid = |layout| {
-            let mut t = union.clone();
-            diff::relayout(&mut t, layout).map_err(|e| e.to_string())?;
-            Ok::<_, String>((t.offset, t.total))
+            let (offset, total, _) = diff::laid_out(&union.parent, before, after, layout).map_err(|e| e.to_string())?;
+            Ok::<_, String>((offset, total))
         };
         Ok(Others { after: laid(Layout::After)?, before: laid(Layout::Before)? })
     }
