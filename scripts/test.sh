@@ -4,7 +4,9 @@
 # tests (node's test runner), and the browser tests in a real headless Chromium against
 # built sites served over HTTP on 127.0.0.1 (by nginx, for the archive). Chromium and nginx
 # (Debian's packages) and the test's npm packages are installed first when missing; when they
-# cannot be, this stops and names them.
+# cannot be, this stops and names them. The object storage tests (tests/bucket.rs) run against
+# a real S3 server on loopback, s3s-fs, which is installed from crates.io into target/tools
+# when it is not on the PATH (or named by FLAMESITE_S3_SERVER).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +15,23 @@ command -v node >/dev/null || { echo "error: node is not installed (Debian packa
 
 echo "== preparing the browser tests (Chromium, nginx, npm packages)" >&2
 bash tests/browser/run.sh --prepare
+
+echo "== preparing the object storage tests (s3s-fs, an S3 server)" >&2
+S3S_FS_VERSION=0.14.1
+if [ -z "${FLAMESITE_S3_SERVER:-}" ]; then
+  if command -v s3s-fs >/dev/null; then
+    FLAMESITE_S3_SERVER=$(command -v s3s-fs)
+  else
+    FLAMESITE_S3_SERVER=$PWD/target/tools/bin/s3s-fs
+    if [ ! -x "$FLAMESITE_S3_SERVER" ]; then
+      cargo install --locked --quiet "s3s-fs@$S3S_FS_VERSION" --features binary --root target/tools || {
+        echo "error: s3s-fs $S3S_FS_VERSION (the S3 server the object storage tests run on loopback) could not be installed: cargo install --locked s3s-fs@$S3S_FS_VERSION --features binary" >&2
+        exit 1
+      }
+    fi
+  fi
+fi
+export FLAMESITE_S3_SERVER
 
 echo "== cargo test" >&2
 cargo test --workspace --all-targets

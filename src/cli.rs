@@ -127,6 +127,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Serve { build, port } => {
             let config = load_config(cli.config.as_deref(), &build)?;
+            if crate::output::bucket::is_url(&config.output) {
+                return Err(format!(
+                    "serve previews a site in a local folder, and the output is {}: give a folder with --output (a bucket is served by its host)",
+                    config.output.display()
+                ));
+            }
             let options = Options { threads: build.threads, progress: true, dry_run: false, cache: !build.no_cache };
             let summary = build::build(&config, &options).map_err(|e| e.to_string())?;
             report(&summary, &config, false);

@@ -204,7 +204,9 @@ impl Config {
         config.file = Some(path.to_path_buf());
         let dir = path.parent().unwrap_or(Path::new(""));
         config.input = dir.join(&config.input);
-        config.output = dir.join(&config.output);
+        if !crate::output::bucket::is_url(&config.output) {
+            config.output = dir.join(&config.output);
+        }
         config.cache_dir = config.cache_dir.map(|c| dir.join(c));
         let here = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
         // Before static/ was copied to the output's root, templates/ and static/ beside
@@ -269,6 +271,12 @@ impl Config {
     pub fn cache_folder(&self) -> PathBuf {
         if let Some(c) = &self.cache_dir {
             return c.clone();
+        }
+        if crate::output::bucket::is_url(&self.output) {
+            // A bucket keeps the build's record itself: its copy while this build runs is
+            // this process's own, removed at the end.
+            let hash = blake3::hash(self.output.as_os_str().as_encoded_bytes()).to_hex();
+            return std::env::temp_dir().join(format!("flamesite-{}-{}.cache", std::process::id(), &hash[..16]));
         }
         let name = self.output.file_name().unwrap_or(std::ffi::OsStr::new("public"));
         let parent = self.output.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));

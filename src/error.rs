@@ -118,6 +118,9 @@ pub enum OutputError {
     /// Another build holds the output's lock.
     #[error("another flamesite build is writing {}; wait for it to finish", .0.display())]
     Locked(PathBuf),
+    /// Publishing to object storage failed (the message names the object).
+    #[error("{0}")]
+    Bucket(String),
     /// The output path has no folder name.
     #[error("output {} has no folder name", .0.display())]
     NoName(PathBuf),

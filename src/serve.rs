@@ -447,19 +447,7 @@ fn with_reload(mut bytes: Vec<u8>) -> Vec<u8> {
 }
 
 fn content_type(name: &OsStr) -> &'static str {
-    match Path::new(name).extension().and_then(|e| e.to_str()).unwrap_or("") {
-        "html" => "text/html; charset=utf-8",
-        "js" => "text/javascript; charset=utf-8",
-        "css" => "text/css; charset=utf-8",
-        "json" => "application/json",
-        // Packed data files (src/store/gz.rs), as GitHub Pages and most hosts label them.
-        "gz" => "application/gzip",
-        "svg" => "image/svg+xml",
-        "png" => "image/png",
-        "xml" => "application/atom+xml",
-        "txt" => "text/plain; charset=utf-8",
-        _ => "application/octet-stream",
-    }
+    crate::output::content_type(&name.to_string_lossy())
 }
 
 fn percent_decode(s: &str) -> Vec<u8> {

@@ -33,7 +33,7 @@ use crate::derive::history::Span;
 use crate::error::{BuildError, IngestError, ProfileError, Warning};
 use crate::ingest::cache::{self, Cache};
 use crate::ingest::{self, scan, How, RunRecord, PREVIEW};
-use crate::output::staging::Staging;
+use crate::output::{bucket, Output, Published};
 use crate::site::pages::{Page, Site};
 use crate::site::theme::Theme;
 use state::{SavedRun, Tree, TreeDiff};
@@ -89,6 +89,15 @@ pub struct Summary {
 
 /// Builds the site described by `config`.
 pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> {
+    let built = build_in(config, options);
+    if bucket::is_url(&config.output) && config.cache_dir.is_none() {
+        // The copy of a bucket's record was this build's own.
+        let _ = std::fs::remove_dir_all(config.cache_folder());
+    }
+    built
+}
+
+fn build_in(config: &Config, options: &Options) -> Result<Summary, BuildError> {
     let start = Instant::now();
     let mut b = Build::open(config, options)?;
     if !b.nothing_changed() {
@@ -115,7 +124,9 @@ struct Build<'a> {
     pool: rayon::ThreadPool,
     scanned: scan::Scan,
     /// The tree being brought to the new state (none for a dry run).
-    staging: Option<Staging>,
+    staging: Option<Output>,
+    /// When publishing to object storage: the bucket, and its publish lock while the build runs.
+    bucket: Option<(std::sync::Arc<bucket::Bucket>, bucket::Lock)>,
     cache: Option<Cache>,
     /// Inode of the published tree (0: none yet).
     live_ino: u64,
@@ -183,24 +194,44 @@ impl<'a> Build<'a> {
         let scanned = pool
             .install(|| scan::scan_except(&config.input, &[config.output.clone(), config.cache_folder()]))
             .map_err(|reason| BuildError::Input { path: config.input.clone(), reason })?;
-        let mut staging = if options.dry_run { None } else { Some(Staging::new(&config.output)?) };
-        let cache = match (&staging, options.cache) {
-            (Some(_), true) => {
-                let dir = config.cache_folder();
-                std::fs::create_dir_all(&dir).map_err(|e| format!("cache {}: {e}", dir.display()))?;
-                cache::check_folder(&dir).map_err(BuildError::Config)?;
-                Some(Cache::new(&dir, config).publishing_to(&config.output))
-            }
-            _ => None,
-        };
-        // A build that changes the staging tree and does not save the state (it fails, is
-        // killed, or runs without the cache) leaves the marker that tells the next build not to
-        // trust what the state says that tree holds.
         let cache_dir = config.cache_folder();
-        let ours = cache.is_some() || cache_dir.is_dir() && cache::check_folder(&cache_dir).is_ok();
-        if let (Some(s), true) = (&mut staging, ours) {
-            s.mark_changes_in(cache_dir.join(state::DIRTY));
-        }
+        let open_cache = || -> Result<Cache, BuildError> {
+            std::fs::create_dir_all(&cache_dir).map_err(|e| format!("cache {}: {e}", cache_dir.display()))?;
+            cache::check_folder(&cache_dir).map_err(BuildError::Config)?;
+            Ok(Cache::new(&cache_dir, config))
+        };
+        let (staging, cache, bucket) = if !bucket::is_url(&config.output) {
+            let mut staging = if options.dry_run { None } else { Some(crate::output::staging::Staging::new(&config.output)?) };
+            let cache = match (&staging, options.cache) {
+                (Some(_), true) => Some(open_cache()?.publishing_to(Published::Folder(config.output.clone()))),
+                _ => None,
+            };
+            // A build that changes the staging tree and does not save the state (it fails, is
+            // killed, or runs without the cache) leaves the marker that tells the next build not
+            // to trust what the state says that tree holds.
+            let ours = cache.is_some() || cache_dir.is_dir() && cache::check_folder(&cache_dir).is_ok();
+            if let (Some(s), true) = (&mut staging, ours) {
+                s.mark_changes_in(cache_dir.join(state::DIRTY));
+            }
+            (staging.map(Output::Folder), cache, None)
+        } else {
+            // A bucket keeps the build's record beside the site; the cache folder holds a copy
+            // of it while the build runs.
+            if !options.cache {
+                return Err(BuildError::Config("--no-cache: a site in object storage is published from the record it keeps beside it, which the cache folder holds while a build runs".into()));
+            }
+            let b = std::sync::Arc::new(bucket::Bucket::open(&config.output.to_string_lossy()).map_err(BuildError::Config)?);
+            if options.dry_run {
+                (None, None, None)
+            } else {
+                let lock = bucket::Lock::take(b.clone())?;
+                let cache = open_cache()?;
+                bucket::pull_record(&b, &cache_dir).map_err(|e| BuildError::Write(format!("reading the record of the published site: {e}")))?;
+                let staging = bucket::Staging::new(b.clone(), &lock)?;
+                let mirror = bucket::Mirror::new(b.clone(), cache_dir.join(".published.tmp"));
+                (Some(Output::Bucket(staging)), Some(cache.publishing_to(Published::Bucket(mirror))), Some((b, lock)))
+            }
+        };
         let header = cache.as_ref().and_then(|c| state::Header::load(c.dir(), &fingerprint));
         let live_ino = staging.as_ref().map_or(0, |s| s.inodes().1);
         Ok(Build {
@@ -212,6 +243,7 @@ impl<'a> Build<'a> {
             pool,
             scanned,
             staging,
+            bucket,
             cache,
             live_ino,
             header,
@@ -256,7 +288,12 @@ impl<'a> Build<'a> {
         let cache_dir = self.config.cache_folder();
         self.data = self.header.as_ref().and_then(|h| state::Data::load(&cache_dir, h)).unwrap_or_default();
         if self.data.names == slug::Record::default() {
-            self.data.names = published_names(self.config);
+            let bucket = self.bucket.as_ref().map(|(b, _)| b);
+            let read = |rel: &str| match bucket {
+                Some(b) => b.get(rel).ok().flatten(),
+                None => std::fs::read(self.config.output.join(rel)).ok(),
+            };
+            self.data.names = published_names(&read);
         }
         // Names read back are held to the rules of new ones (the listings are anyone's to edit).
         for (key, name) in self.data.names.retain_valid() {
@@ -413,6 +450,7 @@ impl<'a> Build<'a> {
         let mut data = std::mem::take(&mut self.data);
         data.runs = runs.into_iter().map(|(record, hash, _)| SavedRun { record, hash }).collect();
         state::save(cache.dir(), state::Header { runs: known, ..header }, data)?;
+        self.push_record(false)?;
         Ok(None)
     }
 
@@ -534,8 +572,14 @@ impl<'a> Build<'a> {
                 site_files.push((rel.as_str(), bytes.as_slice()));
             }
         }
-        let foreign = foreign_files(self.config, &generated, &site_files, &staging)?;
-        self.summary.warnings.extend(foreign);
+        match &staging {
+            Output::Folder(s) => {
+                let foreign = foreign_files(self.config, &generated, &site_files, s)?;
+                self.summary.warnings.extend(foreign);
+            }
+            // A bucket is often shared: only the folders and files the site writes are its.
+            Output::Bucket(s) => s.set_ours(generated.iter().map(|n| n.to_string()).chain(site_files.iter().filter_map(|(rel, _)| rel.split('/').next().map(str::to_string)))),
+        }
         let mut desired = Tree {
             ino: staging_ino,
             pages: plan.iter().map(|p| (p.path.clone(), p.hash)).collect(),
@@ -616,6 +660,17 @@ impl<'a> Build<'a> {
         // The published site now holds every entry's files: the entries made by this build
         // keep their sums only (after a rewrite, `retain` above let go of every entry's).
         cache.shed();
+        self.push_record(true)
+    }
+
+    /// A bucket keeps the build's record beside the site: the cache folder's copy is uploaded
+    /// (the state last), and after a publish the marker of a publish under way goes.
+    fn push_record(&self, published: bool) -> Result<(), BuildError> {
+        let (Some((bucket, lock)), Some(cache)) = (&self.bucket, &self.cache) else { return Ok(()) };
+        bucket::push_record(bucket, cache.dir()).map_err(|e| BuildError::Write(format!("saving the record of the published site: {e}")))?;
+        if published {
+            lock.finish()?;
+        }
         Ok(())
     }
 }
@@ -634,7 +689,7 @@ fn generated_names<'p>(plan: &'p [Page], archive: &'p Archive) -> BTreeSet<&'p s
 /// new site, since the output folder is replaced whole: each is named in a warning. In the
 /// staging tree (the site before, where such a file went at the last build) they are removed,
 /// each named in a warning first, so that they do not come back every other build.
-fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&str, &[u8])], staging: &Staging) -> Result<Vec<Warning>, BuildError> {
+fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&str, &[u8])], staging: &crate::output::staging::Staging) -> Result<Vec<Warning>, BuildError> {
     let mut warnings = Vec::new();
     let mut ours = generated.clone();
     ours.extend(site_files.iter().filter_map(|(rel, _)| rel.split('/').next()));
@@ -664,7 +719,7 @@ fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&st
 
 /// Brings a staging tree whose content is unknown to the new state: every page rendered and
 /// written where it differs, every run's graph files linked; the commit then sweeps the rest.
-fn rewrite(site: &Site, plan: &[Page], archive: &Archive, staging: &Staging, cache: Option<&Cache>) -> Result<(usize, usize), BuildError> {
+fn rewrite(site: &Site, plan: &[Page], archive: &Archive, staging: &Output, cache: Option<&Cache>) -> Result<(usize, usize), BuildError> {
     plan.par_iter().try_for_each(|page| -> Result<(), BuildError> {
         let bytes = site.render(page).map_err(BuildError::Theme)?;
         Ok(staging.write(&page.path, &bytes)?)
@@ -685,7 +740,7 @@ fn update(
     site: &Site,
     plan: &[Page],
     desired: &Tree,
-    staging: &Staging,
+    staging: &Output,
     cache: &Cache,
     live: &Tree,
     next: &TreeDiff,
@@ -780,7 +835,7 @@ fn graph_sets(archive: &Archive) -> impl Iterator<Item = (&str, &str)> {
 
 /// Links the graph files of cache entry `key` into run folder `url`, first removing what the
 /// folder had (when `replace`).
-fn link_run(staging: &Staging, cache: &Cache, url: &str, key: &str, replace: bool) -> Result<(), BuildError> {
+fn link_run(staging: &Output, cache: &Cache, url: &str, key: &str, replace: bool) -> Result<(), BuildError> {
     // Where the files are when the entry's were let go: this folder of the published site.
     cache.home(key, url);
     let product = cache.get(key).ok_or_else(|| {
@@ -807,9 +862,8 @@ fn link_run(staging: &Staging, cache: &Cache, url: &str, key: &str, replace: boo
 
 /// The names the published site holds (its `index.json`, and since version 3 its series'
 /// listings), for a build without a state.
-fn published_names(config: &Config) -> slug::Record {
+fn published_names(read: &dyn Fn(&str) -> Option<Vec<u8>>) -> slug::Record {
     use crate::site::index_json::{Index, SeriesIndex};
-    let read = |rel: &str| std::fs::read(config.output.join(rel)).ok();
     let Some(index) = read("index.json").and_then(|b| serde_json::from_slice::<Index>(&b).ok()) else { return slug::Record::default() };
     let mut names = index.names;
     let mut profiles = index.profiles;

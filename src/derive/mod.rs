@@ -23,7 +23,7 @@ use crate::graph::preview;
 use crate::error::FillError;
 use crate::ingest::cache::{Cache, Product};
 use crate::ingest::PREVIEW;
-use crate::output::staging::Staging;
+use crate::output::Output;
 use crate::store::chunk;
 
 /// Functions listed as grown, and as shrunk, per graph of a comparison page.
@@ -34,7 +34,7 @@ pub enum Source<'a> {
     /// The cache.
     Cache(&'a Cache),
     /// The staging tree, which received the graph files directly.
-    Staging(&'a Staging),
+    Staging(&'a Output),
 }
 
 /// What derive made, besides the archive's comparisons.

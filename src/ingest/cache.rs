@@ -92,7 +92,7 @@ pub struct Cache {
     dir: PathBuf,
     fingerprint: String,
     /// The published site, where an entry's files are once its run is published.
-    published: Option<PathBuf>,
+    published: Option<crate::output::Published>,
     /// Per entry, the run or comparison folders of the published site that hold its files
     /// (relative to it, ending in `/`): where it was published, and where it is to be.
     homes: std::sync::RwLock<std::collections::HashMap<String, Vec<String>>>,
@@ -118,9 +118,9 @@ impl Cache {
     }
 
     /// The same cache, whose entries' files may also be found in the published site
-    /// `output` (see [`Cache::home`]).
-    pub fn publishing_to(self, output: &Path) -> Cache {
-        Cache { published: Some(output.to_path_buf()), ..self }
+    /// (see [`Cache::home`]).
+    pub fn publishing_to(self, published: crate::output::Published) -> Cache {
+        Cache { published: Some(published), ..self }
     }
 
     /// Records that folder `url` of the published site holds (or is to hold) the files of
@@ -140,7 +140,7 @@ impl Cache {
         if let Some(out) = &self.published {
             let homes = self.homes.read().expect("no panic while holding it");
             let urls = url.into_iter().chain(homes.get(key).into_iter().flatten().map(|u| u.as_str()));
-            places.extend(urls.filter(|u| is_inside(u.trim_end_matches('/'))).map(|u| out.join(u)));
+            places.extend(urls.filter(|u| is_inside(u.trim_end_matches('/'))).map(|u| out.folder(u)));
         }
         places
     }

@@ -1,3 +1,117 @@
-//! The output folder: the only code that writes into it.
+//! The output: the only code that writes the published site, and through which the build reads
+//! it back. A site is published to a local folder ([`staging`]: a second tree swapped in at
+//! once) or to object storage ([`bucket`]: changes uploaded in an order no reader can tell
+//! from a whole site); [`Output`] and [`Published`] are the one seam the build goes through,
+//! whichever it is.
 
+pub mod bucket;
 pub mod staging;
+
+use std::path::{Path, PathBuf};
+
+use crate::error::OutputError;
+
+/// The tree a build brings to the new site.
+pub enum Output {
+    /// A folder beside the output folder, swapped in.
+    Folder(staging::Staging),
+    /// The bucket itself, changed in order.
+    Bucket(bucket::Staging),
+}
+
+impl Output {
+    /// Makes the file at `rel` (a `/`-separated path) hold `bytes`; writes only if it differs.
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
+        match self {
+            Output::Folder(s) => s.write(rel, bytes),
+            Output::Bucket(s) => s.write(rel, bytes),
+        }
+    }
+
+    /// Makes the file at `rel` hold `bytes`, known to differ from what it holds.
+    pub fn replace(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
+        match self {
+            Output::Folder(s) => s.replace(rel, bytes),
+            Output::Bucket(s) => s.replace(rel, bytes),
+        }
+    }
+
+    /// Makes the file at `rel` the published site's file at `rel`, which holds the right bytes.
+    /// A bucket is the published site: nothing to do.
+    pub fn link_published(&self, rel: &str) -> Result<(), OutputError> {
+        match self {
+            Output::Folder(s) => s.link_published(rel),
+            Output::Bucket(_) => Ok(()),
+        }
+    }
+
+    /// Removes the file or folder at `rel`.
+    pub fn remove(&self, rel: &str) -> Result<(), OutputError> {
+        match self {
+            Output::Folder(s) => s.remove(rel),
+            Output::Bucket(s) => s.remove(rel),
+        }
+    }
+
+    /// Where the file `rel` this build wrote can be read on this machine.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        match self {
+            Output::Folder(s) => s.path(rel),
+            Output::Bucket(s) => s.path(rel),
+        }
+    }
+
+    /// The identities of the tree being changed and of the published tree (0: none), which the
+    /// build state names trees by.
+    pub fn inodes(&self) -> (u64, u64) {
+        match self {
+            Output::Folder(s) => s.inodes(),
+            Output::Bucket(s) => s.inodes(),
+        }
+    }
+
+    /// Publishes the new site (see [`staging::Staging::commit`], [`bucket::Staging::commit`]);
+    /// returns the identity of the tree the next build starts from when it is a copy of the new
+    /// site.
+    pub fn commit(self, sweep: bool, mirror: bool) -> Result<Option<u64>, OutputError> {
+        match self {
+            Output::Folder(s) => s.commit(sweep, mirror),
+            Output::Bucket(s) => s.commit(sweep),
+        }
+    }
+}
+
+/// The published site as the build reads it back.
+pub enum Published {
+    /// The output folder.
+    Folder(PathBuf),
+    /// A bucket, read a folder at a time.
+    Bucket(bucket::Mirror),
+}
+
+impl Published {
+    /// Where the site's folder `url` is on this machine.
+    pub fn folder(&self, url: &str) -> PathBuf {
+        match self {
+            Published::Folder(out) => out.join(url),
+            Published::Bucket(m) => m.folder(url),
+        }
+    }
+}
+
+/// The Content-Type of the site's file `rel`.
+pub fn content_type(rel: &str) -> &'static str {
+    match Path::new(rel).extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "json" => "application/json",
+        // Packed data files (src/store/gz.rs), as GitHub Pages and most hosts label them.
+        "gz" => "application/gzip",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "xml" => "application/atom+xml",
+        "txt" => "text/plain; charset=utf-8",
+        _ => "application/octet-stream",
+    }
+}

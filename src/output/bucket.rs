@@ -1,0 +1,610 @@
+//! Publishing to object storage (S3 and S3-compatible stores, Google Cloud Storage, Azure Blob
+//! Storage, local files), through the `object_store` crate.
+//!
+//! A bucket has no second tree to swap in: the published site is the only tree, and a build
+//! changes it in place, in an order that never shows a reader a page whose files are missing.
+//! The build's writes are kept aside (spooled to a local folder) until [`Staging::commit`],
+//! which then uploads every new or changed file that is not a page (graph files, previews,
+//! theme files), then the pages, then the indexes (`index.json` files, the feed, the home
+//! page), and only then deletes what the site no longer has. While it does, the object
+//! `.flamesite/dirty` says a publish is under way: a build that finds it (the last was killed,
+//! or met a server that failed) does not trust its record of the site and writes every page
+//! and file again where it differs, which repairs it.
+//!
+//! The bucket keeps the build's record beside the site, under `.flamesite/` (never a page's
+//! path): the build state and the cache's entries (`.flamesite/cache/`, sums and records, no
+//! graph files), so a machine with nothing but the binary and `site.toml` adds a run by reading
+//! that record and the few run folders it needs, not the site. `.flamesite/lock`, made with a
+//! conditional write, keeps two publishers from writing the same site at once.
+
+use std::collections::{BTreeSet, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use futures::{StreamExt, TryStreamExt};
+use object_store::path::Path as Key;
+use object_store::{Attribute, Attributes, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
+
+use crate::error::OutputError;
+
+/// Where the build's record lives in the bucket, beside the site.
+pub const RECORD: &str = ".flamesite";
+/// Uploads and deletes under way at once.
+const CONCURRENCY: usize = 16;
+
+/// A site's place in object storage: a store and a prefix in it.
+pub struct Bucket {
+    store: Box<dyn ObjectStore>,
+    root: Key,
+    url: String,
+    rt: tokio::runtime::Runtime,
+}
+
+/// Whether `output` names object storage rather than a folder: `s3://`, `gs://`, `az://`,
+/// `abfs://`, `azure://`, `file://` and the services' `https://` addresses.
+pub fn is_url(output: &Path) -> bool {
+    output.to_str().is_some_and(|s| s.split_once("://").is_some_and(|(scheme, _)| !scheme.is_empty() && scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+')))
+}
+
+impl Bucket {
+    /// Opens the store that `url` names, with credentials, region and endpoint as the service's
+    /// own tools read them from the environment (`AWS_ACCESS_KEY_ID`, `AWS_ENDPOINT`,
+    /// `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, …).
+    pub fn open(url: &str) -> Result<Bucket, String> {
+        let bad = |e: &dyn std::fmt::Display| format!("output {url}: {e}");
+        let parsed = url::Url::parse(url).map_err(|e| bad(&e))?;
+        let (scheme, path) = object_store::ObjectStoreScheme::parse(&parsed).map_err(|e| bad(&e))?;
+        use object_store::ObjectStoreScheme as S;
+        let store: Box<dyn ObjectStore> = match scheme {
+            S::AmazonS3 => Box::new(object_store::aws::AmazonS3Builder::from_env().with_url(url).build().map_err(|e| bad(&e))?),
+            S::GoogleCloudStorage => Box::new(object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url).build().map_err(|e| bad(&e))?),
+            S::MicrosoftAzure => Box::new(object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url).build().map_err(|e| bad(&e))?),
+            S::Local => Box::new(object_store::local::LocalFileSystem::new()),
+            other => return Err(bad(&format!("{other:?} is not a store flamesite publishes to (s3://, gs://, az://, file://)"))),
+        };
+        let root = Key::parse(path).map_err(|e| bad(&e))?;
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .thread_name("flamesite-bucket")
+            .build()
+            .map_err(|e| bad(&e))?;
+        // Credentials never appear in messages: only the scheme, host and path.
+        let shown = format!("{}://{}{}", parsed.scheme(), parsed.host_str().unwrap_or(""), parsed.path());
+        Ok(Bucket { store, root, url: shown.trim_end_matches('/').to_string(), rt })
+    }
+
+    /// The bucket's address as messages give it.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn key(&self, rel: &str) -> Key {
+        let mut key = self.root.clone();
+        for part in rel.split('/').filter(|p| !p.is_empty()) {
+            key = key.clone().join(part);
+        }
+        key
+    }
+
+    fn err(&self, rel: &str, e: impl std::fmt::Display) -> String {
+        format!("{}/{rel}: {e}", self.url)
+    }
+
+    /// The object at `rel`, or `None` when there is none.
+    pub fn get(&self, rel: &str) -> Result<Option<Vec<u8>>, String> {
+        let key = self.key(rel);
+        self.rt.block_on(async {
+            match self.store.get(&key).await {
+                Ok(r) => r.bytes().await.map(|b| Some(b.to_vec())).map_err(|e| self.err(rel, e)),
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(self.err(rel, e)),
+            }
+        })
+    }
+
+    /// Every object under the folder `prefix` (`""`: all), as paths relative to the site with
+    /// their sizes, sorted.
+    pub fn list(&self, prefix: &str) -> Result<Vec<(String, u64)>, String> {
+        let key = self.key(prefix);
+        let root = self.root.clone();
+        let mut out: Vec<(String, u64)> = self.rt.block_on(async {
+            self.store
+                .list(Some(&key))
+                .map_ok(|meta| {
+                    let rel: Vec<String> = meta.location.prefix_match(&root).map(|parts| parts.map(|p| p.as_ref().to_string()).collect()).unwrap_or_default();
+                    (rel.join("/"), meta.size)
+                })
+                .try_collect()
+                .await
+                .map_err(|e| self.err(prefix, e))
+        })?;
+        out.sort();
+        Ok(out)
+    }
+
+    /// Writes `bytes` at `rel`, with the Content-Type its name calls for.
+    pub fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), String> {
+        self.rt.block_on(self.put_async(rel, bytes))
+    }
+
+    async fn put_async(&self, rel: &str, bytes: Vec<u8>) -> Result<(), String> {
+        let opts = PutOptions { attributes: attributes(rel), ..PutOptions::default() };
+        self.store.put_opts(&self.key(rel), PutPayload::from(bytes), opts).await.map(|_| ()).map_err(|e| self.err(rel, e))
+    }
+
+    /// Writes `bytes` at `rel` only if no object is there; false when one is.
+    pub fn create(&self, rel: &str, bytes: Vec<u8>) -> Result<bool, String> {
+        let opts = PutOptions { mode: PutMode::Create, attributes: attributes(rel), ..PutOptions::default() };
+        self.rt.block_on(async {
+            match self.store.put_opts(&self.key(rel), PutPayload::from(bytes), opts).await {
+                Ok(_) => Ok(true),
+                Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => Ok(false),
+                Err(e) => Err(self.err(rel, e)),
+            }
+        })
+    }
+
+    /// Deletes the object at `rel` (nothing when there is none).
+    pub fn delete(&self, rel: &str) -> Result<(), String> {
+        self.rt.block_on(self.delete_async(rel))
+    }
+
+    async fn delete_async(&self, rel: &str) -> Result<(), String> {
+        match self.store.delete(&self.key(rel)).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(self.err(rel, e)),
+        }
+    }
+
+    /// Uploads every `(rel, local file)` of `files`, several at once.
+    pub fn upload(&self, files: &[(String, PathBuf)]) -> Result<(), String> {
+        self.rt.block_on(async {
+            futures::stream::iter(files.iter().map(|(rel, path)| async move {
+                let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                self.put_async(rel, bytes).await
+            }))
+            .buffer_unordered(CONCURRENCY)
+            .try_collect::<Vec<()>>()
+            .await
+            .map(|_| ())
+        })
+    }
+
+    /// Deletes every object of `rels`, several at once.
+    pub fn delete_all(&self, rels: &[String]) -> Result<(), String> {
+        self.rt.block_on(async {
+            futures::stream::iter(rels.iter().map(|rel| self.delete_async(rel))).buffer_unordered(CONCURRENCY).try_collect::<Vec<()>>().await.map(|_| ())
+        })
+    }
+
+    /// Downloads every object under the folder `prefix` into `dir` (at the same relative
+    /// paths), several at once; returns how many.
+    pub fn download(&self, prefix: &str, dir: &Path, only: impl Fn(&str, u64) -> bool) -> Result<usize, String> {
+        let listed: Vec<(String, u64)> = self.list(prefix)?.into_iter().filter(|(rel, size)| only(rel, *size)).collect();
+        self.rt.block_on(async {
+            futures::stream::iter(listed.iter().map(|(rel, _)| async move {
+                if !crate::store::is_inside(rel) {
+                    return Err(self.err(rel, "not a path inside the site"));
+                }
+                let bytes = match self.store.get(&self.key(rel)).await {
+                    Ok(r) => r.bytes().await.map_err(|e| self.err(rel, e))?,
+                    Err(object_store::Error::NotFound { .. }) => return Ok(()),
+                    Err(e) => return Err(self.err(rel, e)),
+                };
+                let path = dir.join(rel);
+                if let Some(p) = path.parent() {
+                    std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                }
+                std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))
+            }))
+            .buffer_unordered(CONCURRENCY)
+            .try_collect::<Vec<()>>()
+            .await
+        })?;
+        Ok(listed.len())
+    }
+}
+
+/// An object's attributes: its Content-Type, and a Cache-Control that has browsers and CDNs
+/// revalidate it. No file of the site is named by its content yet (a run's graph files keep
+/// their URL when its profile is rebuilt), so none can be cached as immutable without a reader
+/// mixing an old chunk with a new manifest; a revalidation is one round trip answered by 304.
+fn attributes(rel: &str) -> Attributes {
+    let mut a = Attributes::new();
+    a.insert(Attribute::ContentType, super::content_type(rel).into());
+    a.insert(Attribute::CacheControl, "no-cache".into());
+    a
+}
+
+/// In which of the three publishing phases a file is uploaded: files pages refer to, then
+/// pages, then the indexes that list pages.
+fn phase(rel: &str) -> u8 {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    if rel == "index.html" || name == "index.json" && !rel.contains("/g/") || rel == "feed.xml" || rel.ends_with("/feed.xml") {
+        2
+    } else if name.ends_with(".html") {
+        1
+    } else {
+        0
+    }
+}
+
+/// A publish to a bucket under way: the changes a build makes, kept aside until
+/// [`Staging::commit`] uploads them in order.
+pub struct Staging {
+    bucket: Arc<Bucket>,
+    spool: PathBuf,
+    /// Files written, with whether they may be left when the bucket already holds them.
+    written: Mutex<Vec<(String, bool)>>,
+    removed: Mutex<Vec<String>>,
+    /// Paths of every file written, to tell the sweep what to keep.
+    touched: Mutex<HashSet<String>>,
+    /// The first segments of the paths the site writes (see [`Staging::set_ours`]).
+    ours: Mutex<BTreeSet<String>>,
+    /// The identity of the tree the bucket holds (0: no site yet, or one whose last publish
+    /// was cut off).
+    tree: u64,
+    /// The identity of the tree once this publish is done: the same, or a new one.
+    next_tree: u64,
+    dirty: bool,
+    /// Whether the bucket holds a site (then a file written may already be there).
+    has_site: bool,
+}
+
+/// Where the tree's identity is kept.
+const TREE: &str = ".flamesite/tree";
+const LOCK: &str = ".flamesite/lock";
+/// The marker of a publish under way (see the module's documentation).
+pub const DIRTY: &str = ".flamesite/dirty";
+
+impl Staging {
+    /// Opens a publish to `bucket`, whose [`Lock`] the caller holds.
+    pub fn new(bucket: Arc<Bucket>, _lock: &Lock) -> Result<Staging, OutputError> {
+        let fail = |e: String| OutputError::Bucket(e);
+        let mut staging = Staging {
+            bucket: bucket.clone(),
+            spool: PathBuf::new(),
+            written: Mutex::new(Vec::new()),
+            removed: Mutex::new(Vec::new()),
+            touched: Mutex::new(HashSet::new()),
+            ours: Mutex::new(BTreeSet::new()),
+            tree: 0,
+            next_tree: 0,
+            dirty: false,
+            has_site: false,
+        };
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        staging.spool = std::env::temp_dir().join(format!("flamesite-publish-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&staging.spool).map_err(OutputError::at(&staging.spool))?;
+        staging.dirty = bucket.get(DIRTY).map_err(fail)?.is_some();
+        let site = bucket.get("index.json").map_err(fail)?;
+        staging.has_site = site.is_some() || staging.dirty;
+        if site.as_ref().is_some_and(|b| !String::from_utf8_lossy(b).contains("\"flamesite-index\"")) {
+            return Err(OutputError::Bucket(format!("refusing to publish to {}: its index.json is not a flamesite site's; choose another prefix", bucket.url())));
+        }
+        // A tree is known only while its record is whole: a publish that was cut off leaves
+        // the marker, and the next build then treats the bucket as unknown.
+        staging.tree = match (bucket.get(TREE).map_err(fail)?, staging.dirty) {
+            (Some(b), false) => String::from_utf8_lossy(&b).trim().parse().unwrap_or(0),
+            _ => 0,
+        };
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64);
+        staging.next_tree = if staging.tree != 0 { staging.tree } else { nanos.max(1) };
+        Ok(staging)
+    }
+
+    /// Whether the last publish to this bucket was cut off (it left [`DIRTY`]).
+    pub fn was_cut_off(&self) -> bool {
+        self.dirty
+    }
+
+    /// The identity of the tree the bucket holds, as the build state names trees: the bucket
+    /// is both the published tree and the one the build changes.
+    pub fn inodes(&self) -> (u64, u64) {
+        (self.next_tree, self.tree)
+    }
+
+    /// Tells the sweep of a full publish which objects are the site's: those whose first
+    /// segment is one of `ours`. A bucket is often shared, so nothing else is ever deleted.
+    pub fn set_ours(&self, ours: impl IntoIterator<Item = String>) {
+        *self.ours.lock().expect("no panic while holding it") = ours.into_iter().collect();
+    }
+
+    /// Where `rel` is in the spool (files this build wrote).
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.spool.join(rel)
+    }
+
+    fn spooled(&self, rel: &str, bytes: &[u8], may_keep: bool) -> Result<(), OutputError> {
+        if !crate::store::is_inside(rel) || rel.starts_with(".flamesite") {
+            return Err(OutputError::Bucket(format!("{}/{rel}: not a path of the site", self.bucket.url())));
+        }
+        let path = self.spool.join(rel);
+        if let Some(p) = path.parent() {
+            std::fs::create_dir_all(p).map_err(OutputError::at(p))?;
+        }
+        std::fs::write(&path, bytes).map_err(OutputError::at(&path))?;
+        self.touched.lock().expect("no panic while holding it").insert(rel.to_string());
+        self.written.lock().expect("no panic while holding it").push((rel.to_string(), may_keep));
+        Ok(())
+    }
+
+    /// Makes the file at `rel` hold `bytes` (left as it is when the bucket already has them).
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
+        self.spooled(rel, bytes, true)
+    }
+
+    /// Makes the file at `rel` hold `bytes`, known to differ from what it holds.
+    pub fn replace(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
+        self.spooled(rel, bytes, false)
+    }
+
+    /// Removes the file or folder at `rel`.
+    pub fn remove(&self, rel: &str) -> Result<(), OutputError> {
+        self.removed.lock().expect("no panic while holding it").push(rel.to_string());
+        Ok(())
+    }
+
+    /// Uploads the changes in order (files, pages, indexes), then deletes what is to go; with
+    /// `sweep`, every object of the site's folders that this build did not write goes too.
+    /// Returns the identity of the tree the bucket now holds, which is the one the next build
+    /// changes.
+    pub fn commit(mut self, sweep: bool) -> Result<Option<u64>, OutputError> {
+        let b = self.bucket.clone();
+        let fail = |e: String| OutputError::Bucket(e);
+        b.put(DIRTY, b"a flamesite publish is under way; the next build checks every file\n".to_vec()).map_err(fail)?;
+        self.dirty = true;
+        let written = std::mem::take(&mut *self.written.lock().expect("no panic while holding it"));
+        // The last write of a path wins.
+        let mut last: std::collections::BTreeMap<String, bool> = Default::default();
+        for (rel, may_keep) in written {
+            last.insert(rel, may_keep);
+        }
+        // Files the bucket may already hold are compared first (a full publish over a site).
+        let keepable: Vec<&String> = last.iter().filter(|(_, k)| **k && self.has_site).map(|(r, _)| r).collect();
+        let same = self.same_in_bucket(&keepable)?;
+        for p in 0..3 {
+            let files: Vec<(String, PathBuf)> =
+                last.keys().filter(|r| phase(r) == p && !same.contains(*r)).map(|r| (r.clone(), self.spool.join(r))).collect();
+            b.upload(&files).map_err(fail)?;
+        }
+        let removed = std::mem::take(&mut *self.removed.lock().expect("no panic while holding it"));
+        let touched = std::mem::take(&mut *self.touched.lock().expect("no panic while holding it"));
+        let ours = std::mem::take(&mut *self.ours.lock().expect("no panic while holding it"));
+        let mut gone: BTreeSet<String> = BTreeSet::new();
+        if !removed.is_empty() || sweep {
+            let all = b.list("").map_err(fail)?;
+            for (rel, _) in &all {
+                if rel.starts_with(".flamesite/") || touched.contains(rel) {
+                    continue;
+                }
+                let under = |r: &String| rel == r || rel.starts_with(&format!("{}/", r.trim_end_matches('/')));
+                let first = rel.split('/').next().unwrap_or(rel);
+                if removed.iter().any(under) || sweep && ours.contains(first) {
+                    gone.insert(rel.clone());
+                }
+            }
+        }
+        b.delete_all(&gone.into_iter().collect::<Vec<_>>()).map_err(fail)?;
+        if self.tree != self.next_tree {
+            b.put(TREE, self.next_tree.to_string().into_bytes()).map_err(fail)?;
+        }
+        Ok(Some(self.next_tree))
+    }
+
+    /// Which of `rels` the bucket already holds with the bytes this build wrote.
+    fn same_in_bucket(&self, rels: &[&String]) -> Result<HashSet<String>, OutputError> {
+        let b = &self.bucket;
+        let same = b.rt.block_on(async {
+            futures::stream::iter(rels.iter().map(|rel| async move {
+                let ours = std::fs::read(self.spool.join(rel.as_str())).map_err(|e| e.to_string())?;
+                match b.store.get(&b.key(rel)).await {
+                    Ok(r) => {
+                        let theirs = r.bytes().await.map_err(|e| b.err(rel, e))?;
+                        Ok::<_, String>((theirs.as_ref() == ours.as_slice()).then(|| rel.to_string()))
+                    }
+                    Err(object_store::Error::NotFound { .. }) => Ok(None),
+                    Err(e) => Err(b.err(rel, e)),
+                }
+            }))
+            .buffer_unordered(CONCURRENCY)
+            .try_collect::<Vec<Option<String>>>()
+            .await
+        });
+        Ok(same.map_err(OutputError::Bucket)?.into_iter().flatten().collect())
+    }
+
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.spool);
+    }
+}
+
+/// The publish lock of a bucket, held while open.
+pub struct Lock {
+    bucket: Arc<Bucket>,
+}
+
+impl Lock {
+    /// Takes the lock (see [`take_lock`]).
+    pub fn take(bucket: Arc<Bucket>) -> Result<Lock, OutputError> {
+        take_lock(&bucket)?;
+        Ok(Lock { bucket })
+    }
+
+    /// Ends a publish once the site and the build's record are uploaded: the marker of a
+    /// publish under way goes.
+    pub fn finish(&self) -> Result<(), OutputError> {
+        self.bucket.delete(DIRTY).map_err(OutputError::Bucket)
+    }
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        let _ = self.bucket.delete(LOCK);
+    }
+}
+
+/// This machine's name, as the lock records it.
+fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default()
+}
+
+/// Takes the bucket's publish lock with a conditional write. A lock left by a process of this
+/// machine that is no longer running (a killed publish) is taken over.
+fn take_lock(bucket: &Bucket) -> Result<(), OutputError> {
+    let fail = |e: String| OutputError::Bucket(e);
+    let started = jiff::Timestamp::now();
+    let body = format!("host {}\npid {}\nsince {started}\n", host(), std::process::id());
+    for _ in 0..2 {
+        if bucket.create(LOCK, body.clone().into_bytes()).map_err(fail)? {
+            return Ok(());
+        }
+        let held = bucket.get(LOCK).map_err(fail)?.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+        let field = |name: &str| held.lines().find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string())).unwrap_or_default();
+        let pid: i32 = field("pid ").parse().unwrap_or(0);
+        // SAFETY: kill with signal 0 only asks whether the process exists.
+        let gone = field("host ") == host() && pid > 0 && unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if !gone {
+            return Err(OutputError::Bucket(format!(
+                "another flamesite build is publishing to {} (host {}, pid {}, since {}); wait for it to finish, or if it was stopped, delete {}/{LOCK}",
+                bucket.url(),
+                field("host "),
+                field("pid "),
+                field("since "),
+                bucket.url()
+            )));
+        }
+        bucket.delete(LOCK).map_err(fail)?;
+    }
+    Err(OutputError::Bucket(format!("{}/{LOCK}: could not take the publish lock", bucket.url())))
+}
+
+/// Brings the local cache folder `dir` to the record the bucket keeps (`.flamesite/cache/`):
+/// the state as the bucket has it (or none), and every entry the folder lacks.
+pub fn pull_record(bucket: &Bucket, dir: &Path) -> Result<(), String> {
+    let prefix = format!("{RECORD}/cache");
+    let state = [crate::ingest::cache::STATE, crate::build::state::DATA];
+    for name in state {
+        let _ = std::fs::remove_file(dir.join(name));
+    }
+    let n = prefix.len() + 1;
+    let tmp = dir.join(".pull.tmp");
+    let _ = std::fs::remove_dir_all(&tmp);
+    bucket.download(&prefix, &tmp, |rel, size| {
+        let local = dir.join(&rel[n.min(rel.len())..]);
+        state.iter().any(|s| rel.ends_with(&format!("/{s}"))) || std::fs::metadata(&local).map(|m| m.len() != size).unwrap_or(true)
+    })?;
+    let pulled = tmp.join(&prefix);
+    if pulled.is_dir() {
+        for e in walkdir::WalkDir::new(&pulled).min_depth(1).into_iter().flatten().filter(|e| e.file_type().is_file()) {
+            let rel = e.path().strip_prefix(&pulled).expect("inside");
+            let to = dir.join(rel);
+            if let Some(p) = to.parent() {
+                std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
+            }
+            std::fs::rename(e.path(), &to).map_err(|e| format!("{}: {e}", to.display()))?;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    Ok(())
+}
+
+/// Makes the bucket's record (`.flamesite/cache/`) the local cache folder's: every entry's
+/// record (never its graph files, which the site holds), the state last, and no entry the
+/// folder no longer has.
+pub fn push_record(bucket: &Bucket, dir: &Path) -> Result<(), String> {
+    let prefix = format!("{RECORD}/cache");
+    let remote: std::collections::HashMap<String, u64> = bucket.list(&prefix)?.into_iter().map(|(rel, size)| (rel[prefix.len() + 1..].to_string(), size)).collect();
+    let state = [crate::build::state::DATA, crate::ingest::cache::STATE];
+    let mut local = Vec::new();
+    for e in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let entry = e.path().join("entry.json");
+        if crate::ingest::cache::is_key(&name) && entry.is_file() {
+            local.push((format!("{name}/entry.json"), entry));
+        }
+    }
+    let upload: Vec<(String, PathBuf)> = local
+        .iter()
+        .filter(|(rel, path)| remote.get(rel) != std::fs::metadata(path).ok().map(|m| m.len()).as_ref())
+        .map(|(rel, path)| (format!("{prefix}/{rel}"), path.clone()))
+        .collect();
+    bucket.upload(&upload)?;
+    for name in state {
+        let path = dir.join(name);
+        if path.is_file() {
+            bucket.upload(&[(format!("{prefix}/{name}"), path)])?;
+        }
+    }
+    let kept: HashSet<&str> = local.iter().map(|(r, _)| r.as_str()).collect();
+    let gone: Vec<String> = remote.keys().filter(|r| !kept.contains(r.as_str()) && !state.contains(&r.as_str())).map(|r| format!("{prefix}/{r}")).collect();
+    bucket.delete_all(&gone)
+}
+
+/// The published site in a bucket as the build reads it: a folder is downloaded, once, into
+/// `mirror` when first asked for.
+pub struct Mirror {
+    bucket: Arc<Bucket>,
+    dir: PathBuf,
+    fetched: Mutex<HashSet<String>>,
+}
+
+impl Mirror {
+    /// A mirror of `bucket` in the folder `dir` (made empty).
+    pub fn new(bucket: Arc<Bucket>, dir: PathBuf) -> Mirror {
+        let _ = std::fs::remove_dir_all(&dir);
+        Mirror { bucket, dir, fetched: Mutex::new(HashSet::new()) }
+    }
+
+    /// Where the site's folder `url` is on this machine, downloaded first if it was not.
+    pub fn folder(&self, url: &str) -> PathBuf {
+        let url = url.trim_end_matches('/');
+        let first = self.fetched.lock().expect("no panic while holding it").insert(url.to_string());
+        if first {
+            // A folder that cannot be read is one whose files are missing: the cache then
+            // finds no file, and the profile is decoded again.
+            let _ = self.bucket.download(url, &self.dir, |_, _| true);
+        }
+        self.dir.join(url)
+    }
+}
+
+impl Drop for Mirror {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pages_come_after_the_files_they_use_and_indexes_last() {
+        assert_eq!(phase("p/a/g/cpu/manifest.json"), 0);
+        assert_eq!(phase("p/a/g/cpu/index.json"), 0);
+        assert_eq!(phase("p/a/g/cpu/c/0-0.bin.gz"), 0);
+        assert_eq!(phase("static/main.js"), 0);
+        assert_eq!(phase("p/a/index.html"), 1);
+        assert_eq!(phase("s/web/index.html"), 1);
+        assert_eq!(phase("s/web/index.json"), 2);
+        assert_eq!(phase("index.json"), 2);
+        assert_eq!(phase("feed.xml"), 2);
+        assert_eq!(phase("s/web/feed.xml"), 2);
+        assert_eq!(phase("index.html"), 2);
+    }
+
+    #[test]
+    fn urls_and_folders_are_told_apart() {
+        assert!(is_url(Path::new("s3://bucket/site")));
+        assert!(is_url(Path::new("gs://b/x")));
+        assert!(is_url(Path::new("file:///tmp/x")));
+        assert!(!is_url(Path::new("public")));
+        assert!(!is_url(Path::new("/srv/www/site")));
+        assert!(!is_url(Path::new("a/b://c")));
+    }
+}

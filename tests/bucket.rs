@@ -1,0 +1,333 @@
+//! Publishing to object storage, against a real S3 server on loopback (s3s-fs, which
+//! `scripts/test.sh` installs): the bucket holds the site a folder would, a machine with no
+//! local state adds a run by writing what changed, a publish cut off half-way is repaired by
+//! the next, and a second publisher is refused while one publishes.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use common::*;
+
+const BUCKET: &str = "archive";
+
+/// An s3s-fs server on a loopback port, storing objects as files under `root`.
+struct S3 {
+    child: Child,
+    port: u16,
+    root: tempfile::TempDir,
+}
+
+impl S3 {
+    fn start() -> S3 {
+        let bin = std::env::var_os("FLAMESITE_S3_SERVER").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/bin/s3s-fs"));
+        assert!(
+            bin.is_file(),
+            "the S3 server these tests run against is missing: {} (bash scripts/test.sh installs it: cargo install --locked s3s-fs@0.14.1 --features binary --root target/tools; or set FLAMESITE_S3_SERVER)",
+            bin.display()
+        );
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir(root.path().join(BUCKET)).unwrap();
+        let port = free_port();
+        let child = Command::new(&bin)
+            .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--access-key", "flamesite", "--secret-key", "flamesite-secret"])
+            .arg(root.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("s3s-fs starts");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "s3s-fs did not listen on port {port}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        S3 { child, port, root }
+    }
+
+    /// The folder where the server keeps the objects under `prefix`.
+    fn objects(&self, prefix: &str) -> PathBuf {
+        self.root.path().join(BUCKET).join(prefix)
+    }
+
+    /// Every object under `prefix` with its bytes, the record beside the site left out.
+    fn site(&self, prefix: &str) -> BTreeMap<String, Vec<u8>> {
+        tree(&self.objects(prefix)).into_iter().filter(|(k, _)| !k.starts_with(".flamesite/")).collect()
+    }
+
+    /// Every object under `prefix` with the time it was last written.
+    fn written(&self, prefix: &str) -> BTreeMap<String, SystemTime> {
+        let dir = self.objects(prefix);
+        walkdir::WalkDir::new(&dir)
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_file())
+            .map(|e| (e.path().strip_prefix(&dir).unwrap().to_string_lossy().into_owned(), e.metadata().unwrap().modified().unwrap()))
+            .collect()
+    }
+}
+
+impl Drop for S3 {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// `flamesite build` of `input` to `s3://archive/PREFIX` through the endpoint at `port`.
+fn command(input: &Path, prefix: &str, port: u16) -> Command {
+    let mut c = Command::new(bin());
+    c.args(["build", "--input", input.to_str().unwrap(), "--output", &format!("s3://{BUCKET}/{prefix}")])
+        .current_dir(input.parent().unwrap())
+        .env("AWS_ACCESS_KEY_ID", "flamesite")
+        .env("AWS_SECRET_ACCESS_KEY", "flamesite-secret")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ENDPOINT", format!("http://127.0.0.1:{port}"))
+        .env("AWS_ALLOW_HTTP", "true");
+    c
+}
+
+fn publish(input: &Path, prefix: &str, port: u16) -> Output {
+    let o = command(input, prefix, port).output().unwrap();
+    assert!(o.status.success(), "publish failed: {}", stderr(&o));
+    o
+}
+
+/// A folder of two series of dated profiles.
+fn profiles(dir: &Path) -> PathBuf {
+    let input = dir.join("profiles");
+    for (i, day) in ["2026-11-01", "2026-11-02", "2026-11-03"].iter().enumerate() {
+        write(&input.join(format!("api/{day}.folded.gz")), &gzip(awkward_profile(i as u64, 300).as_bytes()));
+        write(&input.join(format!("db/{day}.folded")), awkward_profile(10 + i as u64, 200).as_bytes());
+    }
+    input
+}
+
+/// The site a folder build of `input` makes, file by file.
+fn folder_site(input: &Path) -> BTreeMap<String, Vec<u8>> {
+    let out = input.parent().unwrap().join(format!("folder-{}", free_port()));
+    let o = build(input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    tree(&out)
+}
+
+/// Asserts two sites hold the same files with the same bytes, naming those that differ.
+#[track_caller]
+fn assert_same_site(got: &BTreeMap<String, Vec<u8>>, want: &BTreeMap<String, Vec<u8>>) {
+    let differ: Vec<&String> = got.keys().chain(want.keys()).filter(|k| got.get(*k) != want.get(*k)).collect();
+    assert!(differ.is_empty(), "the bucket's site differs from a folder build's at {differ:?}");
+}
+
+#[test]
+fn a_bucket_holds_the_site_a_folder_gets_with_the_right_content_types() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    let o = publish(&input, "site", s3.port);
+    assert!(stderr(&o).contains(&format!("wrote s3://{BUCKET}/site")), "{}", stderr(&o));
+    let site = s3.site("site");
+    assert_same_site(&site, &folder_site(&input));
+    // Each object is labelled as a host must serve it.
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let store = object_store::aws::AmazonS3Builder::new()
+        .with_bucket_name(BUCKET)
+        .with_endpoint(format!("http://127.0.0.1:{}", s3.port))
+        .with_allow_http(true)
+        .with_region("us-east-1")
+        .with_access_key_id("flamesite")
+        .with_secret_access_key("flamesite-secret")
+        .build()
+        .unwrap();
+    use object_store::ObjectStoreExt;
+    for (key, kind) in [("site/index.html", "text/html; charset=utf-8"), ("site/index.json", "application/json"), ("site/static/flamesite.css", "text/css; charset=utf-8")] {
+        let got = rt.block_on(store.get(&object_store::path::Path::from(key))).unwrap();
+        assert_eq!(got.attributes.get(&object_store::Attribute::ContentType).map(|v| v.as_ref()), Some(kind), "{key}");
+        assert_eq!(got.attributes.get(&object_store::Attribute::CacheControl).map(|v| v.as_ref()), Some("no-cache"), "{key}");
+    }
+    // Nothing is left beside it: no lock, no marker of a publish under way.
+    assert!(!s3.objects("site/.flamesite/lock").exists() && !s3.objects("site/.flamesite/dirty").exists());
+}
+
+#[test]
+fn a_machine_with_no_local_state_adds_a_run_by_writing_only_what_changed() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    publish(&input, "site", s3.port);
+    // Each build has a cache folder of its own, removed at the end: nothing is left locally.
+    let again = publish(&input, "site", s3.port);
+    assert!(stderr(&again).contains("nothing changed"), "{}", stderr(&again));
+    let before = s3.written("site");
+    std::thread::sleep(Duration::from_millis(20));
+    write(&input.join("api/2026-11-04.folded.gz"), &gzip(awkward_profile(7, 300).as_bytes()));
+    let o = publish(&input, "site", s3.port);
+    let err = stderr(&o);
+    assert!(err.contains("1 decoded") && err.contains("6 unchanged"), "{err}");
+    let after = s3.written("site");
+    // The other runs' folders were not written again.
+    for (key, when) in &before {
+        if key.starts_with("p/db/") || key.starts_with("p/api/2026-11-01/") || key.starts_with("p/api/2026-11-02/") {
+            assert_eq!(after.get(key), Some(when), "{key} was written again");
+        }
+    }
+    assert!(after.keys().any(|k| k.starts_with("p/api/2026-11-04/")), "the new run is published");
+    assert_same_site(&s3.site("site"), &folder_site(&input));
+}
+
+#[test]
+fn a_removed_profile_goes_from_the_bucket_and_objects_flamesite_did_not_write_stay() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    publish(&input, "site", s3.port);
+    // The same history in a folder: the record of names keeps a removed run's name.
+    let folder = dir.path().join("folder");
+    assert!(build(&input, &folder, &[]).status.success());
+    // A bucket is often shared: another tool's objects beside and inside the site's prefix.
+    write(&s3.objects("site/robots.txt"), b"User-agent: *\n");
+    write(&s3.objects("other/keep.txt"), b"not flamesite's");
+    std::fs::remove_file(input.join("db/2026-11-02.folded")).unwrap();
+    publish(&input, "site", s3.port);
+    assert!(build(&input, &folder, &[]).status.success());
+    assert!(!s3.site("site").keys().any(|k| k.starts_with("p/db/2026-11-02/")), "the removed run's objects are deleted");
+    assert_eq!(std::fs::read(s3.objects("site/robots.txt")).unwrap(), b"User-agent: *\n");
+    assert_eq!(std::fs::read(s3.objects("other/keep.txt")).unwrap(), b"not flamesite's");
+    let mut expected = tree(&folder);
+    expected.insert("robots.txt".into(), b"User-agent: *\n".to_vec());
+    assert_same_site(&s3.site("site"), &expected);
+}
+
+/// A TCP proxy in front of the server that forwards everything until it has seen `limit`
+/// requests that write (PUT), then holds every connection without answering: a server that
+/// stops answering half-way through a publish.
+struct Stall {
+    port: u16,
+    puts: Arc<AtomicUsize>,
+}
+
+impl Stall {
+    fn start(to: u16, limit: usize) -> Stall {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let puts = Arc::new(AtomicUsize::new(0));
+        let seen = puts.clone();
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                let Ok(server) = TcpStream::connect(("127.0.0.1", to)) else { continue };
+                let (mut c_read, mut s_write) = (client.try_clone().unwrap(), server.try_clone().unwrap());
+                let (mut s_read, mut c_write) = (server, client);
+                let seen = seen.clone();
+                std::thread::spawn(move || {
+                    let mut buf = [0u8; 65536];
+                    while let Ok(n) = c_read.read(&mut buf) {
+                        if n == 0 {
+                            break;
+                        }
+                        let puts = buf[..n].windows(5).filter(|w| w == b"PUT /").count();
+                        if seen.fetch_add(puts, Ordering::SeqCst) + puts > limit {
+                            // Hold the connection: nothing more reaches the server.
+                            std::thread::sleep(Duration::from_secs(3600));
+                        }
+                        if s_write.write_all(&buf[..n]).is_err() {
+                            break;
+                        }
+                    }
+                });
+                std::thread::spawn(move || {
+                    let _ = std::io::copy(&mut s_read, &mut c_write);
+                });
+            }
+        });
+        Stall { port, puts }
+    }
+
+    /// Waits until the proxy holds a request it will not forward.
+    fn wait_until_stalled(&self, limit: usize) {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while self.puts.load(Ordering::SeqCst) <= limit {
+            assert!(Instant::now() < deadline, "the publish never reached its {}th write", limit + 1);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn a_publish_cut_off_half_way_leaves_the_old_pages_and_the_next_repairs_it() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    publish(&input, "site", s3.port);
+    let old = s3.site("site");
+    // A new run: its graph files are uploaded before any page names it.
+    write(&input.join("db/2026-11-04.folded"), awkward_profile(21, 200).as_bytes());
+    // The lock, the marker and three of the new files are written; then the server stops
+    // answering, and the publisher is killed.
+    let limit = 5;
+    let stall = Stall::start(s3.port, limit);
+    let mut child = command(&input, "site", stall.port).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    stall.wait_until_stalled(limit);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let cut = s3.site("site");
+    assert!(s3.objects("site/.flamesite/dirty").exists(), "the publish under way is marked");
+    // Every page and index a reader can reach is the old site's.
+    for (key, bytes) in &cut {
+        if key.ends_with(".html") || key.ends_with("index.json") && !key.contains("/g/") || key.ends_with(".xml") {
+            assert_eq!(old.get(key), Some(bytes), "{key} changed before the files it needs were all there");
+        }
+    }
+    // The next publish (the killed one's lock is taken over: its process is gone) repairs it.
+    let o = publish(&input, "site", s3.port);
+    assert!(!s3.objects("site/.flamesite/dirty").exists(), "{}", stderr(&o));
+    assert_same_site(&s3.site("site"), &folder_site(&input));
+}
+
+#[test]
+fn a_second_publisher_is_refused_while_one_publishes() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    publish(&input, "site", s3.port);
+    let published = s3.site("site");
+    write(&input.join("api/2026-11-04.folded.gz"), &gzip(awkward_profile(8, 300).as_bytes()));
+    // The first publisher takes the lock, then its server stops answering.
+    let stall = Stall::start(s3.port, 1);
+    let mut first = command(&input, "site", stall.port).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    stall.wait_until_stalled(1);
+    let second = command(&input, "site", s3.port).output().unwrap();
+    let err = stderr(&second);
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    assert!(err.contains("another flamesite build is publishing to s3://archive/site"), "{err}");
+    assert_eq!(s3.site("site"), published, "the refused publisher wrote nothing");
+    first.kill().unwrap();
+    first.wait().unwrap();
+    publish(&input, "site", s3.port);
+    assert_same_site(&s3.site("site"), &folder_site(&input));
+}
+
+#[test]
+fn a_prefix_that_holds_another_site_is_refused_and_left_alone() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    write(&s3.objects("theirs/index.json"), b"{\"not\": \"ours\"}");
+    let o = command(&input, "theirs", s3.port).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("refusing to publish to s3://archive/theirs: its index.json is not a flamesite site's"), "{}", stderr(&o));
+    assert_eq!(tree(&s3.objects("theirs")).into_keys().collect::<Vec<_>>(), ["index.json"], "nothing written, the lock released");
+    // The record is what a bucket is published from: without the cache there is none.
+    let o = command(&input, "site", s3.port).arg("--no-cache").output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--no-cache: a site in object storage is published from the record"), "{}", stderr(&o));
+    assert!(!s3.objects("site").exists());
+}
