@@ -667,7 +667,7 @@ impl<'a> Build<'a> {
     /// (the state last), and after a publish the marker of a publish under way goes.
     fn push_record(&self, published: bool) -> Result<(), BuildError> {
         let (Some((bucket, lock)), Some(cache)) = (&self.bucket, &self.cache) else { return Ok(()) };
-        bucket::push_record(bucket, cache.dir()).map_err(|e| BuildError::Write(format!("saving the record of the published site: {e}")))?;
+        bucket::push_record(bucket, cache.dir(), &cache.changes()).map_err(|e| BuildError::Write(format!("saving the record of the published site: {e}")))?;
         if published {
             lock.finish()?;
         }

@@ -99,6 +99,20 @@ pub struct Cache {
     /// Entries made by this build: their files are let go once the site holding them is
     /// published ([`Cache::shed`]).
     filled: std::sync::Mutex<Vec<String>>,
+    /// What became of entries in this build, for a record kept elsewhere too (a bucket's, see
+    /// [`Cache::changes`]).
+    changes: std::sync::Mutex<Changes>,
+}
+
+/// The entries a build made and removed, and the keys it kept when it pruned to a set.
+#[derive(Clone, Debug, Default)]
+pub struct Changes {
+    /// Entries made.
+    pub made: Vec<String>,
+    /// Entries removed.
+    pub removed: Vec<String>,
+    /// When the build pruned the cache to the entries it uses: those.
+    pub kept: Option<BTreeSet<String>>,
 }
 
 impl Cache {
@@ -114,7 +128,7 @@ impl Cache {
             config.palette.as_str(),
             !config.base_url.is_empty()
         );
-        Cache { dir: dir.to_path_buf(), fingerprint, published: None, homes: Default::default(), filled: Default::default() }
+        Cache { dir: dir.to_path_buf(), fingerprint, published: None, homes: Default::default(), filled: Default::default(), changes: Default::default() }
     }
 
     /// The same cache, whose entries' files may also be found in the published site
@@ -133,16 +147,22 @@ impl Cache {
         }
     }
 
-    /// The folders that may hold entry `key`'s files: its own `files/`, then the published
-    /// site's folder `url` (when given) and its other homes there.
-    fn places(&self, key: &str, url: Option<&str>) -> Vec<PathBuf> {
-        let mut places = vec![self.dir.join(key).join("files")];
-        if let Some(out) = &self.published {
+    /// The folders that may hold entry `key`'s files, in order: its own `files/`, then the
+    /// published site's folder `url` (when given) and its other homes there. A folder of the
+    /// published site is found (for a bucket: downloaded) only when asked for, so an entry
+    /// whose own files are there costs no read of the site.
+    fn places<'s>(&'s self, key: &str, url: Option<&str>) -> impl Iterator<Item = PathBuf> + 's {
+        let own = std::iter::once(self.dir.join(key).join("files"));
+        let mut urls: Vec<String> = Vec::new();
+        if self.published.is_some() {
             let homes = self.homes.read().expect("no panic while holding it");
-            let urls = url.into_iter().chain(homes.get(key).into_iter().flatten().map(|u| u.as_str()));
-            places.extend(urls.filter(|u| is_inside(u.trim_end_matches('/'))).map(|u| out.folder(u)));
+            urls.extend(url.into_iter().map(str::to_string).chain(homes.get(key).into_iter().flatten().cloned()));
+            urls.retain(|u| is_inside(u.trim_end_matches('/')));
         }
-        places
+        let published = self.published.as_ref();
+        // The entry's record names the files to read, so that a bucket need not be listed.
+        let files = if matches!(published, Some(crate::output::Published::Bucket(_))) { self.get(key).map(|p| p.files) } else { None };
+        own.chain(urls.into_iter().filter_map(move |u| published.map(|out| out.folder(&u, files.as_deref()))))
     }
 
     /// The key of the profile at `path` built with `unit` (the sidecar's, if any).
@@ -183,7 +203,17 @@ impl Cache {
         if !is_key(key) {
             return None;
         }
-        let text = fs::read(self.dir.join(key).join("entry.json")).ok()?;
+        let path = self.dir.join(key).join("entry.json");
+        let text = match fs::read(&path) {
+            Ok(text) => text,
+            // A record kept with the published site (a bucket's) is read when first needed.
+            Err(_) => {
+                let text = self.published.as_ref()?.entry(key)?;
+                fs::create_dir_all(self.dir.join(key)).ok()?;
+                fs::write(&path, &text).ok()?;
+                text
+            }
+        };
         let product: Option<Product> = serde_json::from_slice(&text).ok();
         match product {
             Some(p) if p.seal == seal(key, &p) && p.sums.len() == p.files.len() && p.files.iter().all(|f| is_inside(f)) => Some(p),
@@ -230,6 +260,7 @@ impl Cache {
     /// Removes entry `key`, broken.
     pub fn discard(&self, key: &str) {
         if is_key(key) {
+            self.changes.lock().expect("no panic while holding it").removed.push(key.to_string());
             let _ = fs::remove_dir_all(self.dir.join(key));
         }
     }
@@ -243,8 +274,7 @@ impl Cache {
 
     /// [`Cache::file`], looking in the published site's folder `url` too.
     pub fn file_at(&self, key: &str, url: Option<&str>, rel: &str) -> PathBuf {
-        let places = self.places(key, url);
-        places.iter().map(|p| p.join(rel)).find(|f| f.exists()).unwrap_or_else(|| places[0].join(rel))
+        self.places(key, url).map(|p| p.join(rel)).find(|f| f.exists()).unwrap_or_else(|| self.dir.join(key).join("files").join(rel))
     }
 
     /// Lets go of the files of the entries this build made, now that the site holding them
@@ -252,6 +282,7 @@ impl Cache {
     /// from the published site, checked against them, when a build needs them again.
     pub fn shed(&self) {
         let filled = std::mem::take(&mut *self.filled.lock().expect("no panic while holding it"));
+        self.changes.lock().expect("no panic while holding it").made.extend(filled.iter().cloned());
         for key in filled.iter().filter(|k| is_key(k)) {
             let _ = fs::remove_dir_all(self.dir.join(key).join("files"));
         }
@@ -349,8 +380,14 @@ impl Cache {
     /// Removes the entries `keys`.
     pub fn remove(&self, keys: impl Iterator<Item = String>) {
         for key in keys.filter(|k| is_key(k)) {
-            let _ = fs::remove_dir_all(self.dir.join(key));
+            let _ = fs::remove_dir_all(self.dir.join(&key));
+            self.changes.lock().expect("no panic while holding it").removed.push(key);
         }
+    }
+
+    /// What became of entries in this build.
+    pub fn changes(&self) -> Changes {
+        self.changes.lock().expect("no panic while holding it").clone()
     }
 
     /// Removes every entry not in `used`, and leftovers of interrupted writes; nothing else.
@@ -358,6 +395,7 @@ impl Cache {
     /// it): the entries kept let go of their files too ([`Cache::shed`]), leftovers of
     /// interrupted builds included, in the same pass.
     pub fn retain(&self, used: &BTreeSet<&str>) {
+        self.changes.lock().expect("no panic while holding it").kept = Some(used.iter().map(|k| k.to_string()).collect());
         let Ok(entries) = fs::read_dir(&self.dir) else { return };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();

@@ -103,6 +103,17 @@ impl Bucket {
         })
     }
 
+    /// Whether there is an object at `rel`.
+    pub fn exists(&self, rel: &str) -> Result<bool, String> {
+        self.rt.block_on(async {
+            match self.store.head(&self.key(rel)).await {
+                Ok(_) => Ok(true),
+                Err(object_store::Error::NotFound { .. }) => Ok(false),
+                Err(e) => Err(self.err(rel, e)),
+            }
+        })
+    }
+
     /// Every object under the folder `prefix` (`""`: all), as paths relative to the site with
     /// their sizes, sorted.
     pub fn list(&self, prefix: &str) -> Result<Vec<(String, u64)>, String> {
@@ -181,9 +192,16 @@ impl Bucket {
     /// Downloads every object under the folder `prefix` into `dir` (at the same relative
     /// paths), several at once; returns how many.
     pub fn download(&self, prefix: &str, dir: &Path, only: impl Fn(&str, u64) -> bool) -> Result<usize, String> {
-        let listed: Vec<(String, u64)> = self.list(prefix)?.into_iter().filter(|(rel, size)| only(rel, *size)).collect();
+        let listed: Vec<String> = self.list(prefix)?.into_iter().filter(|(rel, size)| only(rel, *size)).map(|(rel, _)| rel).collect();
+        self.download_files(&listed, dir)?;
+        Ok(listed.len())
+    }
+
+    /// Downloads the objects `rels` into `dir` (at the same relative paths), several at once;
+    /// one that is missing is skipped.
+    pub fn download_files(&self, rels: &[String], dir: &Path) -> Result<(), String> {
         self.rt.block_on(async {
-            futures::stream::iter(listed.iter().map(|(rel, _)| async move {
+            futures::stream::iter(rels.iter().map(|rel| async move {
                 if !crate::store::is_inside(rel) {
                     return Err(self.err(rel, "not a path inside the site"));
                 }
@@ -201,8 +219,8 @@ impl Bucket {
             .buffer_unordered(CONCURRENCY)
             .try_collect::<Vec<()>>()
             .await
-        })?;
-        Ok(listed.len())
+            .map(|_| ())
+        })
     }
 }
 
@@ -373,16 +391,32 @@ impl Staging {
         let touched = std::mem::take(&mut *self.touched.lock().expect("no panic while holding it"));
         let ours = std::mem::take(&mut *self.ours.lock().expect("no panic while holding it"));
         let mut gone: BTreeSet<String> = BTreeSet::new();
-        if !removed.is_empty() || sweep {
-            let all = b.list("").map_err(fail)?;
-            for (rel, _) in &all {
-                if rel.starts_with(".flamesite/") || touched.contains(rel) {
-                    continue;
+        let mut consider = |rel: &String, removed_here: bool| {
+            if rel.starts_with(".flamesite/") || touched.contains(rel) {
+                return;
+            }
+            let first = rel.split('/').next().unwrap_or(rel);
+            if removed_here || sweep && ours.contains(first) {
+                gone.insert(rel.clone());
+            }
+        };
+        if sweep {
+            // A full publish: every object of the site's folders it did not write goes.
+            let under = |rel: &String, r: &String| rel == r || rel.starts_with(&format!("{}/", r.trim_end_matches('/')));
+            for (rel, _) in &b.list("").map_err(fail)? {
+                consider(rel, removed.iter().any(|r| under(rel, r)));
+            }
+        } else {
+            // Only what was removed is listed: the file itself, or the folder's objects.
+            for r in &removed {
+                let r = r.trim_end_matches('/');
+                let inside = b.list(r).map_err(fail)?;
+                for (rel, _) in &inside {
+                    consider(rel, true);
                 }
-                let under = |r: &String| rel == r || rel.starts_with(&format!("{}/", r.trim_end_matches('/')));
-                let first = rel.split('/').next().unwrap_or(rel);
-                if removed.iter().any(under) || sweep && ours.contains(first) {
-                    gone.insert(rel.clone());
+                // Not a folder: a file, if it is there.
+                if inside.is_empty() && b.exists(r).map_err(fail)? {
+                    consider(&r.to_string(), true);
                 }
             }
         }
@@ -483,66 +517,50 @@ fn take_lock(bucket: &Bucket) -> Result<(), OutputError> {
     Err(OutputError::Bucket(format!("{}/{LOCK}: could not take the publish lock", bucket.url())))
 }
 
-/// Brings the local cache folder `dir` to the record the bucket keeps (`.flamesite/cache/`):
-/// the state as the bucket has it (or none), and every entry the folder lacks.
+/// Brings the build state in the local cache folder `dir` to the one the bucket keeps
+/// (`.flamesite/cache/`), or to none. The cache's entries are read one by one when a build
+/// needs them ([`Mirror::entry`]).
 pub fn pull_record(bucket: &Bucket, dir: &Path) -> Result<(), String> {
-    let prefix = format!("{RECORD}/cache");
-    let state = [crate::ingest::cache::STATE, crate::build::state::DATA];
-    for name in state {
-        let _ = std::fs::remove_file(dir.join(name));
-    }
-    let n = prefix.len() + 1;
-    let tmp = dir.join(".pull.tmp");
-    let _ = std::fs::remove_dir_all(&tmp);
-    bucket.download(&prefix, &tmp, |rel, size| {
-        let local = dir.join(&rel[n.min(rel.len())..]);
-        state.iter().any(|s| rel.ends_with(&format!("/{s}"))) || std::fs::metadata(&local).map(|m| m.len() != size).unwrap_or(true)
-    })?;
-    let pulled = tmp.join(&prefix);
-    if pulled.is_dir() {
-        for e in walkdir::WalkDir::new(&pulled).min_depth(1).into_iter().flatten().filter(|e| e.file_type().is_file()) {
-            let rel = e.path().strip_prefix(&pulled).expect("inside");
-            let to = dir.join(rel);
-            if let Some(p) = to.parent() {
-                std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
-            }
-            std::fs::rename(e.path(), &to).map_err(|e| format!("{}: {e}", to.display()))?;
+    for name in [crate::ingest::cache::STATE, crate::build::state::DATA] {
+        let path = dir.join(name);
+        let _ = std::fs::remove_file(&path);
+        if let Some(bytes) = bucket.get(&format!("{RECORD}/cache/{name}"))? {
+            std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
-    let _ = std::fs::remove_dir_all(&tmp);
     Ok(())
 }
 
-/// Makes the bucket's record (`.flamesite/cache/`) the local cache folder's: every entry's
-/// record (never its graph files, which the site holds), the state last, and no entry the
-/// folder no longer has.
-pub fn push_record(bucket: &Bucket, dir: &Path) -> Result<(), String> {
+/// Brings the bucket's record (`.flamesite/cache/`) to the local cache folder's after a build:
+/// the records of the entries it made are uploaded (never their graph files, which the site
+/// holds), those it removed deleted (and when it pruned the cache to the entries it uses,
+/// every other), and the state last.
+pub fn push_record(bucket: &Bucket, dir: &Path, changes: &crate::ingest::cache::Changes) -> Result<(), String> {
     let prefix = format!("{RECORD}/cache");
-    let remote: std::collections::HashMap<String, u64> = bucket.list(&prefix)?.into_iter().map(|(rel, size)| (rel[prefix.len() + 1..].to_string(), size)).collect();
-    let state = [crate::build::state::DATA, crate::ingest::cache::STATE];
-    let mut local = Vec::new();
-    for e in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        let entry = e.path().join("entry.json");
-        if crate::ingest::cache::is_key(&name) && entry.is_file() {
-            local.push((format!("{name}/entry.json"), entry));
-        }
-    }
-    let upload: Vec<(String, PathBuf)> = local
+    let upload: Vec<(String, PathBuf)> = changes
+        .made
         .iter()
-        .filter(|(rel, path)| remote.get(rel) != std::fs::metadata(path).ok().map(|m| m.len()).as_ref())
-        .map(|(rel, path)| (format!("{prefix}/{rel}"), path.clone()))
+        .map(|key| (format!("{prefix}/{key}/entry.json"), dir.join(key).join("entry.json")))
+        .filter(|(_, path)| path.is_file())
         .collect();
     bucket.upload(&upload)?;
-    for name in state {
-        let path = dir.join(name);
-        if path.is_file() {
-            bucket.upload(&[(format!("{prefix}/{name}"), path)])?;
+    let mut gone: BTreeSet<String> = changes.removed.iter().filter(|k| !dir.join(k).join("entry.json").is_file()).cloned().collect();
+    if let Some(kept) = &changes.kept {
+        for (rel, _) in bucket.list(&prefix)? {
+            let key = rel[prefix.len() + 1..].split('/').next().unwrap_or("");
+            if crate::ingest::cache::is_key(key) && !kept.contains(key) {
+                gone.insert(key.to_string());
+            }
         }
     }
-    let kept: HashSet<&str> = local.iter().map(|(r, _)| r.as_str()).collect();
-    let gone: Vec<String> = remote.keys().filter(|r| !kept.contains(r.as_str()) && !state.contains(&r.as_str())).map(|r| format!("{prefix}/{r}")).collect();
-    bucket.delete_all(&gone)
+    bucket.delete_all(&gone.iter().map(|k| format!("{prefix}/{k}/entry.json")).collect::<Vec<_>>())?;
+    let state = [crate::build::state::DATA, crate::ingest::cache::STATE];
+    let files: Vec<(String, PathBuf)> = state.iter().map(|name| (format!("{prefix}/{name}"), dir.join(name))).filter(|(_, p)| p.is_file()).collect();
+    // The data before the header that names it, as on disk.
+    for f in files {
+        bucket.upload(&[f])?;
+    }
+    Ok(())
 }
 
 /// The published site in a bucket as the build reads it: a folder is downloaded, once, into
@@ -560,16 +578,27 @@ impl Mirror {
         Mirror { bucket, dir, fetched: Mutex::new(HashSet::new()) }
     }
 
-    /// Where the site's folder `url` is on this machine, downloaded first if it was not.
-    pub fn folder(&self, url: &str) -> PathBuf {
+    /// Where the site's folder `url` is on this machine, downloaded first if it was not: the
+    /// files `files` of it (relative to it), or when not known, every file a listing gives.
+    pub fn folder(&self, url: &str, files: Option<&[String]>) -> PathBuf {
         let url = url.trim_end_matches('/');
         let first = self.fetched.lock().expect("no panic while holding it").insert(url.to_string());
         if first {
             // A folder that cannot be read is one whose files are missing: the cache then
             // finds no file, and the profile is decoded again.
-            let _ = self.bucket.download(url, &self.dir, |_, _| true);
+            let _ = match files {
+                Some(files) => self.bucket.download_files(&files.iter().map(|f| format!("{url}/{f}")).collect::<Vec<_>>(), &self.dir),
+                None => self.bucket.download(url, &self.dir, |_, _| true).map(|_| ()),
+            };
         }
         self.dir.join(url)
+    }
+}
+
+impl Mirror {
+    /// The record of cache entry `key` the bucket keeps.
+    pub fn entry(&self, key: &str) -> Option<Vec<u8>> {
+        crate::ingest::cache::is_key(key).then(|| self.bucket.get(&format!("{RECORD}/cache/{key}/entry.json")).ok().flatten()).flatten()
     }
 }
 

@@ -90,11 +90,21 @@ pub enum Published {
 }
 
 impl Published {
-    /// Where the site's folder `url` is on this machine.
-    pub fn folder(&self, url: &str) -> PathBuf {
+    /// Where the site's folder `url` is on this machine; `files`, when known, are the files
+    /// of it that are to be read.
+    pub fn folder(&self, url: &str, files: Option<&[String]>) -> PathBuf {
         match self {
             Published::Folder(out) => out.join(url),
-            Published::Bucket(m) => m.folder(url),
+            Published::Bucket(m) => m.folder(url, files),
+        }
+    }
+
+    /// The record (`entry.json`) of cache entry `key` kept with the published site, when it
+    /// keeps one (a bucket does).
+    pub fn entry(&self, key: &str) -> Option<Vec<u8>> {
+        match self {
+            Published::Folder(_) => None,
+            Published::Bucket(m) => m.entry(key),
         }
     }
 }
