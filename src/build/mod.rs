@@ -226,7 +226,7 @@ impl<'a> Build<'a> {
             } else {
                 let lock = bucket::Lock::take(b.clone())?;
                 let cache = open_cache()?;
-                bucket::pull_record(&b, &cache_dir).map_err(|e| BuildError::Write(format!("reading the record of the published site: {e}")))?;
+                bucket::pull_state(&b, &cache_dir, cache::STATE).map_err(|e| BuildError::Write(format!("reading the record of the published site: {e}")))?;
                 let staging = bucket::Staging::new(b.clone(), &lock)?;
                 let mirror = bucket::Mirror::new(b.clone(), cache_dir.join(".published.tmp"));
                 (Some(Output::Bucket(staging)), Some(cache.publishing_to(Published::Bucket(mirror))), Some((b, lock)))
@@ -286,6 +286,9 @@ impl<'a> Build<'a> {
     /// reads the others in parallel. Returns the runs in source order.
     fn ingest(&mut self) -> Result<Vec<Ingested>, BuildError> {
         let cache_dir = self.config.cache_folder();
+        if let (Some((b, _)), Some(_)) = (&self.bucket, &self.header) {
+            bucket::pull_state(b, &cache_dir, state::DATA).map_err(|e| BuildError::Write(format!("reading the record of the published site: {e}")))?;
+        }
         self.data = self.header.as_ref().and_then(|h| state::Data::load(&cache_dir, h)).unwrap_or_default();
         if self.data.names == slug::Record::default() {
             let bucket = self.bucket.as_ref().map(|(b, _)| b);

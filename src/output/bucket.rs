@@ -517,14 +517,17 @@ fn take_lock(bucket: &Bucket) -> Result<(), OutputError> {
     Err(OutputError::Bucket(format!("{}/{LOCK}: could not take the publish lock", bucket.url())))
 }
 
-/// Brings the build state in the local cache folder `dir` to the one the bucket keeps
-/// (`.flamesite/cache/`), or to none. The cache's entries are read one by one when a build
-/// needs them ([`Mirror::entry`]).
-pub fn pull_record(bucket: &Bucket, dir: &Path) -> Result<(), String> {
-    for name in [crate::ingest::cache::STATE, crate::build::state::DATA] {
-        let path = dir.join(name);
-        let _ = std::fs::remove_file(&path);
-        if let Some(bytes) = bucket.get(&format!("{RECORD}/cache/{name}"))? {
+/// Brings the build state's file `name` in the local cache folder `dir` to the one the bucket
+/// keeps (`.flamesite/cache/NAME.zst`), or to none. The header is pulled when a build opens,
+/// the data only when the build needs it (not when nothing changed); the cache's entries are
+/// read one by one when needed ([`Mirror::entry`]).
+pub fn pull_state(bucket: &Bucket, dir: &Path, name: &str) -> Result<(), String> {
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    let key = format!("{RECORD}/cache/{name}.zst");
+    if let Some(packed) = bucket.get(&key)? {
+        // A state that does not unpack is no state: the build starts afresh from the listings.
+        if let Ok(bytes) = zstd::decode_all(packed.as_slice()) {
             std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
         }
     }
@@ -554,11 +557,13 @@ pub fn push_record(bucket: &Bucket, dir: &Path, changes: &crate::ingest::cache::
         }
     }
     bucket.delete_all(&gone.iter().map(|k| format!("{prefix}/{k}/entry.json")).collect::<Vec<_>>())?;
-    let state = [crate::build::state::DATA, crate::ingest::cache::STATE];
-    let files: Vec<(String, PathBuf)> = state.iter().map(|name| (format!("{prefix}/{name}"), dir.join(name))).filter(|(_, p)| p.is_file()).collect();
-    // The data before the header that names it, as on disk.
-    for f in files {
-        bucket.upload(&[f])?;
+    // The data before the header that names it, as on disk; compressed (a state is mostly
+    // paths and names, and every build reads it).
+    for name in [crate::build::state::DATA, crate::ingest::cache::STATE] {
+        let path = dir.join(name);
+        let Ok(bytes) = std::fs::read(&path) else { continue };
+        let packed = zstd::encode_all(bytes.as_slice(), 9).map_err(|e| format!("{}: {e}", path.display()))?;
+        bucket.put(&format!("{prefix}/{name}.zst"), packed)?;
     }
     Ok(())
 }
