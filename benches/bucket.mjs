@@ -9,7 +9,7 @@
 // 3. One run is added to one series and published.
 //
 // Printed for each: requests by method, bytes sent to the server and bytes received from it,
-// wall time, and the archive's bytes (every object under the prefix, as the server stores
+// wall time, the build's peak memory (by /usr/bin/time), and the archive's bytes (every object under the prefix, as the server stores
 // them), so that the reads and writes of 2 and 3 can be read as fractions of the archive.
 //
 // Needs: target/release/flamesite (cargo build --release; or FLAMESITE_BIN), s3s-fs (on the
@@ -122,7 +122,10 @@ function archiveBytes() {
 async function publish(label) {
   reset();
   const start = performance.now();
-  const child = spawn(bin, ["build", "--input", input, "--output", "s3://bench/site"], {
+  // Peak memory by /usr/bin/time when there is one (its last line of standard error).
+  const timed = existsSync("/usr/bin/time");
+  const argv = ["build", "--input", input, "--output", "s3://bench/site"];
+  const child = spawn(timed ? "/usr/bin/time" : bin, timed ? ["-f", "peak %M kB", bin, ...argv] : argv, {
     env: {
       ...process.env,
       AWS_ACCESS_KEY_ID: "bench",
@@ -144,7 +147,9 @@ async function publish(label) {
   console.log(
     `${label.padEnd(16)} ${seconds.toFixed(2).padStart(7)} s  requests: ${reqs}\n${"".padEnd(16)} written ${counts.sent} B (${pct(counts.sent)}% of the archive), read ${counts.received} B (${pct(counts.received)}%); archive ${archive} B`,
   );
-  console.log(`${"".padEnd(16)} ${err.trim().split("\n").pop()}`);
+  const lines = err.trim().split("\n");
+  const peak = timed ? lines.pop() : "";
+  console.log(`${"".padEnd(16)} ${lines.pop()}${peak ? `; ${peak}` : ""}`);
 }
 
 try {

@@ -22,6 +22,10 @@ pub struct Config {
     pub base_url: String,
     /// Colour palette: `hot`, `module`, `lang` or `blue`.
     pub palette: Palette,
+    /// How links to pages end: `"folders"` (`p/api/2026-11-20/`, for hosts that serve a
+    /// folder's `index.html`) or `"index.html"` (`p/api/2026-11-20/index.html`, for a bucket
+    /// served without a website endpoint).
+    pub links: Links,
     /// Publish and exit 0 even when some profiles were skipped.
     pub keep_going: bool,
     /// Folder whose `templates/` and `static/` override the built-in theme file by file;
@@ -47,6 +51,34 @@ pub struct Config {
     /// Folder of the incremental build cache; by default `.NAME.cache` beside the output
     /// folder `NAME`.
     pub cache_dir: Option<PathBuf>,
+}
+
+/// How links to pages end (see [`Config::links`]).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+pub enum Links {
+    /// At the page's folder: `p/api/2026-11-20/`.
+    #[default]
+    #[serde(rename = "folders")]
+    Folders,
+    /// At the page's file: `p/api/2026-11-20/index.html`.
+    #[serde(rename = "index.html")]
+    IndexHtml,
+}
+
+impl Links {
+    /// What a link to a page's folder `url` (ending in `/`, or empty for the site's root)
+    /// ends with after it.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Links::Folders => "",
+            Links::IndexHtml => "index.html",
+        }
+    }
+
+    /// The link to the page whose folder is `url`.
+    pub fn page(self, url: &str) -> String {
+        if url.is_empty() || url.ends_with('/') { format!("{url}{}", self.suffix()) } else { url.to_string() }
+    }
 }
 
 /// How profiles are grouped into series of dated runs, and how the pages list them.
@@ -161,6 +193,7 @@ impl Default for Config {
             output: PathBuf::from("public"),
             base_url: String::new(),
             palette: Palette::Hot,
+            links: Links::Folders,
             keep_going: false,
             theme_dir: None,
             static_dir: None,

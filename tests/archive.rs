@@ -52,6 +52,12 @@ fn links(html: &str) -> Vec<String> {
 /// Follows every relative link of every page reachable from the home page; returns the pages
 /// visited. Panics on a link to a file that does not exist, or on a root-absolute link.
 fn crawl(out: &Path) -> BTreeSet<PathBuf> {
+    crawl_with(out, true)
+}
+
+/// [`crawl`]; without `folders`, a link to a folder (which a host without a directory index
+/// answers with 404) fails too.
+fn crawl_with(out: &Path, folders: bool) -> BTreeSet<PathBuf> {
     let mut seen = BTreeSet::new();
     let mut todo = vec![PathBuf::from("index.html")];
     while let Some(page) = todo.pop() {
@@ -64,7 +70,10 @@ fn crawl(out: &Path) -> BTreeSet<PathBuf> {
                 continue;
             }
             assert!(!link.starts_with('/'), "{}: root-absolute link {link} breaks under a sub-path", page.display());
+            let fragment_only = link.starts_with('#');
             let link = link.split(['#', '?']).next().unwrap();
+            // (A link that is only a fragment stays on the page.)
+            assert!(folders || fragment_only || !(link.is_empty() || link.ends_with('/')), "{}: {link:?} links to a folder", page.display());
             let mut target = page.parent().unwrap().to_path_buf();
             for part in link.split('/') {
                 match part {
@@ -421,4 +430,30 @@ fn month_day(mut d: u64) -> (u64, u64) {
         d -= len;
     }
     unreachable!()
+}
+
+#[test]
+fn links_that_end_in_index_html_reach_every_page_without_a_directory_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = fixture(dir.path());
+    let folders = dir.path().join("folders");
+    assert!(build(&input, &folders, &[]).status.success());
+    // A bucket served without a website endpoint answers only for files.
+    write(&dir.path().join("site.toml"), b"links = \"index.html\"\nbase_url = \"https://perf.example.com/a\"\n");
+    let files = dir.path().join("files");
+    let o = run(dir.path(), &["build", "--input", input.to_str().unwrap(), "--output", files.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let pages = crawl_with(&files, false);
+    assert_eq!(pages, crawl(&folders), "the same pages are reached");
+    assert!(pages.len() > 10, "{pages:?}");
+    // Feeds and link previews name the file too.
+    let feed = read(&files.join("feed.xml"));
+    assert!(feed.contains("href=\"https://perf.example.com/a/p/api/hotfix/index.html\""), "{feed}");
+    assert!(feed.contains("rel=\"alternate\" type=\"text/html\" href=\"https://perf.example.com/a/index.html\""), "{feed}");
+    let run_page = read(&files.join("p/api/hotfix/index.html"));
+    assert!(run_page.contains("<meta property=\"og:url\" content=\"https://perf.example.com/a/p/api/hotfix/index.html\">"), "{run_page}");
+    // A change of the setting is a change of every page, published by the next build.
+    write(&dir.path().join("site.toml"), b"base_url = \"https://perf.example.com/a\"\n");
+    assert!(run(dir.path(), &["build", "--input", input.to_str().unwrap(), "--output", files.to_str().unwrap()]).status.success());
+    assert!(!read(&files.join("index.html")).contains("/index.html\""), "back to folder links");
 }

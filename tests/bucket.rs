@@ -331,3 +331,101 @@ fn a_prefix_that_holds_another_site_is_refused_and_left_alone() {
     assert!(stderr(&o).contains("--no-cache: a site in object storage is published from the record"), "{}", stderr(&o));
     assert!(!s3.objects("site").exists());
 }
+
+/// A TCP proxy in front of the server that drops connections at random: each piece of a
+/// request or answer it forwards is, with probability `p`, the last (both sides are shut).
+/// Seeded, so that a failure can be run again with the same faults.
+struct Faults {
+    port: u16,
+}
+
+impl Faults {
+    fn start(to: u16, seed: u64, p: f64) -> Faults {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for (n, client) in listener.incoming().flatten().enumerate() {
+                let Ok(server) = TcpStream::connect(("127.0.0.1", to)) else { continue };
+                let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (n as u64 + 1);
+                let mut draws: Vec<bool> = (0..4096)
+                    .map(|_| {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        (state >> 11) as f64 / (1u64 << 53) as f64 <= p
+                    })
+                    .collect();
+                let up = draws.split_off(2048);
+                let pairs = [(client.try_clone().unwrap(), server.try_clone().unwrap(), up), (server, client, draws)];
+                for (mut from, mut to, drops) in pairs {
+                    std::thread::spawn(move || {
+                        let mut buf = [0u8; 16384];
+                        for drop in drops.into_iter().chain(std::iter::repeat(false)) {
+                            let n = match from.read(&mut buf) {
+                                Ok(0) | Err(_) => break,
+                                Ok(n) => n,
+                            };
+                            if drop || to.write_all(&buf[..n]).is_err() {
+                                break;
+                            }
+                        }
+                        // Both sockets, both ways: the connection is gone for both threads.
+                        let _ = from.shutdown(std::net::Shutdown::Both);
+                        let _ = to.shutdown(std::net::Shutdown::Both);
+                    });
+                }
+            }
+        });
+        Faults { port }
+    }
+}
+
+/// Asserts that the bucket shows no page of the new site before the files it uses, and no
+/// new listing before every page: each run page that is the new site's has its graph files
+/// as the new site has them, and a new home listing means every page is there.
+#[track_caller]
+fn assert_never_ahead_of_its_files(bucket: &BTreeMap<String, Vec<u8>>, new: &BTreeMap<String, Vec<u8>>) {
+    for (key, bytes) in bucket {
+        let Some(folder) = key.strip_suffix("index.html") else { continue };
+        if new.get(key) != Some(bytes) {
+            continue;
+        }
+        for (file, want) in new.range(format!("{folder}g/")..).take_while(|(k, _)| k.starts_with(&format!("{folder}g/"))) {
+            assert_eq!(bucket.get(file), Some(want), "{key} is the new page, but {file} is not the new file yet");
+        }
+    }
+    if bucket.get("index.json") == new.get("index.json") {
+        for (key, want) in new.iter().filter(|(k, _)| k.ends_with(".html")) {
+            assert_eq!(bucket.get(key), Some(want), "the new index.json is published, but {key} is not the new page");
+        }
+    }
+}
+
+#[test]
+fn a_server_that_drops_connections_at_random_never_shows_a_page_before_its_files() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    let folder = dir.path().join("folder");
+    publish(&input, "site", s3.port);
+    assert!(build(&input, &folder, &[]).status.success());
+    let mut failed = 0;
+    for seed in 1..=4u64 {
+        write(&input.join(format!("api/2026-11-{:02}.folded.gz", 3 + seed)), &gzip(awkward_profile(40 + seed, 300).as_bytes()));
+        assert!(build(&input, &folder, &[]).status.success());
+        let new = tree(&folder);
+        let faults = Faults::start(s3.port, seed, 0.03);
+        let o = command(&input, "site", faults.port).output().unwrap();
+        if !o.status.success() {
+            failed += 1;
+            assert_eq!(o.status.code(), Some(2), "seed {seed}: {}", stderr(&o));
+            assert!(stderr(&o).contains("error: "), "seed {seed}: {}", stderr(&o));
+        }
+        assert_never_ahead_of_its_files(&s3.site("site"), &new);
+    }
+    eprintln!("{failed} of 4 publishes through dropped connections failed (the others retried through)");
+    // A publish on a server that answers repairs whatever the faults left.
+    publish(&input, "site", s3.port);
+    assert_same_site(&s3.site("site"), &tree(&folder));
+    assert!(!s3.objects("site/.flamesite/dirty").exists() && !s3.objects("site/.flamesite/lock").exists());
+}

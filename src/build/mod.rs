@@ -897,7 +897,7 @@ fn fingerprint(config: &Config, theme: &Theme) -> String {
     h.update(format!("flamesite {} graph format {}\n", env!("CARGO_PKG_VERSION"), crate::store::chunk::MANIFEST_VERSION).as_bytes());
     h.update(
         format!(
-            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{}\n{}\n",
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{}\n{}\n{:?}\n",
             config.chunks,
             config.limits,
             config.perf,
@@ -907,6 +907,7 @@ fn fingerprint(config: &Config, theme: &Theme) -> String {
             config.palette.as_str(),
             config.base_url,
             config.title,
+            config.links,
         )
         .as_bytes(),
     );

@@ -400,8 +400,9 @@ impl Staging {
                 gone.insert(rel.clone());
             }
         };
-        if sweep {
-            // A full publish: every object of the site's folders it did not write goes.
+        if sweep && self.has_site {
+            // A full publish over a site: every object of the site's folders it did not write
+            // goes. (A bucket that held no site, and no cut-off publish, has none to go.)
             let under = |rel: &String, r: &String| rel == r || rel.starts_with(&format!("{}/", r.trim_end_matches('/')));
             for (rel, _) in &b.list("").map_err(fail)? {
                 consider(rel, removed.iter().any(|r| under(rel, r)));
@@ -498,6 +499,10 @@ fn take_lock(bucket: &Bucket) -> Result<(), OutputError> {
             return Ok(());
         }
         let held = bucket.get(LOCK).map_err(fail)?.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+        if held == body {
+            // Ours: the write went through, its answer was lost, and the retry was refused.
+            return Ok(());
+        }
         let field = |name: &str| held.lines().find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string())).unwrap_or_default();
         let pid: i32 = field("pid ").parse().unwrap_or(0);
         // SAFETY: kill with signal 0 only asks whether the process exists.

@@ -230,6 +230,8 @@ impl Site<'_> {
         ctx.insert("site_title", &self.config.title);
         ctx.insert("base_url", &self.config.base_url);
         ctx.insert("root", root);
+        // Appended to every link to a page's folder (see `links` in site.toml).
+        ctx.insert("index", self.config.links.suffix());
         ctx
     }
 
@@ -379,7 +381,7 @@ impl Site<'_> {
             .map(|(r, value)| {
                 let (total, unit, places) = headline(r);
                 Point {
-                    href: format!("{root}{}", r.url),
+                    href: format!("{root}{}", self.config.links.page(&r.url)),
                     title: format!("{} · {} · {}", r.record.date.display(), r.record.title, format_scaled(total as i128, unit, places)),
                     value,
                 }
@@ -435,7 +437,7 @@ impl Site<'_> {
             &json!({
                 "title": format!("{} · {}", rec.title, s.name),
                 "description": description,
-                "url": self.absolute(&run.url),
+                "url": self.absolute(&self.config.links.page(&run.url)),
                 "image": rec.preview.then(|| format!("{}{PREVIEW}", run.url)).and_then(|i| self.absolute(&i)),
                 "image_width": preview::WIDTH, "image_height": preview::HEIGHT,
             }),
@@ -505,7 +507,7 @@ impl Site<'_> {
             &json!({
                 "title": title,
                 "description": format!("What changed in {} between {} and {}", s.name, before.record.date.display(), after.record.date.display()),
-                "url": self.absolute(&c.url),
+                "url": self.absolute(&self.config.links.page(&c.url)),
                 "image": c.made.preview.then(|| format!("{}{PREVIEW}", c.url)).and_then(|i| self.absolute(&i)),
                 "image_width": preview::WIDTH, "image_height": preview::HEIGHT,
             }),
@@ -548,7 +550,7 @@ impl Site<'_> {
                     id: format!("urn:flamesite:run:{}", run.slug),
                     title: format!("{} · {}", rec.series, rec.title),
                     updated: rec.date.rfc3339(),
-                    href: href(&run.url),
+                    href: href(&self.config.links.page(&run.url)),
                     summary: match self.regression(i) {
                         Some((name, points)) => format!(
                             "{} run of {}: {}. Regression: {name} grew by {points} of the total since the previous run.",
@@ -568,7 +570,11 @@ impl Site<'_> {
             id,
             updated: newest.first().map_or_else(|| "1970-01-01T00:00:00Z".to_string(), |&i| self.run(i).record.date.rfc3339()),
             self_href: href(&path),
-            alternate_href: if alternate.is_empty() { self.absolute("").unwrap_or_else(|| "./".to_string()) } else { href(&alternate) },
+            alternate_href: if alternate.is_empty() {
+                self.absolute(&self.config.links.page("")).unwrap_or_else(|| self.config.links.page("./"))
+            } else {
+                href(&self.config.links.page(&alternate))
+            },
             author: config.title.clone(),
             entries: items,
         };
