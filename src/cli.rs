@@ -83,6 +83,21 @@ struct BuildArgs {
     /// Decode every profile again instead of reusing unchanged ones from the build cache.
     #[arg(long)]
     no_cache: bool,
+    /// Only decode part I of N of the profiles (split by a hash of their folder) into the
+    /// shared store (the bucket's record, or the cache folder), for a build spread over N
+    /// machines; a plain build afterwards publishes. Example: --shard 2/3.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    shard: Option<(u32, u32)>,
+}
+
+fn parse_shard(s: &str) -> Result<(u32, u32), String> {
+    let bad = || format!("{s:?}: give the part and the number of parts, as 2/3 (from 1/N to N/N)");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (u32, u32) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+    if n == 0 || i == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
 }
 
 /// Runs the command line and returns the process's exit status.
@@ -100,6 +115,28 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode, String> {
     let command = cli.command.unwrap_or(Command::Build(BuildArgs::default()));
     match command {
+        Command::Build(args) if args.shard.is_some() => {
+            let config = load_config(cli.config.as_deref(), &args)?;
+            let (i, n) = args.shard.expect("a shard");
+            if args.no_cache {
+                return Err("--shard stores what it decodes in the build cache (or a bucket's record): it cannot be used with --no-cache".into());
+            }
+            let s = build::shard::shard(&config, args.threads, i, n).map_err(|e| e.to_string())?;
+            let mut err = std::io::stderr().lock();
+            for e in &s.skipped {
+                let _ = writeln!(err, "error: {}", printable(&format!("{}: {}", config.input.join(&e.path).display(), e.reason)));
+            }
+            let _ = writeln!(
+                err,
+                "shard {i}/{n}: {} of {} profiles; {} decoded, {} already stored; stored in {} (a build without --shard publishes)",
+                s.part,
+                s.all,
+                s.decoded,
+                s.stored,
+                printable(&s.store)
+            );
+            Ok(if s.skipped.is_empty() || config.keep_going || args.keep_going { ExitCode::SUCCESS } else { ExitCode::from(1) })
+        }
         Command::Build(args) => {
             let config = load_config(cli.config.as_deref(), &args)?;
             let options = Options { threads: args.threads, progress: true, dry_run: false, cache: !args.no_cache };
@@ -127,6 +164,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Serve { build, port } => {
             let config = load_config(cli.config.as_deref(), &build)?;
+            if build.shard.is_some() {
+                return Err("--shard is for `flamesite build` on one of several machines, not for serve".into());
+            }
             if crate::output::bucket::is_url(&config.output) {
                 return Err(format!(
                     "serve previews a site in a local folder, and the output is {}: give a folder with --output (a bucket is served by its host)",

@@ -447,3 +447,36 @@ fn a_server_that_drops_connections_at_random_is_sent_files_then_pages_then_listi
     assert_same_site(&s3.site("site"), &tree(&folder));
     assert!(!s3.objects("site/.flamesite/dirty").exists() && !s3.objects("site/.flamesite/lock").exists());
 }
+
+#[test]
+fn three_shards_then_a_build_publish_the_site_one_build_publishes() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    for svc in ["web", "queue", "cron"] {
+        write(&input.join(format!("{svc}/2026-11-01.folded")), awkward_profile(svc.len() as u64 + 60, 150).as_bytes());
+    }
+    publish(&input, "single", s3.port);
+    // Three machines, each with nothing but the binary, decode a part each.
+    let mut decoded = 0;
+    for i in 1..=3 {
+        let o = command(&input, "sharded", s3.port).arg("--shard").arg(format!("{i}/3")).output().unwrap();
+        let err = stderr(&o);
+        assert!(o.status.success(), "{err}");
+        let n: usize = err.split(" decoded").next().unwrap().rsplit(' ').next().unwrap().parse().unwrap_or_else(|_| panic!("{err}"));
+        assert!(err.contains(&format!("shard {i}/3: ")) && err.contains("stored in s3://archive/sharded/.flamesite/cache"), "{err}");
+        decoded += n;
+        assert!(!s3.objects("sharded/index.json").exists(), "a shard publishes nothing");
+    }
+    assert_eq!(decoded, 9, "every profile decoded once, by one shard");
+    // A shard run again finds its part stored.
+    let again = command(&input, "sharded", s3.port).args(["--shard", "2/3"]).output().unwrap();
+    assert!(stderr(&again).contains(" 0 decoded"), "{}", stderr(&again));
+    let o = publish(&input, "sharded", s3.port);
+    assert!(stderr(&o).contains("0 decoded, 9 from the cache"), "{}", stderr(&o));
+    assert_same_site(&s3.site("sharded"), &s3.site("single"));
+    // The stored files are in the site now: the store keeps the records only.
+    let left: Vec<String> = tree(&s3.objects("sharded/.flamesite/cache")).into_keys().filter(|k| k.contains("/files/")).collect();
+    assert!(left.is_empty(), "{left:?}");
+    assert!(command(&input, "sharded", s3.port).args(["--shard", "4/3"]).output().unwrap().status.code() == Some(2));
+}

@@ -16,6 +16,7 @@
 //! pages whose content changed, and touches only the files that differ in the tree it swaps
 //! in: its cost follows what changed, not the size of the archive.
 
+pub mod shard;
 pub mod state;
 
 
@@ -670,8 +671,17 @@ impl<'a> Build<'a> {
     /// (the state last), and after a publish the marker of a publish under way goes.
     fn push_record(&self, published: bool) -> Result<(), BuildError> {
         let (Some((bucket, lock)), Some(cache)) = (&self.bucket, &self.cache) else { return Ok(()) };
-        bucket::push_record(bucket, cache.dir(), &cache.changes()).map_err(|e| BuildError::Write(format!("saving the record of the published site: {e}")))?;
+        let changes = cache.changes();
+        bucket::push_record(bucket, cache.dir(), &changes).map_err(|e| BuildError::Write(format!("saving the record of the published site: {e}")))?;
         if published {
+            // Files a shard stored are in the site now: the store lets go of them.
+            let mut stored: Vec<String> = Vec::new();
+            for key in changes.stored.iter().collect::<BTreeSet<_>>() {
+                if let Some(p) = cache.get(key) {
+                    stored.extend(p.files.iter().map(|f| format!("{}/cache/{key}/files/{f}", bucket::RECORD)));
+                }
+            }
+            bucket.delete_all(&stored).map_err(|e| BuildError::Write(format!("saving the record of the published site: {e}")))?;
             lock.finish()?;
         }
         Ok(())

@@ -113,6 +113,8 @@ pub struct Changes {
     pub removed: Vec<String>,
     /// When the build pruned the cache to the entries it uses: those.
     pub kept: Option<BTreeSet<String>>,
+    /// Entries whose files were looked for where a shard of a build stores them.
+    pub stored: Vec<String>,
 }
 
 impl Cache {
@@ -162,7 +164,18 @@ impl Cache {
         let published = self.published.as_ref();
         // The entry's record names the files to read, so that a bucket need not be listed.
         let files = if matches!(published, Some(crate::output::Published::Bucket(_))) { self.get(key).map(|p| p.files) } else { None };
-        own.chain(urls.into_iter().filter_map(move |u| published.map(|out| out.folder(&u, files.as_deref()))))
+        let key = key.to_string();
+        let homes = urls.into_iter().filter_map({
+            let files = files.clone();
+            move |u| published.map(|out| out.folder(&u, files.as_deref()))
+        });
+        // Last, where a shard of a build stored them (`flamesite build --shard`).
+        let stored = std::iter::once(()).filter_map(move |()| {
+            let at = published?.stored(&key, files.as_deref())?;
+            self.changes.lock().expect("no panic while holding it").stored.push(key.clone());
+            Some(at)
+        });
+        own.chain(homes).chain(stored)
     }
 
     /// The key of the profile at `path` built with `unit` (the sidecar's, if any).

@@ -37,6 +37,36 @@ pub struct Ctx<'a> {
     pub cache: Option<&'a Cache>,
 }
 
+/// The stem of `source`, the raw path its sidecars are found at, and its `.toml` sidecar.
+fn sidecar_of(source: &Source) -> Result<(&str, std::path::PathBuf, Option<Sidecar>), String> {
+    let stem = scan::stem(&source.rel);
+    // The sidecars' path, byte for byte: `rel` spells bytes that are not UTF-8 as `\xNN`, but
+    // the extensions it drops are ASCII, so the raw path less as many bytes is the stem's.
+    let raw_base = scan::raw_stem(&source.path, source.rel.len() - stem.len());
+    let sidecar = Sidecar::load_at(&raw_base, stem)?;
+    Ok((stem, raw_base, sidecar))
+}
+
+/// The cache key of `source` (its bytes, with its sidecar's unit) and, when the cache has no
+/// entry of that key, the entry made by decoding it: what a shard of a build does
+/// (`flamesite build --shard`), leaving everything else to the build that publishes.
+pub fn decode_into(cache: &Cache, config: &Config, source: &Source) -> Result<(String, bool), IngestError> {
+    let err = |reason: String| IngestError::Profile(ProfileError::new(source.rel.clone(), reason));
+    let (_, _, sidecar) = sidecar_of(source).map_err(err)?;
+    let unit = sidecar.as_ref().and_then(|s| s.unit.clone());
+    let key = cache.key(&source.path, unit.as_deref()).map_err(err)?;
+    if cache.get(&key).is_some() {
+        return Ok((key, false));
+    }
+    cache
+        .fill(&key, |sink| produce(config, source, unit.as_deref(), sink))
+        .map_err(|e| match e {
+            FillError::Make(reason) => err(reason),
+            FillError::Write(why) => IngestError::Write(why),
+        })?;
+    Ok((key, true))
+}
+
 /// A run, ingested.
 pub struct Ingested {
     /// Its record.
@@ -63,11 +93,7 @@ pub enum How {
 pub fn ingest(ctx: &Ctx, source: &Source, home: &str, sink: chunk::Sink) -> Result<Ingested, IngestError> {
     let err = |reason: String| IngestError::Profile(ProfileError::new(source.rel.clone(), reason));
     let config = ctx.config;
-    let stem = scan::stem(&source.rel);
-    // The sidecars' path, byte for byte: `rel` spells bytes that are not UTF-8 as `\xNN`, but
-    // the extensions it drops are ASCII, so the raw path less as many bytes is the stem's.
-    let raw_base = scan::raw_stem(&source.path, source.rel.len() - stem.len());
-    let sidecar = Sidecar::load_at(&raw_base, stem).map_err(err)?;
+    let (stem, raw_base, sidecar) = sidecar_of(source).map_err(err)?;
     let unit = sidecar.as_ref().and_then(|s| s.unit.clone());
 
     let key = match ctx.cache {

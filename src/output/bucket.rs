@@ -573,6 +573,24 @@ pub fn push_record(bucket: &Bucket, dir: &Path, changes: &crate::ingest::cache::
     Ok(())
 }
 
+/// Stores the entries `keys` of the local cache folder `dir` in the bucket's record with their
+/// graph files (`.flamesite/cache/KEY/files/…`), the files before the record that names them:
+/// what a shard of a build decoded, for the build that publishes.
+pub fn push_entries(bucket: &Bucket, dir: &Path, keys: &[String]) -> Result<(), String> {
+    let mut files = Vec::new();
+    let mut records = Vec::new();
+    for key in keys.iter().filter(|k| crate::ingest::cache::is_key(k)) {
+        let entry = dir.join(key);
+        for e in walkdir::WalkDir::new(entry.join("files")).sort_by_file_name().into_iter().flatten().filter(|e| e.file_type().is_file()) {
+            let rel = e.path().strip_prefix(&entry).expect("inside").to_string_lossy().into_owned();
+            files.push((format!("{RECORD}/cache/{key}/{rel}"), e.path().to_path_buf()));
+        }
+        records.push((format!("{RECORD}/cache/{key}/entry.json"), entry.join("entry.json")));
+    }
+    bucket.upload(&files)?;
+    bucket.upload(&records)
+}
+
 /// The published site in a bucket as the build reads it: a folder is downloaded, once, into
 /// `mirror` when first asked for.
 pub struct Mirror {

@@ -99,6 +99,16 @@ impl Published {
         }
     }
 
+    /// Where the files of cache entry `key` stored with the published site by a shard of a
+    /// build are on this machine (`files`: those to read), when the site keeps a store (a
+    /// bucket does).
+    pub fn stored(&self, key: &str, files: Option<&[String]>) -> Option<PathBuf> {
+        match self {
+            Published::Folder(_) => None,
+            Published::Bucket(m) => Some(m.folder(&format!("{}/cache/{key}/files", bucket::RECORD), files)),
+        }
+    }
+
     /// The record (`entry.json`) of cache entry `key` kept with the published site, when it
     /// keeps one (a bucket does).
     pub fn entry(&self, key: &str) -> Option<Vec<u8>> {

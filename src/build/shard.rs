@@ -1,0 +1,92 @@
+//! A part of a build on one machine of several (`flamesite build --shard I/N`): decoding, the
+//! cost that grows with the profiles, is split by a stable hash, and each part stores what it
+//! decoded in the shared store (the bucket's record, or a cache folder on a shared disk). A
+//! plain `flamesite build` afterwards finds every profile already decoded, and derives and
+//! publishes: the site is byte for byte the one a single build makes, since an entry is the
+//! same whichever machine decoded it.
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::config::Config;
+use crate::error::{BuildError, IngestError, ProfileError};
+use crate::ingest::cache::{self, Cache};
+use crate::ingest::{self, scan};
+use crate::output::{bucket, Published};
+
+/// What a shard did.
+#[derive(Debug, Default)]
+pub struct ShardSummary {
+    /// Profiles of this part.
+    pub part: usize,
+    /// Profiles of all parts.
+    pub all: usize,
+    /// Profiles of this part decoded now.
+    pub decoded: usize,
+    /// Profiles of this part the store already had.
+    pub stored: usize,
+    /// Profiles that could not be read, with the reason.
+    pub skipped: Vec<ProfileError>,
+    /// Where they were stored.
+    pub store: String,
+}
+
+/// Which part (0-based, of `n`) the profile at `rel` belongs to: a hash of its folder, so that
+/// a series kept in a folder of its own is decoded whole on one machine.
+pub fn part_of(rel: &str, n: u32) -> u32 {
+    let folder = rel.rsplit_once('/').map_or("", |(f, _)| f);
+    let hash = blake3::hash(folder.as_bytes());
+    (u64::from_le_bytes(hash.as_bytes()[..8].try_into().expect("eight bytes")) % u64::from(n)) as u32
+}
+
+/// Decodes part `i` (1-based) of `n` of the profiles into the shared store.
+pub fn shard(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<ShardSummary, BuildError> {
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).build().map_err(|e| BuildError::Config(e.to_string()))?;
+    let scanned = pool
+        .install(|| scan::scan_except(&config.input, &[config.output.clone(), config.cache_folder()]))
+        .map_err(|reason| BuildError::Input { path: config.input.clone(), reason })?;
+    let dir = config.cache_folder();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cache {}: {e}", dir.display()))?;
+    cache::check_folder(&dir).map_err(BuildError::Config)?;
+    let bucket = if bucket::is_url(&config.output) { Some(Arc::new(bucket::Bucket::open(&config.output.to_string_lossy()).map_err(BuildError::Config)?)) } else { None };
+    let mut cache = Cache::new(&dir, config);
+    if let Some(b) = &bucket {
+        // Entries the store already has are found there, one record at a time.
+        cache = cache.publishing_to(Published::Bucket(bucket::Mirror::new(b.clone(), dir.join(".published.tmp"))));
+    }
+    let mine: Vec<&scan::Source> = scanned.sources.iter().filter(|s| part_of(&s.rel, n) == i - 1).collect();
+    let results: Vec<Result<(String, bool), IngestError>> = pool.install(|| mine.par_iter().map(|s| ingest::decode_into(&cache, config, s)).collect());
+    let mut summary = ShardSummary {
+        part: mine.len(),
+        all: scanned.sources.len(),
+        store: match &bucket {
+            Some(b) => format!("{}/{}/cache", b.url(), bucket::RECORD),
+            None => dir.display().to_string(),
+        },
+        ..ShardSummary::default()
+    };
+    summary.skipped = scanned.problems.iter().filter(|(p, _)| part_of(p, n) == i - 1).map(|(p, why)| ProfileError::new(p.clone(), why.clone())).collect();
+    let mut made = Vec::new();
+    for r in results {
+        match r {
+            Ok((key, true)) => {
+                summary.decoded += 1;
+                made.push(key);
+            }
+            Ok((_, false)) => summary.stored += 1,
+            Err(IngestError::Profile(e)) => summary.skipped.push(e),
+            Err(IngestError::Write(why)) => return Err(BuildError::Write(why)),
+        }
+    }
+    summary.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    if let Some(b) = &bucket {
+        // Each entry with its files: the build that publishes reads them from there.
+        bucket::push_entries(b, &dir, &made).map_err(|e| BuildError::Write(format!("storing the decoded profiles: {e}")))?;
+        if config.cache_dir.is_none() {
+            // The copy was this shard's own.
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+    Ok(summary)
+}
