@@ -161,5 +161,6 @@ try {
 } finally {
   proxy.close();
   s3.kill();
-  rmSync(work, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP) console.log(`kept ${work} (BENCH_KEEP)`);
+  else rmSync(work, { recursive: true, force: true });
 }

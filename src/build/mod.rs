@@ -795,7 +795,10 @@ fn update(
             cache.home(key, url);
         }
     }
-    runs.set.par_iter().try_for_each(|&(url, _)| link_run(staging, cache, url, &desired.runs[url], true))?;
+    // A folder the tree holds nothing at (a new run) has nothing to remove first: in a bucket,
+    // looking would be a listing.
+    let holds = |url: &str| next.runs.get(url).map_or(live.runs.contains_key(url), |k| k.is_some());
+    runs.set.par_iter().try_for_each(|&(url, _)| link_run(staging, cache, url, &desired.runs[url], holds(url)))?;
     if !redone.is_empty() {
         // Runs decoded again where they were: their folders are written again too.
         let set: BTreeSet<&str> = runs.set.iter().map(|&(url, _)| url).collect();
