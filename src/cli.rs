@@ -68,10 +68,10 @@ enum Command {
 
 #[derive(clap::Args, Debug, Default, Clone)]
 struct BuildArgs {
-    /// Folder of profiles (overrides `input` in site.toml).
+    /// Folder of profiles, or a bucket: s3://, gs://, az:// (overrides `input` in site.toml).
     #[arg(long, value_name = "DIR")]
     input: Option<PathBuf>,
-    /// Output folder (overrides `output` in site.toml).
+    /// Output folder, or a bucket: s3://, gs://, az:// (overrides `output` in site.toml).
     #[arg(long, value_name = "DIR")]
     output: Option<PathBuf>,
     /// Exit 0 even when some profiles were skipped.
@@ -166,6 +166,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let config = load_config(cli.config.as_deref(), &build)?;
             if build.shard.is_some() {
                 return Err("--shard is for `flamesite build` on one of several machines, not for serve".into());
+            }
+            if crate::output::bucket::is_url(&config.input) {
+                return Err(format!("serve watches a local folder of profiles, and the input is {}: give a folder with --input", config.input.display()));
             }
             if crate::output::bucket::is_url(&config.output) {
                 return Err(format!(

@@ -236,7 +236,9 @@ impl Config {
         let mut config = Config::parse(&text, path)?;
         config.file = Some(path.to_path_buf());
         let dir = path.parent().unwrap_or(Path::new(""));
-        config.input = dir.join(&config.input);
+        if !crate::output::bucket::is_url(&config.input) {
+            config.input = dir.join(&config.input);
+        }
         if !crate::output::bucket::is_url(&config.output) {
             config.output = dir.join(&config.output);
         }

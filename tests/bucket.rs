@@ -86,9 +86,14 @@ fn free_port() -> u16 {
 
 /// `flamesite build` of `input` to `s3://archive/PREFIX` through the endpoint at `port`.
 fn command(input: &Path, prefix: &str, port: u16) -> Command {
+    command_from(input.to_str().unwrap(), input.parent().unwrap(), prefix, port)
+}
+
+/// `flamesite build` of `input` (a folder or a bucket) in the folder `cwd`.
+fn command_from(input: &str, cwd: &Path, prefix: &str, port: u16) -> Command {
     let mut c = Command::new(bin());
-    c.args(["build", "--input", input.to_str().unwrap(), "--output", &format!("s3://{BUCKET}/{prefix}")])
-        .current_dir(input.parent().unwrap())
+    c.args(["build", "--input", input, "--output", &format!("s3://{BUCKET}/{prefix}")])
+        .current_dir(cwd)
         .env("AWS_ACCESS_KEY_ID", "flamesite")
         .env("AWS_SECRET_ACCESS_KEY", "flamesite-secret")
         .env("AWS_REGION", "us-east-1")
@@ -479,4 +484,39 @@ fn three_shards_then_a_build_publish_the_site_one_build_publishes() {
     let left: Vec<String> = tree(&s3.objects("sharded/.flamesite/cache")).into_keys().filter(|k| k.contains("/files/")).collect();
     assert!(left.is_empty(), "{left:?}");
     assert!(command(&input, "sharded", s3.port).args(["--shard", "4/3"]).output().unwrap().status.code() == Some(2));
+}
+
+#[test]
+fn profiles_in_a_bucket_are_read_only_when_new_or_changed() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    // The same profiles as objects, with a site published under the same prefix.
+    for (rel, bytes) in tree(&input) {
+        write(&s3.objects(&format!("data/{rel}")), &bytes);
+    }
+    let from_bucket = |port: u16| {
+        command_from(&format!("s3://{BUCKET}/data"), dir.path(), "data/site", port).output().unwrap()
+    };
+    let o = from_bucket(s3.port);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("6 decoded"), "the published site is not read as profiles: {}", stderr(&o));
+    let folder = dir.path().join("folder");
+    assert!(build(&input, &folder, &[]).status.success());
+    assert_same_site(&s3.site("data/site"), &tree(&folder));
+    // One object added: only it is downloaded.
+    write(&s3.objects("data/db/2026-11-04.folded"), awkward_profile(33, 200).as_bytes());
+    write(&input.join("db/2026-11-04.folded"), awkward_profile(33, 200).as_bytes());
+    let log = Faults::start(s3.port, 1, 0.0);
+    let o = from_bucket(log.port);
+    assert!(stderr(&o).contains("1 decoded") && stderr(&o).contains("6 unchanged"), "{}", stderr(&o));
+    let gets: Vec<String> = log.requests.lock().unwrap().iter().filter(|(m, p)| m == "GET" && p.starts_with("/archive/data/") && !p.starts_with("/archive/data/site/")).map(|(_, p)| p.clone()).collect();
+    assert_eq!(gets, ["/archive/data/db/2026-11-04.folded"]);
+    assert!(build(&input, &folder, &[]).status.success());
+    assert_same_site(&s3.site("data/site"), &tree(&folder));
+    // An object written again with other bytes of the same size is read again.
+    let changed = std::fs::read(s3.objects("data/db/2026-11-04.folded")).unwrap().iter().map(|b| if *b == b'9' { b'8' } else { *b }).collect::<Vec<u8>>();
+    write(&s3.objects("data/db/2026-11-04.folded"), &changed);
+    let o = from_bucket(s3.port);
+    assert!(stderr(&o).contains("1 decoded"), "{}", stderr(&o));
 }

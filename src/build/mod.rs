@@ -124,6 +124,8 @@ struct Build<'a> {
     fingerprint: String,
     pool: rayon::ThreadPool,
     scanned: scan::Scan,
+    /// When the profiles are in object storage: what downloads those the build reads.
+    remote: Option<crate::ingest::remote::Remote>,
     /// The tree being brought to the new state (none for a dry run).
     staging: Option<Output>,
     /// When publishing to object storage: the bucket, and its publish lock while the build runs.
@@ -191,10 +193,7 @@ impl<'a> Build<'a> {
             .num_threads(options.threads.unwrap_or(0))
             .build()
             .map_err(|e| BuildError::Config(e.to_string()))?;
-        // The output and cache folders may be inside the input folder: they are not profiles.
-        let scanned = pool
-            .install(|| scan::scan_except(&config.input, &[config.output.clone(), config.cache_folder()]))
-            .map_err(|reason| BuildError::Input { path: config.input.clone(), reason })?;
+        let (scanned, remote) = scan_input(config, &pool)?;
         let cache_dir = config.cache_folder();
         let open_cache = || -> Result<Cache, BuildError> {
             std::fs::create_dir_all(&cache_dir).map_err(|e| format!("cache {}: {e}", cache_dir.display()))?;
@@ -243,6 +242,7 @@ impl<'a> Build<'a> {
             fingerprint,
             pool,
             scanned,
+            remote,
             staging,
             bucket,
             cache,
@@ -363,6 +363,10 @@ impl<'a> Build<'a> {
         });
         let ctx = ingest::Ctx { config: self.config, pattern: self.pattern.as_ref(), cache: self.cache.as_ref() };
         let todo: Vec<usize> = (0..sources.len()).filter(|&i| !unchanged[i]).collect();
+        if let Some(remote) = &self.remote {
+            // Only the profiles read now are downloaded.
+            remote.fetch(&todo.iter().map(|&i| &sources[i]).collect::<Vec<_>>()).map_err(|reason| BuildError::Input { path: self.config.input.clone(), reason })?;
+        }
         let bar = progress_bar(self.options.progress, todo.len());
         let staging = &self.staging;
         let mut outcomes: HashMap<usize, Result<ingest::Ingested, IngestError>> = self.pool.install(|| {
@@ -810,6 +814,25 @@ fn update(
         staging.remove(&format!("{url}{PREVIEW}"))?;
     }
     Ok(counts)
+}
+
+/// The profiles to build: the scan of the input folder, or the listing of the input bucket with
+/// what downloads the profiles a build reads. The output and cache folders may be inside the
+/// input (a site published under the profiles' prefix too): they are not profiles.
+pub(crate) fn scan_input(config: &Config, pool: &rayon::ThreadPool) -> Result<(scan::Scan, Option<crate::ingest::remote::Remote>), BuildError> {
+    let failed = |reason: String| BuildError::Input { path: config.input.clone(), reason };
+    if !bucket::is_url(&config.input) {
+        let scanned = pool.install(|| scan::scan_except(&config.input, &[config.output.clone(), config.cache_folder()])).map_err(failed)?;
+        return Ok((scanned, None));
+    }
+    let input = config.input.to_string_lossy().trim_end_matches('/').to_string();
+    let output = config.output.to_string_lossy();
+    let exclude: Vec<String> = output.strip_prefix(&format!("{input}/")).map(|o| o.trim_end_matches('/').to_string()).into_iter().collect();
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    let dir = std::env::temp_dir().join(format!("flamesite-input-{}-{nanos}", std::process::id()));
+    let remote = crate::ingest::remote::Remote::open(&input, dir).map_err(failed)?;
+    let scanned = remote.scan(&exclude).map_err(failed)?;
+    Ok((scanned, Some(remote)))
 }
 
 /// Frees `value` on a thread of its own. The records of a large archive are millions of small

@@ -43,9 +43,7 @@ pub fn part_of(rel: &str, n: u32) -> u32 {
 /// Decodes part `i` (1-based) of `n` of the profiles into the shared store.
 pub fn shard(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<ShardSummary, BuildError> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).build().map_err(|e| BuildError::Config(e.to_string()))?;
-    let scanned = pool
-        .install(|| scan::scan_except(&config.input, &[config.output.clone(), config.cache_folder()]))
-        .map_err(|reason| BuildError::Input { path: config.input.clone(), reason })?;
+    let (scanned, remote) = super::scan_input(config, &pool)?;
     let dir = config.cache_folder();
     std::fs::create_dir_all(&dir).map_err(|e| format!("cache {}: {e}", dir.display()))?;
     cache::check_folder(&dir).map_err(BuildError::Config)?;
@@ -56,6 +54,10 @@ pub fn shard(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<
         cache = cache.publishing_to(Published::Bucket(bucket::Mirror::new(b.clone(), dir.join(".published.tmp"))));
     }
     let mine: Vec<&scan::Source> = scanned.sources.iter().filter(|s| part_of(&s.rel, n) == i - 1).collect();
+    if let Some(remote) = &remote {
+        // A profile's key is the hash of its bytes: every profile of the part is read.
+        remote.fetch(&mine).map_err(|reason| BuildError::Input { path: config.input.clone(), reason })?;
+    }
     let results: Vec<Result<(String, bool), IngestError>> = pool.install(|| mine.par_iter().map(|s| ingest::decode_into(&cache, config, s)).collect());
     let mut summary = ShardSummary {
         part: mine.len(),

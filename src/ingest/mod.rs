@@ -10,6 +10,7 @@
 pub mod cache;
 pub mod decode;
 pub mod notes;
+pub mod remote;
 pub mod scan;
 
 use crate::archive::{self, Pattern, Sidecar};

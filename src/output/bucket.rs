@@ -40,6 +40,18 @@ pub struct Bucket {
     rt: tokio::runtime::Runtime,
 }
 
+/// An object as a listing gives it.
+pub struct Listed {
+    /// Its path relative to the prefix listed under the bucket's root.
+    pub rel: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// Last-modified time, nanoseconds since the epoch.
+    pub modified: i64,
+    /// A hash of its ETag.
+    pub tag: u64,
+}
+
 /// Whether `output` names object storage rather than a folder: `s3://`, `gs://`, `az://`,
 /// `abfs://`, `azure://`, `file://` and the services' `https://` addresses.
 pub fn is_url(output: &Path) -> bool {
@@ -101,6 +113,32 @@ impl Bucket {
                 Err(e) => Err(self.err(rel, e)),
             }
         })
+    }
+
+    /// Every object under the folder `prefix` with its size, last-modified time (nanoseconds
+    /// since the epoch) and a hash of its ETag, sorted by path.
+    pub fn list_meta(&self, prefix: &str) -> Result<Vec<Listed>, String> {
+        let key = self.key(prefix);
+        let root = self.root.clone();
+        let mut out: Vec<Listed> = self.rt.block_on(async {
+            self.store
+                .list(Some(&key))
+                .map_ok(|meta| {
+                    let rel: Vec<String> = meta.location.prefix_match(&root).map(|parts| parts.map(|p| p.as_ref().to_string()).collect()).unwrap_or_default();
+                    let tag = blake3::hash(meta.e_tag.as_deref().unwrap_or("").as_bytes());
+                    Listed {
+                        rel: rel.join("/"),
+                        size: meta.size,
+                        modified: meta.last_modified.timestamp_nanos_opt().unwrap_or(0),
+                        tag: u64::from_le_bytes(tag.as_bytes()[..8].try_into().expect("eight bytes")),
+                    }
+                })
+                .try_collect()
+                .await
+                .map_err(|e| self.err(prefix, e))
+        })?;
+        out.sort_by(|a, b| a.rel.cmp(&b.rel));
+        Ok(out)
     }
 
     /// Whether there is an object at `rel`.

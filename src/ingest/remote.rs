@@ -1,0 +1,84 @@
+//! Profiles read from object storage (`--input s3://bucket/profiles`): the scan is a listing,
+//! and only the profiles a build reads (new or changed ones, with their sidecars) are
+//! downloaded, into a folder of the build's own.
+//!
+//! An object's stamp is its size, its last-modified time and a hash of its ETag (in place of
+//! the inode), so an object written again is read again even when its size and time are kept;
+//! the last-modified time is the file time a run's date may come from.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::archive::run::Stamp;
+use crate::output::bucket::Bucket;
+
+use super::scan::{self, Scan, Source};
+
+/// Profiles in a bucket: the bucket, and the folder its objects are downloaded to.
+pub struct Remote {
+    bucket: Bucket,
+    dir: PathBuf,
+}
+
+/// Extensions of sidecar objects, which are not profiles.
+const SIDECARS: &[&str] = &["toml", "md"];
+
+impl Remote {
+    /// The profiles at `url`; objects are downloaded under `dir` (made empty).
+    pub fn open(url: &str, dir: PathBuf) -> Result<Remote, String> {
+        let bucket = Bucket::open(url).map_err(|e| e.replacen("output ", "input ", 1))?;
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(Remote { bucket, dir })
+    }
+
+    /// Lists the profiles, leaving out objects whose path has a part that starts with `.` (as
+    /// the scan of a folder leaves out hidden files) and those under `exclude` (a site
+    /// published inside the input's prefix).
+    pub fn scan(&self, exclude: &[String]) -> Result<Scan, String> {
+        let mut scan = Scan::default();
+        let mut sidecars: HashMap<String, Stamp> = HashMap::new();
+        for object in self.bucket.list_meta("")? {
+            let rel = object.rel;
+            if rel.split('/').any(|p| p.starts_with('.')) || exclude.iter().any(|e| rel.starts_with(&format!("{e}/"))) || !crate::store::is_inside(&rel) {
+                continue;
+            }
+            let stamp = Stamp { size: object.size, mtime: object.modified, ctime: 0, ino: object.tag, dev: 0 };
+            let ext = Path::new(&rel).extension().and_then(|x| x.to_str()).unwrap_or("");
+            if SIDECARS.contains(&ext) {
+                sidecars.insert(rel, stamp);
+            } else {
+                let stamps = crate::archive::run::Stamps { profile: stamp, ..Default::default() };
+                scan.sources.push(Source { path: self.dir.join(&rel), rel, stamps });
+            }
+        }
+        scan.sources.sort_by(|a, b| a.rel.cmp(&b.rel));
+        for source in &mut scan.sources {
+            let stem = scan::stem(&source.rel);
+            source.stamps.toml = sidecars.get(&format!("{stem}.toml")).copied();
+            source.stamps.md = sidecars.get(&format!("{stem}.md")).copied();
+        }
+        Ok(scan)
+    }
+
+    /// Downloads `sources` and their sidecars, so that they can be read at their paths.
+    pub fn fetch(&self, sources: &[&Source]) -> Result<(), String> {
+        let mut rels = Vec::new();
+        for s in sources {
+            let stem = scan::stem(&s.rel);
+            rels.push(s.rel.clone());
+            if s.stamps.toml.is_some() {
+                rels.push(format!("{stem}.toml"));
+            }
+            if s.stamps.md.is_some() {
+                rels.push(format!("{stem}.md"));
+            }
+        }
+        self.bucket.download_files(&rels, &self.dir)
+    }
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
