@@ -46,7 +46,7 @@ class HistoryView {
     this.base = section.dataset.history;
     this.root = section.dataset.root;
     // What links to a page's folder end with: "" or "index.html" (`links` in site.toml).
-    this.index = section.dataset.index ?? "";
+    this.linkSuffix = section.dataset.index ?? "";
     this.input = document.getElementById("fs-history-q");
     this.status = document.getElementById("fs-history-status");
     this.plot = document.getElementById("fs-history-plot");
@@ -141,7 +141,7 @@ class HistoryView {
     }
     const frag = `#q=${encodeURIComponent(query)}`;
     runs.forEach((run, i) => {
-      const a = node("a", { href: `${this.root}${run.url}${this.index}${frag}` });
+      const a = node("a", { href: `${this.root}${run.url}${this.linkSuffix}${frag}` });
       a.append(node("title", {}, `${run.date.slice(0, 10)} ${run.title}: self ${(self[i] * 100).toFixed(2)}%, total ${(total[i] * 100).toFixed(2)}%`));
       a.append(node("circle", { class: "fs-history-total", cx: x(i).toFixed(1), cy: y(total[i]).toFixed(1), r: 4 }));
       a.append(node("circle", { class: "fs-history-self", cx: x(i).toFixed(1), cy: y(self[i]).toFixed(1), r: 4 }));
