@@ -520,3 +520,26 @@ fn profiles_in_a_bucket_are_read_only_when_new_or_changed() {
     let o = from_bucket(s3.port);
     assert!(stderr(&o).contains("1 decoded"), "{}", stderr(&o));
 }
+
+#[test]
+fn a_lock_of_a_publisher_that_died_elsewhere_is_taken_over_once_its_lease_runs_out() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    publish(&input, "site", s3.port);
+    write(&input.join("db/2026-11-04.folded"), awkward_profile(51, 200).as_bytes());
+    let lock = |renewed: &str| format!("token 1-1\nhost a-machine-that-died\npid 4242\nsince 2026-11-26T01:00:00Z\nrenewed {renewed}\n");
+    // Renewed a moment ago on another machine: it is publishing.
+    let now = jiff::Timestamp::now().to_string();
+    write(&s3.objects("site/.flamesite/lock"), lock(&now).as_bytes());
+    let o = command(&input, "site", s3.port).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("another flamesite build is publishing to s3://archive/site (host a-machine-that-died, pid 4242"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("lets go of it 120 s after it last renewed it"), "{}", stderr(&o));
+    // Last renewed ten minutes ago: its holder is gone, and the lock is taken over.
+    let old = jiff::Timestamp::now().checked_sub(jiff::SignedDuration::from_secs(600)).unwrap().to_string();
+    write(&s3.objects("site/.flamesite/lock"), lock(&old).as_bytes());
+    let o = publish(&input, "site", s3.port);
+    assert!(stderr(&o).contains("1 decoded"), "{}", stderr(&o));
+    assert!(!s3.objects("site/.flamesite/lock").exists(), "released at the end");
+}

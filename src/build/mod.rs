@@ -617,6 +617,9 @@ impl<'a> Build<'a> {
         self.summary.pages_kept = kept;
         // When nothing says what the tree swapped out holds (a first build, or a lost state),
         // it is made anew as a copy of the new site, so that the next build has a known tree.
+        if let Some((_, lock)) = &self.bucket {
+            lock.held()?;
+        }
         let mirror = staging.commit(!incremental, cache.is_some() && !old_known)?;
 
         let Some(cache) = cache else { return Ok(()) };
@@ -676,6 +679,7 @@ impl<'a> Build<'a> {
     fn push_record(&self, published: bool) -> Result<(), BuildError> {
         let (Some((bucket, lock)), Some(cache)) = (&self.bucket, &self.cache) else { return Ok(()) };
         let changes = cache.changes();
+        lock.held()?;
         bucket::push_record(bucket, cache.dir(), &changes).map_err(|e| BuildError::Write(format!("saving the record of the published site: {e}")))?;
         if published {
             // Files a shard stored are in the site now: the store lets go of them.

@@ -182,6 +182,47 @@ impl Bucket {
         self.store.put_opts(&self.key(rel), PutPayload::from(bytes), opts).await.map(|_| ()).map_err(|e| self.err(rel, e))
     }
 
+    /// Writes `bytes` at `rel` only if no object is there: its version, or `None` when one is.
+    pub fn create_versioned(&self, rel: &str, bytes: Vec<u8>) -> Result<Option<object_store::UpdateVersion>, String> {
+        let opts = PutOptions { mode: PutMode::Create, attributes: attributes(rel), ..PutOptions::default() };
+        self.rt.block_on(async {
+            match self.store.put_opts(&self.key(rel), PutPayload::from(bytes), opts).await {
+                Ok(r) => Ok(Some(object_store::UpdateVersion { e_tag: r.e_tag, version: r.version })),
+                Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => Ok(None),
+                Err(e) => Err(self.err(rel, e)),
+            }
+        })
+    }
+
+    /// Writes `bytes` at `rel` only if the object there is still at `version`: its new
+    /// version, or `None` when it changed.
+    pub fn update(&self, rel: &str, bytes: Vec<u8>, version: object_store::UpdateVersion) -> Result<Option<object_store::UpdateVersion>, String> {
+        let opts = PutOptions { mode: PutMode::Update(version), attributes: attributes(rel), ..PutOptions::default() };
+        self.rt.block_on(async {
+            match self.store.put_opts(&self.key(rel), PutPayload::from(bytes), opts).await {
+                Ok(r) => Ok(Some(object_store::UpdateVersion { e_tag: r.e_tag, version: r.version })),
+                Err(object_store::Error::Precondition { .. } | object_store::Error::NotFound { .. } | object_store::Error::AlreadyExists { .. }) => Ok(None),
+                Err(e) => Err(self.err(rel, e)),
+            }
+        })
+    }
+
+    /// The object at `rel` with its version, or `None` when there is none.
+    pub fn get_versioned(&self, rel: &str) -> Result<Option<(Vec<u8>, object_store::UpdateVersion)>, String> {
+        let key = self.key(rel);
+        self.rt.block_on(async {
+            match self.store.get(&key).await {
+                Ok(r) => {
+                    let version = object_store::UpdateVersion { e_tag: r.meta.e_tag.clone(), version: r.meta.version.clone() };
+                    let bytes = r.bytes().await.map_err(|e| self.err(rel, e))?;
+                    Ok(Some((bytes.to_vec(), version)))
+                }
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(self.err(rel, e)),
+            }
+        })
+    }
+
     /// Writes `bytes` at `rel` only if no object is there; false when one is.
     pub fn create(&self, rel: &str, bytes: Vec<u8>) -> Result<bool, String> {
         let opts = PutOptions { mode: PutMode::Create, attributes: attributes(rel), ..PutOptions::default() };
@@ -496,68 +537,162 @@ impl Drop for Staging {
     }
 }
 
-/// The publish lock of a bucket, held while open.
+/// How long a publish lock lives without being renewed; its holder renews it every quarter of
+/// that, so a lock left by a publisher that died (on any machine) is taken over after it.
+const LEASE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// The publish lock of a bucket, held (and renewed) while open.
 pub struct Lock {
     bucket: Arc<Bucket>,
+    /// Tells the renewing thread to stop.
+    stop: Arc<(Mutex<bool>, std::sync::Condvar)>,
+    renewer: Option<std::thread::JoinHandle<()>>,
+    /// Set when a renewal failed: another build took the lock over.
+    lost: Arc<std::sync::atomic::AtomicBool>,
+}
+
+/// Who holds a lock, as its object says.
+struct Holder {
+    token: String,
+    host: String,
+    pid: i32,
+    since: String,
+    renewed: Option<jiff::Timestamp>,
+}
+
+impl Holder {
+    fn parse(text: &str) -> Holder {
+        let field = |name: &str| text.lines().find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string())).unwrap_or_default();
+        Holder {
+            token: field("token "),
+            host: field("host "),
+            pid: field("pid ").parse().unwrap_or(0),
+            since: field("since "),
+            renewed: field("renewed ").parse().ok(),
+        }
+    }
+
+    /// Whether the lock is no longer held: not renewed within the lease, or held by a process
+    /// of this machine that is gone (a killed publish, taken over at once).
+    fn gone(&self, now: jiff::Timestamp) -> bool {
+        let expired = self.renewed.is_none_or(|r| now.duration_since(r).as_secs() > LEASE.as_secs() as i64);
+        // SAFETY: kill with signal 0 only asks whether the process exists.
+        let dead = self.host == host() && self.pid > 0 && unsafe { libc::kill(self.pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        expired || dead
+    }
 }
 
 impl Lock {
-    /// Takes the lock (see [`take_lock`]).
+    /// Takes the bucket's publish lock with a conditional write: made when there is none, or
+    /// taken over (a write conditional on the version read) when its holder is gone. Refused
+    /// while another publisher holds it.
     pub fn take(bucket: Arc<Bucket>) -> Result<Lock, OutputError> {
-        take_lock(&bucket)?;
-        Ok(Lock { bucket })
+        let fail = |e: String| OutputError::Bucket(e);
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let token = format!("{}-{nanos}", std::process::id());
+        let since = jiff::Timestamp::now();
+        let body = move || format!("token {token}\nhost {}\npid {}\nsince {since}\nrenewed {}\n", host(), std::process::id(), jiff::Timestamp::now()).into_bytes();
+        let ours = Holder::parse(&String::from_utf8_lossy(&body())).token;
+        let mut version = None;
+        for _ in 0..3 {
+            if let Some(v) = bucket.create_versioned(LOCK, body()).map_err(fail)? {
+                version = Some(v);
+                break;
+            }
+            let Some((held, v)) = bucket.get_versioned(LOCK).map_err(fail)? else { continue };
+            let holder = Holder::parse(&String::from_utf8_lossy(&held));
+            if holder.token == ours {
+                // Ours: the write went through, its answer was lost, and the retry was refused.
+                version = Some(v);
+                break;
+            }
+            if !holder.gone(jiff::Timestamp::now()) {
+                return Err(OutputError::Bucket(format!(
+                    "another flamesite build is publishing to {} (host {}, pid {}, since {}, renewed {}); wait for it to finish (a publisher that stopped lets go of it {} s after it last renewed it)",
+                    bucket.url(),
+                    holder.host,
+                    holder.pid,
+                    holder.since,
+                    holder.renewed.map_or_else(|| "never".to_string(), |r| r.to_string()),
+                    LEASE.as_secs()
+                )));
+            }
+            if let Some(v) = bucket.update(LOCK, body(), v).map_err(fail)? {
+                version = Some(v);
+                break;
+            }
+        }
+        let Some(mut version) = version else {
+            return Err(OutputError::Bucket(format!("{}/{LOCK}: could not take the publish lock: it changed hands while this build tried", bucket.url())));
+        };
+        let stop = Arc::new((Mutex::new(false), std::sync::Condvar::new()));
+        let lost = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let renewer = {
+            let (bucket, stop, lost) = (bucket.clone(), stop.clone(), lost.clone());
+            std::thread::Builder::new()
+                .name("flamesite-lock".into())
+                .spawn(move || loop {
+                    let (stopped, wake) = &*stop;
+                    let guard = stopped.lock().expect("no panic while holding it");
+                    let (guard, _) = wake.wait_timeout_while(guard, LEASE / 4, |s| !*s).expect("no panic while holding it");
+                    if *guard {
+                        return;
+                    }
+                    drop(guard);
+                    match bucket.update(LOCK, body(), version.clone()) {
+                        Ok(Some(v)) => version = v,
+                        // A failed request is tried again at the next turn; a refused one
+                        // means another build took the lock over.
+                        Ok(None) => {
+                            lost.store(true, std::sync::atomic::Ordering::SeqCst);
+                            return;
+                        }
+                        Err(_) => {}
+                    }
+                })
+                .ok()
+        };
+        Ok(Lock { bucket, stop, renewer, lost })
+    }
+
+    /// An error once another build has taken the lock over (this one stalled for longer than
+    /// the lease): called before each step that writes the site or its record.
+    pub fn held(&self) -> Result<(), OutputError> {
+        if self.lost.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(OutputError::Bucket(format!(
+                "the publish lock of {} was taken over by another build while this one stalled (over {} s); stopped before writing more",
+                self.bucket.url(),
+                LEASE.as_secs()
+            )));
+        }
+        Ok(())
     }
 
     /// Ends a publish once the site and the build's record are uploaded: the marker of a
     /// publish under way goes.
     pub fn finish(&self) -> Result<(), OutputError> {
+        self.held()?;
         self.bucket.delete(DIRTY).map_err(OutputError::Bucket)
     }
 }
 
 impl Drop for Lock {
     fn drop(&mut self) {
-        let _ = self.bucket.delete(LOCK);
+        let (stopped, wake) = &*self.stop;
+        *stopped.lock().expect("no panic while holding it") = true;
+        wake.notify_all();
+        if let Some(t) = self.renewer.take() {
+            let _ = t.join();
+        }
+        if !self.lost.load(std::sync::atomic::Ordering::SeqCst) {
+            let _ = self.bucket.delete(LOCK);
+        }
     }
 }
 
 /// This machine's name, as the lock records it.
 fn host() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_default()
-}
-
-/// Takes the bucket's publish lock with a conditional write. A lock left by a process of this
-/// machine that is no longer running (a killed publish) is taken over.
-fn take_lock(bucket: &Bucket) -> Result<(), OutputError> {
-    let fail = |e: String| OutputError::Bucket(e);
-    let started = jiff::Timestamp::now();
-    let body = format!("host {}\npid {}\nsince {started}\n", host(), std::process::id());
-    for _ in 0..2 {
-        if bucket.create(LOCK, body.clone().into_bytes()).map_err(fail)? {
-            return Ok(());
-        }
-        let held = bucket.get(LOCK).map_err(fail)?.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
-        if held == body {
-            // Ours: the write went through, its answer was lost, and the retry was refused.
-            return Ok(());
-        }
-        let field = |name: &str| held.lines().find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string())).unwrap_or_default();
-        let pid: i32 = field("pid ").parse().unwrap_or(0);
-        // SAFETY: kill with signal 0 only asks whether the process exists.
-        let gone = field("host ") == host() && pid > 0 && unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        if !gone {
-            return Err(OutputError::Bucket(format!(
-                "another flamesite build is publishing to {} (host {}, pid {}, since {}); wait for it to finish, or if it was stopped, delete {}/{LOCK}",
-                bucket.url(),
-                field("host "),
-                field("pid "),
-                field("since "),
-                bucket.url()
-            )));
-        }
-        bucket.delete(LOCK).map_err(fail)?;
-    }
-    Err(OutputError::Bucket(format!("{}/{LOCK}: could not take the publish lock", bucket.url())))
 }
 
 /// Brings the build state's file `name` in the local cache folder `dir` to the one the bucket
