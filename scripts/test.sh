@@ -6,7 +6,8 @@
 # (Debian's packages) and the test's npm packages are installed first when missing; when they
 # cannot be, this stops and names them. The object storage tests (tests/bucket.rs) run against
 # a real S3 server on loopback, s3s-fs, which is installed from crates.io into target/tools
-# when it is not on the PATH (or named by FLAMESITE_S3_SERVER).
+# when it is not on the PATH (or named by FLAMESITE_S3_SERVER); the Azure tests (tests/azure.rs)
+# against Azurite, the Azure Storage emulator, installed from npm into tests/azure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +33,15 @@ if [ -z "${FLAMESITE_S3_SERVER:-}" ]; then
   fi
 fi
 export FLAMESITE_S3_SERVER
+
+echo "== preparing the Azure tests (Azurite, the Azure Storage emulator, from npm)" >&2
+if [ ! -x tests/azure/node_modules/.bin/azurite-blob ]; then
+  command -v npm >/dev/null || { echo "error: npm is not installed (Debian package: npm); the Azure tests need it to install Azurite" >&2; exit 1; }
+  (cd tests/azure && npm ci --no-audit --no-fund --silent) || {
+    echo "error: Azurite (tests/azure/package.json) could not be installed: cd tests/azure && npm ci" >&2
+    exit 1
+  }
+fi
 
 echo "== cargo test" >&2
 cargo test --workspace --all-targets

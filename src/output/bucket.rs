@@ -223,18 +223,6 @@ impl Bucket {
         })
     }
 
-    /// Writes `bytes` at `rel` only if no object is there; false when one is.
-    pub fn create(&self, rel: &str, bytes: Vec<u8>) -> Result<bool, String> {
-        let opts = PutOptions { mode: PutMode::Create, attributes: attributes(rel), ..PutOptions::default() };
-        self.rt.block_on(async {
-            match self.store.put_opts(&self.key(rel), PutPayload::from(bytes), opts).await {
-                Ok(_) => Ok(true),
-                Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => Ok(false),
-                Err(e) => Err(self.err(rel, e)),
-            }
-        })
-    }
-
     /// Deletes the object at `rel` (nothing when there is none).
     pub fn delete(&self, rel: &str) -> Result<(), String> {
         self.rt.block_on(self.delete_async(rel))
