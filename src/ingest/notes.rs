@@ -49,7 +49,60 @@ const ID_PREFIX: &str = "notes-";
 /// Headings are shifted one level down (`#` gives `<h2>`, `######` stays `<h6>`) because
 /// the page already has its `<h1>`. See the [module documentation](self) for what is kept.
 pub fn render(markdown: &str) -> String {
-    SANITISER.clean(&to_html(markdown)).to_string()
+    let html = to_html(markdown);
+    if opens_deeper_than(&html, MAX_HTML_DEPTH) {
+        // The sanitiser's HTML parser takes time in the square of the nesting: 40,000 nested
+        // `<div>`s took 2 s, a megabyte of them would take minutes. Notes nested that deep are
+        // not prose; they are shown as their text.
+        return format!(
+            "<p>These notes nest HTML more than {MAX_HTML_DEPTH} levels deep, so they are shown as written:</p>\n<pre>{}</pre>\n",
+            escape(markdown)
+        );
+    }
+    SANITISER.clean(&html).to_string()
+}
+
+/// Markdown containers (block quotes, lists) nested deeper than this are flattened: their
+/// content stays, their boxes go (`>` repeated 40,000 times took 3 s to render).
+const MAX_NESTING: usize = 32;
+
+/// HTML whose elements may nest deeper than this is not given to the sanitiser.
+const MAX_HTML_DEPTH: usize = 1000;
+
+/// Whether `html` opens more than `limit` elements that it has not closed at some point: an
+/// upper bound of its nesting (an element a browser closes by itself, such as `<p>` or `<li>`,
+/// counts as open), read in one pass without parsing.
+fn opens_deeper_than(html: &str, limit: usize) -> bool {
+    const VOID: &[&str] = &["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"];
+    let bytes = html.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(at) = memchr::memchr(b'<', &bytes[i..]) {
+        i += at + 1;
+        let closing = bytes.get(i) == Some(&b'/');
+        let start = if closing { i + 1 } else { i };
+        let end = bytes[start..].iter().position(|b| !b.is_ascii_alphanumeric()).map_or(bytes.len(), |n| start + n);
+        // A tag's name starts with a letter; anything else after `<` is text.
+        if end == start || !bytes[start].is_ascii_alphabetic() {
+            continue;
+        }
+        let name = html[start..end].to_ascii_lowercase();
+        let self_closing = bytes[end..].iter().position(|&b| b == b'>').is_some_and(|n| n > 0 && bytes[end + n - 1] == b'/');
+        if closing {
+            depth = depth.saturating_sub(1);
+        } else if !VOID.contains(&name.as_str()) && !self_closing {
+            depth += 1;
+            if depth > limit {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// `text` escaped for HTML text content.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
 /// The Markdown as HTML, before sanitising.
@@ -58,7 +111,7 @@ fn to_html(markdown: &str) -> String {
         | Options::ENABLE_STRIKETHROUGH
         | Options::ENABLE_TASKLISTS
         | Options::ENABLE_FOOTNOTES;
-    let events = rewrite(Parser::new_ext(markdown, options));
+    let events = flatten_deep(rewrite(Parser::new_ext(markdown, options)));
     let mut html = String::with_capacity(markdown.len() + markdown.len() / 2);
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
     html
@@ -75,6 +128,36 @@ fn shift(level: HeadingLevel) -> HeadingLevel {
         HeadingLevel::H4 => HeadingLevel::H5,
         HeadingLevel::H5 | HeadingLevel::H6 => HeadingLevel::H6,
     }
+}
+
+/// `events` with the block quotes and lists nested deeper than [`MAX_NESTING`] left out (their
+/// content kept), so that the HTML stays shallow.
+fn flatten_deep(events: Vec<Event<'_>>) -> Vec<Event<'_>> {
+    let mut out = Vec::with_capacity(events.len());
+    // For each open tag: whether it was kept.
+    let mut open: Vec<bool> = Vec::new();
+    let mut kept = 0usize;
+    for event in events {
+        match &event {
+            Event::Start(tag) => {
+                let container = matches!(tag, Tag::BlockQuote(_) | Tag::List(_) | Tag::Item);
+                let keep = !container || kept < MAX_NESTING;
+                open.push(keep);
+                if keep {
+                    kept += 1;
+                    out.push(event);
+                }
+            }
+            Event::End(_) => {
+                if open.pop().unwrap_or(true) {
+                    kept = kept.saturating_sub(1);
+                    out.push(event);
+                }
+            }
+            _ => out.push(event),
+        }
+    }
+    out
 }
 
 /// The Markdown-level changes, made on the parser's events before they become HTML: headings
@@ -227,6 +310,23 @@ fn sanitiser() -> Builder<'static> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn nesting_is_bounded_before_the_sanitiser_sees_it() {
+        // Elements a browser closes itself count as open: an upper bound.
+        assert!(!opens_deeper_than("<div><p>a</p><br><img src=x><hr/></div>", 2));
+        assert!(opens_deeper_than("<div><p>a</p></div>", 1));
+        assert!(opens_deeper_than("<div><div>", 1));
+        assert!(!opens_deeper_than(&"<b>x</b>".repeat(5000), 1));
+        assert!(!opens_deeper_than("a < b and c <3 d", 0), "a < that opens no tag is text");
+        // Markdown containers past 32 levels are flattened, their text kept.
+        let html = to_html(&format!("{}x", "> ".repeat(100)));
+        assert_eq!(html.matches("<blockquote>").count(), 32);
+        assert_eq!(html.matches("</blockquote>").count(), 32);
+        assert!(html.contains('x'));
+        let html = to_html(&format!("{}y", "- ".repeat(100)));
+        assert!(html.matches("<ul>").count() <= 32 && html.contains('y'), "{html}");
+    }
+
     use super::*;
 
     /// The output lowercased, for checks that must not depend on how the input was spelt.
@@ -545,10 +645,13 @@ mod tests {
         assert_eq!(render(""), "");
         let out = render(&">".repeat(5_000));
         assert!(out.contains("<blockquote>"));
-        // A script at the bottom of 5,000 nested elements is removed with its content, and
-        // the text beside it is kept.
+        // A script at the bottom of 5,000 nested elements: too deep for the sanitiser, the
+        // notes are shown as their text, escaped, the text beside it kept.
         let out = render(&format!("{}<script>alert('deep')</script>kept", "<div>".repeat(5_000)));
-        assert!(!out.contains("<script") && !out.contains("alert("), "{}", &out[out.len().saturating_sub(200)..]);
-        assert!(out.contains("kept"), "{}", &out[out.len().saturating_sub(200)..]);
+        assert!(!out.contains("<script") && !out.contains("<div"), "{}", &out[out.len().saturating_sub(200)..]);
+        assert!(out.contains("&lt;script&gt;alert('deep')&lt;/script&gt;kept"), "{}", &out[out.len().saturating_sub(200)..]);
+        // At 500 levels it is sanitised as usual: the script goes with its content.
+        let out = render(&format!("{}<script>alert('deep')</script>kept", "<div>".repeat(500)));
+        assert!(!out.contains("<script") && !out.contains("alert(") && out.contains("kept"), "{}", &out[out.len().saturating_sub(200)..]);
     }
 }
