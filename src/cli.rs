@@ -257,6 +257,15 @@ fn config_path(flag: Option<&Path>) -> Option<PathBuf> {
 }
 
 fn load_config(flag: Option<&Path>, args: &BuildArgs) -> Result<Config, String> {
+    if let Some(j) = args.threads {
+        // A thread is a stack and a share of every buffer: `-j 100000` ran for minutes
+        // starting them.
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let max = (64 * cores).min(4096);
+        if j > max {
+            return Err(format!("-j {j}: more worker threads than this machine can use ({cores} core{}); give at most {max}", if cores == 1 { "" } else { "s" }));
+        }
+    }
     let mut config = match config_path(flag) {
         Some(path) => Config::load(&path)?,
         None if args.input.is_some() && args.output.is_some() => Config::default(),

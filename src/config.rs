@@ -183,6 +183,9 @@ pub struct Limits {
     pub max_line_bytes: u64,
     /// Deepest stack accepted, in frames.
     pub max_depth: u32,
+    /// Most graphs one profile may make (pprof sample types, speedscope profiles, JFR event
+    /// kinds, label values): a profile that would make more is skipped.
+    pub max_graphs: u32,
 }
 
 impl Default for Config {
@@ -216,7 +219,7 @@ impl Default for ChunkConfig {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_profile_bytes: 16 << 30, max_line_bytes: 16 << 20, max_depth: 100_000 }
+        Limits { max_profile_bytes: 16 << 30, max_line_bytes: 16 << 20, max_depth: 100_000, max_graphs: 256 }
     }
 }
 
@@ -281,7 +284,7 @@ impl Config {
         if c.target_frames == 0 || c.search_intervals == 0 || c.names_per_file == 0 {
             return Err("chunks.target_frames, chunks.search_intervals and chunks.names_per_file must be at least 1".into());
         }
-        if self.limits.max_line_bytes == 0 || self.limits.max_profile_bytes == 0 || self.limits.max_depth == 0 {
+        if self.limits.max_line_bytes == 0 || self.limits.max_profile_bytes == 0 || self.limits.max_depth == 0 || self.limits.max_graphs == 0 {
             return Err("limits.* must be at least 1".into());
         }
         if !(self.base_url.is_empty() || self.base_url.starts_with("http://") || self.base_url.starts_with("https://")) {

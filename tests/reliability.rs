@@ -1151,3 +1151,43 @@ fn notes_nested_a_megabyte_deep_build_flattened_or_as_text() {
     assert!(divs.contains("These notes nest HTML more than 1000 levels deep, so they are shown as written:"));
     assert!(divs.contains("&lt;script&gt;alert(1)&lt;/script&gt;") && !divs.contains("<script>alert"), "shown as text, escaped");
 }
+
+/// A speedscope file of `n` one-sample profiles: `n` graphs.
+fn speedscope_of(n: usize) -> String {
+    let profile = |i: usize| format!(r#"{{"type":"sampled","name":"thread {i}","unit":"none","startValue":0,"endValue":1,"samples":[[0]],"weights":[1]}}"#);
+    let profiles: Vec<String> = (0..n).map(profile).collect();
+    format!(
+        r#"{{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{{"frames":[{{"name":"main"}}]}},"profiles":[{}]}}"#,
+        profiles.join(",")
+    )
+}
+
+/// Issue 31, item 10: every amplifier has a budget. A small file that makes thousands of
+/// graphs is skipped, naming the setting; `-j` beyond what the machine can use is refused.
+#[test]
+fn a_profile_of_thousands_of_graphs_and_a_thread_count_of_thousands_are_refused_with_the_setting_to_raise() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("profiles");
+    write(&input.join("many.speedscope.json"), speedscope_of(10_000).as_bytes());
+    write(&input.join("some.speedscope.json"), speedscope_of(3).as_bytes());
+    let out = dir.path().join("public");
+    let o = build(&input, &out, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("many.speedscope.json: it would make 10000 graphs (sample types, profiles or event kinds), more than limits.max_graphs (256); skipped (raise [limits] max_graphs in site.toml to build it)"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.join("p/many").exists() && out.join("p/some/g").is_dir(), "the other profile builds");
+    assert!(std::fs::read_dir(out.join("p/some/g")).unwrap().count() == 3);
+    // Raised in site.toml, it builds.
+    write(&dir.path().join("site.toml"), b"[limits]\nmax_graphs = 300\n");
+    write(&input.join("many.speedscope.json"), speedscope_of(300).as_bytes());
+    let o = run(dir.path(), &["build", "--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(std::fs::read_dir(out.join("p/many/g")).unwrap().count(), 300);
+    // Threads.
+    let o = run(dir.path(), &["build", "-j", "100000", "--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("-j 100000: more worker threads than this machine can use"), "{}", stderr(&o));
+}

@@ -180,6 +180,15 @@ fn cpi_graph(decoded: &decode::Decoded) -> Result<Option<decode::Graph>, String>
 /// `sink`, paths relative to the run's folder.
 fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Sink) -> Result<Product, String> {
     let mut decoded = decode::decode_file(&source.path, config)?;
+    let max = config.limits.max_graphs as usize;
+    if decoded.graphs.len() > max {
+        // Each graph is a folder of files and a page's worth of data: a 223-byte pprof with
+        // 10,000 sample types made 40,000 files.
+        return Err(format!(
+            "it would make {} graphs (sample types, profiles or event kinds), more than limits.max_graphs ({max}); skipped (raise [limits] max_graphs in site.toml to build it)",
+            decoded.graphs.len()
+        ));
+    }
     let counts = chunk::Sides::new("the first count", "the second count");
     let mut cpi = None;
     if let Some(g) = cpi_graph(&decoded)? {
