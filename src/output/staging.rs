@@ -173,8 +173,8 @@ impl Staging {
     /// Inodes of the staging folder and of the output folder (0 when it does not exist yet),
     /// which tell the two trees apart across swaps.
     pub fn inodes(&self) -> (u64, u64) {
-        let ino = |p: &Path| fs::metadata(p).map(|m| m.ino()).unwrap_or(0);
-        (ino(&self.dir), ino(&self.target))
+        let id = |p: &Path| fs::metadata(p).map(|m| identity(&m)).unwrap_or(0);
+        (id(&self.dir), id(&self.target))
     }
 
     /// Makes the file at `rel` the published site's file at `rel` (which is known to hold the
@@ -229,9 +229,9 @@ impl Staging {
                 link_or_copy(e.path(), &to)?;
             }
         }
-        let ino = fs::metadata(&self.dir).map_err(OutputError::at(&self.dir))?.ino();
+        let id = identity(&fs::metadata(&self.dir).map_err(OutputError::at(&self.dir))?);
         self.committed = true;
-        Ok(Some(ino))
+        Ok(Some(id))
     }
 }
 
@@ -244,6 +244,21 @@ impl Drop for Staging {
             let _ = fs::remove_dir_all(&self.dir);
         }
     }
+}
+
+/// The identity of a tree's folder, by which the build state knows a tree: its inode and,
+/// where the file system keeps it, its birth time. The inode alone is not enough: a staging
+/// folder deleted by hand and made again by the next build can get the same inode number,
+/// and the state then took the new, empty folder for the tree it knew (a site published
+/// without its pages).
+fn identity(meta: &fs::Metadata) -> u64 {
+    let born = meta.created().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as u64);
+    let mut h = blake3::Hasher::new();
+    h.update(&meta.ino().to_le_bytes());
+    h.update(&meta.dev().to_le_bytes());
+    h.update(&born.to_le_bytes());
+    // Never 0, which means no tree.
+    u64::from_le_bytes(h.finalize().as_bytes()[..8].try_into().expect("eight bytes")).max(1)
 }
 
 /// `path` with its last component's symbolic links followed (a link to a link, relative or
