@@ -228,7 +228,15 @@ describe("nginx serves the built site under /perf/", () => {
       assert.equal(folder.status, 301);
       assert.equal(folder.headers.get("location"), `${PREFIX}p/${r.slug}/`);
       assert.equal((await get("/index.html")).status, 404, "nothing is served outside /perf/");
-      assert.deepEqual(own.requests().slice(-2).map((e) => [e.status, e.path]), [[301, `${PREFIX}p/${r.slug}`], [404, "/index.html"]], "the access log has them too");
+      // nginx writes a log line after it answers, and the page may still be fetching: wait for
+      // the last line, then look at these two requests among the others.
+      let mine = [];
+      for (let i = 0; i < 100; i++) {
+        mine = own.requests().filter((e) => e.path === `${PREFIX}p/${r.slug}` || e.path === "/index.html").map((e) => [e.status, e.path]);
+        if (mine.length >= 2) break;
+        await new Promise((done) => setTimeout(done, 20));
+      }
+      assert.deepEqual(mine, [[301, `${PREFIX}p/${r.slug}`], [404, "/index.html"]], "the access log has them too");
     } finally {
       await own.close();
     }
