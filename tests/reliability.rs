@@ -1191,3 +1191,30 @@ fn a_profile_of_thousands_of_graphs_and_a_thread_count_of_thousands_are_refused_
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("-j 100000: more worker threads than this machine can use"), "{}", stderr(&o));
 }
+
+/// Issue 31, item 15: a damaged `.cpuprofile` was reported as an unknown format (or a
+/// folded-stacks error); its name says what it is, so its own reader's error is given, with
+/// the line and column.
+#[test]
+fn a_damaged_file_is_reported_by_the_reader_its_name_calls_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("profiles");
+    write(&input.join("node/cut.cpuprofile"), b"{\"nodes\": [{\"id\": 1, \"callFrame\": {\"functionName\": \"main\"");
+    write(&input.join("node/cut-too.cpuprofile.gz"), &gzip(b"{\"nodes\": ["));
+    write(&input.join("other/notes.txt"), b"{\"nodes\": [");
+    write(&input.join("ok.folded"), b"main;work 5\n");
+    let out = dir.path().join("public");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    // Recognised from its start: the reader's own error.
+    let line = err.lines().find(|l| l.contains("node/cut.cpuprofile")).unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("cpuprofile: EOF while parsing an object at line 1 column 57"), "{line}");
+    // Too short to be recognised: read as its name says, with the same kind of error.
+    let line = err.lines().find(|l| l.contains("node/cut-too.cpuprofile.gz")).unwrap_or_else(|| panic!("{err}"));
+    assert!(line.contains("not a readable Chrome/V8 .cpuprofile (JSON with \"nodes\" and \"samples\"), as its name says: cpuprofile: EOF while parsing a list at line 1 column 11"), "{line}");
+    // A name that says nothing: the formats tried are listed, as before.
+    let line = err.lines().find(|l| l.contains("other/notes.txt")).unwrap();
+    assert!(line.contains("unknown profile format (tried: "), "{line}");
+    assert!(out.join("p/ok/index.html").is_file());
+}

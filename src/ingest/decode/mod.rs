@@ -101,14 +101,14 @@ pub fn decode_file(path: &Path, config: &Config) -> Result<Decoded, String> {
     match compression {
         Compression::None => {
             let mut reader = BufReader::with_capacity(1 << 20, Limited::new(raw, limits.max_profile_bytes));
-            decode_stream(&mut reader, compression, config, show)
+            decode_stream(&mut reader, compression, config, show, named(path))
         }
         Compression::Gzip | Compression::Zstd => std::thread::scope(|scope| {
             let (tx, rx) = mpsc::sync_channel::<io::Result<Vec<u8>>>(4);
             let max = limits.max_profile_bytes;
             scope.spawn(move || inflate(raw, compression, max, tx));
             let mut reader = ChannelReader { rx, buf: Vec::new(), pos: 0, done: false };
-            let result = decode_stream(&mut reader, compression, config, show);
+            let result = decode_stream(&mut reader, compression, config, show, named(path));
             // Dropping the reader closes the channel, which stops the inflating thread early
             // when the parser gave up.
             drop(reader);
@@ -118,7 +118,7 @@ pub fn decode_file(path: &Path, config: &Config) -> Result<Decoded, String> {
 }
 
 /// Decodes an already decompressed stream.
-fn decode_stream(reader: &mut dyn BufRead, compression: Compression, config: &Config, show: bool) -> Result<Decoded, String> {
+fn decode_stream(reader: &mut dyn BufRead, compression: Compression, config: &Config, show: bool, named: Option<&Format>) -> Result<Decoded, String> {
     // A text profile saved by a Windows editor starts with a UTF-8 byte order mark: it is not
     // part of the first frame's name, nor of the format's first word. (No binary format this
     // reads starts with these bytes.)
@@ -134,13 +134,41 @@ fn decode_stream(reader: &mut dyn BufRead, compression: Compression, config: &Co
         return Err(format!("empty {}file: no samples", compression.label()));
     }
     let sniff = &head[..head.len().min(4096)];
-    let Some(format) = FORMATS.iter().find(|f| (f.is_applicable)(sniff)) else {
-        let tried: Vec<&str> = FORMATS.iter().map(|f| f.description).collect();
-        return Err(format!("unknown profile format (tried: {}){}", tried.join("; "), describe(sniff, show)));
+    let format = match (FORMATS.iter().find(|f| (f.is_applicable)(sniff)), named) {
+        (Some(format), _) => format,
+        // Not recognised, but its name says what it is (a truncated `.cpuprofile`): read as
+        // that, so that the error is the format's own, with its line and column.
+        (None, Some(format)) => {
+            return (format.decode)(reader, config).map_err(|e| format!("not a readable {}, as its name says: {e}", format.description));
+        }
+        (None, None) => {
+            let tried: Vec<&str> = FORMATS.iter().map(|f| f.description).collect();
+            return Err(format!("unknown profile format (tried: {}){}", tried.join("; "), describe(sniff, show)));
+        }
     };
     let mut decoded = (format.decode)(reader, config)?;
     decoded.compression = compression;
     Ok(decoded)
+}
+
+/// The format a file's name gives it, less compression extensions: `.cpuprofile`, `.jfr`,
+/// `.speedscope.json`, `.pb` or `.pprof`; `None` for names that say nothing (`.json`,
+/// `.txt`, `.folded`, whose content is sniffed alone).
+fn named(path: &Path) -> Option<&'static Format> {
+    let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
+    let name = name.trim_end_matches(".gz").trim_end_matches(".zst").trim_end_matches(".zstd");
+    let format = if name.ends_with(".cpuprofile") {
+        "cpuprofile"
+    } else if name.ends_with(".jfr") {
+        "jfr"
+    } else if name.ends_with(".speedscope.json") {
+        "speedscope"
+    } else if name.ends_with(".pb") || name.ends_with(".pprof") {
+        "pprof"
+    } else {
+        return None;
+    };
+    FORMATS.iter().find(|f| f.name == format)
 }
 
 /// Consumes a UTF-8 byte order mark at the start of `reader`, if it has one (in its first
