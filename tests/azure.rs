@@ -5,10 +5,8 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
 
 use common::*;
 use futures::TryStreamExt;
@@ -28,7 +26,7 @@ impl Azurite {
         let bin = here.join("node_modules/.bin/azurite-blob");
         assert!(bin.is_file(), "Azurite is missing: {} (bash scripts/test.sh installs it: cd tests/azure && npm ci)", bin.display());
         let data = tempfile::tempdir().unwrap();
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let port = free_port();
         let child = Command::new(&bin)
             .args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string(), "--skipApiVersionCheck", "--silent", "--location"])
             .arg(data.path())
@@ -36,11 +34,7 @@ impl Azurite {
             .stderr(Stdio::null())
             .spawn()
             .expect("azurite starts");
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "Azurite did not listen on port {port}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        wait_listening(port, "Azurite", 30);
         let made = Command::new("node").arg(here.join("make-container.mjs")).arg(port.to_string()).arg(CONTAINER).output().unwrap();
         assert!(made.status.success(), "making the container: {}{}", stdout(&made), stderr(&made));
         Azurite { child, port, _data: data }

@@ -43,11 +43,7 @@ impl S3 {
             .stderr(Stdio::null())
             .spawn()
             .expect("s3s-fs starts");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "s3s-fs did not listen on port {port}");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        wait_listening(port, "s3s-fs", 20);
         S3 { child, port, root }
     }
 
@@ -78,10 +74,6 @@ impl Drop for S3 {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// `flamesite build` of `input` to `s3://archive/PREFIX` through the endpoint at `port`.
@@ -212,60 +204,6 @@ fn a_removed_profile_goes_from_the_bucket_and_objects_flamesite_did_not_write_st
     assert_same_site(&s3.site("site"), &expected);
 }
 
-/// A TCP proxy in front of the server that forwards everything until it has seen `limit`
-/// requests that write (PUT), then holds every connection without answering: a server that
-/// stops answering half-way through a publish.
-struct Stall {
-    port: u16,
-    puts: Arc<AtomicUsize>,
-}
-
-impl Stall {
-    fn start(to: u16, limit: usize) -> Stall {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let puts = Arc::new(AtomicUsize::new(0));
-        let seen = puts.clone();
-        std::thread::spawn(move || {
-            for client in listener.incoming().flatten() {
-                let Ok(server) = TcpStream::connect(("127.0.0.1", to)) else { continue };
-                let (mut c_read, mut s_write) = (client.try_clone().unwrap(), server.try_clone().unwrap());
-                let (mut s_read, mut c_write) = (server, client);
-                let seen = seen.clone();
-                std::thread::spawn(move || {
-                    let mut buf = [0u8; 65536];
-                    while let Ok(n) = c_read.read(&mut buf) {
-                        if n == 0 {
-                            break;
-                        }
-                        let puts = buf[..n].windows(5).filter(|w| w == b"PUT /").count();
-                        if seen.fetch_add(puts, Ordering::SeqCst) + puts > limit {
-                            // Hold the connection: nothing more reaches the server.
-                            std::thread::sleep(Duration::from_secs(3600));
-                        }
-                        if s_write.write_all(&buf[..n]).is_err() {
-                            break;
-                        }
-                    }
-                });
-                std::thread::spawn(move || {
-                    let _ = std::io::copy(&mut s_read, &mut c_write);
-                });
-            }
-        });
-        Stall { port, puts }
-    }
-
-    /// Waits until the proxy holds a request it will not forward.
-    fn wait_until_stalled(&self, limit: usize) {
-        let deadline = Instant::now() + Duration::from_secs(120);
-        while self.puts.load(Ordering::SeqCst) <= limit {
-            assert!(Instant::now() < deadline, "the publish never reached its {}th write", limit + 1);
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
 #[test]
 fn a_publish_cut_off_half_way_leaves_the_old_pages_and_the_next_repairs_it() {
     let s3 = S3::start();
@@ -278,7 +216,7 @@ fn a_publish_cut_off_half_way_leaves_the_old_pages_and_the_next_repairs_it() {
     // The lock, the marker and three of the new files are written; then the server stops
     // answering, and the publisher is killed.
     let limit = 5;
-    let stall = Stall::start(s3.port, limit);
+    let stall = Proxy::start(s3.port, Fault::StallAfterPuts(limit));
     let mut child = command(&input, "site", stall.port).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
     stall.wait_until_stalled(limit);
     child.kill().unwrap();
@@ -306,7 +244,7 @@ fn a_second_publisher_is_refused_while_one_publishes() {
     let published = s3.site("site");
     write(&input.join("api/2026-11-04.folded.gz"), &gzip(awkward_profile(8, 300).as_bytes()));
     // The first publisher takes the lock, then its server stops answering.
-    let stall = Stall::start(s3.port, 1);
+    let stall = Proxy::start(s3.port, Fault::StallAfterPuts(1));
     let mut first = command(&input, "site", stall.port).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
     stall.wait_until_stalled(1);
     let second = command(&input, "site", s3.port).output().unwrap();
@@ -337,42 +275,61 @@ fn a_prefix_that_holds_another_site_is_refused_and_left_alone() {
     assert!(!s3.objects("site").exists());
 }
 
-/// A TCP proxy in front of the server that drops connections at random: each piece of a
-/// request or answer it forwards is, with probability `p`, the last (both sides are shut).
-/// Seeded, so that a failure can be run again with the same faults.
-struct Faults {
+/// What the proxy in front of the server does to what it forwards.
+#[derive(Clone, Copy)]
+enum Fault {
+    /// Nothing: it forwards and logs.
+    None,
+    /// Forwards everything until it has seen this many requests that write (PUT), then holds
+    /// every connection without answering: a server that stops answering half-way through a
+    /// publish.
+    StallAfterPuts(usize),
+    /// Each piece of a request or answer it forwards is, with probability `p`, the last (both
+    /// sides are shut). Seeded, so that a failure can be run again with the same faults.
+    Drop { seed: u64, p: f64 },
+}
+
+/// A TCP proxy in front of the server, which logs the requests it forwards and injects
+/// `Fault`s.
+struct Proxy {
     port: u16,
+    /// Requests that write (PUT) seen so far.
+    puts: Arc<AtomicUsize>,
     /// Connections dropped so far.
     dropped: Arc<AtomicUsize>,
     /// The request lines the server was sent, in order: method and path.
     requests: Arc<std::sync::Mutex<Vec<(String, String)>>>,
 }
 
-impl Faults {
-    fn start(to: u16, seed: u64, p: f64) -> Faults {
+impl Proxy {
+    fn start(to: u16, fault: Fault) -> Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
-        let dropped = Arc::new(AtomicUsize::new(0));
-        let counter = dropped.clone();
-        let requests = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let log = requests.clone();
+        let proxy = Proxy { port, puts: Arc::default(), dropped: Arc::default(), requests: Arc::default() };
+        let (puts, dropped, requests) = (proxy.puts.clone(), proxy.dropped.clone(), proxy.requests.clone());
         std::thread::spawn(move || {
             for (n, client) in listener.incoming().flatten().enumerate() {
                 let Ok(server) = TcpStream::connect(("127.0.0.1", to)) else { continue };
-                let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (n as u64 + 1);
-                let mut draws: Vec<bool> = (0..4096)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        (state >> 11) as f64 / (1u64 << 53) as f64 <= p
-                    })
-                    .collect();
-                let up = draws.split_off(2048);
+                let mut draws: Vec<bool> = match fault {
+                    Fault::Drop { seed, p } => {
+                        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (n as u64 + 1);
+                        (0..4096)
+                            .map(|_| {
+                                state ^= state << 13;
+                                state ^= state >> 7;
+                                state ^= state << 17;
+                                (state >> 11) as f64 / (1u64 << 53) as f64 <= p
+                            })
+                            .collect()
+                    }
+                    Fault::None | Fault::StallAfterPuts(_) => Vec::new(),
+                };
+                let up = draws.split_off(draws.len() / 2);
                 let pairs = [(client.try_clone().unwrap(), server.try_clone().unwrap(), up), (server, client, draws)];
                 for (i, (mut from, mut to, drops)) in pairs.into_iter().enumerate() {
-                    let counter = counter.clone();
-                    let log = (i == 0).then(|| log.clone());
+                    let (puts, dropped) = (puts.clone(), dropped.clone());
+                    // Requests go one way, from the client.
+                    let log = (i == 0).then(|| requests.clone());
                     std::thread::spawn(move || {
                         let mut buf = [0u8; 16384];
                         for drop in drops.into_iter().chain(std::iter::repeat(false)) {
@@ -381,7 +338,7 @@ impl Faults {
                                 Ok(n) => n,
                             };
                             if drop {
-                                counter.fetch_add(1, Ordering::SeqCst);
+                                dropped.fetch_add(1, Ordering::SeqCst);
                                 break;
                             }
                             if let Some(log) = &log {
@@ -390,6 +347,13 @@ impl Faults {
                                 let mut words = text.split(' ');
                                 if let (Some(m @ ("PUT" | "GET" | "POST" | "DELETE" | "HEAD")), Some(path)) = (words.next(), words.next()) {
                                     log.lock().unwrap().push((m.to_string(), path.split('?').next().unwrap().to_string()));
+                                }
+                                let seen = buf[..n].windows(5).filter(|w| w == b"PUT /").count();
+                                if let Fault::StallAfterPuts(limit) = fault {
+                                    if puts.fetch_add(seen, Ordering::SeqCst) + seen > limit {
+                                        // Hold the connection: nothing more reaches the server.
+                                        std::thread::sleep(Duration::from_secs(3600));
+                                    }
                                 }
                             }
                             if to.write_all(&buf[..n]).is_err() {
@@ -403,7 +367,16 @@ impl Faults {
                 }
             }
         });
-        Faults { port, dropped, requests }
+        proxy
+    }
+
+    /// Waits until a `StallAfterPuts(limit)` proxy holds a request it will not forward.
+    fn wait_until_stalled(&self, limit: usize) {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while self.puts.load(Ordering::SeqCst) <= limit {
+            assert!(Instant::now() < deadline, "the publish never reached its {}th write", limit + 1);
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -435,7 +408,7 @@ fn a_server_that_drops_connections_at_random_is_sent_files_then_pages_then_listi
     for seed in 1..=4u64 {
         write(&input.join(format!("api/2026-11-{:02}.folded.gz", 3 + seed)), &gzip(awkward_profile(40 + seed, 300).as_bytes()));
         assert!(build(&input, &folder, &[]).status.success());
-        let faults = Faults::start(s3.port, seed, 0.1);
+        let faults = Proxy::start(s3.port, Fault::Drop { seed, p: 0.1 });
         let o = command(&input, "site", faults.port).output().unwrap();
         assert!(faults.dropped.load(Ordering::SeqCst) > 0, "seed {seed}: the proxy dropped no connection");
         if !o.status.success() {
@@ -507,7 +480,7 @@ fn profiles_in_a_bucket_are_read_only_when_new_or_changed() {
     // One object added: only it is downloaded.
     write(&s3.objects("data/db/2026-11-04.folded"), awkward_profile(33, 200).as_bytes());
     write(&input.join("db/2026-11-04.folded"), awkward_profile(33, 200).as_bytes());
-    let log = Faults::start(s3.port, 1, 0.0);
+    let log = Proxy::start(s3.port, Fault::None);
     let o = from_bucket(log.port);
     assert!(stderr(&o).contains("1 decoded") && stderr(&o).contains("6 unchanged"), "{}", stderr(&o));
     let gets: Vec<String> = log.requests.lock().unwrap().iter().filter(|(m, p)| m == "GET" && p.starts_with("/archive/data/") && !p.starts_with("/archive/data/site/")).map(|(_, p)| p.clone()).collect();

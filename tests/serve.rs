@@ -20,10 +20,6 @@ impl Drop for Server {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
 /// A plain HTTP/1.0 GET: (status, body).
 /// The profiles the served site lists: its `index.json`'s series, each series' listing fetched.
 fn served_profiles(port: u16) -> Vec<serde_json::Value> {

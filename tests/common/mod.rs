@@ -12,6 +12,21 @@ pub fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_flamesite"))
 }
 
+/// A TCP port on 127.0.0.1 that was free a moment ago.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Waits until a server listens on 127.0.0.1:`port`; fails the test, naming `what`, after
+/// `seconds`.
+pub fn wait_listening(port: u16, what: &str, seconds: u64) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "{what} did not listen on port {port}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// Runs flamesite with `args` in `dir`.
 pub fn run(dir: &Path, args: &[&str]) -> Output {
     Command::new(bin()).args(args).current_dir(dir).output().expect("flamesite runs")
