@@ -189,17 +189,10 @@ impl<'a> Build<'a> {
         };
         let pattern = config.archive.pattern.as_deref().map(Pattern::new).transpose().map_err(BuildError::Config)?;
         let fingerprint = fingerprint(config, &theme);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(options.threads.unwrap_or(0))
-            .build()
-            .map_err(|e| BuildError::Config(e.to_string()))?;
+        let pool = worker_pool(options.threads)?;
         let (scanned, remote) = scan_input(config, &pool)?;
         let cache_dir = config.cache_folder();
-        let open_cache = || -> Result<Cache, BuildError> {
-            std::fs::create_dir_all(&cache_dir).map_err(|e| format!("cache {}: {e}", cache_dir.display()))?;
-            cache::check_folder(&cache_dir).map_err(BuildError::Config)?;
-            Ok(Cache::new(&cache_dir, config))
-        };
+        let open_cache = || open_cache(config);
         let (staging, cache, bucket) = if !bucket::is_url(&config.output) {
             let mut staging = if options.dry_run { None } else { Some(crate::output::staging::Staging::new(&config.output)?) };
             let cache = match (&staging, options.cache) {
@@ -220,7 +213,7 @@ impl<'a> Build<'a> {
             if !options.cache {
                 return Err(BuildError::Config("--no-cache: a site in object storage is published from the record it keeps beside it, which the cache folder holds while a build runs".into()));
             }
-            let b = std::sync::Arc::new(bucket::Bucket::open(&config.output.to_string_lossy()).map_err(BuildError::Config)?);
+            let b = std::sync::Arc::new(bucket::Bucket::open(&config.output.to_string_lossy(), "output").map_err(BuildError::Config)?);
             if options.dry_run {
                 (None, None, None)
             } else {
@@ -818,6 +811,20 @@ fn update(
         staging.remove(&format!("{url}{PREVIEW}"))?;
     }
     Ok(counts)
+}
+
+/// The worker threads of a build: `threads`, or one per core.
+pub(crate) fn worker_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, BuildError> {
+    rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).build().map_err(|e| BuildError::Config(e.to_string()))
+}
+
+/// The build cache in its folder, made if missing; a folder that holds anything but the
+/// cache's own files is refused.
+pub(crate) fn open_cache(config: &Config) -> Result<Cache, BuildError> {
+    let dir = config.cache_folder();
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cache {}: {e}", dir.display()))?;
+    cache::check_folder(&dir).map_err(BuildError::Config)?;
+    Ok(Cache::new(&dir, config))
 }
 
 /// The profiles to build: the scan of the input folder, or the listing of the input bucket with

@@ -11,7 +11,6 @@ use rayon::prelude::*;
 
 use crate::config::Config;
 use crate::error::{BuildError, IngestError, ProfileError};
-use crate::ingest::cache::{self, Cache};
 use crate::ingest::{self, scan};
 use crate::output::{bucket, Published};
 
@@ -42,13 +41,11 @@ pub fn part_of(rel: &str, n: u32) -> u32 {
 
 /// Decodes part `i` (1-based) of `n` of the profiles into the shared store.
 pub fn shard(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<ShardSummary, BuildError> {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads.unwrap_or(0)).build().map_err(|e| BuildError::Config(e.to_string()))?;
+    let pool = super::worker_pool(threads)?;
     let (scanned, remote) = super::scan_input(config, &pool)?;
     let dir = config.cache_folder();
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cache {}: {e}", dir.display()))?;
-    cache::check_folder(&dir).map_err(BuildError::Config)?;
-    let bucket = if bucket::is_url(&config.output) { Some(Arc::new(bucket::Bucket::open(&config.output.to_string_lossy()).map_err(BuildError::Config)?)) } else { None };
-    let mut cache = Cache::new(&dir, config);
+    let bucket = if bucket::is_url(&config.output) { Some(Arc::new(bucket::Bucket::open(&config.output.to_string_lossy(), "output").map_err(BuildError::Config)?)) } else { None };
+    let mut cache = super::open_cache(config)?;
     if let Some(b) = &bucket {
         // Entries the store already has are found there, one record at a time.
         cache = cache.publishing_to(Published::Bucket(bucket::Mirror::new(b.clone(), dir.join(".published.tmp"))));

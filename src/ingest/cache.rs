@@ -162,16 +162,23 @@ impl Cache {
             urls.retain(|u| is_inside(u.trim_end_matches('/')));
         }
         let published = self.published.as_ref();
-        // The entry's record names the files to read, so that a bucket need not be listed.
-        let files = if matches!(published, Some(crate::output::Published::Bucket(_))) { self.get(key).map(|p| p.files) } else { None };
+        // The entry's record names the files to read, so that a bucket need not be listed. It
+        // is read when a place in the bucket is first asked for: an entry whose own files are
+        // there costs nothing more.
+        let bucket = matches!(published, Some(crate::output::Published::Bucket(_)));
         let key = key.to_string();
+        let record: std::rc::Rc<std::cell::OnceCell<Option<Vec<String>>>> = Default::default();
+        let files = {
+            let key = key.clone();
+            move || record.get_or_init(|| if bucket { self.get(&key).map(|p| p.files) } else { None }).clone()
+        };
         let homes = urls.into_iter().filter_map({
             let files = files.clone();
-            move |u| published.map(|out| out.folder(&u, files.as_deref()))
+            move |u| published.map(|out| out.folder(&u, files().as_deref()))
         });
         // Last, where a shard of a build stored them (`flamesite build --shard`).
         let stored = std::iter::once(()).filter_map(move |()| {
-            let at = published?.stored(&key, files.as_deref())?;
+            let at = published?.stored(&key, files().as_deref())?;
             self.changes.lock().expect("no panic while holding it").stored.push(key.clone());
             Some(at)
         });

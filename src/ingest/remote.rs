@@ -26,7 +26,7 @@ const SIDECARS: &[&str] = &["toml", "md"];
 impl Remote {
     /// The profiles at `url`; objects are downloaded under `dir` (made empty).
     pub fn open(url: &str, dir: PathBuf) -> Result<Remote, String> {
-        let bucket = Bucket::open(url).map_err(|e| e.replacen("output ", "input ", 1))?;
+        let bucket = Bucket::open(url, "input")?;
         let _ = std::fs::remove_dir_all(&dir);
         Ok(Remote { bucket, dir })
     }

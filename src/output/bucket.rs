@@ -61,9 +61,10 @@ pub fn is_url(output: &Path) -> bool {
 impl Bucket {
     /// Opens the store that `url` names, with credentials, region and endpoint as the service's
     /// own tools read them from the environment (`AWS_ACCESS_KEY_ID`, `AWS_ENDPOINT`,
-    /// `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, …).
-    pub fn open(url: &str) -> Result<Bucket, String> {
-        let bad = |e: &dyn std::fmt::Display| format!("output {url}: {e}");
+    /// `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, …). `what` it is (`"input"`,
+    /// `"output"`) begins its errors.
+    pub fn open(url: &str, what: &str) -> Result<Bucket, String> {
+        let bad = |e: &dyn std::fmt::Display| format!("{what} {url}: {e}");
         let parsed = url::Url::parse(url).map_err(|e| bad(&e))?;
         let (scheme, path) = object_store::ObjectStoreScheme::parse(&parsed).map_err(|e| bad(&e))?;
         use object_store::ObjectStoreScheme as S;
@@ -103,16 +104,28 @@ impl Bucket {
         format!("{}/{rel}: {e}", self.url)
     }
 
+    /// The object at `rel` with its version, or `None` when there is none: the one read of
+    /// an object that every other goes through.
+    async fn fetch(&self, rel: &str) -> Result<Option<(Vec<u8>, object_store::UpdateVersion)>, String> {
+        match self.store.get(&self.key(rel)).await {
+            Ok(r) => {
+                let version = object_store::UpdateVersion { e_tag: r.meta.e_tag.clone(), version: r.meta.version.clone() };
+                let bytes = r.bytes().await.map_err(|e| self.err(rel, e))?;
+                Ok(Some((bytes.to_vec(), version)))
+            }
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(self.err(rel, e)),
+        }
+    }
+
     /// The object at `rel`, or `None` when there is none.
     pub fn get(&self, rel: &str) -> Result<Option<Vec<u8>>, String> {
-        let key = self.key(rel);
-        self.rt.block_on(async {
-            match self.store.get(&key).await {
-                Ok(r) => r.bytes().await.map(|b| Some(b.to_vec())).map_err(|e| self.err(rel, e)),
-                Err(object_store::Error::NotFound { .. }) => Ok(None),
-                Err(e) => Err(self.err(rel, e)),
-            }
-        })
+        Ok(self.rt.block_on(self.fetch(rel))?.map(|(bytes, _)| bytes))
+    }
+
+    /// The object at `rel` with its version, or `None` when there is none.
+    pub fn get_versioned(&self, rel: &str) -> Result<Option<(Vec<u8>, object_store::UpdateVersion)>, String> {
+        self.rt.block_on(self.fetch(rel))
     }
 
     /// Every object under the folder `prefix` with its size, last-modified time (nanoseconds
@@ -155,21 +168,7 @@ impl Bucket {
     /// Every object under the folder `prefix` (`""`: all), as paths relative to the site with
     /// their sizes, sorted.
     pub fn list(&self, prefix: &str) -> Result<Vec<(String, u64)>, String> {
-        let key = self.key(prefix);
-        let root = self.root.clone();
-        let mut out: Vec<(String, u64)> = self.rt.block_on(async {
-            self.store
-                .list(Some(&key))
-                .map_ok(|meta| {
-                    let rel: Vec<String> = meta.location.prefix_match(&root).map(|parts| parts.map(|p| p.as_ref().to_string()).collect()).unwrap_or_default();
-                    (rel.join("/"), meta.size)
-                })
-                .try_collect()
-                .await
-                .map_err(|e| self.err(prefix, e))
-        })?;
-        out.sort();
-        Ok(out)
+        Ok(self.list_meta(prefix)?.into_iter().map(|o| (o.rel, o.size)).collect())
     }
 
     /// Writes `bytes` at `rel`, with the Content-Type its name calls for.
@@ -184,40 +183,22 @@ impl Bucket {
 
     /// Writes `bytes` at `rel` only if no object is there: its version, or `None` when one is.
     pub fn create_versioned(&self, rel: &str, bytes: Vec<u8>) -> Result<Option<object_store::UpdateVersion>, String> {
-        let opts = PutOptions { mode: PutMode::Create, attributes: attributes(rel), ..PutOptions::default() };
-        self.rt.block_on(async {
-            match self.store.put_opts(&self.key(rel), PutPayload::from(bytes), opts).await {
-                Ok(r) => Ok(Some(object_store::UpdateVersion { e_tag: r.e_tag, version: r.version })),
-                Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => Ok(None),
-                Err(e) => Err(self.err(rel, e)),
-            }
-        })
+        self.put_if(rel, bytes, PutMode::Create)
     }
 
     /// Writes `bytes` at `rel` only if the object there is still at `version`: its new
     /// version, or `None` when it changed.
     pub fn update(&self, rel: &str, bytes: Vec<u8>, version: object_store::UpdateVersion) -> Result<Option<object_store::UpdateVersion>, String> {
-        let opts = PutOptions { mode: PutMode::Update(version), attributes: attributes(rel), ..PutOptions::default() };
+        self.put_if(rel, bytes, PutMode::Update(version))
+    }
+
+    /// A conditional write: the new version, or `None` when the condition did not hold.
+    fn put_if(&self, rel: &str, bytes: Vec<u8>, mode: PutMode) -> Result<Option<object_store::UpdateVersion>, String> {
+        let opts = PutOptions { mode, attributes: attributes(rel), ..PutOptions::default() };
         self.rt.block_on(async {
             match self.store.put_opts(&self.key(rel), PutPayload::from(bytes), opts).await {
                 Ok(r) => Ok(Some(object_store::UpdateVersion { e_tag: r.e_tag, version: r.version })),
                 Err(object_store::Error::Precondition { .. } | object_store::Error::NotFound { .. } | object_store::Error::AlreadyExists { .. }) => Ok(None),
-                Err(e) => Err(self.err(rel, e)),
-            }
-        })
-    }
-
-    /// The object at `rel` with its version, or `None` when there is none.
-    pub fn get_versioned(&self, rel: &str) -> Result<Option<(Vec<u8>, object_store::UpdateVersion)>, String> {
-        let key = self.key(rel);
-        self.rt.block_on(async {
-            match self.store.get(&key).await {
-                Ok(r) => {
-                    let version = object_store::UpdateVersion { e_tag: r.meta.e_tag.clone(), version: r.meta.version.clone() };
-                    let bytes = r.bytes().await.map_err(|e| self.err(rel, e))?;
-                    Ok(Some((bytes.to_vec(), version)))
-                }
-                Err(object_store::Error::NotFound { .. }) => Ok(None),
                 Err(e) => Err(self.err(rel, e)),
             }
         })
@@ -272,11 +253,7 @@ impl Bucket {
                 if !crate::store::is_inside(rel) {
                     return Err(self.err(rel, "not a path inside the site"));
                 }
-                let bytes = match self.store.get(&self.key(rel)).await {
-                    Ok(r) => r.bytes().await.map_err(|e| self.err(rel, e))?,
-                    Err(object_store::Error::NotFound { .. }) => return Ok(()),
-                    Err(e) => return Err(self.err(rel, e)),
-                };
+                let Some((bytes, _)) = self.fetch(rel).await? else { return Ok(()) };
                 let path = dir.join(rel);
                 if let Some(p) = path.parent() {
                     std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
@@ -359,7 +336,7 @@ impl Staging {
             dirty: false,
             has_site: false,
         };
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64);
         staging.spool = std::env::temp_dir().join(format!("flamesite-publish-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&staging.spool).map_err(OutputError::at(&staging.spool))?;
         staging.dirty = bucket.get(DIRTY).map_err(fail)?.is_some();
@@ -374,7 +351,7 @@ impl Staging {
             (Some(b), false) => String::from_utf8_lossy(&b).trim().parse().unwrap_or(0),
             _ => 0,
         };
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64);
+        // A new tree's identity: when this publish began.
         staging.next_tree = if staging.tree != 0 { staging.tree } else { nanos.max(1) };
         Ok(staging)
     }
@@ -402,7 +379,7 @@ impl Staging {
     }
 
     fn spooled(&self, rel: &str, bytes: &[u8], may_keep: bool) -> Result<(), OutputError> {
-        if !crate::store::is_inside(rel) || rel.starts_with(".flamesite") {
+        if !crate::store::is_inside(rel) || rel.starts_with(RECORD) {
             return Err(OutputError::Bucket(format!("{}/{rel}: not a path of the site", self.bucket.url())));
         }
         let path = self.spool.join(rel);
@@ -501,14 +478,8 @@ impl Staging {
         let same = b.rt.block_on(async {
             futures::stream::iter(rels.iter().map(|rel| async move {
                 let ours = std::fs::read(self.spool.join(rel.as_str())).map_err(|e| e.to_string())?;
-                match b.store.get(&b.key(rel)).await {
-                    Ok(r) => {
-                        let theirs = r.bytes().await.map_err(|e| b.err(rel, e))?;
-                        Ok::<_, String>((theirs.as_ref() == ours.as_slice()).then(|| rel.to_string()))
-                    }
-                    Err(object_store::Error::NotFound { .. }) => Ok(None),
-                    Err(e) => Err(b.err(rel, e)),
-                }
+                let theirs = b.fetch(rel).await?;
+                Ok::<_, String>(theirs.is_some_and(|(theirs, _)| theirs == ours).then(|| rel.to_string()))
             }))
             .buffer_unordered(CONCURRENCY)
             .try_collect::<Vec<Option<String>>>()
