@@ -77,20 +77,28 @@ const FORMAT_EXTS: &[&str] = &[
 /// (`api/run-1.pb.gz` → `api/run-1`, `py/prog.speedscope.json` → `py/prog`): the NAME of its
 /// sidecar files `NAME.toml` and `NAME.md`, and the base of its slug.
 pub fn stem(rel: &str) -> &str {
-    let mut s = rel;
-    let mut strip = |exts: &[&str]| {
-        if let Some((stem, ext)) = s.rsplit_once('.') {
-            if exts.contains(&ext.to_ascii_lowercase().as_str()) && !stem.ends_with('/') && !stem.is_empty() {
-                s = stem;
-                return true;
-            }
-        }
-        false
-    };
-    strip(COMPRESSION_EXTS);
+    let mut s = without_compression(rel);
     // At most two format extensions: `.speedscope.json`, `.perf.txt`.
-    let _ = strip(FORMAT_EXTS) && strip(FORMAT_EXTS);
+    for _ in 0..2 {
+        match strip_ext(s, FORMAT_EXTS) {
+            Some(shorter) => s = shorter,
+            None => break,
+        }
+    }
     s
+}
+
+/// `name` less its compression extension (`.gz`, `.gzip`, `.zst`, `.zstd`, in any case), if
+/// it has one.
+pub fn without_compression(name: &str) -> &str {
+    strip_ext(name, COMPRESSION_EXTS).unwrap_or(name)
+}
+
+/// `s` less its last extension when that is one of `exts` (in any case) and something is
+/// left of the file name.
+fn strip_ext<'a>(s: &'a str, exts: &[&str]) -> Option<&'a str> {
+    let (stem, ext) = s.rsplit_once('.')?;
+    (exts.contains(&ext.to_ascii_lowercase().as_str()) && !stem.ends_with('/') && !stem.is_empty()).then_some(stem)
 }
 
 /// `s` with every character outside `A-Za-z0-9._-` replaced by `_`.

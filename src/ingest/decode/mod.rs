@@ -156,7 +156,7 @@ fn decode_stream(reader: &mut dyn BufRead, compression: Compression, config: &Co
 /// `.txt`, `.folded`, whose content is sniffed alone).
 fn named(path: &Path) -> Option<&'static Format> {
     let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
-    let name = name.trim_end_matches(".gz").trim_end_matches(".zst").trim_end_matches(".zstd");
+    let name = crate::archive::slug::without_compression(&name);
     let format = if name.ends_with(".cpuprofile") {
         "cpuprofile"
     } else if name.ends_with(".jfr") {
