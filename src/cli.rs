@@ -349,18 +349,33 @@ fn report(summary: &Summary, config: &Config, check: bool) -> ExitCode {
     } else if !check {
         let _ = write!(
             err,
-            "; {} page{} rendered, {} kept; wrote {}",
+            "; {} page{} rendered, {} kept; wrote {}: {} ({} new)",
             summary.pages_rendered,
             if summary.pages_rendered == 1 { "" } else { "s" },
             summary.pages_kept,
-            config.output.display()
+            config.output.display(),
+            megabytes(summary.published_bytes),
+            megabytes(summary.new_bytes),
         );
+        if let Some(kept) = summary.kept_bytes {
+            let _ = write!(err, ", {} kept beside it in {}", megabytes(kept), config.cache_folder().display());
+        }
     }
     let _ = writeln!(err);
     if summary.skipped.is_empty() || config.keep_going {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
+    }
+}
+
+/// A number of bytes as people read them: `23.8 MB`, `412 kB`, `96 B` (powers of 1000, as
+/// `du --si` and the benchmarks give them).
+fn megabytes(n: u64) -> String {
+    match n {
+        0..1_000 => format!("{n} B"),
+        1_000..1_000_000 => format!("{:.0} kB", n as f64 / 1e3),
+        _ => format!("{:.1} MB", n as f64 / 1e6),
     }
 }
 

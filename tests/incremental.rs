@@ -379,3 +379,63 @@ fn an_output_folder_inside_the_input_folder_is_not_read_as_profiles() {
     }
     assert_eq!(urls(&out).len(), 1);
 }
+
+/// What the summary line says a site costs: `wrote OUT: SIZE (NEW new), KEPT kept beside it`.
+fn costs(log: &str) -> (String, String, String) {
+    let line = log.lines().last().unwrap_or("");
+    let after = line.split_once("; wrote ").map(|(_, a)| a).unwrap_or_else(|| panic!("no sizes in {line:?}"));
+    let (_, sizes) = after.split_once(": ").unwrap();
+    let (size, rest) = sizes.split_once(" (").unwrap();
+    let (new, rest) = rest.split_once(" new), ").unwrap();
+    let kept = rest.split_once(" kept beside it").unwrap().0;
+    (size.to_string(), new.to_string(), kept.to_string())
+}
+
+/// Sizes as a person reads them, written here apart from the code under test.
+fn human(n: u64) -> String {
+    if n < 1000 {
+        format!("{n} B")
+    } else if n < 1_000_000 {
+        format!("{:.0} kB", n as f64 / 1e3)
+    } else {
+        format!("{:.1} MB", n as f64 / 1e6)
+    }
+}
+
+fn files_bytes(dir: &Path) -> u64 {
+    tree(dir).values().map(|b| b.len() as u64).sum()
+}
+
+#[test]
+fn the_summary_says_what_the_site_costs_and_what_is_new() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("profiles");
+    let out = dir.path().join("public");
+    let cache = dir.path().join(".public.cache");
+    for day in 1..=6 {
+        write(&input.join(format!("api/2026-11-{day:02}.folded")), common::awkward_profile(day, 400).as_bytes());
+    }
+    // A first build: everything is new.
+    let log = ok(&input, &out, &[]);
+    let total = files_bytes(&out);
+    assert_eq!(costs(&log), (human(total), human(total), human(files_bytes(&cache))), "{log}");
+    // A run added (and the pages that show it): the total is the new site's, the new bytes are
+    // those of the files that differ from the site before, on two trees swapped in turn.
+    for day in 7..=8 {
+        let before = tree(&out);
+        write(&input.join(format!("api/2026-11-{day:02}.folded")), common::awkward_profile(day, 400).as_bytes());
+        let log = ok(&input, &out, &[]);
+        let after = tree(&out);
+        let new: u64 = after.iter().filter(|(p, b)| before.get(*p) != Some(b)).map(|(_, b)| b.len() as u64).sum();
+        assert!(new > 0 && new < files_bytes(&out) / 2, "{new}");
+        assert_eq!(costs(&log), (human(files_bytes(&out)), human(new), human(files_bytes(&cache))), "day {day}: {log}");
+    }
+    // A run removed: smaller, and only the pages that showed it are new.
+    std::fs::remove_file(input.join("api/2026-11-03.folded")).unwrap();
+    let before = tree(&out);
+    let log = ok(&input, &out, &[]);
+    let after = tree(&out);
+    let new: u64 = after.iter().filter(|(p, b)| before.get(*p) != Some(b)).map(|(_, b)| b.len() as u64).sum();
+    assert!(files_bytes(&out) < total + total / 4, "{log}");
+    assert_eq!(costs(&log), (human(files_bytes(&out)), human(new), human(files_bytes(&cache))), "{log}");
+}

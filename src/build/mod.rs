@@ -20,7 +20,7 @@ pub mod shard;
 pub mod state;
 
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
@@ -78,6 +78,13 @@ pub struct Summary {
     pub pages_rendered: usize,
     /// Pages taken as they were from the published site.
     pub pages_kept: usize,
+    /// Bytes of the published site (every page, file and graph file).
+    pub published_bytes: u64,
+    /// Bytes of its files that are new or changed since the site before.
+    pub new_bytes: u64,
+    /// Bytes the build keeps on this machine beside the output (the cache folder; a bucket's
+    /// build keeps nothing).
+    pub kept_bytes: Option<u64>,
     /// Whether nothing at all changed, so the published site was left as it was.
     pub nothing_changed: bool,
     /// Profiles skipped, with the reason.
@@ -445,7 +452,10 @@ impl<'a> Build<'a> {
             && self.live_ino != 0
             && self.data.live.ino == self.live_ino
             && self.header.as_ref().is_some_and(|h| h.statics == self.site_files_hash);
-        let (Some(cache), Some(header), true) = (&self.cache, self.header.take(), unchanged) else { return Ok(Some(runs)) };
+        if !unchanged {
+            return Ok(Some(runs));
+        }
+        let (Some(cache), Some(header)) = (&self.cache, self.header.take()) else { return Ok(Some(runs)) };
         self.summary.nothing_changed = true;
         let known = runs.iter().map(|(r, h, _)| state::Known { source: r.source.clone(), stamps: r.stamps, hash: *h, graphs: r.graphs.len() }).collect();
         let mut data = std::mem::take(&mut self.data);
@@ -585,6 +595,7 @@ impl<'a> Build<'a> {
             ino: staging_ino,
             pages: plan.iter().map(|p| (p.path.clone(), p.hash)).collect(),
             runs: graph_sets(&archive).map(|(url, key)| (url.to_string(), key.to_string())).collect(),
+            bytes: BTreeMap::new(),
         };
         // The state knows them as pages: one that is gone is removed from the staging tree
         // as a page that is gone is.
@@ -593,26 +604,42 @@ impl<'a> Build<'a> {
         let live_ino = self.live_ino;
         let old_known = live_ino != 0 && data.live.ino == live_ino;
         let incremental = cache.is_some() && old_known && data.next.as_ref().is_some_and(|n| n.ino == staging_ino);
+        let sizes = Sizes::default();
         for (name, bytes) in &self.theme.statics {
-            staging.write(&format!("static/{name}"), bytes)?;
+            let rel = format!("static/{name}");
+            staging.write(&rel, bytes)?;
+            sizes.put(&rel, bytes.len());
         }
         for (rel, bytes) in &site_files {
             staging.write(rel, bytes)?;
+            sizes.put(rel, bytes.len());
         }
         let (rendered, kept) = self.pool.install(|| match (incremental, cache, &data.next) {
             (true, Some(cache), Some(next)) => {
                 state::mark_dirty(cache.dir())?;
-                update(&site, &plan, &desired, &staging, cache, &data.live, next, &self.redone)
+                update(&site, &plan, &desired, &staging, cache, &data.live, next, &self.redone, &sizes)
             }
-            _ => rewrite(&site, &plan, &archive, &staging, cache),
+            _ => rewrite(&site, &plan, &archive, &staging, cache, &sizes),
         })?;
         self.summary.pages_rendered = rendered;
         self.summary.pages_kept = kept;
+        let same;
+        (desired.bytes, same) = sizes.complete(&desired, &data.live, &staging, cache);
+        self.summary.published_bytes = match (cache, &staging) {
+            // Without the cache the graph files were written by the decoders: counted on disk.
+            (None, Output::Folder(s)) => folder_bytes(&s.path("")),
+            _ => desired.total_bytes(),
+        };
+        self.summary.new_bytes = if old_known { desired.bytes_new_since(&data.live, &same) } else { self.summary.published_bytes };
         // When nothing says what the tree swapped out holds (a first build, or a lost state),
         // it is made anew as a copy of the new site, so that the next build has a known tree.
         if let Some((_, lock)) = &self.bucket {
             lock.held()?;
         }
+        let staging_kind = match staging {
+            Output::Folder(_) => Kind::Folder,
+            Output::Bucket(_) => Kind::Bucket,
+        };
         let mirror = staging.commit(!incremental, cache.is_some() && !old_known)?;
 
         let Some(cache) = cache else { return Ok(()) };
@@ -629,10 +656,14 @@ impl<'a> Build<'a> {
                 }
             }
             cache.remove(unused.into_iter().filter_map(|(k, u)| u.then_some(k)));
+        }
+        let records = if incremental {
+            let before = self.header.as_ref().map_or(0, |h| h.records);
+            before.saturating_add_signed(cache.records_added())
         } else {
             let used: BTreeSet<&str> = graph_sets(&archive).map(|(_, key)| key).collect();
-            cache.retain(&used);
-        }
+            cache.retain(&used)
+        };
         let old_live = std::mem::take(&mut data.live);
         let mut next = match mirror {
             Some(ino) => Some(TreeDiff { ino, ..TreeDiff::default() }),
@@ -658,9 +689,14 @@ impl<'a> Build<'a> {
             live_ino: staging_ino,
             runs: known,
             statics: self.site_files_hash.clone(),
+            records,
         };
         let names = std::mem::take(&mut self.names);
         state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next, comparisons })?;
+        if matches!(staging_kind, Kind::Folder) {
+            let state = [crate::ingest::cache::STATE, state::DATA].iter().map(|f| std::fs::metadata(cache.dir().join(f)).map_or(0, |m| m.len())).sum::<u64>();
+            self.summary.kept_bytes = Some(records + state);
+        }
         // The published site now holds every entry's files: the entries made by this build
         // keep their sums only (after a rewrite, `retain` above let go of every entry's).
         cache.shed();
@@ -731,16 +767,75 @@ fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&st
     Ok(warnings)
 }
 
+/// The bytes of every file under `dir`.
+fn folder_bytes(dir: &std::path::Path) -> u64 {
+    walkdir::WalkDir::new(dir).into_iter().flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum()
+}
+
+/// Where a build publishes.
+enum Kind {
+    Folder,
+    Bucket,
+}
+
+/// The sizes of the files and run folders a build wrote, gathered from its threads.
+#[derive(Default)]
+struct Sizes(std::sync::Mutex<BTreeMap<String, u64>>, std::sync::Mutex<BTreeSet<String>>);
+
+impl Sizes {
+    /// Page `rel` was rendered again with the bytes it has in the published site.
+    fn same(&self, rel: &str) {
+        self.1.lock().expect("no panic while holding it").insert(rel.to_string());
+    }
+
+    fn put(&self, rel: &str, len: usize) {
+        self.put_u64(rel, len as u64);
+    }
+
+    fn put_u64(&self, rel: &str, len: u64) {
+        self.0.lock().expect("no panic while holding it").insert(rel.to_string(), len);
+    }
+
+    /// The size of everything in `desired`: what was written, else what the published tree
+    /// `live` holds the same, else what the staging tree (a folder) holds, else what the cache
+    /// entry of a run folder records.
+    /// Also returns the pages rendered with the bytes the published site has.
+    fn complete(self, desired: &Tree, live: &Tree, staging: &Output, cache: Option<&Cache>) -> (BTreeMap<String, u64>, BTreeSet<String>) {
+        let same = self.1.into_inner().expect("no panic while holding it");
+        let mut got = self.0.into_inner().expect("no panic while holding it");
+        let on_disk = |rel: &str| match staging {
+            Output::Folder(s) => std::fs::metadata(s.path(rel)).ok().map(|m| m.len()),
+            Output::Bucket(_) => None,
+        };
+        for (path, hash) in &desired.pages {
+            if !got.contains_key(path) {
+                let len = live.bytes.get(path).filter(|_| live.pages.get(path) == Some(hash)).copied().or_else(|| on_disk(path)).unwrap_or(0);
+                got.insert(path.clone(), len);
+            }
+        }
+        for (url, key) in &desired.runs {
+            if !got.contains_key(url) {
+                let len = live.bytes.get(url).filter(|_| live.runs.get(url) == Some(key)).copied();
+                let len = len.or_else(|| cache.and_then(|c| c.get(key)).map(|p| p.sums.iter().map(|s| s.len).sum()));
+                got.insert(url.clone(), len.unwrap_or(0));
+            }
+        }
+        (got, same)
+    }
+}
+
 /// Brings a staging tree whose content is unknown to the new state: every page rendered and
 /// written where it differs, every run's graph files linked; the commit then sweeps the rest.
-fn rewrite(site: &Site, plan: &[Page], archive: &Archive, staging: &Output, cache: Option<&Cache>) -> Result<(usize, usize), BuildError> {
+fn rewrite(site: &Site, plan: &[Page], archive: &Archive, staging: &Output, cache: Option<&Cache>, sizes: &Sizes) -> Result<(usize, usize), BuildError> {
     plan.par_iter().try_for_each(|page| -> Result<(), BuildError> {
         let bytes = site.render(page).map_err(BuildError::Theme)?;
-        Ok(staging.write(&page.path, &bytes)?)
+        staging.write(&page.path, &bytes)?;
+        sizes.put(&page.path, bytes.len());
+        Ok(())
     })?;
     if let Some(cache) = cache {
         let sets: Vec<(&str, &str)> = graph_sets(archive).collect();
-        sets.par_iter().try_for_each(|(url, key)| link_run(staging, cache, url, key, false))?;
+        sets.par_iter().try_for_each(|(url, key)| link_run(staging, cache, url, key, false).map(|n| sizes.put_u64(url, n)))?;
     }
     Ok((plan.len(), 0))
 }
@@ -759,6 +854,7 @@ fn update(
     live: &Tree,
     next: &TreeDiff,
     redone: &BTreeSet<String>,
+    sizes: &Sizes,
 ) -> Result<(usize, usize), BuildError> {
     // The work is found by walking the sorted maps side by side: a lookup per page and run
     // took half a second at 100,000 runs, to find the few that differ.
@@ -775,6 +871,10 @@ fn update(
                 // Its hash differs from the staging tree's, so its bytes do.
                 let bytes = site.render(page).map_err(BuildError::Theme)?;
                 staging.replace(&page.path, &bytes)?;
+                sizes.put(&page.path, bytes.len());
+                if staging.published_holds(&page.path, &bytes) {
+                    sizes.same(&page.path);
+                }
                 Ok((1, 0))
             }
         })
@@ -799,12 +899,12 @@ fn update(
     // A folder the tree holds nothing at (a new run) has nothing to remove first: in a bucket,
     // looking would be a listing.
     let holds = |url: &str| next.runs.get(url).map_or(live.runs.contains_key(url), |k| k.is_some());
-    runs.set.par_iter().try_for_each(|&(url, _)| link_run(staging, cache, url, &desired.runs[url], holds(url)))?;
+    runs.set.par_iter().try_for_each(|&(url, _)| link_run(staging, cache, url, &desired.runs[url], holds(url)).map(|n| sizes.put_u64(url, n)))?;
     if !redone.is_empty() {
         // Runs decoded again where they were: their folders are written again too.
         let set: BTreeSet<&str> = runs.set.iter().map(|&(url, _)| url).collect();
         let again: Vec<(&String, &String)> = desired.runs.iter().filter(|(url, key)| redone.contains(*key) && !set.contains(url.as_str())).collect();
-        again.par_iter().try_for_each(|(url, key)| link_run(staging, cache, url, key, true))?;
+        again.par_iter().try_for_each(|(url, key)| link_run(staging, cache, url, key, true).map(|n| sizes.put_u64(url, n)))?;
     }
     for url in runs.remove {
         staging.remove(&format!("{url}g"))?;
@@ -885,7 +985,7 @@ fn graph_sets(archive: &Archive) -> impl Iterator<Item = (&str, &str)> {
 
 /// Links the graph files of cache entry `key` into run folder `url`, first removing what the
 /// folder had (when `replace`).
-fn link_run(staging: &Output, cache: &Cache, url: &str, key: &str, replace: bool) -> Result<(), BuildError> {
+fn link_run(staging: &Output, cache: &Cache, url: &str, key: &str, replace: bool) -> Result<u64, BuildError> {
     // Where the files are when the entry's were let go: this folder of the published site.
     cache.home(key, url);
     let product = cache.get(key).ok_or_else(|| {
@@ -907,7 +1007,7 @@ fn link_run(staging: &Output, cache: &Cache, url: &str, key: &str, replace: bool
         })?;
         staging.write(&format!("{url}{rel}"), &bytes)?;
     }
-    Ok(())
+    Ok(product.sums.iter().map(|s| s.len).sum())
 }
 
 /// The names the published site holds (its `index.json`, and since version 3 its series'

@@ -20,7 +20,7 @@ use crate::archive::slug;
 use crate::ingest::{RunRecord, Stamps};
 
 /// Version of the state's layout; another version is ignored (the build starts afresh).
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 
 /// File name of the marker of a build changing the previous tree.
 pub const DIRTY: &str = "state.dirty";
@@ -43,6 +43,25 @@ pub struct Tree {
     pub pages: BTreeMap<String, u64>,
     /// Every run's folder with the cache key of its graph files.
     pub runs: BTreeMap<String, String>,
+    /// The size in bytes of every page and file (by path) and of every run folder's graph
+    /// files (by the folder): what the site costs to keep and to serve.
+    pub bytes: BTreeMap<String, u64>,
+}
+
+impl Tree {
+    /// The bytes of the whole tree.
+    pub fn total_bytes(&self) -> u64 {
+        self.bytes.values().sum()
+    }
+
+    /// The bytes of what this tree holds and `old` does not hold the same: pages whose hash
+    /// differs or that are new (less those in `same`, known to hold the same bytes), run
+    /// folders with other graph files.
+    pub fn bytes_new_since(&self, old: &Tree, same: &std::collections::BTreeSet<String>) -> u64 {
+        let pages = self.pages.iter().filter(|(p, h)| old.pages.get(*p) != Some(h) && !same.contains(*p)).map(|(p, _)| self.bytes.get(p).copied().unwrap_or(0));
+        let runs = self.runs.iter().filter(|(u, k)| old.runs.get(*u) != Some(k)).map(|(u, _)| self.bytes.get(u).copied().unwrap_or(0));
+        pages.chain(runs).sum()
+    }
 }
 
 /// How the previous tree differs from the published one: for each path or run folder that
@@ -181,6 +200,8 @@ pub struct Header {
     pub runs: Vec<Known>,
     /// Hash of the site's `static/` files (paths and bytes) published.
     pub statics: String,
+    /// Bytes of the cache's entry records (`entry.json`), as builds counted them.
+    pub records: u64,
 }
 
 /// A run as the header knows it.
@@ -283,6 +304,7 @@ mod tests {
             ino,
             pages: pages.iter().map(|(p, h)| (p.to_string(), *h)).collect(),
             runs: runs.iter().map(|(u, k)| (u.to_string(), k.to_string())).collect(),
+            bytes: BTreeMap::new(),
         }
     }
 

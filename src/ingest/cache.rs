@@ -102,6 +102,8 @@ pub struct Cache {
     /// What became of entries in this build, for a record kept elsewhere too (a bucket's, see
     /// [`Cache::changes`]).
     changes: std::sync::Mutex<Changes>,
+    /// How many bytes of entry records (`entry.json`) this build added, less those it removed.
+    records: std::sync::atomic::AtomicI64,
 }
 
 /// The entries a build made and removed, and the keys it kept when it pruned to a set.
@@ -130,7 +132,7 @@ impl Cache {
             config.palette.as_str(),
             !config.base_url.is_empty()
         );
-        Cache { dir: dir.to_path_buf(), fingerprint, published: None, homes: Default::default(), filled: Default::default(), changes: Default::default() }
+        Cache { dir: dir.to_path_buf(), fingerprint, published: None, homes: Default::default(), filled: Default::default(), changes: Default::default(), records: Default::default() }
     }
 
     /// The same cache, whose entries' files may also be found in the published site
@@ -281,6 +283,7 @@ impl Cache {
     pub fn discard(&self, key: &str) {
         if is_key(key) {
             self.changes.lock().expect("no panic while holding it").removed.push(key.to_string());
+            self.forget_record(key);
             let _ = fs::remove_dir_all(self.dir.join(key));
         }
     }
@@ -377,7 +380,7 @@ impl Cache {
                 let write = |e: std::io::Error| FillError::Write(format!("cache {}: {e}", tmp.display()));
                 fs::create_dir_all(&tmp).map_err(write)?;
                 let json = serde_json::to_vec(&product).map_err(|e| FillError::Make(e.to_string()))?;
-                fs::write(tmp.join("entry.json"), json).map_err(write)?;
+                fs::write(tmp.join("entry.json"), &json).map_err(write)?;
                 let dest = self.dir.join(key);
                 if fs::symlink_metadata(&dest).is_ok() && self.get(key).is_none() {
                     // A broken entry (get removed it) is replaced.
@@ -386,6 +389,8 @@ impl Cache {
                 if fs::rename(&tmp, &dest).is_err() {
                     // Another thread made the same entry (two profiles with the same bytes).
                     let _ = fs::remove_dir_all(&tmp);
+                } else {
+                    self.records.fetch_add(json.len() as i64, std::sync::atomic::Ordering::Relaxed);
                 }
                 self.filled.lock().expect("no panic while holding it").push(key.to_string());
                 Ok(product)
@@ -400,9 +405,22 @@ impl Cache {
     /// Removes the entries `keys`.
     pub fn remove(&self, keys: impl Iterator<Item = String>) {
         for key in keys.filter(|k| is_key(k)) {
+            self.forget_record(&key);
             let _ = fs::remove_dir_all(self.dir.join(&key));
             self.changes.lock().expect("no panic while holding it").removed.push(key);
         }
+    }
+
+    /// Counts entry `key`'s record as gone, before it is removed.
+    fn forget_record(&self, key: &str) {
+        if let Ok(m) = fs::metadata(self.dir.join(key).join("entry.json")) {
+            self.records.fetch_sub(m.len() as i64, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// How many bytes of entry records this build added, less those it removed.
+    pub fn records_added(&self) -> i64 {
+        self.records.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// What became of entries in this build.
@@ -414,9 +432,12 @@ impl Cache {
     /// Called once the site holding every entry's files is published (a build that rewrote
     /// it): the entries kept let go of their files too ([`Cache::shed`]), leftovers of
     /// interrupted builds included, in the same pass.
-    pub fn retain(&self, used: &BTreeSet<&str>) {
+    ///
+    /// Returns the bytes of the records of the entries kept.
+    pub fn retain(&self, used: &BTreeSet<&str>) -> u64 {
         self.changes.lock().expect("no panic while holding it").kept = Some(used.iter().map(|k| k.to_string()).collect());
-        let Ok(entries) = fs::read_dir(&self.dir) else { return };
+        let mut records = 0;
+        let Ok(entries) = fs::read_dir(&self.dir) else { return records };
         for e in entries.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
             let leftover = name.starts_with('.') && name.ends_with(".tmp") && is_key(name[1..].split('.').next().unwrap_or(""));
@@ -424,8 +445,10 @@ impl Cache {
                 let _ = fs::remove_dir_all(e.path());
             } else if is_key(&name) {
                 let _ = fs::remove_dir_all(e.path().join("files"));
+                records += fs::metadata(e.path().join("entry.json")).map_or(0, |m| m.len());
             }
         }
+        records
     }
 }
 

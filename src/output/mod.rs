@@ -45,6 +45,15 @@ impl Output {
         }
     }
 
+    /// Whether the published site's file at `rel` holds `bytes` already (unknown in a bucket:
+    /// `false`).
+    pub fn published_holds(&self, rel: &str, bytes: &[u8]) -> bool {
+        match self {
+            Output::Folder(s) => s.published_holds(rel, bytes),
+            Output::Bucket(_) => false,
+        }
+    }
+
     /// Removes the file or folder at `rel`.
     pub fn remove(&self, rel: &str) -> Result<(), OutputError> {
         match self {

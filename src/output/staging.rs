@@ -177,6 +177,12 @@ impl Staging {
         (id(&self.dir), id(&self.target))
     }
 
+    /// Whether the published site's file at `rel` holds `bytes`.
+    pub fn published_holds(&self, rel: &str, bytes: &[u8]) -> bool {
+        let path = self.target.join(rel);
+        fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64) && fs::read(&path).is_ok_and(|old| old == bytes)
+    }
+
     /// Makes the file at `rel` the published site's file at `rel` (which is known to hold the
     /// right bytes), without reading it.
     pub fn link_published(&self, rel: &str) -> Result<(), OutputError> {
