@@ -48,9 +48,10 @@
 // installed); BENCH_NET=20/40 loads every page over Chromium's emulated link of 20 Mbit/s and a
 // 40 ms round trip (any MBIT/MS); BENCH_TOML adds lines to the benchmark's site.toml (say,
 // `BENCH_TOML=$'[chunks]\nsearch_intervals = 4096'`); BENCH_KEEP=1 keeps the temporary folder.
-// The site is built with this tree's theme
-// (`theme_dir`), so edits to themes/default/static/*.js are measured without a rebuild;
-// BENCH_THEME=DIR measures another theme folder instead (say, a checkout of an older commit's).
+// The site is built with the binary's built-in theme, published as a site gets it (scripts and
+// stylesheet minified), so edits to themes/default/static/*.js need `cargo build --release`
+// first; BENCH_THEME=DIR measures another theme folder instead, copied as it is (say, a
+// checkout of an older commit's, or this tree's themes/default to measure the unminified files).
 
 import { execFileSync, spawn } from "node:child_process";
 import { createRequire } from "node:module";
@@ -67,7 +68,7 @@ const BROWSER_DIR = path.join(ROOT, "tests/browser");
 const BIN = path.resolve(process.env.FLAMESITE_BIN || path.join(ROOT, "target/release/flamesite"));
 const SYNTH = path.resolve(process.env.SYNTH_BIN || path.join(ROOT, "target/release/flamesite-synth"));
 const CHROMIUM = process.env.CHROMIUM_BIN || "/usr/bin/chromium";
-const THEME = path.resolve(process.env.BENCH_THEME || path.join(ROOT, "themes/default"));
+const THEME = process.env.BENCH_THEME ? path.resolve(process.env.BENCH_THEME) : null;
 const ARGS = [
   "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
   "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -217,7 +218,7 @@ log(`flamesite-synth --size large --seed 2 into ${work}`);
 execFileSync(SYNTH, ["--size", "large", "--seed", "2", "-o", folded], { stdio: "inherit" });
 await pipeline(fs.createReadStream(folded), zlib.createGzip({ level: 6 }), fs.createWriteStream(path.join(inDir, "large.folded.gz")));
 const cfg = path.join(work, "site.toml");
-fs.writeFileSync(cfg, `title = "page benchmark"\ntheme_dir = ${JSON.stringify(THEME)}\n${process.env.BENCH_TOML || ""}\n`);
+fs.writeFileSync(cfg, `title = "page benchmark"\n${THEME ? `theme_dir = ${JSON.stringify(THEME)}\n` : ""}${process.env.BENCH_TOML || ""}\n`);
 execFileSync(BIN, ["build", "--config", cfg, "--input", inDir, "--output", outDir], { stdio: "inherit" });
 // BENCH_DIFF=1 measures the comparison page of the large profile and a variant of it (every
 // 20th stack removed, every 20th re-weighted, every 20th copied under a new leaf, as
@@ -779,7 +780,7 @@ console.log(
   `other processes used ${Number.isFinite(others) ? others.toFixed(1) + "%" : "?"} of the machine's CPU during the page runs` +
     (others > 5 ? " (not idle: expect slower figures)" : ""),
 );
-console.log(`Chromium ${chromiumVersion} headless at ${WIDTH}×${HEIGHT}, dpr 1; node ${process.version}; ${flamesiteVersion}; theme ${path.relative(ROOT, THEME) || "."}`);
+console.log(`Chromium ${chromiumVersion} headless at ${WIDTH}×${HEIGHT}, dpr 1; node ${process.version}; ${flamesiteVersion}; theme ${THEME ? path.relative(ROOT, THEME) || "." : "built in"}`);
 console.log(NET ? `network: Chromium's emulated link, ${(NET.bytesPerSecond * 8) / 1e6} Mbit/s, ${NET.rtt} ms round trip (floors too)` : "network: loopback, not emulated");
 console.log(
   `graph: ${manifest.frames} frames, ${manifest.depth} levels, ${manifest.chunks.length} chunks, ${manifest.names.length} name files, ` +

@@ -284,12 +284,12 @@ mod tests {
         assert_eq!(module_of(".abi0"), "");
     }
 
-    /// The name-file example of docs/FORMAT.md is read from the document and its colours
+    /// The colours example of docs/FORMAT.md is read from the document and its colours
     /// checked against the code, so the document cannot drift from the algorithm it states.
     #[test]
     fn the_format_documents_example_colours_are_the_codes() {
         let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md")).unwrap();
-        let section = &doc[doc.find("## Name files").expect("a Name files section")..];
+        let section = &doc[doc.find("## Colours").expect("a Colours section")..];
         let block = &section[section.find("```json\n").expect("its JSON example") + 8..];
         let block = &block[..block.find("```").unwrap()];
         let example: serde_json::Value = serde_json::from_str(block).unwrap_or_else(|e| panic!("{e}: {block}"));
@@ -297,8 +297,7 @@ mod tests {
         let colors = example["colors"].as_array().unwrap();
         assert_eq!(names.len(), colors.len(), "{block}");
         assert!(names.len() >= 3, "{block}");
-        // The manifest example beside it says "palette": "hot".
-        assert!(doc.contains("\"palette\": \"hot\""));
+        assert_eq!(example["palette"], "hot", "{block}");
         for (name, color) in names.iter().zip(colors) {
             let name = name.as_str().unwrap();
             assert_eq!(color.as_u64(), Some(u64::from(color_of(name, Palette::Hot))), "{name} in docs/FORMAT.md");

@@ -11,7 +11,7 @@ use std::path::Path;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::graph::color::{color_of, Palette};
+use crate::graph::color::Palette;
 use crate::config::ChunkConfig;
 use crate::graph::diff::{self, Measure};
 use crate::graph::frames::{Before, FrameTable, Layout, NO_PARENT};
@@ -34,9 +34,11 @@ pub const LAYOUTS_VERSION: u32 = 6;
 /// buckets, sandwiches) are gzip members named with `.gz` ([`gz`]), whose contents are those of
 /// [`VERSION`] for a plain graph and for a differential one chunks of [`LAYOUTS_VERSION`] and
 /// search buckets of [`DIFF_VERSION`], chunks and plain search buckets with coded columns
-/// ([`CODED`]). Version 7 had a differential graph's layouts in three folders, each with its
-/// own chunks of version 5; version 6 the same files as 7, their columns not coded.
-pub const MANIFEST_VERSION: u32 = 8;
+/// ([`CODED`]); its name files hold no colours (a reader reckons them from the names and the
+/// palette). Version 8 had the same files with each name's colour in its name file; version 7
+/// a differential graph's layouts in three folders, each with its own chunks of version 5;
+/// version 6 the same files as 7, their columns not coded.
+pub const MANIFEST_VERSION: u32 = 9;
 /// The first manifest version whose data files are packed.
 const PACKED_VERSION: u32 = 6;
 /// The first differential version whose chunks leave the widths out.
@@ -196,7 +198,7 @@ impl Manifest {
     /// files' version.
     pub fn content_version(&self) -> u32 {
         match self.version {
-            MANIFEST_VERSION if self.differential => LAYOUTS_VERSION,
+            8..=MANIFEST_VERSION if self.differential => LAYOUTS_VERSION,
             PACKED_VERSION..=MANIFEST_VERSION if self.differential => DIFF_VERSION,
             PACKED_VERSION..=MANIFEST_VERSION => VERSION,
             v => v,
@@ -283,7 +285,9 @@ pub struct SearchRef {
 pub struct Names {
     /// The names.
     pub names: Vec<String>,
-    /// `0xRRGGBB` per name.
+    /// `0xRRGGBB` per name: written up to version 8; a reader reckons them from the names and
+    /// the manifest's palette (docs/FORMAT.md, "Colours").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub colors: Vec<u32>,
     /// Sum of self per name.
     #[serde(rename = "self")]
@@ -501,7 +505,7 @@ fn encode_layout(
     } else {
         Vec::new()
     };
-    let (search, name_files) = search_and_names(table, config, palette, &old_id, &self_by_old, sink)?;
+    let (search, name_files) = search_and_names(table, config, &old_id, &self_by_old, sink)?;
     let (scale_points, scale_value) = match differential {
         true => (diff::deltas(table, Measure::Share).1, diff::deltas(table, Measure::Absolute).1),
         false => (0.0, 0.0),
@@ -553,7 +557,6 @@ fn encode_layout(
 fn search_and_names(
     table: &FrameTable,
     config: &ChunkConfig,
-    palette: Palette,
     old_id: &[usize],
     self_by_old: &[u64],
     sink: Sink,
@@ -619,7 +622,7 @@ fn search_and_names(
                 let (tb, ta) = (table.before.as_ref().map_or(0, |b| b.total[0]), table.values().0[0]);
                 Names {
                     names: ids.iter().map(|&o| table.names[o].clone()).collect(),
-                    colors: ids.iter().map(|&o| color_of(&table.names[o], palette)).collect(),
+                    colors: Vec::new(),
                     self_: ids.iter().map(|&o| change_or_root(o).self_after).collect(),
                     total: ids.iter().map(|&o| root(o, change_or_root(o).total_after, ta)).collect(),
                     self_before: Some(ids.iter().map(|&o| change_or_root(o).self_before).collect()),
@@ -628,7 +631,7 @@ fn search_and_names(
             } else {
                 Names {
                     names: ids.iter().map(|&o| table.names[o].clone()).collect(),
-                    colors: ids.iter().map(|&o| color_of(&table.names[o], palette)).collect(),
+                    colors: Vec::new(),
                     self_: ids.iter().map(|&o| self_by_old[o]).collect(),
                     total: ids.iter().map(|&o| by_old[o].iter().map(|(a, b)| b - a).sum()).collect(),
                     self_before: None,

@@ -3,6 +3,7 @@ import { gzipSync } from "node:zlib";
 import assert from "node:assert/strict";
 import { GraphError, GraphSource, NameTable, checkManifest, checkNames, chunkWidths, decodeChunk, decodeSearch, idsOf, layoutView, nameIntervals, unionWidth } from "../../themes/default/static/fetch.js";
 import { buildGraph, chunkBytes, diffSearchBytes, diffTable, frameTable, memoryFetch, parseFolded, searchBytes } from "./helpers.mjs";
+import { hotColor, langColor } from "./colors.mjs";
 
 const FOLDED = "main;a;b 5\nmain;a 2\nmain;c 3\nother 1\n";
 
@@ -306,13 +307,19 @@ test("checkManifest and checkNames refuse what they do not know", () => {
   assert.equal(checkManifest(manifest), manifest);
   assert.equal(checkManifest({ ...manifest, version: 6 }).version, 6);
   assert.equal(checkManifest({ ...manifest, version: 8 }).version, 8);
-  assert.throws(() => checkManifest({ ...manifest, version: 9 }), /version 9 is not supported/);
+  assert.equal(checkManifest({ ...manifest, version: 9 }).version, 9);
+  assert.throws(() => checkManifest({ ...manifest, version: 10 }), /version 10 is not supported/);
   assert.throws(() => checkManifest({ format: "x" }), /not a flamesite graph manifest/);
   assert.throws(() => checkManifest({ ...manifest, names: [manifest.names[1]] }), /do not cover the name ids/);
   const entry = manifest.names[0];
   const nm = files.get(entry.file);
   assert.equal(checkNames(nm, entry), nm);
   assert.throws(() => checkNames({ ...nm, self: [1] }, entry), /differ in length/);
+  assert.throws(() => checkNames({ ...nm, colors: [1] }, entry), /differ in length/);
+  assert.throws(() => checkNames({ ...nm, names: undefined }, entry), /lacks one of names, self, total/);
+  // Version 9 name files have no colours.
+  const { colors, ...plain } = nm;
+  assert.equal(checkNames(plain, entry), plain);
   assert.throws(() => checkNames(nm, { names: [0, 9] }, "n/0.json"), /n\/0\.json: has 2 names, the manifest says 9/);
 });
 
@@ -327,6 +334,19 @@ test("name ids follow first use, so the root view's chunks need the first name f
   assert.equal(t.fileOf(3), 1);
   assert.equal(t.fileOf(t.count - 1), manifest.names.length - 1);
   assert.equal(t.hasUpTo(0), false);
+});
+
+test("a name file without colours has them reckoned from its names in the manifest's palette", () => {
+  const files = [{ file: "n/0.json.gz", names: [0, 3] }, { file: "n/1.json.gz", names: [3, 4] }];
+  const names = ["all", "std::vector<int>::push_back", "copy_user_enhanced_fast_string_[k]", "java.util.HashMap.get"];
+  for (const [palette, colour] of [["hot", hotColor], ["lang", langColor]]) {
+    const t = new NameTable(files, palette);
+    t.fill(0, { names: names.slice(0, 3), self: [0, 1, 2], total: [9, 1, 2] });
+    // A file that has them (version 8 and before) keeps its own.
+    t.fill(1, { names: names.slice(3), colors: [0x123456], self: [3], total: [3] });
+    assert.deepEqual([...t.colors], [...names.slice(0, 3).map(colour), 0x123456], palette);
+  }
+  assert.notEqual(hotColor(names[1]), langColor(names[1]));
 });
 
 test("GraphSource fetches each file once, lists loaded chunks, and reports failures by file", async () => {

@@ -3,6 +3,7 @@
 // the fetched ArrayBuffer, never one object per frame. Every file is fetched at most once for
 // the life of the page; a failure is remembered too, with a message that says which file and why.
 
+import { nameColor } from "./palette.js";
 import { unpack } from "./unpack.js";
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
@@ -88,7 +89,7 @@ const VERSIONS = [1, 2, 3, 4, 5, 6];
  * (comparison) files, of 7 with coded columns (flag CODED); of 8 a comparison's chunks are of
  * version 6, every layout in one folder.
  */
-const MANIFEST_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8];
+const MANIFEST_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8, 9];
 
 /** [version, field 8, field 12, field 16, field 20] of a chunk or search file. */
 function header(buf, file, magic) {
@@ -366,7 +367,7 @@ export function nameFiles(m) {
 /** Check a parsed manifest.json; returns it, or throws GraphError saying what is wrong. */
 export function checkManifest(m, file = "manifest.json") {
   if (!m || m.format !== "flamesite-graph") throw new GraphError(file, "is not a flamesite graph manifest");
-  if (!MANIFEST_VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 8)`);
+  if (!MANIFEST_VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 9)`);
   for (const key of ["total", "depth", "root_width"]) {
     if (typeof m[key] !== "number") throw new GraphError(file, `has no number "${key}"`);
   }
@@ -383,12 +384,16 @@ export function checkManifest(m, file = "manifest.json") {
   return m;
 }
 
-/** Check one parsed name file against its manifest entry `{ names: [lo, hi] }`. */
+/**
+ * Check one parsed name file against its manifest entry `{ names: [lo, hi] }`. Its `colors`
+ * are optional (written up to version 8; the page reckons them from the names otherwise).
+ */
 export function checkNames(nm, entry, file = "name file") {
-  const keys = ["names", "colors", "self", "total"];
-  if (!nm || !keys.every((k) => Array.isArray(nm[k]))) throw new GraphError(file, "lacks one of names, colors, self, total");
+  const keys = ["names", "self", "total"];
+  if (!nm || !keys.every((k) => Array.isArray(nm[k]))) throw new GraphError(file, "lacks one of names, self, total");
   const len = nm.names.length;
-  if (!keys.every((k) => nm[k].length === len)) throw new GraphError(file, "arrays differ in length");
+  if (nm.colors !== undefined) keys.push("colors");
+  if (!keys.every((k) => Array.isArray(nm[k]) && nm[k].length === len)) throw new GraphError(file, "arrays differ in length");
   if (entry && len !== entry.names[1] - entry.names[0]) {
     throw new GraphError(file, `has ${len} names, the manifest says ${entry.names[1] - entry.names[0]}`);
   }
@@ -398,11 +403,13 @@ export function checkNames(nm, entry, file = "name file") {
 /**
  * The name table of a graph, filled file by file as they arrive: `names`, `colors`, `self`,
  * `total` indexed by name id (a name not yet fetched is `undefined` / 0). Name ids are in
- * order of first use, so the root view needs only the first file or two.
+ * order of first use, so the root view needs only the first file or two. A name file without
+ * colours (version 9) has them reckoned from its names in `palette`, the manifest's.
  */
 export class NameTable {
-  constructor(files) {
+  constructor(files, palette = "hot") {
     this.files = files;
+    this.palette = palette;
     this.count = files.length ? files[files.length - 1].names[1] : 0;
     this.names = new Array(this.count);
     this.colors = new Uint32Array(this.count);
@@ -432,7 +439,7 @@ export class NameTable {
     const lo = this.files[i].names[0];
     for (let j = 0; j < nm.names.length; j++) {
       this.names[lo + j] = String(nm.names[j]);
-      this.colors[lo + j] = nm.colors[j];
+      this.colors[lo + j] = nm.colors ? nm.colors[j] : nameColor(this.names[lo + j], this.palette);
       this.self[lo + j] = nm.self[j];
       this.total[lo + j] = nm.total[j];
     }
@@ -583,7 +590,7 @@ export class GraphSource {
 
   /** An empty name table for the manifest; fill it with `namesUpTo` or `allNames`. */
   nameTable(manifest) {
-    return new NameTable(nameFiles(manifest));
+    return new NameTable(nameFiles(manifest), manifest.palette);
   }
 
   /** Fetch name file `i` of `table` into it. */
