@@ -424,7 +424,7 @@ async function flamesiteRun(browser, url) {
   const first = await page.evaluate(() => {
     const nav = performance.getEntriesByType("navigation")[0];
     const fcp = performance.getEntriesByName("first-contentful-paint")[0];
-    const man = performance.getEntriesByType("resource").find((e) => e.name.endsWith("/manifest.json"));
+    const man = performance.getEntriesByType("resource").find((e) => /\/manifest\.json(\.gz)?$/.test(e.name));
     return {
       mark: performance.getEntriesByName("flamesite:painted")[0].startTime,
       html: nav.responseEnd,
@@ -432,7 +432,7 @@ async function flamesiteRun(browser, url) {
       load: nav.loadEventEnd,
       fcp: fcp ? fcp.startTime : NaN,
       manifest: man ? man.responseEnd : NaN,
-      manifestCount: performance.getEntriesByType("resource").filter((e) => e.name.endsWith("/manifest.json")).length,
+      manifestCount: performance.getEntriesByType("resource").filter((e) => /\/manifest\.json(\.gz)?$/.test(e.name)).length,
     };
   });
   Object.assign(r, { first });

@@ -214,7 +214,7 @@ describe("nginx serves the built site under /perf/", () => {
       await done();
       const log = own.requests();
       assert.deepEqual(log.filter((e) => e.status >= 400), [], "no 4xx/5xx in nginx's access log");
-      for (const p of ["", `p/${r.slug}/`, "static/main.js", `p/${r.slug}/g/samples/manifest.json`]) {
+      for (const p of ["", `p/${r.slug}/`, "static/main.js", `p/${r.slug}/g/samples/manifest.json.gz`]) {
         assert.ok(log.some((e) => e.path === `${PREFIX}${p}` && e.status === 200), `nginx served ${PREFIX}${p}: ${JSON.stringify(log)}`);
       }
       // What a static host has to get right: the types, the folder redirects, the sub-path.

@@ -29,7 +29,8 @@ const ARGS = CHROMIUM_ARGS;
 const ROW_H = 18;
 const HOSTILE_FILE = `<img src=x onerror=alert(1)>.folded`;
 // The page script's modules that main.js loads when first used (or once idle after the first paint).
-const LAZY = ["query.js", "search.js", "table.js", "nav.js", "export.js", "sandwichview.js", "sandwich.js"];
+// (diff.js too, on a plain graph's page: only a differential graph needs it.)
+const LAZY = ["query.js", "search.js", "table.js", "nav.js", "export.js", "sandwichview.js", "sandwich.js", "diff.js"];
 
 
 const BIG = bigProfile();
@@ -272,16 +273,16 @@ describe("the page", () => {
     // The HTML preloads the manifest and the first view's files (the class-0 chunks of the
     // first 60 rows and their name files), so those start before any script runs.
     const early = data.filter((r) => r.start < marks[0]).map((r) => r.name);
-    assert.deepEqual(early.sort(), [dataUrl() + "manifest.json", ...nameFiles, ...want].sort(), "before the first paint: nothing else");
+    assert.deepEqual(early.sort(), [dataUrl() + "manifest.json.gz", ...nameFiles, ...want].sort(), "before the first paint: nothing else");
     const html = await (await fetch(`${site.url}p/big/`)).text();
     const preloads = [...html.matchAll(/<link rel="preload" href="([^"]+)" as="fetch" crossorigin="anonymous">/g)].map((m) => new URL(m[1].replace(/&#x2F;/g, "/"), `${site.url}p/big/`).href);
-    assert.deepEqual(preloads.sort(), [dataUrl() + "manifest.json", ...nameFiles, ...want].sort(), "the page preloads what its first view needs");
+    assert.deepEqual(preloads.sort(), [dataUrl() + "manifest.json.gz", ...nameFiles, ...want].sort(), "the page preloads what its first view needs");
     // After the first paint, while idle: the other name files (a first search reads every
     // name), and still no fine chunk and no search bucket.
     assert.deepEqual([...st.namesLoaded].sort(), manifest.names.map((n) => dataUrl() + n.file).sort());
     assert.deepEqual(
       data.map((r) => r.name).sort(),
-      [dataUrl() + "manifest.json", ...manifest.names.map((n) => dataUrl() + n.file), ...want].sort(),
+      [dataUrl() + "manifest.json.gz", ...manifest.names.map((n) => dataUrl() + n.file), ...want].sort(),
       "nothing else of the graph is fetched: no fine chunk, no search bucket",
     );
     for (const r of data.filter((r) => !early.includes(r.name))) assert.ok(r.start > marks[0], `${r.name} after the first paint`);
@@ -1384,7 +1385,10 @@ describe("the page", () => {
       assert.match(await n.page.locator("#fs-matched").textContent(), /name table could not be loaded/);
       assert.ok((await n.page.locator("#fs-error").textContent()).includes(lastNames));
       await n.done();
-      // Without a manifest, the page says the graph could not be loaded.
+      // Without a manifest (neither the packed one the page reads first nor manifest.json,
+      // which it reads when the packed one is missing), the page says the graph could not be
+      // loaded.
+      fs.rmSync(path.join(broken, "p/big/g/samples/manifest.json.gz"));
       fs.rmSync(path.join(broken, "p/big/g/samples/manifest.json"));
       const m = await openPage(`${site4.url}p/big/`, { allowErrors: true });
       assert.match(await m.page.locator("#fs-error").textContent(), /Could not load this graph: manifest\.json: could not be fetched \(HTTP 404/);

@@ -1,32 +1,14 @@
-// Differential graphs (comparisons of two runs, and two-count folded profiles): the colour of a
-// change, what a frame's tooltip says, and the values a search matched before and after. Pure
+// Differential graphs (comparisons of two runs, and two-count folded profiles): what a frame's
+// tooltip says, and the values a search matched before and after. Pure
 // functions: node's test runner checks them. The colour rule is src/graph/diff.rs's `color`.
 
 import { formatValue, formatPercent } from "./format.js";
 import { idsOf, unionWidth } from "./fetch.js";
 
-const NEUTRAL = [224, 224, 224];
-const GREW = [220, 38, 30];
-const SHRANK = [38, 96, 220];
-
-/** 0xRRGGBB of a change `delta` on a scale where `scale` (> 0) is full colour. */
-export function diffRgb(delta, scale) {
-  const i = scale > 0 ? Math.min(1, Math.abs(delta) / scale) : 0;
-  const to = delta > 0 ? GREW : SHRANK;
-  const ch = (k) => Math.round(NEUTRAL[k] + (to[k] - NEUTRAL[k]) * i);
-  return (ch(0) << 16) | (ch(1) << 8) | ch(2);
-}
-
-/** Share of `v` in `of`, 0 when `of` is 0. */
-const share = (v, of) => (of > 0 ? v / of : 0);
-
-/**
- * The change of a frame with totals `before` and `after`, in runs of totals `tb` and `ta`: in
- * percentage points of the share (`measure` "share") or in value ("abs").
- */
-export function frameDelta(before, after, tb, ta, measure) {
-  return measure === "abs" ? after - before : 100 * (share(after, ta) - share(before, tb));
-}
+// The colour of a change is drawn with the first view (draw.js): it lives in palette.js, so that
+// a plain graph's page does not load this module before its first paint.
+import { diffRgb, frameDelta } from "./palette.js";
+export { diffRgb, frameDelta };
 
 /** `+1.23 pp` / `−0.40 pp` (U+2212), two decimals. */
 export function formatPoints(p) {

@@ -9,8 +9,7 @@
 // as canvas text (never HTML), cut with an ellipsis to fit their box.
 
 import { MIN_PX, elidedSpans, pixelValue, rowY, rowsInRange, visibleDepths, xOf } from "./layout.js";
-import { diffRgb, frameDelta } from "./diff.js";
-import { nameColor } from "./palette.js";
+import { diffRgb, frameDelta, nameColor } from "./palette.js";
 
 export const FONT_PX = 12;
 export const FONT = `${FONT_PX}px ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace`;

@@ -570,12 +570,19 @@ export class GraphSource {
   }
 
   /**
-   * The graph's manifest, of a comparison in `layout`: from the one folder of a version 8
+   * The graph's manifest (`manifest.json.gz`, or of a graph older than version 9, which has
+   * none, `manifest.json`), of a comparison in `layout`: from the one folder of a version 8
    * graph (layoutView), or, of an older one, from the layout's own folder (its `diff.layouts`),
    * which this source then reads its files from.
    */
   manifest() {
-    return this.get("manifest.json", "json", (m) => checkManifest(m)).then((m) => {
+    const packed = this.get("manifest.json.gz", "json", (m) => checkManifest(m, "manifest.json.gz")).catch((e) => {
+      // A graph written before version 9 has only manifest.json: not a failure of the page.
+      if (!(e instanceof GraphError && e.message.includes("HTTP 404"))) throw e;
+      this.errors = this.errors.filter((x) => x !== e);
+      return this.get("manifest.json", "json", (m) => checkManifest(m));
+    });
+    return packed.then((m) => {
       const folder = m.diff && m.diff.layout !== this.layout && m.diff.layouts ? m.diff.layouts[this.layout] : undefined;
       if (typeof folder === "string" && folder !== "") {
         this.base = new URL(folder, this.base).href;

@@ -11,7 +11,6 @@ import { MIN_PX, depthAtY, elidedAt, frameAt, frameInfo, frameStartingAt, frames
 import { FONT, Palette } from "./draw.js";
 import { describeElided, describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
 import { Tooltip, copyText } from "./ui.js";
-import { describeDiffFrame, legendText, sideLabel, sidesOf } from "./diff.js";
 import { UrlState, isStateFragment, sameZoom } from "./state.js";
 import { FetchPlan, zoomChunks } from "./plan.js";
 import { Painter } from "./paint.js";
@@ -78,6 +77,7 @@ class Viewer {
     this.input = $("fs-search");
     this.select = $("fs-graph");
     this.isDiffPage = !!$("fs-layout");
+    this.diff = null; // diff.js, once a differential graph is shown
     this.graphs = [...this.select.options].map((o) => ({
       name: o.dataset.name,
       unit: o.dataset.unit,
@@ -432,13 +432,13 @@ class Viewer {
       b.setAttribute("aria-pressed", String(b.dataset.measure === this.st.measure));
     }
     const m = this.g && this.g.manifest;
-    const sides = sidesOf(m && m.diff);
+    const sides = this.diff ? this.diff.sidesOf(m && m.diff) : {};
     for (const b of document.querySelectorAll("#fs-layout button[data-layout]")) {
       b.setAttribute("aria-pressed", String(b.dataset.layout === this.st.layout));
       // What the two counts are: two runs, or a CPI graph's instructions and cycles.
       const side = sides[b.dataset.layout];
       if (side) {
-        b.textContent = sideLabel(side);
+        b.textContent = this.diff.sideLabel(side);
         b.title = `Widths of ${side} alone`;
       }
     }
@@ -452,7 +452,7 @@ class Viewer {
     const node = $("fs-legend-text");
     const m = this.g && this.g.manifest;
     if (!node) return;
-    node.textContent = m && m.diff ? legendText(m.diff, this.st.measure, m.unit, m.decimals || 0) : "";
+    node.textContent = m && m.diff && this.diff ? this.diff.legendText(m.diff, this.st.measure, m.unit, m.decimals || 0) : "";
   }
 
   /** The palette in use: the link's (`p`), else the build's (the manifest's), else `hot`. */
@@ -464,10 +464,10 @@ class Viewer {
   /** Of a differential graph: { tb, ta, unit } (its two totals), else null. */
   diffTotals() {
     const m = this.g && this.g.manifest;
-    if (!m || !m.differential) return null;
+    if (!m || !m.differential || !this.diff) return null;
     const tb = m.diff ? m.diff.total_before : m.total_before;
     const ta = m.diff ? m.diff.total_after : m.total;
-    return { tb, ta, unit: m.unit, decimals: m.decimals || 0, sides: sidesOf(m.diff) };
+    return { tb, ta, unit: m.unit, decimals: m.decimals || 0, sides: this.diff.sidesOf(m.diff) };
   }
 
   /** Write the state to the URL: a zoom or a search is a new history entry (state.js). */
@@ -519,7 +519,12 @@ class Viewer {
     this.applyControls();
     this.showStatus();
     try {
+      // The words of a differential graph (diff.js): asked for with the manifest on a
+      // comparison's page, after it for a two-count graph on a run's page; a plain graph's
+      // first paint does without.
+      const words = this.isDiffPage && !this.diff ? import("./diff.js") : null;
       const manifest = await source.manifest();
+      if (manifest.differential && !this.diff) this.diff = await (words || import("./diff.js"));
       if (seq !== this.loadSeq) return;
       this.g.manifest = manifest;
       this.g.firstBy = performance.now() + FIRST_VIEW_WAIT;
@@ -777,7 +782,7 @@ class Viewer {
   describe(f) {
     const d = this.diffTotals();
     if (f.elided) return describeElided(f, this.graphFacts(), !!d);
-    if (d && f.afterTotal !== undefined) return { name: f.name, facts: [...describeDiffFrame(f, d), `depth ${f.depth}`] };
+    if (d && f.afterTotal !== undefined) return { name: f.name, facts: [...this.diff.describeDiffFrame(f, d), `depth ${f.depth}`] };
     return describeFrame(f, this.graphFacts());
   }
 

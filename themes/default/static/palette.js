@@ -1,7 +1,8 @@
 // Names' colours on the page, by the rules of docs/FORMAT.md ("Colours"), which the build's
 // name files follow too (src/graph/color.rs): so the page can show any palette whatever the
 // build chose, and a name has the same colour in both. Both are tested against the same
-// vectors, tests/data/colors/colors.txt. Pure functions: node's test runner imports this file.
+// vectors, tests/data/colors/colors.txt. And the colour of a change in a differential graph,
+// which the first paint draws with. Pure functions: node's test runner imports this file.
 
 /** The palettes of names' colours (docs/FORMAT.md); the page adds `self` and `total`. */
 export const NAME_PALETTES = ["hot", "module", "lang", "blue"];
@@ -77,4 +78,29 @@ export function nameColor(name, palette) {
     default:
       return rgb(ch(200, 55, b3), ch(40, 70, b1), ch(40, 40, b2));
   }
+}
+
+// The colour of a change in a differential graph (src/graph/diff.rs's `color`).
+
+const NEUTRAL = [224, 224, 224];
+const GREW = [220, 38, 30];
+const SHRANK = [38, 96, 220];
+
+/** 0xRRGGBB of a change `delta` on a scale where `scale` (> 0) is full colour. */
+export function diffRgb(delta, scale) {
+  const i = scale > 0 ? Math.min(1, Math.abs(delta) / scale) : 0;
+  const to = delta > 0 ? GREW : SHRANK;
+  const ch = (k) => Math.round(NEUTRAL[k] + (to[k] - NEUTRAL[k]) * i);
+  return (ch(0) << 16) | (ch(1) << 8) | ch(2);
+}
+
+/** Share of `v` in `of`, 0 when `of` is 0. */
+const share = (v, of) => (of > 0 ? v / of : 0);
+
+/**
+ * The change of a frame with totals `before` and `after`, in runs of totals `tb` and `ta`: in
+ * percentage points of the share (`measure` "share") or in value ("abs").
+ */
+export function frameDelta(before, after, tb, ta, measure) {
+  return measure === "abs" ? after - before : 100 * (share(after, ta) - share(before, tb));
 }
