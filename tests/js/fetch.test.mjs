@@ -2,7 +2,7 @@ import { test } from "node:test";
 import { gzipSync } from "node:zlib";
 import assert from "node:assert/strict";
 import { GraphError, GraphSource, NameTable, checkManifest, checkNames, chunkWidths, decodeChunk, decodeSearch, idsOf, layoutView, nameIntervals, unionWidth } from "../../themes/default/static/fetch.js";
-import { buildGraph, chunkBytes, diffSearchBytes, diffTable, frameTable, memoryFetch, parseFolded, searchBytes } from "./helpers.mjs";
+import { buildGraph, chunkBytes, diffSearchBytes, diffTable, frameTable, memoryFetch, parseFolded, rng, searchBytes } from "./helpers.mjs";
 import { hotColor, langColor } from "./colors.mjs";
 
 const FOLDED = "main;a;b 5\nmain;a 2\nmain;c 3\nother 1\n";
@@ -44,6 +44,64 @@ for (const values of ["u32", "f64"]) {
   });
 }
 
+for (const values of ["u32", "f64"]) {
+  test(`decodeChunk reads parents given as rows of the chunk (flag 8), ids from their parents' (${values} values)`, () => {
+    const t = frameTable(parseFolded(GAPPED));
+    const ids = t.name.map((_, i) => i);
+    const whole = chunkBytes(t, ids, 0, 4, { values, coded: t.total, parentRows: true });
+    assert.equal(new DataView(whole).getUint32(8, true) & 12, 12);
+    assert.deepEqual(columns(decodeChunk(whole)), columns(decodeChunk(chunkBytes(t, ids, 0, 4, { values }))));
+    // Depths 1 and 2 only: the parents of depth 1 are not in the chunk, and listed.
+    const some = ids.filter((i) => t.depth[i] >= 1 && t.depth[i] <= 2);
+    assert.deepEqual(columns(decodeChunk(chunkBytes(t, some, 1, 3, { values, coded: t.total, parentRows: true }))), columns(decodeChunk(chunkBytes(t, some, 1, 3, { values }))));
+    // Narrow frames without their siblings (a fine chunk): ids cannot all follow a sibling.
+    const narrow = ids.filter((i) => t.total[i] <= 2);
+    const lo = Math.min(...narrow.map((i) => t.depth[i]));
+    const hi = Math.max(...narrow.map((i) => t.depth[i])) + 1;
+    assert.deepEqual(columns(decodeChunk(chunkBytes(t, narrow, lo, hi, { values, coded: t.total, parentRows: true }))), columns(decodeChunk(chunkBytes(t, narrow, lo, hi, { values }))));
+  });
+}
+
+test("parents as rows: random graphs and random parts of them read back as written", () => {
+  const random = rng(11);
+  for (let round = 0; round < 40; round++) {
+    const lines = [];
+    for (let k = 0; k < 1 + Math.floor(random() * 30); k++) {
+      const depth = 1 + Math.floor(random() * 6);
+      lines.push(`${Array.from({ length: depth }, () => "abcd"[Math.floor(random() * 4)]).join(";")} ${1 + Math.floor(random() * 9)}`);
+    }
+    const t = frameTable(parseFolded(lines.join("\n") + "\n"));
+    const all = t.name.map((_, i) => i);
+    const part = all.filter(() => random() < 0.6);
+    if (part.length === 0) continue;
+    const lo = Math.min(...part.map((i) => t.depth[i]));
+    const hi = Math.max(...part.map((i) => t.depth[i])) + 1;
+    const want = columns(decodeChunk(chunkBytes(t, part, lo, hi)));
+    assert.deepEqual(columns(decodeChunk(chunkBytes(t, part, lo, hi, { coded: t.total, parentRows: true }))), want, lines.join(" / "));
+  }
+});
+
+test("parents as rows: a parent that is not a row before, or a list that does not match, is refused", () => {
+  const t = frameTable(parseFolded(GAPPED));
+  const ids = t.name.map((_, i) => i);
+  const good = chunkBytes(t, ids, 0, 4, { coded: t.total, parentRows: true });
+  const n = ids.length;
+  const a = 24 + 4 * 5 + 4; // header, row index of 5 entries, padded to 8
+  const parents = a + 3 * 4 * n + 4 * n; // the parent column, in byte planes
+  // Row 2's parent made row 5 (not before it): its code's low byte.
+  const ahead = good.slice(0);
+  new Uint8Array(ahead)[parents + 2] = 5;
+  assert.throws(() => decodeChunk(ahead, "c/0-0.bin.gz"), /c\/0-0\.bin\.gz: row 2's parent is not a row before it/);
+  // One more parent listed than rows that need one.
+  const more = new Uint8Array(good.byteLength + 4);
+  more.set(new Uint8Array(good));
+  const end = a + 3 * 4 * n + 12 * n;
+  new DataView(more.buffer).setUint32(end, new DataView(good).getUint32(end, true) + 1, true);
+  assert.throws(() => decodeChunk(more.buffer, "c/0-0.bin.gz"), /lists 2 parents outside it, and 1 rows have one/);
+  // Cut short.
+  assert.throws(() => decodeChunk(good.slice(0, good.byteLength - 2), "c/0-0.bin.gz"), /truncated or corrupt/);
+});
+
 test("decodeChunk reads a comparison's coded chunk, its gaps after the layout's widths", () => {
   const t = frameTable(parseFolded(GAPPED));
   const ids = t.name.map((_, i) => i);
@@ -53,6 +111,7 @@ test("decodeChunk reads a comparison's coded chunk, its gaps after the layout's 
   const plain = decodeChunk(chunkBytes(t, ids, 0, 4, { diff, version: 5 }), "c", widths);
   const c = decodeChunk(chunkBytes(t, ids, 0, 4, { diff, version: 5, coded: t.total }), "c", widths);
   assert.deepEqual(columns(c), columns(plain));
+  assert.deepEqual(columns(decodeChunk(chunkBytes(t, ids, 0, 4, { diff, version: 5, coded: t.total, parentRows: true }), "c", widths)), columns(plain));
   assert.deepEqual([...c.offset], ids.map((i) => t.offset[c.id[i]]));
 });
 
@@ -137,8 +196,11 @@ test("a source of an older comparison reads the layout from its own folder", asy
 test("decodeChunk and decodeSearch refuse flags they do not know and coded files of old versions", () => {
   const t = frameTable(parseFolded(GAPPED));
   const bytes = chunkBytes(t, [0, 1, 5], 0, 2, { coded: t.total });
-  new DataView(bytes).setUint32(8, 2 | 4 | 8, true);
-  assert.throws(() => decodeChunk(bytes, "c/0-0.bin.gz"), /c\/0-0\.bin\.gz: has flags 14 this page does not know/);
+  new DataView(bytes).setUint32(8, 2 | 4 | 16, true);
+  assert.throws(() => decodeChunk(bytes, "c/0-0.bin.gz"), /c\/0-0\.bin\.gz: has flags 22 this page does not know/);
+  // Parents as rows (8) only in coded columns (4).
+  new DataView(bytes).setUint32(8, 2 | 8, true);
+  assert.throws(() => decodeChunk(bytes, "c/0-0.bin.gz"), /has flags 10 this page does not know/);
   assert.throws(() => decodeChunk(chunkBytes(t, [0, 1, 5], 0, 2, { version: 1, coded: t.total })), /version 1 with coded columns/);
   const per = [[], [[0, 5], [9, 12]], [[3, 4]]];
   const s = searchBytes(per, 0, 3, { coded: true });

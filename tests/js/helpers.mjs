@@ -79,7 +79,7 @@ const pad8 = (x) => (x + 7) & ~7;
  * `layouts` (version 6, coded): `{ after: [offsets, widths], before: [offsets, widths] }` by
  * id, whose gaps follow the union's offsets.
  */
-export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null, layouts = null } = {}) {
+export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null, layouts = null, parentRows = false } = {}) {
   const narrow = version >= 2 && values === "u32";
   const w = narrow ? 4 : 8;
   const rows = [...ids].sort((a, b) => t.depth[a] - t.depth[b] || t.offset[a] - t.offset[b] || a - b);
@@ -88,11 +88,32 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
   const a = pad8(24 + 4 * m);
   // Version 4 (a comparison): the before and after columns instead of the widths.
   const fcols = layouts ? 7 : diff ? 5 : 3;
-  const buf = new ArrayBuffer(a + w * fcols * n + 12 * n);
+  // With parentRows (docs/FORMAT.md "Coded columns"): each parent as the row it is in the chunk,
+  // counted from the row of the parent before, or 0xFFFFFFFF and listed after the columns when
+  // it is not in the chunk; each id from the row before's (same parent) or from its parent's.
+  const outside = [];
+  let parentCodes = null;
+  let idCodes = null;
+  if (parentRows) {
+    const rowOf = new Map(rows.map((r, i) => [r, i]));
+    let lastRow = 0;
+    parentCodes = rows.map((r, i) => {
+      const j = rowOf.get(t.parent[r]);
+      if (j !== undefined && j < i && j >= lastRow) {
+        const code = j - lastRow;
+        lastRow = j;
+        return code;
+      }
+      outside.push(t.parent[r] >>> 0);
+      return 0xffffffff;
+    });
+    idCodes = rows.map((r, i) => (i > 0 && t.parent[rows[i - 1]] === t.parent[r] ? r - rows[i - 1] : r - t.parent[r]) >>> 0);
+  }
+  const buf = new ArrayBuffer(a + w * fcols * n + 12 * n + (parentRows ? 4 + 4 * outside.length : 0));
   const dv = new DataView(buf);
   for (let i = 0; i < 4; i++) dv.setUint8(i, magic.charCodeAt(i));
   dv.setUint32(4, version, true);
-  dv.setUint32(8, (diff ? 1 : 0) | (narrow ? 2 : 0) | (coded ? 4 : 0), true);
+  dv.setUint32(8, (diff ? 1 : 0) | (narrow ? 2 : 0) | (coded ? 4 : 0) | (parentRows ? 8 : 0), true);
   dv.setUint32(12, n, true);
   dv.setUint32(16, depthLo, true);
   dv.setUint32(20, depthHi, true);
@@ -110,6 +131,7 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
     cols[0] = gaps(t.offset, coded);
     if (layouts) cols.splice(1, 0, gaps(...layouts.after), gaps(...layouts.before));
     for (const c of [0, 1]) ints[c] = ints[c].map((v, i) => (i > 0 ? (v - ints[c][i - 1]) >>> 0 : v));
+    if (parentRows) [ints[0], ints[1]] = [idCodes, parentCodes];
   }
   // One value of `width` bytes at byte `at` of the file; with `coded`, byte k of value i of a
   // column of n values starting at `base` goes to base + k · n + i (its byte planes).
@@ -128,6 +150,15 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
   for (const col of ints) {
     col.forEach((v, i) => put(at, i, 4, v));
     at += 4 * n;
+  }
+  if (parentRows) {
+    // The parents outside the chunk: their count, then each as its step from the one before,
+    // in byte planes.
+    dv.setUint32(at, outside.length, true);
+    const steps = outside.map((p, k) => (k > 0 ? p - outside[k - 1] : p) >>> 0);
+    steps.forEach((v, k) => {
+      for (let b = 0; b < 4; b++) bytes[at + 4 + b * steps.length + k] = (v >>> (8 * b)) & 255;
+    });
   }
   return buf;
 }

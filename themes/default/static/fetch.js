@@ -48,6 +48,8 @@ const pad8 = (x) => (x + 7) & ~7;
 
 /** Flag of a chunk or search file whose columns are coded (docs/FORMAT.md "Coded columns"). */
 const CODED = 4;
+/** Flag of a coded chunk whose parents are rows of the chunk (parentsFromRows). */
+const PARENT_ROWS = 8;
 
 /**
  * A copy of `buf` whose columns, `widths[i]` bytes per value and `n` values each from byte
@@ -73,6 +75,38 @@ export function joinPlanes(buf, at, n, widths) {
 /** Each entry of `col` (a Uint32Array of steps, the first from 0) replaced by the running sum, modulo 2^32. */
 export function addUp(col) {
   for (let i = 1; i < col.length; i++) col[i] += col[i - 1];
+}
+
+/** In a chunk with PARENT_ROWS, the parent code of a row whose parent is not in the chunk. */
+const OUTSIDE = 0xffffffff;
+
+/**
+ * The ids and parents of a chunk with PARENT_ROWS (docs/FORMAT.md "Coded columns"), in place:
+ * a parent code is the step from the row of the parent before, or OUTSIDE, whose id is the
+ * next of `listed` (steps from the one before); an id code is the step from the row before's
+ * id when both rows have the same parent, else from the parent's id.
+ */
+export function parentsFromRows(id, parent, listed, file = "chunk") {
+  let lastRow = 0;
+  let next = 0;
+  let lastOutside = 0;
+  for (let i = 0; i < id.length; i++) {
+    const code = parent[i];
+    let p;
+    if (code === OUTSIDE) {
+      if (next >= listed.length) throw new GraphError(file, "has more rows with a parent outside it than it lists");
+      lastOutside = (lastOutside + listed[next++]) >>> 0;
+      p = lastOutside;
+    } else {
+      lastRow += code;
+      if (lastRow >= i) throw new GraphError(file, `row ${i}'s parent is not a row before it`);
+      p = id[lastRow];
+    }
+    const from = i > 0 && parent[i - 1] === p ? id[i - 1] : p;
+    id[i] = (from + id[i]) >>> 0;
+    parent[i] = p;
+  }
+  if (next !== listed.length) throw new GraphError(file, `lists ${listed.length} parents outside it, and ${next} rows have one`);
 }
 
 /**
@@ -150,9 +184,10 @@ function deriveWidths(c, layout, tb, ta) {
 export function decodeChunk(data, file = "chunk", widths = null) {
   let buf = alignedBuffer(data);
   const [version, flags, n, depthLo, depthHi] = header(buf, file, "FSCH");
-  if (flags & ~(1 | 2 | CODED)) throw new GraphError(file, `has flags ${flags} this page does not know`);
+  if (flags & ~(1 | 2 | CODED | PARENT_ROWS) || (flags & (CODED | PARENT_ROWS)) === PARENT_ROWS) throw new GraphError(file, `has flags ${flags} this page does not know`);
   const diff = (flags & 1) !== 0;
   const coded = (flags & CODED) !== 0;
+  const parentRows = (flags & PARENT_ROWS) !== 0;
   const w = version >= 2 && (flags & 2) !== 0 ? 4 : 8; // bytes per value
   if (depthHi < depthLo) throw new GraphError(file, `depth range ${depthLo}..${depthHi} is reversed`);
   const rows = depthHi - depthLo + 1;
@@ -165,13 +200,17 @@ export function decodeChunk(data, file = "chunk", widths = null) {
   const layouts = diff && version >= 6;
   if (derived && !widths) throw new GraphError(file, "is a comparison's chunk, read without its manifest's layout and totals");
   const fcols = layouts ? 7 : derived ? 5 : withAfter ? 7 : diff ? 5 : 3;
-  const expected = a + w * fcols * n + 12 * n;
-  if (buf.byteLength !== expected) {
+  const columnsEnd = a + w * fcols * n + 12 * n;
+  // With PARENT_ROWS, the parents outside the chunk follow: their count, then them.
+  const outside = parentRows && buf.byteLength >= columnsEnd + 4 ? new DataView(buf).getUint32(columnsEnd, true) : 0;
+  const expected = parentRows ? columnsEnd + 4 + 4 * outside : columnsEnd;
+  if (buf.byteLength !== expected || outside > n) {
     throw new GraphError(file, `is ${buf.byteLength} bytes, expected ${expected} for ${n} frames (truncated or corrupt)`);
   }
   if (version === 6 && !(diff && coded)) throw new GraphError(file, "is a chunk of version 6 that is not a comparison's with coded columns");
   if (coded && !(diff ? version >= 5 : version === 2)) throw new GraphError(file, `is a chunk of version ${version} with coded columns`);
   if (coded) buf = joinPlanes(buf, a, n, [...Array(fcols).fill(w), 4, 4, 4]);
+  const listed = parentRows ? joinPlanes(buf.slice(columnsEnd + 4), 0, outside, [4]) : null;
   const rowStart = u32s(buf, 24, rows);
   if (rowStart[0] !== 0 || rowStart[rows - 1] !== n) throw new GraphError(file, "row index does not cover the frames");
   for (let i = 1; i < rows; i++) {
@@ -199,10 +238,14 @@ export function decodeChunk(data, file = "chunk", widths = null) {
   const c = { n, depthLo, depthHi, rowStart, offset, total, self, beforeTotal, beforeSelf, afterTotal, afterSelf, id, parent, name, diff };
   if (derived) [c.total, c.self] = deriveWidths(c, widths.layout, widths.tb, widths.ta);
   if (coded) {
-    // Ids and parents are steps from the row before; an offset is the gap from the end of the
-    // frame before it at its depth (the first of a depth is itself).
-    addUp(id);
-    addUp(parent);
+    // Ids and parents are steps from the row before (or, with PARENT_ROWS, parents are rows of
+    // the chunk and ids follow from them: parentsFromRows); an offset is the gap from the end
+    // of the frame before it at its depth (the first of a depth is itself).
+    if (parentRows) parentsFromRows(id, parent, new Uint32Array(listed), file);
+    else {
+      addUp(id);
+      addUp(parent);
+    }
     for (let d = 0; d + 1 < rows; d++) {
       for (let r = rowStart[d] + 1; r < rowStart[d + 1]; r++) offset[r] += offset[r - 1] + c.total[r - 1];
     }
