@@ -7,7 +7,8 @@
 # cannot be, this stops and names them. The object storage tests (tests/bucket.rs) run against
 # a real S3 server on loopback, s3s-fs, which is installed from crates.io into target/tools
 # when it is not on the PATH (or named by FLAMESITE_S3_SERVER); the Azure tests (tests/azure.rs)
-# against Azurite, the Azure Storage emulator, installed from npm into tests/azure.
+# against Azurite, the Azure Storage emulator, installed from npm into tests/azure; some
+# reliability tests inject faults with strace (Debian's package, installed when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +34,14 @@ if [ -z "${FLAMESITE_S3_SERVER:-}" ]; then
   fi
 fi
 export FLAMESITE_S3_SERVER
+
+echo "== preparing the crash tests (strace, which injects faults into a build's system calls)" >&2
+if ! command -v strace >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null
+  fi
+  command -v strace >/dev/null || { echo "error: strace is not installed (Debian package: strace); the reliability tests inject faults with it" >&2; exit 1; }
+fi
 
 echo "== preparing the Azure tests (Azurite, the Azure Storage emulator, from npm)" >&2
 if [ ! -x tests/azure/node_modules/.bin/azurite-blob ]; then

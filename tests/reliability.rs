@@ -1218,3 +1218,120 @@ fn a_damaged_file_is_reported_by_the_reader_its_name_calls_for() {
     assert!(line.contains("unknown profile format (tried: "), "{line}");
     assert!(out.join("p/ok/index.html").is_file());
 }
+
+/// strace, which the test command installs (Debian's package): the crash tests inject faults
+/// into the build's system calls with it.
+fn strace() -> PathBuf {
+    let found = std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join("strace")).find(|f| f.is_file()));
+    found.unwrap_or_else(|| panic!("strace is not installed (Debian package: strace); scripts/test.sh installs it"))
+}
+
+/// Runs `flamesite build --input IN --output OUT -j 1` (and `extra`) in `dir` under strace
+/// with `options`; strace writes what it saw to `log`. Returns whether the build exited 0.
+fn traced_build(dir: &Path, options: &[&str], log: &Path, extra: &[&str]) -> bool {
+    let o = Command::new(strace())
+        .args(["-f", "-qq", "-y", "-o"])
+        .arg(log)
+        .args(options)
+        .arg(bin())
+        .args(["build", "--input", "in", "--output", "out", "-j", "1"])
+        .args(extra)
+        .current_dir(dir)
+        .output()
+        .expect("strace runs");
+    o.status.success()
+}
+
+/// A published site of two runs in `dir` (`in/`, `out/`), then a third run added to its
+/// profiles, to be published by the next build.
+fn site_with_a_run_to_add(dir: &Path) {
+    for day in 1..=2u64 {
+        write(&dir.join(format!("in/api/2026-01-0{day}.folded")), &profile(day, 60));
+    }
+    let o = run(dir, &["build", "--input", "in", "--output", "out", "-j", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    write(&dir.join("in/api/2026-01-03.folded"), &profile(3, 60));
+}
+
+/// The system calls of `log` (strace's), each on one line.
+fn calls(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log).unwrap().lines().map(|l| l.splitn(2, ' ').nth(1).unwrap_or(l).trim().to_string()).collect()
+}
+
+#[test]
+fn a_new_site_is_on_disk_before_it_is_swapped_in_and_the_swap_before_the_state() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    site_with_a_run_to_add(dir);
+    let log = dir.join("strace.log");
+    assert!(traced_build(dir, &["-e", "trace=syncfs,fsync,renameat2,rename"], &log, &[]));
+    let calls = calls(&log);
+    let at = |what: &str, f: &dyn Fn(&String) -> bool| calls.iter().position(|c| f(c)).unwrap_or_else(|| panic!("no {what} in {calls:#?}"));
+    let swap = at("swap", &|c| c.starts_with("renameat2(") && c.contains("RENAME_EXCHANGE") && c.contains("\"out\""));
+    let flushed = at("syncfs of the staging folder", &|c| c.starts_with("syncfs(") && c.contains(".out.flamesite-next"));
+    let folder = calls.iter().enumerate().position(|(i, c)| i > swap && c.starts_with("fsync(") && c.contains(&format!("<{}>", dir.canonicalize().unwrap().display())));
+    let state = at("the state saved", &|c| c.starts_with("rename(") && c.contains("state.bin\""));
+    assert!(flushed < swap, "every file on disk before the swap: {calls:#?}");
+    let folder = folder.unwrap_or_else(|| panic!("no fsync of the output's parent folder after the swap: {calls:#?}"));
+    assert!(folder < state, "the swap on disk before the state says it happened: {calls:#?}");
+    assert!(dir.join("out/p/api/2026-01-03/index.html").is_file());
+}
+
+#[test]
+fn a_build_killed_between_the_renames_of_a_swap_without_an_atomic_exchange_is_put_back_by_the_next() {
+    // Where RENAME_EXCHANGE is not supported (NFS, FUSE, vfat: renameat2 fails with EINVAL, as
+    // strace makes it here), the swap is three renames: the old site aside, the new one in,
+    // the old one to the staging folder's place. Which rename of the build is which is read
+    // from a build of an identical site.
+    let no_exchange = "inject=renameat2:error=EINVAL";
+    let count = tempfile::tempdir().unwrap();
+    site_with_a_run_to_add(count.path());
+    let log = count.path().join("strace.log");
+    // strace injects only into the calls it traces, and `when` counts each thread's calls
+    // apart: the builds are made without the cache, whose entries and state other threads
+    // rename into place, so that the only renames are the swap's, in the thread that swaps.
+    assert!(traced_build(count.path(), &["-e", "trace=rename,renameat2", "-e", no_exchange], &log, &["--no-cache"]));
+    let lines: Vec<(String, String)> = std::fs::read_to_string(&log).unwrap().lines().filter_map(|l| l.split_once(' ')).map(|(p, c)| (p.to_string(), c.trim().to_string())).collect();
+    let swapper = &lines.iter().find(|(_, c)| c.contains("RENAME_EXCHANGE")).unwrap_or_else(|| panic!("{lines:#?}")).0;
+    let renames: Vec<&String> = lines.iter().filter(|(p, c)| p == swapper && c.starts_with("rename(")).map(|(_, c)| c).collect();
+    let new_in = renames.iter().position(|c| c.contains(".out.flamesite-next\", \"out\"")).unwrap_or_else(|| panic!("{renames:#?}"));
+    assert!(renames[new_in - 1].starts_with("rename(\"out\", ") && renames[new_in - 1].contains(".out.flamesite-old\""), "{renames:#?}");
+    // Killed before the new site goes in (no output folder then), and before the old one goes
+    // to the staging folder's place (the old site left aside).
+    for (kill_at, output_there) in [(new_in + 1, false), (new_in + 2, true)] {
+        let work = tempfile::tempdir().unwrap();
+        let dir = work.path();
+        site_with_a_run_to_add(dir);
+        let before = tree(&dir.join("out"));
+        let log = dir.join("strace.log");
+        let kill = format!("inject=rename:error=EIO:signal=KILL:when={kill_at}");
+        assert!(!traced_build(dir, &["-e", "trace=rename,renameat2", "-e", no_exchange, "-e", &kill], &log, &["--no-cache"]), "the build was killed");
+        let text = std::fs::read_to_string(&log).unwrap();
+        let threads: std::collections::BTreeSet<&str> = text.lines().filter(|l| l.contains(" rename(")).filter_map(|l| l.split(' ').next()).collect();
+        assert_eq!(threads.len(), 1, "only the swapping thread renames: {text}");
+        assert_eq!(dir.join("out").exists(), output_there, "kill at rename {kill_at}");
+        assert!(dir.join(".out.flamesite-old").is_dir(), "kill at rename {kill_at}: the old site is aside");
+        // The next build puts the old site back first: killed itself before its own swap (at
+        // the flush before it), it leaves the site as it was before the first kill.
+        let log = dir.join("strace-2.log");
+        assert!(!traced_build(dir, &["-e", "trace=syncfs", "-e", "inject=syncfs:error=EIO:signal=KILL"], &log, &[]), "the build was killed");
+        let now = tree(&dir.join("out"));
+        if output_there {
+            assert!(now.contains_key("p/api/2026-01-03/index.html"), "kill at rename {kill_at}: the new site stays");
+        } else {
+            assert_eq!(now, before, "kill at rename {kill_at}: the old site is back");
+        }
+        // Then a build (with the exchange, or without: both) publishes the new run.
+        let o = run(dir, &["build", "--input", "in", "--output", "out", "-j", "1"]);
+        assert!(o.status.success(), "kill at rename {kill_at}: {}", stderr(&o));
+        assert!(!dir.join(".out.flamesite-old").exists(), "kill at rename {kill_at}: the old site aside is cleaned up");
+        let after = tree(&dir.join("out"));
+        assert!(after.contains_key("p/api/2026-01-03/index.html"), "kill at rename {kill_at}: the new run is published");
+        assert!(before.keys().filter(|p| p.starts_with("p/api/2026-01-01/")).all(|p| after.contains_key(p)), "kill at rename {kill_at}");
+        // And the build after that publishes as usual, from a known staging folder.
+        write(&dir.join("in/api/2026-01-04.folded"), &profile(4, 60));
+        let o = run(dir, &["build", "--input", "in", "--output", "out", "-j", "1"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(dir.join("out/p/api/2026-01-04/index.html").is_file());
+    }
+}

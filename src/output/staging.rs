@@ -76,6 +76,7 @@ impl Staging {
             return Err(OutputError::Locked(target.to_path_buf()));
         }
         let dir = parent.join(sibling(".flamesite-next"));
+        recover_swap(target, &dir, &aside_of(&dir))?;
         // Leftovers of older versions' staging folders.
         if let Ok(entries) = fs::read_dir(&parent) {
             for e in entries.flatten() {
@@ -220,7 +221,13 @@ impl Staging {
             sweep_untouched(&self.dir, &touched)?;
         }
         drop(touched);
+        // Every file of the new site is on disk before it is swapped in, and the swap is on
+        // disk before the build state says so (as git and cargo fsync before their renames):
+        // after a power loss the output is the old site or the new one, never a site of empty
+        // files.
+        sync_file_system(&self.dir)?;
         swap(&self.dir, &self.target)?;
+        sync_folder(self.target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")))?;
         if !mirror {
             self.committed = true;
             return Ok(None);
@@ -318,8 +325,11 @@ fn swap(dir: &Path, target: &Path) -> Result<(), OutputError> {
     let err = |source: io::Error| OutputError::Io { path: target.to_path_buf(), source };
     if target.exists() {
         if exchange(dir, target).is_err() {
-            // No atomic exchange here: move the old site aside, then the new one in.
-            let aside = dir.with_extension("old");
+            // No atomic exchange here (NFS, FUSE, vfat): move the old site aside, then the new
+            // one in, then the old one to the staging folder's place. A build killed between
+            // two of these leaves the old site aside; the next one puts it back
+            // (`recover_swap`).
+            let aside = aside_of(dir);
             let _ = fs::remove_dir_all(&aside);
             fs::rename(target, &aside).map_err(err)?;
             fs::rename(dir, target).map_err(err)?;
@@ -329,6 +339,61 @@ fn swap(dir: &Path, target: &Path) -> Result<(), OutputError> {
         fs::rename(dir, target).map_err(err)?;
     }
     Ok(())
+}
+
+/// Where the swap without an atomic exchange puts the old site for a moment: beside the
+/// staging folder `dir` (`.NAME.flamesite-next` → `.NAME.flamesite-old`).
+fn aside_of(dir: &Path) -> PathBuf {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    dir.with_file_name(format!("{}-old", name.strip_suffix("-next").unwrap_or(&name)))
+}
+
+/// After a build killed in the middle of a swap without an atomic exchange (see [`swap`]),
+/// puts things back, under the build lock: with no output folder, the old site that was moved
+/// aside goes back to its place (the staging folder still holds the unpublished new site, which
+/// the next build, not knowing it, writes again); with no staging folder, the old site aside is
+/// the previous tree and becomes the staging folder. Older versions put it at `.NAME.old`.
+fn recover_swap(target: &Path, dir: &Path, aside: &Path) -> Result<(), OutputError> {
+    let legacy = dir.with_extension("old");
+    for aside in [aside, legacy.as_path()] {
+        if !fs::symlink_metadata(aside).is_ok_and(|m| m.is_dir()) || !is_flamesite_output(aside) {
+            continue;
+        }
+        if fs::symlink_metadata(target).is_err() {
+            fs::rename(aside, target).map_err(OutputError::at(target))?;
+        } else if fs::symlink_metadata(dir).is_err() {
+            fs::rename(aside, dir).map_err(OutputError::at(dir))?;
+        } else {
+            fs::remove_dir_all(aside).map_err(OutputError::at(aside))?;
+        }
+    }
+    Ok(())
+}
+
+/// Flushes to disk every file written on the file system that holds `dir` (`syncfs`: one call
+/// for the thousands of files a build writes, where an `fsync` each took a journal commit
+/// each).
+#[cfg(target_os = "linux")]
+fn sync_file_system(dir: &Path) -> Result<(), OutputError> {
+    use std::os::fd::AsRawFd;
+    let f = fs::File::open(dir).map_err(OutputError::at(dir))?;
+    // SAFETY: syncfs on a file descriptor we own.
+    if unsafe { libc::syncfs(f.as_raw_fd()) } != 0 {
+        return Err(OutputError::Io { path: dir.to_path_buf(), source: io::Error::last_os_error() });
+    }
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+fn sync_file_system(_dir: &Path) -> Result<(), OutputError> {
+    // SAFETY: sync has no arguments.
+    unsafe { libc::sync() };
+    Ok(())
+}
+
+/// Makes a rename in folder `dir` durable (`fsync` of the folder).
+fn sync_folder(dir: &Path) -> Result<(), OutputError> {
+    fs::File::open(dir).and_then(|f| f.sync_all()).map_err(OutputError::at(dir))
 }
 
 /// Makes `to` (which must not exist) the file `from`: a hard link, or a copy where links are
