@@ -215,6 +215,8 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
         let mut routes: Vec<Route> = Vec::new();
         // The route of the sample being read; None while its lines are left out.
         let mut current: Option<usize> = None;
+        // Whether a sample's stack is being read: from its first line to a blank line.
+        let mut in_stack = false;
         let mut left_out: BTreeMap<String, u64> = BTreeMap::new();
         let mut unreadable: u64 = 0;
         let mut line = Vec::with_capacity(256);
@@ -229,10 +231,22 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
             if line.len() as u64 > max_line {
                 return Err(format!("perf: line {number} is longer than limits.max_line_bytes ({max_line} bytes)"));
             }
-            // Stack lines start with whitespace and comments with '#': a sample starts anywhere else.
-            if line.first().is_some_and(|&b| !b.is_ascii_whitespace() && b != b'#') {
+            // Stack lines start with whitespace and comments with '#': a sample starts anywhere
+            // else, and a blank line ends one.
+            if line.iter().all(|b| b.is_ascii_whitespace()) {
+                in_stack = false;
+            } else if line.first().is_some_and(|&b| !b.is_ascii_whitespace() && b != b'#') {
                 let text = String::from_utf8_lossy(&line);
                 let Some(head) = EventLine::read(text.trim_end_matches(['\n', '\r'])) else {
+                    if in_stack {
+                        // Not a sample's first line inside a stack (perf's own messages,
+                        // addr2line's, land there): the stack's folder reads it as inferno
+                        // does (it passes over such a line and keeps the stack).
+                        if let Some(i) = current {
+                            routes[i].batch.extend_from_slice(&line);
+                        }
+                        continue;
+                    }
                     if routes.is_empty() && left_out.is_empty() {
                         return Err(format!(
                             "perf script: the first sample's line names no event (line {number}; expected `comm pid [time:] [period] event:`)"
@@ -242,6 +256,7 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
                     current = None;
                     continue;
                 };
+                in_stack = true;
                 current = match routes.iter().position(|r| r.event == head.event) {
                     Some(i) => Some(i),
                     None if routes.len() < MAX_PERF_EVENTS => {
@@ -505,6 +520,33 @@ mod tests {
         assert_eq!(first_perf_event(b"prog 2124 250000 cycles:u: \n"), Some(("cycles".into(), true)));
         assert_eq!(first_perf_event(b"V8 Worker 24636/25607 [000] 94564.109216: cycles:\n"), Some(("cycles".into(), false)));
         assert_eq!(first_perf_event(b"java 12688/12764 6544038.708352: 10101 cpu-clock:\n"), Some(("cpu-clock".into(), true)));
+    }
+
+    /// What inferno's perf folder (the library behind inferno-collapse-perf, with the options
+    /// flamesite gives it) prints for `text`, lines sorted.
+    fn inferno_folded(text: &str, event: &str) -> String {
+        let mut folder = perf::Folder::from(perf_options(&crate::config::PerfConfig::default(), event));
+        let mut out = Vec::new();
+        folder.collapse(text.as_bytes(), &mut out).unwrap();
+        let mut lines: Vec<String> = String::from_utf8(out).unwrap().lines().map(|l| format!("{l}\n")).collect();
+        lines.sort();
+        lines.concat()
+    }
+
+    #[test]
+    fn a_line_inside_a_stack_that_is_not_indented_is_read_as_inferno_reads_it() {
+        // perf's own messages (addr2line's, BFD's) land inside stacks when stderr goes to the
+        // same file: not indented, and not a sample's first line.
+        for message in ["addr2line: DWARF error: could not find variable specification at offset 0x1234", "BFD: Dwarf Error: found dwarf version '5'", "Warning:", "unwind: no map"] {
+            let text = format!(
+                "prog 2124 [001] 4401.9: 250000 cycles: \n\t1 leaf (/p)\n{message}\n\t2 mid (/p)\n\t3 main (/p)\n\n\
+                 prog 2124 [001] 4402.0: 250000 cycles: \n\t1 leaf (/p)\n\t3 main (/p)\n\n"
+            );
+            let d = decode_perf(&mut text.as_bytes(), &Config::default()).unwrap();
+            assert_eq!(folded_of(&d), inferno_folded(&text, "cycles"), "{message}");
+            assert!(folded_of(&d).contains("prog;main;mid;leaf 250000"), "{message}: {}", folded_of(&d));
+            assert!(!d.warnings.iter().any(|w| w.contains("names no event")), "{message}: {:?}", d.warnings);
+        }
     }
 
     #[test]
