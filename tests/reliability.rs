@@ -1255,7 +1255,7 @@ fn site_with_a_run_to_add(dir: &Path) {
 
 /// The system calls of `log` (strace's), each on one line.
 fn calls(log: &Path) -> Vec<String> {
-    std::fs::read_to_string(log).unwrap().lines().map(|l| l.splitn(2, ' ').nth(1).unwrap_or(l).trim().to_string()).collect()
+    std::fs::read_to_string(log).unwrap().lines().map(|l| l.split_once(' ').map_or(l, |x| x.1).trim().to_string()).collect()
 }
 
 #[test]
@@ -1266,7 +1266,7 @@ fn a_new_site_is_on_disk_before_it_is_swapped_in_and_the_swap_before_the_state()
     let log = dir.join("strace.log");
     assert!(traced_build(dir, &["-e", "trace=syncfs,fsync,renameat2,rename"], &log, &[]));
     let calls = calls(&log);
-    let at = |what: &str, f: &dyn Fn(&String) -> bool| calls.iter().position(|c| f(c)).unwrap_or_else(|| panic!("no {what} in {calls:#?}"));
+    let at = |what: &str, f: &dyn Fn(&String) -> bool| calls.iter().position(f).unwrap_or_else(|| panic!("no {what} in {calls:#?}"));
     let swap = at("swap", &|c| c.starts_with("renameat2(") && c.contains("RENAME_EXCHANGE") && c.contains("\"out\""));
     let flushed = at("syncfs of the staging folder", &|c| c.starts_with("syncfs(") && c.contains(".out.flamesite-next"));
     let folder = calls.iter().enumerate().position(|(i, c)| i > swap && c.starts_with("fsync(") && c.contains(&format!("<{}>", dir.canonicalize().unwrap().display())));
@@ -1334,4 +1334,47 @@ fn a_build_killed_between_the_renames_of_a_swap_without_an_atomic_exchange_is_pu
         assert!(o.status.success(), "{}", stderr(&o));
         assert!(dir.join("out/p/api/2026-01-04/index.html").is_file());
     }
+}
+
+#[test]
+fn an_output_made_read_only_by_its_owner_is_replaced_by_every_later_build() {
+    // Permissions do not hold root back: as root, the builds run as nobody (setpriv, from
+    // util-linux), in a folder that is nobody's.
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    for day in 1..=2u64 {
+        write(&dir.join(format!("in/api/2026-01-0{day}.folded")), &profile(day, 40));
+    }
+    let root = unsafe { libc::geteuid() } == 0;
+    let own = || {
+        if root {
+            let o = Command::new("chown").args(["-R", "65534:65534"]).arg(dir).output().expect("chown runs");
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        }
+    };
+    let build = || {
+        let mut c = if root {
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(bin());
+            c
+        } else {
+            Command::new(bin())
+        };
+        c.args(["build", "--input", "in", "--output", "out"]).current_dir(dir).output().expect("the build runs")
+    };
+    own();
+    let o = build();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The owner makes the published site read-only (files and folders).
+    let o = Command::new("chmod").args(["-R", "a-w", "out"]).current_dir(dir).output().unwrap();
+    assert!(o.status.success());
+    for day in 3..=6u64 {
+        write(&dir.join(format!("in/api/2026-01-0{day}.folded")), &profile(day, 40));
+        own();
+        let o = build();
+        assert!(o.status.success(), "day {day}: {}", stderr(&o));
+        assert!(dir.join(format!("out/p/api/2026-01-0{day}/index.html")).is_file(), "day {day}");
+    }
+    // Writable again, so that the temporary folder can go.
+    let _ = Command::new("chmod").args(["-R", "u+w"]).arg(dir).status();
 }

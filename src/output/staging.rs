@@ -91,6 +91,13 @@ impl Staging {
             let _ = fs::remove_file(&dir);
             fs::create_dir_all(&dir).map_err(OutputError::at(&dir))?;
         }
+        // The previous site, made read-only by its owner while it was published (`chmod -R
+        // a-w public`): this build's own folder again, so writable again.
+        if !writable(&dir) {
+            for e in walkdir::WalkDir::new(&dir).into_iter().flatten().filter(|e| e.file_type().is_dir()) {
+                let _ = let_owner_write(e.path());
+            }
+        }
         Ok(Staging {
             dir,
             target: target.to_path_buf(),
@@ -142,6 +149,28 @@ impl Staging {
     }
 
     fn put(&self, rel: &str, bytes: &[u8], compare: bool) -> Result<(), OutputError> {
+        self.retrying(rel, || self.put_once(rel, bytes, compare))
+    }
+
+    /// Runs `change` of the file at `rel`; when a folder on its way was made read-only (the
+    /// previous site, `chmod`ed while it was published), makes the folders from the staging
+    /// folder down to it writable again and runs it once more.
+    fn retrying(&self, rel: &str, change: impl Fn() -> Result<(), OutputError>) -> Result<(), OutputError> {
+        match change() {
+            Err(OutputError::Io { source, .. }) if source.kind() == io::ErrorKind::PermissionDenied => {
+                let mut folder = self.dir.clone();
+                for part in Path::new(rel).parent().into_iter().flat_map(|p| p.components()) {
+                    let _ = let_owner_write(&folder);
+                    folder.push(part);
+                }
+                let _ = let_owner_write(&folder);
+                change()
+            }
+            other => other,
+        }
+    }
+
+    fn put_once(&self, rel: &str, bytes: &[u8], compare: bool) -> Result<(), OutputError> {
         self.touch(rel)?;
         let path = self.dir.join(rel);
         if let Ok(meta) = fs::symlink_metadata(&path) {
@@ -159,6 +188,10 @@ impl Staging {
     /// Makes the file at `rel` the file `from` (a hard link, or a copy where links are not
     /// possible); nothing is done when it already is.
     pub fn link(&self, rel: &str, from: &Path) -> Result<(), OutputError> {
+        self.retrying(rel, || self.link_once(rel, from))
+    }
+
+    fn link_once(&self, rel: &str, from: &Path) -> Result<(), OutputError> {
         self.touch(rel)?;
         let path = self.dir.join(rel);
         let source = fs::metadata(from).map_err(OutputError::at(&from))?;
@@ -192,6 +225,10 @@ impl Staging {
 
     /// Removes the file or folder at `rel`, and the folders it leaves empty.
     pub fn remove(&self, rel: &str) -> Result<(), OutputError> {
+        self.retrying(rel, || self.remove_once(rel))
+    }
+
+    fn remove_once(&self, rel: &str) -> Result<(), OutputError> {
         self.changing()?;
         let path = self.dir.join(rel);
         match fs::symlink_metadata(&path) {
@@ -314,7 +351,12 @@ fn sweep_untouched(dir: &Path, touched: &HashSet<u128>) -> Result<(), OutputErro
         let rel = e.path().strip_prefix(dir).unwrap();
         let rel = rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
         if !touched.contains(&path_key(&rel)) {
-            fs::remove_file(e.path()).map_err(OutputError::at(e.path()))?;
+            let removed = fs::remove_file(e.path()).or_else(|err| match (err.kind(), e.path().parent()) {
+                // In a folder of the previous site made read-only.
+                (io::ErrorKind::PermissionDenied, Some(folder)) => let_owner_write(folder).and_then(|()| fs::remove_file(e.path())),
+                _ => Err(err),
+            });
+            removed.map_err(OutputError::at(e.path()))?;
         }
     }
     Ok(())
@@ -408,8 +450,34 @@ pub fn link_or_copy(from: &Path, to: &Path) -> Result<(), OutputError> {
     fs::copy(from, to).map(|_| ()).map_err(OutputError::at(to))
 }
 
+/// Whether this process may write in folder `dir`.
+fn writable(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
+    // SAFETY: a valid NUL-terminated path.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}
+
+/// Adds the owner's write (and search) permission to folder `dir`.
+fn let_owner_write(dir: &Path) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = fs::metadata(dir)?.permissions().mode();
+    if mode & 0o300 == 0o300 {
+        return Ok(());
+    }
+    fs::set_permissions(dir, fs::Permissions::from_mode(mode | 0o300))
+}
+
 fn remove(path: &Path, meta: &fs::Metadata) -> io::Result<()> {
     if meta.is_dir() {
+        // A folder of the previous site made read-only: its contents can go only once it is
+        // writable again (and its subfolders).
+        if fs::remove_dir_all(path).is_ok() {
+            return Ok(());
+        }
+        for e in walkdir::WalkDir::new(path).into_iter().flatten().filter(|e| e.file_type().is_dir()) {
+            let _ = let_owner_write(e.path());
+        }
         fs::remove_dir_all(path)
     } else {
         fs::remove_file(path)
