@@ -1378,3 +1378,50 @@ fn an_output_made_read_only_by_its_owner_is_replaced_by_every_later_build() {
     // Writable again, so that the temporary folder can go.
     let _ = Command::new("chmod").args(["-R", "u+w"]).arg(dir).status();
 }
+
+#[test]
+fn a_git_checkout_as_the_output_stays_the_outputs_from_build_to_build() {
+    // A gh-pages branch checked out as the output folder: only git's folder, to begin with.
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    let out = dir.join("public");
+    let git = |args: &[&str]| {
+        let o = Command::new("git").args(["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=gh-pages"]).args(args).current_dir(&out).output().expect("git runs");
+        assert!(o.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    std::fs::create_dir_all(&out).unwrap();
+    git(&["init", "-q"]);
+    for day in 1..=4u64 {
+        write(&dir.join(format!("in/api/2026-01-0{day}.folded")), &profile(day, 40));
+        // Day 3 rewrites the whole tree (no cache): the sweep of files the build did not write
+        // passes over git's folder too.
+        let extra: &[&str] = if day == 3 { &["--no-cache"] } else { &[] };
+        let o = build(&dir.join("in"), &out, extra);
+        let err = stderr(&o);
+        assert!(o.status.success(), "day {day}: {err}");
+        assert!(!err.contains(".git"), "day {day}: no warning about git's folder: {err}");
+        assert!(out.join(".git/HEAD").is_file(), "day {day}: the repository is still the output's");
+        assert!(!dir.join(".public.flamesite-next/.git").exists(), "day {day}: and only there");
+        let status = git(&["status", "--porcelain", "--untracked-files=all"]);
+        assert!(status.contains(&format!("p/api/2026-01-0{day}/index.html")), "day {day}: git sees the new run: {status}");
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "-m", &format!("day {day}")]);
+    }
+    assert_eq!(git(&["log", "--oneline"]).lines().count(), 4);
+    assert_eq!(git(&["status", "--porcelain"]), "", "what was committed is the site");
+    // A build that fails after moving the repository into the new site, before the swap (the
+    // flush before it fails, as strace makes it): the repository goes back to the output.
+    write(&dir.join("in/api/2026-01-05.folded"), &profile(5, 40));
+    let o = Command::new(strace())
+        .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=syncfs", "-e", "inject=syncfs:error=EIO"])
+        .arg(bin())
+        .args(["build", "--input", "in", "--output", "public"])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(out.join(".git/HEAD").is_file(), "the repository is back in the output");
+    assert_eq!(git(&["status", "--porcelain"]), "", "and the output is the site committed");
+    assert!(!dir.join(".public.flamesite-next").exists(), "the failed staging folder is removed");
+}

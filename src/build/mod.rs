@@ -743,6 +743,8 @@ fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&st
     let mut warnings = Vec::new();
     let mut ours = generated.clone();
     ours.extend(site_files.iter().filter_map(|(rel, _)| rel.split('/').next()));
+    // The output's git repository goes with the output from build to build (Staging::commit).
+    ours.insert(crate::output::staging::GIT);
     let foreign = |dir: &std::path::Path| -> Vec<String> {
         let mut names: Vec<String> = std::fs::read_dir(dir)
             .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !ours.contains(n.as_str())).collect())

@@ -258,6 +258,7 @@ impl Staging {
             sweep_untouched(&self.dir, &touched)?;
         }
         drop(touched);
+        carry_git(&self.target, &self.dir)?;
         // Every file of the new site is on disk before it is swapped in, and the swap is on
         // disk before the build state says so (as git and cargo fsync before their renames):
         // after a power loss the output is the old site or the new one, never a site of empty
@@ -270,7 +271,9 @@ impl Staging {
             return Ok(None);
         }
         let _ = fs::remove_dir_all(&self.dir);
-        for e in walkdir::WalkDir::new(&self.target).sort_by_file_name() {
+        // Not the output's git repository: it has one place, the output (see `carry_git`).
+        let walk = walkdir::WalkDir::new(&self.target).sort_by_file_name().into_iter();
+        for e in walk.filter_entry(|e| !(e.depth() == 1 && e.file_name() == GIT)) {
             let e = e.map_err(|e| OutputError::Io { path: e.path().unwrap_or(&self.target).to_path_buf(), source: e.into() })?;
             let to = self.dir.join(e.path().strip_prefix(&self.target).expect("inside the target"));
             if e.file_type().is_dir() {
@@ -291,7 +294,12 @@ impl Drop for Staging {
     /// the space it takes is what the next build needs. The next build makes it anew.
     fn drop(&mut self) {
         if !self.committed && self.changed.get().is_some() {
-            let _ = fs::remove_dir_all(&self.dir);
+            // The output's git repository, moved in just before a swap that then failed, goes
+            // back first.
+            let _ = carry_git(&self.dir, &self.target);
+            if fs::symlink_metadata(self.dir.join(GIT)).is_err() {
+                let _ = fs::remove_dir_all(&self.dir);
+            }
         }
     }
 }
@@ -342,7 +350,9 @@ fn path_key(rel: &str) -> u128 {
 /// the walk meets it (a folder after its contents), so that nothing of the size of the tree is
 /// listed in memory.
 fn sweep_untouched(dir: &Path, touched: &HashSet<u128>) -> Result<(), OutputError> {
-    for e in walkdir::WalkDir::new(dir).min_depth(1).contents_first(true).into_iter().flatten() {
+    let walk = walkdir::WalkDir::new(dir).min_depth(1).contents_first(true).into_iter();
+    // The output's git repository (a gh-pages checkout), carried from tree to tree.
+    for e in walk.filter_entry(|e| !(e.depth() == 1 && e.file_name() == GIT)).flatten() {
         if e.file_type().is_dir() {
             // Only empty folders go; contents come first, so emptied ones are empty by now.
             let _ = fs::remove_dir(e.path());
@@ -450,6 +460,21 @@ pub fn link_or_copy(from: &Path, to: &Path) -> Result<(), OutputError> {
     fs::copy(from, to).map(|_| ()).map_err(OutputError::at(to))
 }
 
+/// The name of a git repository's folder at the top of the output (a `gh-pages` checkout).
+pub const GIT: &str = ".git";
+
+/// Moves the output's git repository (`target/.git`, a `gh-pages` checkout) into the new site
+/// `dir` before the swap, so that it stays the output's, and `git add -A && git commit` there
+/// publishes the new site. When the new site already has one (a build killed after moving it,
+/// before the swap), the output has none, and nothing moves.
+fn carry_git(target: &Path, dir: &Path) -> Result<(), OutputError> {
+    let (from, to) = (target.join(GIT), dir.join(GIT));
+    if fs::symlink_metadata(&from).is_err() || fs::symlink_metadata(&to).is_ok() {
+        return Ok(());
+    }
+    fs::rename(&from, &to).map_err(OutputError::at(&from))
+}
+
 /// Whether this process may write in folder `dir`.
 fn writable(dir: &Path) -> bool {
     use std::os::unix::ffi::OsStrExt;
@@ -492,7 +517,8 @@ fn try_lock(file: &fs::File) -> bool {
 }
 
 fn is_flamesite_output(dir: &Path) -> bool {
-    let empty = fs::read_dir(dir).map(|mut d| d.next().is_none()).unwrap_or(false);
+    // Empty, or a git checkout with nothing else yet (a new `gh-pages` branch).
+    let empty = fs::read_dir(dir).map(|mut d| d.all(|e| e.is_ok_and(|e| e.file_name() == GIT))).unwrap_or(false);
     empty
         || fs::read_to_string(dir.join("index.json"))
             .map(|s| s.contains("\"flamesite-index\""))
