@@ -186,6 +186,9 @@ pub struct Limits {
     /// Most graphs one profile may make (pprof sample types, speedscope profiles, JFR event
     /// kinds, label values): a profile that would make more is skipped.
     pub max_graphs: u32,
+    /// Longest string of a JSON profile (a function or file name, in `.cpuprofile` and
+    /// speedscope), in bytes: refused as it is read, before it is held.
+    pub max_name_bytes: u64,
 }
 
 impl Default for Config {
@@ -219,7 +222,7 @@ impl Default for ChunkConfig {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_profile_bytes: 16 << 30, max_line_bytes: 16 << 20, max_depth: 100_000, max_graphs: 256 }
+        Limits { max_profile_bytes: 16 << 30, max_line_bytes: 16 << 20, max_depth: 100_000, max_graphs: 256, max_name_bytes: 1 << 20 }
     }
 }
 
@@ -284,7 +287,8 @@ impl Config {
         if c.target_frames == 0 || c.search_intervals == 0 || c.names_per_file == 0 {
             return Err("chunks.target_frames, chunks.search_intervals and chunks.names_per_file must be at least 1".into());
         }
-        if self.limits.max_line_bytes == 0 || self.limits.max_profile_bytes == 0 || self.limits.max_depth == 0 || self.limits.max_graphs == 0 {
+        let l = &self.limits;
+        if l.max_line_bytes == 0 || l.max_profile_bytes == 0 || l.max_depth == 0 || l.max_graphs == 0 || l.max_name_bytes == 0 {
             return Err("limits.* must be at least 1".into());
         }
         if !(self.base_url.is_empty() || self.base_url.starts_with("http://") || self.base_url.starts_with("https://")) {

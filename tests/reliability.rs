@@ -1425,3 +1425,61 @@ fn a_git_checkout_as_the_output_stays_the_outputs_from_build_to_build() {
     assert_eq!(git(&["status", "--porcelain"]), "", "and the output is the site committed");
     assert!(!dir.join(".public.flamesite-next").exists(), "the failed staging folder is removed");
 }
+
+/// Writes `head`, `n` bytes `fill` (one gzip member of 1 MiB written again and again), then
+/// `tail`, gzip-compressed.
+fn gzip_with_fill(path: &Path, head: &[u8], fill: u8, n: u64, tail: &[u8]) -> u64 {
+    use std::io::Write;
+    assert_eq!(n % (1 << 20), 0);
+    let member = gzip(&vec![fill; 1 << 20]);
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    f.write_all(&gzip(head)).unwrap();
+    for _ in 0..n >> 20 {
+        f.write_all(&member).unwrap();
+    }
+    f.write_all(&gzip(tail)).unwrap();
+    f.flush().unwrap();
+    std::fs::metadata(path).unwrap().len()
+}
+
+/// Issue 31, item 10: a function name of a gibibyte in a JSON profile (about 1 MB gzipped)
+/// took 4 to 6 GB to parse. A string past `[limits] max_name_bytes` (1 MiB) stops the reading
+/// of that file as it streams by: under a 512 MiB address-space limit the build reports each
+/// such file with its path and the setting, skips it, and builds the rest.
+#[test]
+fn a_name_of_a_gibibyte_in_a_json_profile_is_refused_before_it_is_held() {
+    const LIMIT: u64 = 512 << 20;
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let size = gzip_with_fill(
+        &input.join("names.speedscope.json.gz"),
+        br#"{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":[{"name":"main"},{"name":""#,
+        b'a',
+        1 << 30,
+        br#""}]},"profiles":[{"type":"sampled","name":"wall","unit":"none","startValue":0,"endValue":3,"samples":[[0,1]],"weights":[2]}]}"#,
+    );
+    assert!(size < 8 << 20, "{size}");
+    gzip_with_fill(
+        &input.join("calls.cpuprofile.gz"),
+        br#"{"nodes":[{"id":1,"callFrame":{"functionName":"(root)"},"children":[2]},{"id":2,"callFrame":{"functionName":"x\"y"#,
+        b'b',
+        1 << 30,
+        br#"","url":"m.js","lineNumber":0}}],"samples":[2,2,1]}"#,
+    );
+    // Just under the limit, escapes counted as written: read.
+    let name = format!("{}\\\"", "c".repeat((1 << 20) - 2));
+    write(&input.join("fits.speedscope.json"), format!(r#"{{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{{"frames":[{{"name":"{name}"}}]}},"profiles":[{{"type":"sampled","name":"wall","unit":"none","startValue":0,"endValue":1,"samples":[[0]],"weights":[1]}}]}}"#).as_bytes());
+    write(&input.join("fine.folded"), b"main;work 3\n");
+    let out = work.path().join("out");
+    let o = build_limited(&input, &out, LIMIT, 600);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    for file in ["names.speedscope.json.gz", "calls.cpuprofile.gz"] {
+        let line = err.lines().find(|l| l.starts_with("error:") && l.contains(file)).unwrap_or_else(|| panic!("{file} not reported: {err}"));
+        assert!(line.contains("limits.max_name_bytes") && line.contains("more than 1048576 bytes"), "{line}");
+    }
+    assert!(out.join("p/fine/index.html").is_file() && out.join("p/fits/index.html").is_file(), "{err}");
+    let o = run(work.path(), &["fold", out.join("p/fits/g/wall").to_str().unwrap()]);
+    assert_eq!(stdout(&o).len(), (1 << 20) + " 1\n".len() - 1, "the name, its escape read as one quote");
+}

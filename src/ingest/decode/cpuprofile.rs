@@ -192,13 +192,13 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
     let (profile, content): (Profile, u64) = if old_layout {
         // serde_json refuses nesting past 128 levels (two per node), which keeps a hostile
         // file from exhausting the stack; such a tree is refused with a message.
-        let (old, content) = read_json::<OldProfile>(reader).map_err(|e| {
+        let (old, content) = read_json::<OldProfile>(reader, config.limits.max_name_bytes).map_err(|e| {
             let why = if e.to_string().contains("recursion limit") { format!("its tree is nested more than 63 nodes deep, which is not read ({e})") } else { e.to_string() };
             format!("cpuprofile (the layout before 2017): {why}")
         })?;
         (old.into_current(), content)
     } else {
-        read_json(reader).map_err(|e| format!("cpuprofile: {e}"))?
+        read_json(reader, config.limits.max_name_bytes).map_err(|e| format!("cpuprofile: {e}"))?
     };
     let mut budget = FrameBudget::for_bytes(content);
     let (graphs, samples, warnings) = merge(&profile, config.limits.max_depth, &mut budget)?;

@@ -470,23 +470,63 @@ impl FrameBudget {
 /// and what is kept is the parsed document, in proportion to its content. Returns the
 /// document and its content bytes (those that are not ASCII white space), for the
 /// [`FrameBudget`].
-pub(super) fn read_json<T: serde::de::DeserializeOwned>(reader: &mut dyn BufRead) -> Result<(T, u64), serde_json::Error> {
-    let mut counted = ContentCounter { inner: reader, content: 0 };
+///
+/// A string longer than `max_string` bytes (as written, escapes included) stops the reading
+/// with an error saying so, before serde_json holds it: a name of a gibibyte compresses to 36
+/// kB, and took 4 to 6 GB to parse.
+pub(super) fn read_json<T: serde::de::DeserializeOwned>(reader: &mut dyn BufRead, max_string: u64) -> Result<(T, u64), serde_json::Error> {
+    let mut counted = ContentCounter { inner: reader, content: 0, max_string, in_string: false, escaped: false, string: 0, offset: 0 };
     // serde_json reads a byte at a time: a `BufReader` of its own makes that a buffer access.
     let value = serde_json::from_reader(BufReader::with_capacity(64 << 10, &mut counted))?;
     Ok((value, counted.content))
 }
 
-/// Counts the bytes read that are not ASCII white space.
+/// Counts the bytes read that are not ASCII white space, and refuses a string longer than
+/// `max_string` as it streams by (a JSON string is `"`, then bytes where `\\` escapes the next
+/// one, then `"`).
 struct ContentCounter<'a> {
     inner: &'a mut dyn BufRead,
     content: u64,
+    max_string: u64,
+    in_string: bool,
+    escaped: bool,
+    /// Bytes of the string being read.
+    string: u64,
+    /// Bytes read so far.
+    offset: u64,
 }
 
 impl Read for ContentCounter<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
-        self.content += buf[..n].iter().filter(|b| !b.is_ascii_whitespace()).count() as u64;
+        for (i, &b) in buf[..n].iter().enumerate() {
+            if self.in_string {
+                self.content += 1;
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                    continue;
+                }
+                self.string += 1;
+                if self.string > self.max_string {
+                    let at = self.offset + i as u64 + 1 - self.string;
+                    return Err(io::Error::other(format!(
+                        "a string of more than {} bytes (limits.max_name_bytes) begins at byte {at}; raise [limits] max_name_bytes in site.toml to read it",
+                        self.max_string
+                    )));
+                }
+            } else if !b.is_ascii_whitespace() {
+                self.content += 1;
+                if b == b'"' {
+                    self.in_string = true;
+                    self.string = 0;
+                }
+            }
+        }
+        self.offset += n as u64;
         Ok(n)
     }
 }

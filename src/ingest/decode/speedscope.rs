@@ -93,7 +93,7 @@ pub fn is_applicable(sniff: &[u8]) -> bool {
 /// Reads a whole speedscope file, as it streams (its text is never held, see
 /// [`super::read_json`]): one graph per profile.
 pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, String> {
-    let (file, content): (File, u64) = read_json(reader).map_err(|e| format!("speedscope: {e}"))?;
+    let (file, content): (File, u64) = read_json(reader, config.limits.max_name_bytes).map_err(|e| format!("speedscope: {e}"))?;
     if file.profiles.is_empty() {
         return Err("speedscope: the file has no profiles".into());
     }
