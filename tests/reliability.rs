@@ -1483,3 +1483,58 @@ fn a_name_of_a_gibibyte_in_a_json_profile_is_refused_before_it_is_held() {
     let o = run(work.path(), &["fold", out.join("p/fits/g/wall").to_str().unwrap()]);
     assert_eq!(stdout(&o).len(), (1 << 20) + " 1\n".len() - 1, "the name, its escape read as one quote");
 }
+
+/// A small valid pprof (one sample of `main;f`), then the key and length of one more string
+/// of its string table of `len` bytes, which the caller writes after it.
+fn pprof_with_a_string_of(len: u64) -> Vec<u8> {
+    use flamesite::ingest::decode::pprof::{Function, Line, Location, Profile, Sample, ValueType};
+    use prost::Message;
+    let mut p = Profile {
+        string_table: vec![b"".to_vec(), b"samples".to_vec(), b"count".to_vec(), b"main".to_vec(), b"f".to_vec()],
+        sample_type: vec![ValueType { r#type: 1, unit: 2 }],
+        ..Default::default()
+    };
+    for id in 1..=2u64 {
+        p.function.push(Function { id, name: 2 + id as i64, ..Default::default() });
+        p.location.push(Location { id, line: vec![Line { function_id: id, ..Default::default() }], ..Default::default() });
+    }
+    p.sample.push(Sample { location_id: vec![2, 1], value: vec![3], ..Default::default() });
+    let mut bytes = p.encode_to_vec();
+    bytes.push((6 << 3) | 2);
+    let mut n = len;
+    while n >= 0x80 {
+        bytes.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    bytes.push(n as u8);
+    bytes
+}
+
+/// Issue 31, items 10 and 11: a pprof whose string table holds a string of gigabytes (a few
+/// megabytes gzipped) took 12.6 GB, and under an address-space limit aborted the whole build
+/// (exit 134). Under a 512 MiB limit now: a profile of a gibibyte that cannot be held is that
+/// file's error; a string past `[limits] max_name_bytes` is refused before it is decoded;
+/// both files are skipped with their paths, and the other profiles build.
+#[test]
+fn a_pprof_this_machine_cannot_hold_or_with_a_gigantic_name_is_skipped_and_the_rest_builds() {
+    const LIMIT: u64 = 512 << 20;
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let size = gzip_with_fill(&input.join("huge.pb.gz"), &pprof_with_a_string_of(1 << 30), b'a', 1 << 30, b"");
+    assert!(size < 8 << 20, "{size}");
+    gzip_with_fill(&input.join("named.pb.gz"), &pprof_with_a_string_of(2 << 20), b'n', 2 << 20, b"");
+    // The same small profile with a string within the limit builds.
+    gzip_with_fill(&input.join("fits.pb.gz"), &pprof_with_a_string_of(1 << 20), b'y', 1 << 20, b"");
+    write(&input.join("fine.folded"), b"main;work 3\n");
+    let out = work.path().join("out");
+    let o = build_limited(&input, &out, LIMIT, 600);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let line = |file: &str| err.lines().find(|l| l.starts_with("error:") && l.contains(file)).unwrap_or_else(|| panic!("{file} not reported: {err}")).to_string();
+    assert!(line("huge.pb.gz").contains("not enough memory to hold the profile"), "{err}");
+    assert!(line("named.pb.gz").contains("string of 2097152 bytes") && line("named.pb.gz").contains("limits.max_name_bytes"), "{err}");
+    assert!(out.join("p/fine/index.html").is_file(), "{err}");
+    let o = run(work.path(), &["fold", out.join("p/fits").to_str().unwrap()]);
+    assert_eq!(stdout(&o), "main;f 3\n", "{}", stderr(&o));
+}

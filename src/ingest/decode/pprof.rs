@@ -310,10 +310,72 @@ fn varint(b: &[u8]) -> Option<(u64, usize)> {
 /// Reads a whole profile from `reader` and merges every sample type into a graph (and, with
 /// `options.graph_by_label`, into one graph per value of that label).
 pub fn decode(reader: &mut dyn BufRead, limits: &Limits, options: &PprofConfig) -> Result<Decoded, String> {
-    let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    let bytes = read_whole(reader)?;
+    long_strings(&bytes, limits.max_name_bytes)?;
     let budget = FrameBudget::for_bytes(bytes.len() as u64);
     decode_within(&bytes, limits, options, budget)
+}
+
+/// Reads all of `reader` into memory (a pprof is decoded whole), asking for memory in a way
+/// that can fail: a profile this machine cannot hold is this profile's error, and the build
+/// goes on with the others, where `read_to_end` aborted the process (exit 134).
+fn read_whole(reader: &mut dyn BufRead) -> Result<Vec<u8>, String> {
+    let mut bytes: Vec<u8> = Vec::new();
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e.to_string()),
+        };
+        if buf.is_empty() {
+            return Ok(bytes);
+        }
+        // Grows as a vector does (doubling), but says so when the memory is not there.
+        bytes.try_reserve(buf.len()).map_err(|_| {
+            format!(
+                "pprof: not enough memory to hold the profile ({} bytes read; it is read whole); lower [limits] max_profile_bytes to refuse such files before reading them",
+                bytes.len()
+            )
+        })?;
+        bytes.extend_from_slice(buf);
+        let n = buf.len();
+        reader.consume(n);
+    }
+}
+
+/// Refuses a profile whose string table holds a string longer than `max` bytes (a function or
+/// file name; a 3 GiB one compresses to 14 MB), before it is decoded and copied: read from the
+/// top-level fields of the message as they are. A malformed message is left to the decoder.
+fn long_strings(bytes: &[u8], max: u64) -> Result<(), String> {
+    let mut at = 0;
+    while at < bytes.len() {
+        let Some((key, n)) = varint(&bytes[at..]) else { return Ok(()) };
+        at += n;
+        let size = match key & 7 {
+            0 => match varint(&bytes[at..]) {
+                Some((_, n)) => n as u64,
+                None => return Ok(()),
+            },
+            1 => 8,
+            2 => {
+                let Some((len, n)) = varint(&bytes[at..]) else { return Ok(()) };
+                at += n;
+                if key >> 3 == 6 && len > max {
+                    return Err(format!(
+                        "pprof: its string table holds a string of {len} bytes (at byte {at}), more than limits.max_name_bytes ({max}); raise [limits] max_name_bytes in site.toml to read it"
+                    ));
+                }
+                len
+            }
+            5 => 4,
+            _ => return Ok(()),
+        };
+        match usize::try_from(size).ok().and_then(|s| at.checked_add(s)) {
+            Some(end) => at = end,
+            None => return Ok(()),
+        }
+    }
+    Ok(())
 }
 
 /// [`decode`] of the bytes of a profile, with a frame budget.
