@@ -702,21 +702,10 @@ fn limit(cmd: &mut Command, as_bytes: u64, cpu_seconds: u64) {
     }
 }
 
-/// Writes `head`, then `spaces` bytes of spaces, then `tail`, gzip-compressed as it goes: the
-/// spaces as one compressed member of 1 MiB written again and again (a gzip of several
-/// members is one stream to every reader of gzip), so the file is made in moments.
+/// Writes `head`, then `spaces` bytes of spaces, then `tail`, gzip-compressed as it goes (see
+/// [`gzip_with_fill`]).
 fn gzip_with_spaces(path: &Path, head: &[u8], spaces: u64, tail: &[u8]) -> u64 {
-    use std::io::Write;
-    assert_eq!(spaces % (1 << 20), 0);
-    let member = gzip(&vec![b' '; 1 << 20]);
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
-    f.write_all(&gzip(head)).unwrap();
-    for _ in 0..spaces >> 20 {
-        f.write_all(&member).unwrap();
-    }
-    f.write_all(&gzip(tail)).unwrap();
-    f.flush().unwrap();
-    std::fs::metadata(path).unwrap().len()
+    gzip_with_fill(path, head, b' ', spaces, tail)
 }
 
 /// Item 9, memory: the JSON formats were read whole before they were parsed, so a speedscope
@@ -1426,8 +1415,9 @@ fn a_git_checkout_as_the_output_stays_the_outputs_from_build_to_build() {
     assert!(!dir.join(".public.flamesite-next").exists(), "the failed staging folder is removed");
 }
 
-/// Writes `head`, `n` bytes `fill` (one gzip member of 1 MiB written again and again), then
-/// `tail`, gzip-compressed.
+/// Writes `head`, `n` bytes `fill`, then `tail`, gzip-compressed as it goes: the fill as one
+/// compressed member of 1 MiB written again and again (a gzip of several members is one
+/// stream to every reader of gzip), so the file is made in moments.
 fn gzip_with_fill(path: &Path, head: &[u8], fill: u8, n: u64, tail: &[u8]) -> u64 {
     use std::io::Write;
     assert_eq!(n % (1 << 20), 0);

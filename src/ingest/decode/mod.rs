@@ -475,7 +475,7 @@ impl FrameBudget {
 /// with an error saying so, before serde_json holds it: a name of a gibibyte compresses to 36
 /// kB, and took 4 to 6 GB to parse.
 pub(super) fn read_json<T: serde::de::DeserializeOwned>(reader: &mut dyn BufRead, max_string: u64) -> Result<(T, u64), serde_json::Error> {
-    let mut counted = ContentCounter { inner: reader, content: 0, max_string, in_string: false, escaped: false, string: 0, offset: 0 };
+    let mut counted = ContentCounter { inner: reader, content: 0, max_string, in_string: false, escaped: false, string: 0, offset: 0, failed: None };
     // serde_json reads a byte at a time: a `BufReader` of its own makes that a buffer access.
     let value = serde_json::from_reader(BufReader::with_capacity(64 << 10, &mut counted))?;
     Ok((value, counted.content))
@@ -494,10 +494,15 @@ struct ContentCounter<'a> {
     string: u64,
     /// Bytes read so far.
     offset: u64,
+    /// Why the reading stopped, once it has.
+    failed: Option<String>,
 }
 
 impl Read for ContentCounter<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if let Some(why) = &self.failed {
+            return Err(io::Error::other(why.clone()));
+        }
         let n = self.inner.read(buf)?;
         for (i, &b) in buf[..n].iter().enumerate() {
             if self.in_string {
@@ -512,11 +517,14 @@ impl Read for ContentCounter<'_> {
                 }
                 self.string += 1;
                 if self.string > self.max_string {
-                    let at = self.offset + i as u64 + 1 - self.string;
-                    return Err(io::Error::other(format!(
+                    let at = (self.offset + i as u64 + 1).saturating_sub(self.string);
+                    let why = format!(
                         "a string of more than {} bytes (limits.max_name_bytes) begins at byte {at}; raise [limits] max_name_bytes in site.toml to read it",
                         self.max_string
-                    )));
+                    );
+                    // serde_json may read again after an error: it gets the same one.
+                    self.failed = Some(why.clone());
+                    return Err(io::Error::other(why));
                 }
             } else if !b.is_ascii_whitespace() {
                 self.content += 1;
