@@ -1528,3 +1528,33 @@ fn a_pprof_this_machine_cannot_hold_or_with_a_gigantic_name_is_skipped_and_the_r
     let o = run(work.path(), &["fold", out.join("p/fits").to_str().unwrap()]);
     assert_eq!(stdout(&o), "main;f 3\n", "{}", stderr(&o));
 }
+
+/// Issue 31, item 15: a profile the build may not read was reported with its path twice
+/// (`error: in/b.folded: in/b.folded: Permission denied`). As root, the build runs as nobody
+/// (setpriv), in a folder that is nobody's, so that the permission holds.
+#[test]
+fn a_profile_the_build_may_not_read_is_reported_once_with_its_path() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path();
+    write(&dir.join("in/ok.folded"), b"main;a 1\n");
+    write(&dir.join("in/locked.folded"), b"main;b 1\n");
+    let root = unsafe { libc::geteuid() } == 0;
+    if root {
+        let o = Command::new("chown").args(["-R", "65534:65534"]).arg(dir).output().expect("chown runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    std::fs::set_permissions(dir.join("in/locked.folded"), std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+    let mut c = if root {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(bin());
+        c
+    } else {
+        Command::new(bin())
+    };
+    let o = c.args(["build", "--input", "in", "--output", "out"]).current_dir(dir).output().expect("the build runs");
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let line = err.lines().find(|l| l.starts_with("error:")).unwrap_or_else(|| panic!("{err}"));
+    assert_eq!(line, "error: in/locked.folded: Permission denied (os error 13)", "{err}");
+    assert!(dir.join("out/p/ok/index.html").is_file());
+}

@@ -187,15 +187,16 @@ impl Cache {
         own.chain(homes).chain(stored)
     }
 
-    /// The key of the profile at `path` built with `unit` (the sidecar's, if any).
+    /// The key of the profile at `path` built with `unit` (the sidecar's, if any). An error
+    /// says why the file could not be read; the caller names the file.
     pub fn key(&self, path: &Path, unit: Option<&str>) -> Result<String, String> {
         let mut hasher = blake3::Hasher::new();
         hasher.update(self.fingerprint.as_bytes());
         hasher.update(format!("\nunit {unit:?}\n").as_bytes());
-        let mut file = fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut file = fs::File::open(path).map_err(|e| e.to_string())?;
         let mut buf = vec![0u8; 1 << 16];
         loop {
-            let n = file.read(&mut buf).map_err(|e| format!("{}: {e}", path.display()))?;
+            let n = file.read(&mut buf).map_err(|e| e.to_string())?;
             if n == 0 {
                 break;
             }
