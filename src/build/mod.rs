@@ -636,10 +636,7 @@ impl<'a> Build<'a> {
         if let Some((_, lock)) = &self.bucket {
             lock.held()?;
         }
-        let staging_kind = match staging {
-            Output::Folder(_) => Kind::Folder,
-            Output::Bucket(_) => Kind::Bucket,
-        };
+        let to_folder = matches!(staging, Output::Folder(_));
         let mirror = staging.commit(!incremental, cache.is_some() && !old_known)?;
 
         let Some(cache) = cache else { return Ok(()) };
@@ -693,7 +690,7 @@ impl<'a> Build<'a> {
         };
         let names = std::mem::take(&mut self.names);
         state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next, comparisons })?;
-        if matches!(staging_kind, Kind::Folder) {
+        if to_folder {
             let state = [crate::ingest::cache::STATE, state::DATA].iter().map(|f| std::fs::metadata(cache.dir().join(f)).map_or(0, |m| m.len())).sum::<u64>();
             self.summary.kept_bytes = Some(records + state);
         }
@@ -772,12 +769,6 @@ fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&st
 /// The bytes of every file under `dir`.
 fn folder_bytes(dir: &std::path::Path) -> u64 {
     walkdir::WalkDir::new(dir).into_iter().flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum()
-}
-
-/// Where a build publishes.
-enum Kind {
-    Folder,
-    Bucket,
 }
 
 /// The sizes of the files and run folders a build wrote, gathered from its threads.
