@@ -786,7 +786,7 @@ describe("the page", () => {
     await done();
   });
 
-  test("a footnote link in the notes scrolls to the note and keeps the zoom and the search", async () => {
+  test("a footnote link in the notes scrolls to the note and keeps the zoom and the search", async (t) => {
     const input = path.join(tmp, "in-notes");
     fs.mkdirSync(input, { recursive: true });
     fs.writeFileSync(path.join(input, "run.folded"), smallProfile());
@@ -817,6 +817,17 @@ describe("the page", () => {
       assert.equal(st.zoom && st.zoom.name, "a", "the zoom stays");
       assert.equal(st.query, "c", "the search stays");
       assert.equal(new URL(page.url()).hash, hash, "the fragment still holds the state");
+      // What sets the graph box's height, said when it differs (it was 34 px shorter once, in a
+      // full run on a busy machine, and never again): the rows above it and the panel beside.
+      const boxes = () =>
+        page.evaluate(() =>
+          [".fs-header", ".fs-runnav", ".fs-about", ".fs-toolbar", "#fs-info", "#fs-error", ".fs-graphbox"].map((sel) => {
+            const e = document.querySelector(sel);
+            const r = e && e.getBoundingClientRect();
+            return `${sel} ${r ? `${Math.round(r.top)}+${Math.round(r.height)}` : "none"}`;
+          }),
+        );
+      if (JSON.stringify(st.viewport) !== JSON.stringify(before)) t.diagnostic(`layout after the footnote: ${(await boxes()).join(", ")}; window ${await page.evaluate(() => `${innerWidth}x${innerHeight}, scrollY ${scrollY}`)}`);
       assert.deepEqual(st.viewport, before, "the graph's view is where it was");
       assertSamePicture(await canvasPicture(page), picture, "the canvas still shows the zoom and the highlight");
       // An anchor typed into the address bar is shown too, and the state put back.
