@@ -1,6 +1,7 @@
 // Differential graphs (comparisons of two runs, and two-count folded profiles): what a frame's
-// tooltip says, and the values a search matched before and after. Pure
-// functions: node's test runner checks them. The colour rule is src/graph/diff.rs's `color`.
+// tooltip says, the legend, and the values a search matched before and after. Pure functions:
+// node's test runner checks them. The colour of a change (src/graph/diff.rs's `color`) is in
+// palette.js, re-exported here.
 
 import { formatValue, formatPercent } from "./format.js";
 import { idsOf, unionWidth } from "./fetch.js";
