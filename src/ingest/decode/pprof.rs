@@ -311,7 +311,6 @@ fn varint(b: &[u8]) -> Option<(u64, usize)> {
 /// `options.graph_by_label`, into one graph per value of that label).
 pub fn decode(reader: &mut dyn BufRead, limits: &Limits, options: &PprofConfig) -> Result<Decoded, String> {
     let bytes = read_whole(reader)?;
-    long_strings(&bytes, limits.max_name_bytes)?;
     let budget = FrameBudget::for_bytes(bytes.len() as u64);
     decode_within(&bytes, limits, options, budget)
 }
@@ -343,47 +342,12 @@ fn read_whole(reader: &mut dyn BufRead) -> Result<Vec<u8>, String> {
     }
 }
 
-/// Refuses a profile whose string table holds a string longer than `max` bytes (a function or
-/// file name; a 3 GiB one compresses to 14 MB), before it is decoded and copied: read from the
-/// top-level fields of the message as they are. A malformed message is left to the decoder.
-fn long_strings(bytes: &[u8], max: u64) -> Result<(), String> {
-    let mut at = 0;
-    while at < bytes.len() {
-        let Some((key, n)) = varint(&bytes[at..]) else { return Ok(()) };
-        at += n;
-        let size = match key & 7 {
-            0 => match varint(&bytes[at..]) {
-                Some((_, n)) => n as u64,
-                None => return Ok(()),
-            },
-            1 => 8,
-            2 => {
-                let Some((len, n)) = varint(&bytes[at..]) else { return Ok(()) };
-                at += n;
-                if key >> 3 == 6 && len > max {
-                    return Err(format!(
-                        "pprof: its string table holds a string of {len} bytes (at byte {at}), more than limits.max_name_bytes ({max}); raise [limits] max_name_bytes in site.toml to read it"
-                    ));
-                }
-                len
-            }
-            5 => 4,
-            _ => return Ok(()),
-        };
-        match usize::try_from(size).ok().and_then(|s| at.checked_add(s)) {
-            Some(end) => at = end,
-            None => return Ok(()),
-        }
-    }
-    Ok(())
-}
-
 /// [`decode`] of the bytes of a profile, with a frame budget.
 fn decode_within(bytes: &[u8], limits: &Limits, options: &PprofConfig, budget: FrameBudget) -> Result<Decoded, String> {
     // The samples are most of a profile: each is read when it is needed, into one `Sample`
     // reused for all, rather than decoded into a vector of its own (three allocations per
     // sample to make and to free). The rest of the profile is decoded whole.
-    match split_samples(bytes) {
+    match split_samples(bytes, limits.max_name_bytes)? {
         Some((head, samples)) => {
             let profile = Profile::decode(head.as_slice()).map_err(malformed)?;
             drop(head);
@@ -479,29 +443,45 @@ fn read_sample(mut b: &[u8], sample: &mut Sample) -> bool {
     true
 }
 
+/// A profile's fields but its samples, copied, and where each sample's message is.
+type Split = (Vec<u8>, Vec<std::ops::Range<usize>>);
+
 /// The top-level fields of a profile's bytes split into the samples (field 2), by where
-/// each one's message is, and the other fields, copied; `None` when a field is cut short or
-/// is a group (wire type 3 or 4), which no field of `Profile` is.
-fn split_samples(bytes: &[u8]) -> Option<(Vec<u8>, Vec<std::ops::Range<usize>>)> {
+/// each one's message is, and the other fields, copied; `Ok(None)` when a field is cut short
+/// or is a group (wire type 3 or 4), which no field of `Profile` is.
+///
+/// In the same pass, a string of the string table longer than `max_string` bytes (a function
+/// or file name; a 3 GiB one compresses to 14 MB) is refused before anything is decoded or
+/// copied, even when the profile is cut short inside it.
+fn split_samples(bytes: &[u8], max_string: u64) -> Result<Option<Split>, String> {
     let mut head = Vec::new();
     let mut samples = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
         let start = at;
-        let (key, n) = varint(&bytes[at..])?;
+        let Some((key, n)) = varint(&bytes[at..]) else { return Ok(None) };
         at += n;
         let size = match key & 7 {
-            0 => varint(&bytes[at..])?.1,
+            0 => match varint(&bytes[at..]) {
+                Some((_, n)) => n,
+                None => return Ok(None),
+            },
             1 => 8,
             2 => {
-                let (len, n) = varint(&bytes[at..])?;
+                let Some((len, n)) = varint(&bytes[at..]) else { return Ok(None) };
                 at += n;
-                usize::try_from(len).ok()?
+                if key == (6 << 3) | 2 && len > max_string {
+                    return Err(format!(
+                        "pprof: its string table holds a string of {len} bytes (at byte {at}), more than limits.max_name_bytes ({max_string}); raise [limits] max_name_bytes in site.toml to read it"
+                    ));
+                }
+                let Ok(len) = usize::try_from(len) else { return Ok(None) };
+                len
             }
             5 => 4,
-            _ => return None,
+            _ => return Ok(None),
         };
-        let end = at.checked_add(size).filter(|&end| end <= bytes.len())?;
+        let Some(end) = at.checked_add(size).filter(|&end| end <= bytes.len()) else { return Ok(None) };
         if key == (2 << 3) | 2 {
             samples.push(at..end);
         } else {
@@ -509,7 +489,7 @@ fn split_samples(bytes: &[u8]) -> Option<(Vec<u8>, Vec<std::ops::Range<usize>>)>
         }
         at = end;
     }
-    Some((head, samples))
+    Ok(Some((head, samples)))
 }
 
 /// Values of one label key listed in its metadata entry; the rest are counted.
