@@ -91,13 +91,6 @@ impl Staging {
             let _ = fs::remove_file(&dir);
             fs::create_dir_all(&dir).map_err(OutputError::at(&dir))?;
         }
-        // The previous site, made read-only by its owner while it was published (`chmod -R
-        // a-w public`): this build's own folder again, so writable again.
-        if !writable(&dir) {
-            for e in walkdir::WalkDir::new(&dir).into_iter().flatten().filter(|e| e.file_type().is_dir()) {
-                let _ = let_owner_write(e.path());
-            }
-        }
         Ok(Staging {
             dir,
             target: target.to_path_buf(),
@@ -473,14 +466,6 @@ fn carry_git(target: &Path, dir: &Path) -> Result<(), OutputError> {
         return Ok(());
     }
     fs::rename(&from, &to).map_err(OutputError::at(&from))
-}
-
-/// Whether this process may write in folder `dir`.
-fn writable(dir: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else { return false };
-    // SAFETY: a valid NUL-terminated path.
-    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
 }
 
 /// Adds the owner's write (and search) permission to folder `dir`.
