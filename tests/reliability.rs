@@ -1325,42 +1325,46 @@ fn a_build_killed_between_the_renames_of_a_swap_without_an_atomic_exchange_is_pu
     }
 }
 
+/// Permissions do not hold root back: as root, a test of them runs flamesite as nobody
+/// (setpriv, from util-linux) in a folder that is nobody's. `dir` (and all in it) is made
+/// nobody's when this runs as root.
+fn give_to_nobody(dir: &Path) {
+    if unsafe { libc::geteuid() } == 0 {
+        let o = Command::new("chown").args(["-R", "65534:65534"]).arg(dir).output().expect("chown runs");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+/// `flamesite build --input in --output out` in `dir`, as nobody when this runs as root (see
+/// [`give_to_nobody`]).
+fn build_as_nobody(dir: &Path) -> std::process::Output {
+    let mut c = if unsafe { libc::geteuid() } == 0 {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(bin());
+        c
+    } else {
+        Command::new(bin())
+    };
+    c.args(["build", "--input", "in", "--output", "out"]).current_dir(dir).output().expect("the build runs")
+}
+
 #[test]
 fn an_output_made_read_only_by_its_owner_is_replaced_by_every_later_build() {
-    // Permissions do not hold root back: as root, the builds run as nobody (setpriv, from
-    // util-linux), in a folder that is nobody's.
     let work = tempfile::tempdir().unwrap();
     let dir = work.path();
     for day in 1..=2u64 {
         write(&dir.join(format!("in/api/2026-01-0{day}.folded")), &profile(day, 40));
     }
-    let root = unsafe { libc::geteuid() } == 0;
-    let own = || {
-        if root {
-            let o = Command::new("chown").args(["-R", "65534:65534"]).arg(dir).output().expect("chown runs");
-            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        }
-    };
-    let build = || {
-        let mut c = if root {
-            let mut c = Command::new("setpriv");
-            c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(bin());
-            c
-        } else {
-            Command::new(bin())
-        };
-        c.args(["build", "--input", "in", "--output", "out"]).current_dir(dir).output().expect("the build runs")
-    };
-    own();
-    let o = build();
+    give_to_nobody(dir);
+    let o = build_as_nobody(dir);
     assert!(o.status.success(), "{}", stderr(&o));
     // The owner makes the published site read-only (files and folders).
     let o = Command::new("chmod").args(["-R", "a-w", "out"]).current_dir(dir).output().unwrap();
     assert!(o.status.success());
     for day in 3..=6u64 {
         write(&dir.join(format!("in/api/2026-01-0{day}.folded")), &profile(day, 40));
-        own();
-        let o = build();
+        give_to_nobody(dir);
+        let o = build_as_nobody(dir);
         assert!(o.status.success(), "day {day}: {}", stderr(&o));
         assert!(dir.join(format!("out/p/api/2026-01-0{day}/index.html")).is_file(), "day {day}");
     }
@@ -1538,20 +1542,9 @@ fn a_profile_the_build_may_not_read_is_reported_once_with_its_path() {
     let dir = work.path();
     write(&dir.join("in/ok.folded"), b"main;a 1\n");
     write(&dir.join("in/locked.folded"), b"main;b 1\n");
-    let root = unsafe { libc::geteuid() } == 0;
-    if root {
-        let o = Command::new("chown").args(["-R", "65534:65534"]).arg(dir).output().expect("chown runs");
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    }
+    give_to_nobody(dir);
     std::fs::set_permissions(dir.join("in/locked.folded"), std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
-    let mut c = if root {
-        let mut c = Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(bin());
-        c
-    } else {
-        Command::new(bin())
-    };
-    let o = c.args(["build", "--input", "in", "--output", "out"]).current_dir(dir).output().expect("the build runs");
+    let o = build_as_nobody(dir);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");
     let line = err.lines().find(|l| l.starts_with("error:")).unwrap_or_else(|| panic!("{err}"));
