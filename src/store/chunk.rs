@@ -35,8 +35,9 @@ pub const LAYOUTS_VERSION: u32 = 6;
 /// [`VERSION`] for a plain graph and for a differential one chunks of [`LAYOUTS_VERSION`] and
 /// search buckets of [`DIFF_VERSION`], chunks and plain search buckets with coded columns
 /// ([`CODED`]), parents given as rows of the chunk ([`PARENT_ROWS`]); its name files hold no
-/// colours (a reader reckons them from the names and the palette). Version 8 had the same files with each name's colour in its name file; version 7
-/// a differential graph's layouts in three folders, each with its own chunks of version 5;
+/// colours (a reader reckons them from the names and the palette). Version 8 had the same
+/// files with ids and parents as steps and each name's colour in its name file; version 7 a
+/// differential graph's layouts in three folders, each with its own chunks of version 5;
 /// version 6 the same files as 7, their columns not coded.
 pub const MANIFEST_VERSION: u32 = 9;
 /// The manifest packed (see [`gz`]), beside `manifest.json`: what the page reads.
