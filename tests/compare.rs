@@ -89,7 +89,7 @@ type Interval = (u64, u64, u32, u32);
 /// name id its intervals, and how many id steps did not fit in two bytes.
 fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<Interval>>, usize) {
     let manifest: serde_json::Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
-    assert_eq!(manifest["version"], 9);
+    assert_eq!(manifest["version"], 10);
     let mut names = Vec::new();
     for f in manifest["names"].as_array().unwrap() {
         let n: serde_json::Value = serde_json::from_str(&read(&graph.join(f["file"].as_str().unwrap()))).unwrap();

@@ -34,12 +34,14 @@ pub const LAYOUTS_VERSION: u32 = 6;
 /// buckets, sandwiches) are gzip members named with `.gz` ([`gz`]), whose contents are those of
 /// [`VERSION`] for a plain graph and for a differential one chunks of [`LAYOUTS_VERSION`] and
 /// search buckets of [`DIFF_VERSION`], chunks and plain search buckets with coded columns
-/// ([`CODED`]), parents given as rows of the chunk ([`PARENT_ROWS`]); its name files hold no
-/// colours (a reader reckons them from the names and the palette). Version 8 had the same
+/// ([`CODED`]), parents given as rows of the chunk ([`PARENT_ROWS`]) and offsets from parents'
+/// ([`FROM_PARENTS`]); its name files hold no colours (a reader reckons them from the names
+/// and the palette). Version 9 had the same files with offsets as gaps after the frame before
+/// at their depth only. Version 8 had the same
 /// files with ids and parents as steps and each name's colour in its name file; version 7 a
 /// differential graph's layouts in three folders, each with its own chunks of version 5;
 /// version 6 the same files as 7, their columns not coded.
-pub const MANIFEST_VERSION: u32 = 9;
+pub const MANIFEST_VERSION: u32 = 10;
 /// The manifest packed (see [`gz`]), beside `manifest.json`: what the page reads.
 pub const PACKED_MANIFEST: &str = "manifest.json.gz";
 /// The first manifest version whose data files are packed.
@@ -870,6 +872,12 @@ const CODED: u32 = 4;
 /// are a first child, whose id is its parent's plus one. It halved what the ids and parents of
 /// the large profile's first view take packed (21.8 to 10.4 kB).
 const PARENT_ROWS: u32 = 8;
+/// Flag of a chunk with [`PARENT_ROWS`] whose offsets are gaps from the sibling before in the
+/// chunk, else from the parent's offset when the parent is a row of the chunk (docs/FORMAT.md
+/// "Coded columns"): a first child starts where its parent does, so its gap is 0 where it was
+/// the parent's distance from the frame before at its depth. It took the nightly series of
+/// benches/footprint.sh from 22.2 to 20.5 MB.
+const FROM_PARENTS: u32 = 16;
 /// In a chunk with [`PARENT_ROWS`], the parent code of a row whose parent is not in the chunk.
 const OUTSIDE: u32 = u32::MAX;
 
@@ -884,7 +892,7 @@ fn encode_chunk(table: &FrameTable, others: Option<&Others>, rows: &[u32], new_i
     let mut out = Vec::with_capacity(32 + 4 * (hi - lo) as usize + n * (12 + columns * values.width()));
     out.extend_from_slice(CHUNK_MAGIC);
     put_u32(&mut out, if diff.is_some() { LAYOUTS_VERSION } else { VERSION });
-    put_u32(&mut out, diff.is_some() as u32 | ((values == Values::U32) as u32) << 1 | CODED | PARENT_ROWS);
+    put_u32(&mut out, diff.is_some() as u32 | ((values == Values::U32) as u32) << 1 | CODED | PARENT_ROWS | FROM_PARENTS);
     put_u32(&mut out, n as u32);
     put_u32(&mut out, lo);
     put_u32(&mut out, hi);
@@ -902,15 +910,26 @@ fn encode_chunk(table: &FrameTable, others: Option<&Others>, rows: &[u32], new_i
         put_column(out, values, col);
         planes::split(&mut out[start..], w);
     };
-    // Each offset as its gap from the end of the frame before it at its depth (the first of a
-    // depth as itself): 0 between siblings. Frames of a depth do not overlap, so gaps are never
-    // negative in a table the build made.
+    let (ids, parents, outside) = parent_rows(table, rows);
+    // The row of each row's parent in the chunk, if it is one.
+    let parent_row: Vec<Option<usize>> = {
+        let mut last = 0usize;
+        parents.iter().map(|&code| (code != OUTSIDE).then(|| { last += code as usize; last })).collect()
+    };
+    // Each offset as its gap from the end of the sibling before it in the chunk, else from its
+    // parent's offset when its parent is a row of the chunk, else from the end of the frame
+    // before it at its depth (the first of a depth: itself). Children start at their parent's
+    // offset and follow each other, so most gaps are 0; frames of a depth do not overlap and
+    // lie inside their parents, so gaps are never negative in a table the build made.
     let gaps = |offset: &[u64], total: &[u64]| {
         let gap = |(i, &r): (usize, &u32)| {
             let r = r as usize;
-            match i.checked_sub(1).map(|p| rows[p] as usize) {
-                Some(p) if table.depth[p] == table.depth[r] => offset[r].wrapping_sub(offset[p] + total[p]),
-                _ => offset[r],
+            let before = i.checked_sub(1).map(|p| rows[p] as usize).filter(|&p| table.depth[p] == table.depth[r]);
+            match (before, parent_row[i]) {
+                (Some(p), _) if table.parent[p] == table.parent[r] => offset[r].wrapping_sub(offset[p] + total[p]),
+                (_, Some(j)) => offset[r].wrapping_sub(offset[rows[j] as usize]),
+                (Some(p), None) => offset[r].wrapping_sub(offset[p] + total[p]),
+                (None, None) => offset[r],
             }
         };
         rows.iter().enumerate().map(gap).collect::<Vec<_>>()
@@ -935,7 +954,6 @@ fn encode_chunk(table: &FrameTable, others: Option<&Others>, rows: &[u32], new_i
             column(&mut out, &mut of(&table.self_));
         }
     }
-    let (ids, parents, outside) = parent_rows(table, rows);
     let names: Vec<u32> = rows.iter().map(|&r| new_id[table.name[r as usize] as usize]).collect();
     for col in [ids, parents, names] {
         let start = out.len();
@@ -1252,7 +1270,7 @@ fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, t
         return Err(format!("{} bytes, not those of {n} frames (truncated chunk)", b.len()));
     }
     let mut plain = b[..at].to_vec();
-    plain[8..12].copy_from_slice(&(flags & !(CODED | PARENT_ROWS)).to_le_bytes());
+    plain[8..12].copy_from_slice(&(flags & !(CODED | PARENT_ROWS | FROM_PARENTS)).to_le_bytes());
     // The offset column of `layout` (of a differential chunk: union, after, before), then the
     // value columns.
     let offsets = match (layouts, layout) {
@@ -1282,7 +1300,11 @@ fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, t
                 plain[p..p + 4].copy_from_slice(&sum.to_le_bytes());
             }
         }
-    } else {
+    }
+    // With PARENT_ROWS, the row of each row's parent when it is a row of the chunk.
+    let mut parent_row: Vec<Option<usize>> = Vec::new();
+    if flags & PARENT_ROWS != 0 {
+        parent_row.reserve_exact(n);
         let listed = planes::join(&b[columns_end + 4..], 4);
         let (ids, parents) = (u32s, u32s + 4 * n);
         let (mut last_row, mut next_outside, mut last_outside) = (0usize, 0usize, 0u32);
@@ -1292,9 +1314,11 @@ fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, t
                 let step = listed.get(4 * next_outside..4 * next_outside + 4).ok_or("more rows with a parent outside the chunk than it lists")?;
                 next_outside += 1;
                 last_outside = last_outside.wrapping_add(u32::from_le_bytes(step.try_into().unwrap()));
+                parent_row.push(None);
                 last_outside
             } else {
                 last_row = last_row.checked_add(code as usize).filter(|&j| j < i).ok_or_else(|| format!("row {i}'s parent is not a row before it"))?;
+                parent_row.push(Some(last_row));
                 u32_at(&plain, ids + 4 * last_row)
             };
             let sibling = i > 0 && u32_at(&plain, parents + 4 * (i - 1)) == parent;
@@ -1307,7 +1331,11 @@ fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, t
             return Err(format!("lists {outside} parents outside the chunk, and {next_outside} rows have one"));
         }
     }
-    // Offsets: each gap added to the end of the frame before it at its depth.
+    // Offsets: each gap added to the end of the frame before it at its depth; with
+    // FROM_PARENTS, to its parent's offset instead when that frame is not a sibling and the
+    // parent is a row of the chunk (rows of lower depths are done first).
+    let from_parents = flags & FROM_PARENTS != 0;
+    let parent_of = |plain: &[u8], i: usize| u32_at(plain, u32s + 4 * (n + i));
     let value = |plain: &[u8], col: usize, i: usize| values.get(plain, at + w * (col * n + i)).unwrap_or(0);
     let width = |plain: &[u8], i: usize| match diff {
         false => value(plain, 1, i),
@@ -1323,7 +1351,12 @@ fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, t
                 Values::U32 => u32_at(&plain, p) as u64,
                 Values::F64 => f64::from_le_bytes(plain[p..p + 8].try_into().unwrap()) as i64 as u64,
             };
-            let offset = if i == first { gap } else { end.wrapping_add(gap) };
+            let sibling = i > first && parent_of(&plain, i - 1) == parent_of(&plain, i);
+            let offset = match parent_row.get(i) {
+                Some(&Some(j)) if from_parents && !sibling => value(&plain, 0, j).wrapping_add(gap),
+                _ if i == first => gap,
+                _ => end.wrapping_add(gap),
+            };
             end = offset.wrapping_add(width(&plain, i));
             match values {
                 Values::U32 => plain[p..p + 4].copy_from_slice(&(offset as u32).to_le_bytes()),
@@ -1349,7 +1382,7 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable, version: u32, totals: (u64, u64)) 
     if version == LAYOUTS_VERSION && flags & CODED == 0 {
         return Err(format!("a chunk of version {LAYOUTS_VERSION} whose columns are not coded"));
     }
-    if flags & !(1 | 2 | CODED | PARENT_ROWS) != 0 || (flags & PARENT_ROWS != 0 && flags & CODED == 0) {
+    if flags & !(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS) != 0 || (flags & PARENT_ROWS != 0 && flags & CODED == 0) || (flags & FROM_PARENTS != 0 && flags & PARENT_ROWS == 0) {
         return Err(format!("flags {flags:#x} name columns this reader does not know"));
     }
     if flags & CODED != 0 {

@@ -45,22 +45,43 @@ for (const values of ["u32", "f64"]) {
 }
 
 for (const values of ["u32", "f64"]) {
-  test(`decodeChunk reads parents given as rows of the chunk (flag 8), ids from their parents' (${values} values)`, () => {
-    const t = frameTable(parseFolded(GAPPED));
-    const ids = t.name.map((_, i) => i);
-    const whole = chunkBytes(t, ids, 0, 4, { values, coded: t.total, parentRows: true });
-    assert.equal(new DataView(whole).getUint32(8, true) & 12, 12);
-    assert.deepEqual(columns(decodeChunk(whole)), columns(decodeChunk(chunkBytes(t, ids, 0, 4, { values }))));
-    // Depths 1 and 2 only: the parents of depth 1 are not in the chunk, and listed.
-    const some = ids.filter((i) => t.depth[i] >= 1 && t.depth[i] <= 2);
-    assert.deepEqual(columns(decodeChunk(chunkBytes(t, some, 1, 3, { values, coded: t.total, parentRows: true }))), columns(decodeChunk(chunkBytes(t, some, 1, 3, { values }))));
-    // Narrow frames without their siblings (a fine chunk): ids cannot all follow a sibling.
-    const narrow = ids.filter((i) => t.total[i] <= 2);
-    const lo = Math.min(...narrow.map((i) => t.depth[i]));
-    const hi = Math.max(...narrow.map((i) => t.depth[i])) + 1;
-    assert.deepEqual(columns(decodeChunk(chunkBytes(t, narrow, lo, hi, { values, coded: t.total, parentRows: true }))), columns(decodeChunk(chunkBytes(t, narrow, lo, hi, { values }))));
-  });
+  for (const fromParents of [false, true]) {
+    const what = fromParents ? "flags 8 and 16, offsets from their parents'" : "flag 8";
+    test(`decodeChunk reads parents given as rows of the chunk (${what}), ids from their parents' (${values} values)`, () => {
+      const t = frameTable(parseFolded(GAPPED));
+      const ids = t.name.map((_, i) => i);
+      const coded = { values, coded: t.total, parentRows: true, fromParents };
+      const whole = chunkBytes(t, ids, 0, 4, coded);
+      assert.equal(new DataView(whole).getUint32(8, true) & 28, fromParents ? 28 : 12);
+      assert.deepEqual(columns(decodeChunk(whole)), columns(decodeChunk(chunkBytes(t, ids, 0, 4, { values }))));
+      // Depths 1 and 2 only: the parents of depth 1 are not in the chunk, and listed.
+      const some = ids.filter((i) => t.depth[i] >= 1 && t.depth[i] <= 2);
+      assert.deepEqual(columns(decodeChunk(chunkBytes(t, some, 1, 3, coded))), columns(decodeChunk(chunkBytes(t, some, 1, 3, { values }))));
+      // Narrow frames without their siblings (a fine chunk): ids cannot all follow a sibling.
+      const narrow = ids.filter((i) => t.total[i] <= 2);
+      const lo = Math.min(...narrow.map((i) => t.depth[i]));
+      const hi = Math.max(...narrow.map((i) => t.depth[i])) + 1;
+      assert.deepEqual(columns(decodeChunk(chunkBytes(t, narrow, lo, hi, coded))), columns(decodeChunk(chunkBytes(t, narrow, lo, hi, { values }))));
+    });
+  }
 }
+
+test("offsets from parents (flag 16): a first child's gap is 0, and more of the column is 0 than without", () => {
+  const t = frameTable(parseFolded(GAPPED));
+  const ids = t.name.map((_, i) => i);
+  // The offset column in byte planes: its low plane holds each row's gap below 256.
+  const gaps = (fromParents) => {
+    const b = new Uint8Array(chunkBytes(t, ids, 0, 4, { coded: t.total, parentRows: true, fromParents }));
+    return [...b.slice(48, 48 + ids.length)];
+  };
+  const rows = [...ids].sort((a, b) => t.depth[a] - t.depth[b] || t.offset[a] - t.offset[b] || a - b);
+  const y = rows.indexOf(t.name.indexOf(t.names.indexOf("y")));
+  assert.ok(y > 0);
+  assert.equal(gaps(false)[y], 4, "without: y's gap is main's self after c");
+  assert.equal(gaps(true)[y], 0, "with: y starts where its parent other does");
+  const zeros = (g) => g.filter((v) => v === 0).length;
+  assert.ok(zeros(gaps(true)) > zeros(gaps(false)));
+});
 
 test("parents as rows: random graphs and random parts of them read back as written", () => {
   const random = rng(11);
@@ -78,6 +99,7 @@ test("parents as rows: random graphs and random parts of them read back as writt
     const hi = Math.max(...part.map((i) => t.depth[i])) + 1;
     const want = columns(decodeChunk(chunkBytes(t, part, lo, hi)));
     assert.deepEqual(columns(decodeChunk(chunkBytes(t, part, lo, hi, { coded: t.total, parentRows: true }))), want, lines.join(" / "));
+    assert.deepEqual(columns(decodeChunk(chunkBytes(t, part, lo, hi, { coded: t.total, parentRows: true, fromParents: true }))), want, lines.join(" / "));
   }
 });
 
@@ -143,6 +165,23 @@ function layoutsGraph(d) {
   return { manifest, files, t };
 }
 
+test("a comparison's chunk of every depth, offsets from parents in each of its three layouts, reads back exactly", () => {
+  const d = diffTable(parseFolded("main;a;x 30\nmain;a 5\nmain;b 20\ngone;g 7\nkeep 3\n"), parseFolded("main;a;x 10\nmain;b 40\nmain;b;y 6\nnew;n 9\nkeep 3\nmain 4\n"));
+  const f = d.frames;
+  const t = { depth: f.map((x) => x.depth), offset: f.map((x) => x.lo), total: f.map((x) => x.width), parent: f.map((x) => x.parent), name: f.map((x) => x.name) };
+  const diff = { beforeTotal: f.map((x) => x.before), beforeSelf: f.map((x) => x.beforeSelf), afterTotal: f.map((x) => x.after), afterSelf: f.map((x) => x.afterSelf) };
+  const layouts = { after: [f.map((x) => x.afterLo), diff.afterTotal], before: [f.map((x) => x.beforeLo), diff.beforeTotal] };
+  const depth = Math.max(...t.depth) + 1;
+  const ids = f.map((x) => x.id);
+  const bytes = chunkBytes(t, ids, 0, depth, { diff, version: 6, coded: t.total, layouts, parentRows: true, fromParents: true });
+  for (const layout of ["union", "after", "before"]) {
+    const c = decodeChunk(bytes, "c/0-0.bin", { layout, tb: d.tb, ta: d.ta });
+    const got = [...c.id].map((id, i) => [id, c.offset[i], c.total[i], c.parent[i]]).sort((a, b) => a[0] - b[0]);
+    const want = f.map((x) => ({ union: [x.id, x.lo, x.width], after: [x.id, x.afterLo, x.after], before: [x.id, x.beforeLo, x.before] })[layout].concat([x.parent >>> 0]));
+    assert.deepEqual(got, want, layout);
+  }
+});
+
 test("a comparison's chunk of version 6 holds every layout: each reads back its own offsets and widths", async () => {
   // Paths of one run only, and selfs: gaps differ from one layout to the next.
   const d = diffTable(parseFolded("main;a;x 30\nmain;a 5\nmain;b 20\ngone;g 7\nkeep 3\n"), parseFolded("main;a;x 10\nmain;b 40\nmain;b;y 6\nnew;n 9\nkeep 3\nmain 4\n"));
@@ -196,11 +235,13 @@ test("a source of an older comparison reads the layout from its own folder", asy
 test("decodeChunk and decodeSearch refuse flags they do not know and coded files of old versions", () => {
   const t = frameTable(parseFolded(GAPPED));
   const bytes = chunkBytes(t, [0, 1, 5], 0, 2, { coded: t.total });
-  new DataView(bytes).setUint32(8, 2 | 4 | 16, true);
-  assert.throws(() => decodeChunk(bytes, "c/0-0.bin.gz"), /c\/0-0\.bin\.gz: has flags 22 this page does not know/);
-  // Parents as rows (8) only in coded columns (4).
+  new DataView(bytes).setUint32(8, 2 | 4 | 32, true);
+  assert.throws(() => decodeChunk(bytes, "c/0-0.bin.gz"), /c\/0-0\.bin\.gz: has flags 38 this page does not know/);
+  // Parents as rows (8) only in coded columns (4), offsets from parents (16) only with them.
   new DataView(bytes).setUint32(8, 2 | 8, true);
   assert.throws(() => decodeChunk(bytes, "c/0-0.bin.gz"), /has flags 10 this page does not know/);
+  new DataView(bytes).setUint32(8, 2 | 4 | 16, true);
+  assert.throws(() => decodeChunk(bytes, "c/0-0.bin.gz"), /has flags 22 this page does not know/);
   assert.throws(() => decodeChunk(chunkBytes(t, [0, 1, 5], 0, 2, { version: 1, coded: t.total })), /version 1 with coded columns/);
   const per = [[], [[0, 5], [9, 12]], [[3, 4]]];
   const s = searchBytes(per, 0, 3, { coded: true });
@@ -371,8 +412,8 @@ test("checkManifest and checkNames refuse what they do not know", () => {
   assert.equal(checkManifest(manifest), manifest);
   assert.equal(checkManifest({ ...manifest, version: 6 }).version, 6);
   assert.equal(checkManifest({ ...manifest, version: 8 }).version, 8);
-  assert.equal(checkManifest({ ...manifest, version: 9 }).version, 9);
-  assert.throws(() => checkManifest({ ...manifest, version: 10 }), /version 10 is not supported/);
+  assert.equal(checkManifest({ ...manifest, version: 10 }).version, 10);
+  assert.throws(() => checkManifest({ ...manifest, version: 11 }), /version 11 is not supported/);
   assert.throws(() => checkManifest({ format: "x" }), /not a flamesite graph manifest/);
   assert.throws(() => checkManifest({ ...manifest, names: [manifest.names[1]] }), /do not cover the name ids/);
   const entry = manifest.names[0];

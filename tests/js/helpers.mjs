@@ -77,9 +77,11 @@ const pad8 = (x) => (x + 7) & ~7;
  * when given, is each frame's width by id (`t.total` for a plain graph, a layout's widths for
  * a comparison): the columns are then coded as FORMAT.md "Coded columns" says (flag 4).
  * `layouts` (version 6, coded): `{ after: [offsets, widths], before: [offsets, widths] }` by
- * id, whose gaps follow the union's offsets.
+ * id, whose gaps follow the union's offsets. `fromParents` (with `parentRows`, flag 16): an
+ * offset that follows no sibling in the chunk is its gap from its parent's when the parent is
+ * in the chunk.
  */
-export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null, layouts = null, parentRows = false } = {}) {
+export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null, layouts = null, parentRows = false, fromParents = false } = {}) {
   const narrow = version >= 2 && values === "u32";
   const w = narrow ? 4 : 8;
   const rows = [...ids].sort((a, b) => t.depth[a] - t.depth[b] || t.offset[a] - t.offset[b] || a - b);
@@ -113,7 +115,7 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
   const dv = new DataView(buf);
   for (let i = 0; i < 4; i++) dv.setUint8(i, magic.charCodeAt(i));
   dv.setUint32(4, version, true);
-  dv.setUint32(8, (diff ? 1 : 0) | (narrow ? 2 : 0) | (coded ? 4 : 0) | (parentRows ? 8 : 0), true);
+  dv.setUint32(8, (diff ? 1 : 0) | (narrow ? 2 : 0) | (coded ? 4 : 0) | (parentRows ? 8 : 0) | (fromParents ? 16 : 0), true);
   dv.setUint32(12, n, true);
   dv.setUint32(16, depthLo, true);
   dv.setUint32(20, depthHi, true);
@@ -127,7 +129,16 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
   const ints = [rows, byRow(t.parent), byRow(t.name)];
   if (coded) {
     // Offsets as gaps after the frame before at the same depth, ids and parents as steps.
-    const gaps = (offset, width) => rows.map((r, i) => (i > 0 && t.depth[rows[i - 1]] === t.depth[r] ? offset[r] - offset[rows[i - 1]] - width[rows[i - 1]] : offset[r]));
+    // With fromParents, a frame that follows no sibling and whose parent is in the chunk: the
+    // gap from its parent's offset.
+    const inChunk = new Set(rows);
+    const gaps = (offset, width) =>
+      rows.map((r, i) => {
+        const prev = i > 0 && t.depth[rows[i - 1]] === t.depth[r] ? rows[i - 1] : null;
+        const sibling = prev !== null && t.parent[prev] === t.parent[r];
+        if (fromParents && !sibling && inChunk.has(t.parent[r])) return offset[r] - offset[t.parent[r]];
+        return prev !== null ? offset[r] - offset[prev] - width[prev] : offset[r];
+      });
     cols[0] = gaps(t.offset, coded);
     if (layouts) cols.splice(1, 0, gaps(...layouts.after), gaps(...layouts.before));
     for (const c of [0, 1]) ints[c] = ints[c].map((v, i) => (i > 0 ? (v - ints[c][i - 1]) >>> 0 : v));

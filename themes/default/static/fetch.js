@@ -77,6 +77,12 @@ export function addUp(col) {
   for (let i = 1; i < col.length; i++) col[i] += col[i - 1];
 }
 
+/**
+ * Flag of a chunk with PARENT_ROWS whose offsets are gaps from the sibling before in the chunk,
+ * else from the parent's offset when the parent is a row of the chunk.
+ */
+const FROM_PARENTS = 16;
+
 /** In a chunk with PARENT_ROWS, the parent code of a row whose parent is not in the chunk. */
 const OUTSIDE = 0xffffffff;
 
@@ -84,9 +90,11 @@ const OUTSIDE = 0xffffffff;
  * The ids and parents of a chunk with PARENT_ROWS (docs/FORMAT.md "Coded columns"), in place:
  * a parent code is the step from the row of the parent before, or OUTSIDE, whose id is the
  * next of `listed` (steps from the one before); an id code is the step from the row before's
- * id when both rows have the same parent, else from the parent's id.
+ * id when both rows have the same parent, else from the parent's id. Returns each row's
+ * parent row in the chunk (an Int32Array, -1 where the parent is not in it).
  */
 export function parentsFromRows(id, parent, listed, file = "chunk") {
+  const rowOf = new Int32Array(id.length).fill(-1);
   let lastRow = 0;
   let next = 0;
   let lastOutside = 0;
@@ -101,12 +109,14 @@ export function parentsFromRows(id, parent, listed, file = "chunk") {
       lastRow += code;
       if (lastRow >= i) throw new GraphError(file, `row ${i}'s parent is not a row before it`);
       p = id[lastRow];
+      rowOf[i] = lastRow;
     }
     const from = i > 0 && parent[i - 1] === p ? id[i - 1] : p;
     id[i] = (from + id[i]) >>> 0;
     parent[i] = p;
   }
   if (next !== listed.length) throw new GraphError(file, `lists ${listed.length} parents outside it, and ${next} rows have one`);
+  return rowOf;
 }
 
 /**
@@ -121,9 +131,10 @@ const VERSIONS = [1, 2, 3, 4, 5, 6];
  * Versions of the manifest this page reads: those of the files, and 6 to 8, whose data files
  * are gzip members (unpacked as they arrive, unpack.js) holding version 2 (plain) or 5
  * (comparison) files, of 7 with coded columns (flag CODED); of 8 a comparison's chunks are of
- * version 6, every layout in one folder.
+ * version 6, every layout in one folder; of 9 chunks give parents as rows (PARENT_ROWS), of 10
+ * offsets from them too (FROM_PARENTS).
  */
-const MANIFEST_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+const MANIFEST_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
 /** [version, field 8, field 12, field 16, field 20] of a chunk or search file. */
 function header(buf, file, magic) {
@@ -184,7 +195,9 @@ function deriveWidths(c, layout, tb, ta) {
 export function decodeChunk(data, file = "chunk", widths = null) {
   let buf = alignedBuffer(data);
   const [version, flags, n, depthLo, depthHi] = header(buf, file, "FSCH");
-  if (flags & ~(1 | 2 | CODED | PARENT_ROWS) || (flags & (CODED | PARENT_ROWS)) === PARENT_ROWS) throw new GraphError(file, `has flags ${flags} this page does not know`);
+  if (flags & ~(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS) || (flags & (CODED | PARENT_ROWS)) === PARENT_ROWS || (flags & (PARENT_ROWS | FROM_PARENTS)) === FROM_PARENTS) {
+    throw new GraphError(file, `has flags ${flags} this page does not know`);
+  }
   const diff = (flags & 1) !== 0;
   const coded = (flags & CODED) !== 0;
   const parentRows = (flags & PARENT_ROWS) !== 0;
@@ -240,14 +253,21 @@ export function decodeChunk(data, file = "chunk", widths = null) {
   if (coded) {
     // Ids and parents are steps from the row before (or, with PARENT_ROWS, parents are rows of
     // the chunk and ids follow from them: parentsFromRows); an offset is the gap from the end
-    // of the frame before it at its depth (the first of a depth is itself).
-    if (parentRows) parentsFromRows(id, parent, new Uint32Array(listed), file);
-    else {
+    // of the frame before it at its depth (the first of a depth is itself), or with
+    // FROM_PARENTS from its parent's offset when it follows no sibling and its parent is a row
+    // of the chunk (rows of lower depths come first).
+    const rowOf = parentRows ? parentsFromRows(id, parent, new Uint32Array(listed), file) : null;
+    if (!parentRows) {
       addUp(id);
       addUp(parent);
     }
+    const fromParents = (flags & FROM_PARENTS) !== 0;
     for (let d = 0; d + 1 < rows; d++) {
-      for (let r = rowStart[d] + 1; r < rowStart[d + 1]; r++) offset[r] += offset[r - 1] + c.total[r - 1];
+      for (let r = rowStart[d]; r < rowStart[d + 1]; r++) {
+        const sibling = r > rowStart[d] && parent[r - 1] === parent[r];
+        if (fromParents && !sibling && rowOf[r] >= 0) offset[r] += offset[rowOf[r]];
+        else if (r > rowStart[d]) offset[r] += offset[r - 1] + c.total[r - 1];
+      }
     }
   }
   return c;
