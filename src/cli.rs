@@ -48,16 +48,28 @@ enum Command {
         #[arg(default_value = ".")]
         dir: PathBuf,
     },
-    /// Compare two profile files (any format): write their differential flame graph page to a
-    /// folder any static host serves.
+    /// Compare two profile files (any format): print the functions whose share changed most,
+    /// check budgets (exit 1 when one is exceeded), and with -o write their differential flame
+    /// graph page to a folder any static host serves.
     Diff {
         /// The earlier profile.
         before: PathBuf,
         /// The later profile.
         after: PathBuf,
-        /// Folder of the page (replaced whole; never a folder flamesite did not write).
+        /// Also write the comparison page to this folder (replaced whole; never a folder
+        /// flamesite did not write).
         #[arg(short, long, value_name = "DIR")]
-        output: PathBuf,
+        output: Option<PathBuf>,
+        /// How the report is printed on standard output.
+        #[arg(long, value_enum, default_value_t = crate::derive::report::Format::Text)]
+        format: crate::derive::report::Format,
+        /// Exit 1 when a function's self share grew by more than this many percentage points
+        /// (such as 2pp); site.toml's [[budget]] tables add limits per function.
+        #[arg(long, value_name = "POINTS", value_parser = crate::config::parse_points)]
+        max_increase: Option<f64>,
+        /// Functions listed per graph, for the self and for the total share.
+        #[arg(long, value_name = "N", default_value_t = 10)]
+        top: usize,
     },
     /// Print a built graph as folded stacks, read from its chunk files.
     Fold {
@@ -223,17 +235,45 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             init(&dir)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Diff { before, after, output } => {
-            // Chunking, limits, palette and theme from site.toml when there is one.
+        Command::Diff { before, after, output, format, max_increase, top } => {
+            use crate::derive::report;
+            // Chunking, limits, palette, theme and budgets from site.toml when there is one.
             let config = match config_path(cli.config.as_deref()) {
                 Some(path) => Config::load(&path)?,
                 None => Config::default(),
             };
-            let made = crate::derive::standalone::standalone(&config, &before, &after, &output)?;
+            let made = crate::derive::standalone::standalone(&config, &before, &after, output.as_deref())?;
             for g in &made.unmatched {
                 crate::say!("warning: graph {g:?} is in only one of the two profiles; not compared");
             }
-            crate::say!("compared {} graph{}; wrote {}/index.html", made.graphs.len(), if made.graphs.len() == 1 { "" } else { "s" }, output.display());
+            for b in &config.budgets {
+                if let Some(g) = b.graph.as_ref().filter(|g| !made.graphs.contains(g)) {
+                    crate::say!("warning: the budget for {:?} names graph {g:?}, which was not compared", b.function.as_str());
+                }
+            }
+            let mut graphs = Vec::new();
+            let mut budgets = Vec::new();
+            for (name, unit, table) in &made.tables {
+                graphs.push(report::graph_report(name, unit, table, top));
+                budgets.extend(report::check_budgets(name, table, max_increase, &config.budgets));
+            }
+            let exceeded = budgets.iter().any(|b| b.exceeded);
+            let report = report::Report { format: "flamesite-diff", before: before.display().to_string(), after: after.display().to_string(), graphs, budgets, exceeded };
+            let stdout = std::io::stdout();
+            let mut out = stdout.lock();
+            match out.write_all(report.render(format).as_bytes()).and_then(|_| out.flush()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.to_string()),
+                _ => {}
+            }
+            let graphs = format!("{} graph{}", made.graphs.len(), if made.graphs.len() == 1 { "" } else { "s" });
+            match &output {
+                Some(dir) => crate::say!("compared {graphs}; wrote {}/index.html", dir.display()),
+                None => crate::say!("compared {graphs}"),
+            }
+            if exceeded {
+                crate::say!("a budget is exceeded: exit status 1");
+                return Ok(ExitCode::from(1));
+            }
             Ok(ExitCode::SUCCESS)
         }
         Command::Fold { graph_dir } => {

@@ -51,6 +51,62 @@ pub struct Config {
     /// Folder of the incremental build cache; by default `.NAME.cache` beside the output
     /// folder `NAME`.
     pub cache_dir: Option<PathBuf>,
+    /// Budgets `flamesite diff` checks (`[[budget]]` tables): how far the total share of the
+    /// functions a regular expression matches may grow.
+    #[serde(rename = "budget")]
+    pub budgets: Vec<Budget>,
+}
+
+/// A `[[budget]]` of site.toml: the total share of the functions `function` matches (their
+/// frames counted once, as a search counts them) may grow by at most `max_increase`
+/// percentage points from one profile to the next, in `graph` or in every graph.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(try_from = "BudgetToml")]
+pub struct Budget {
+    /// The functions the budget covers.
+    pub function: regex::Regex,
+    /// How many percentage points their total share may grow.
+    pub max_increase: f64,
+    /// The graph it applies to; every graph when none.
+    pub graph: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BudgetToml {
+    function: String,
+    max_increase: Points,
+    graph: Option<String>,
+}
+
+/// Percentage points as site.toml and the command line give them: `2`, `2.5` or `"2pp"`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Points {
+    Number(f64),
+    Text(String),
+}
+
+/// Parses percentage points: `2`, `0.5`, `2pp`, `2 pp`; 0 or more.
+pub fn parse_points(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let number = t.strip_suffix("pp").unwrap_or(t).trim();
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!("{s:?} is not a number of percentage points, 0 or more (such as 2pp)")),
+    }
+}
+
+impl TryFrom<BudgetToml> for Budget {
+    type Error = String;
+    fn try_from(b: BudgetToml) -> Result<Budget, String> {
+        let function = regex::Regex::new(&b.function).map_err(|e| format!("budget function {:?}: {e}", b.function))?;
+        let max_increase = match b.max_increase {
+            Points::Number(v) => parse_points(&v.to_string())?,
+            Points::Text(t) => parse_points(&t)?,
+        };
+        Ok(Budget { function, max_increase, graph: b.graph })
+    }
 }
 
 /// How links to pages end (see [`Config::links`]).
@@ -210,6 +266,7 @@ impl Default for Config {
             pprof: PprofConfig::default(),
             archive: ArchiveConfig::default(),
             cache_dir: None,
+            budgets: Vec::new(),
         }
     }
 }

@@ -344,3 +344,130 @@ fn a_functions_history_is_cut_in_spans_and_adding_a_run_rewrites_only_the_last()
         assert_eq!(after.get(p), Some(bytes), "{p}");
     }
 }
+
+/// Of folded `text`: its total, and per function its self and its total (a stack counted once
+/// however often the function is on it), reckoned from the text alone.
+fn function_values(text: &str) -> (u64, BTreeMap<String, (u64, u64)>) {
+    let mut all = 0;
+    let mut per: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for (stack, count) in stacks(text) {
+        all += count;
+        let frames: Vec<&str> = stack.split(';').collect();
+        per.entry(frames.last().unwrap().to_string()).or_default().0 += count;
+        let mut seen: Vec<&str> = frames.clone();
+        seen.sort();
+        seen.dedup();
+        for f in seen {
+            per.entry(f.to_string()).or_default().1 += count;
+        }
+    }
+    (all, per)
+}
+
+#[test]
+fn diff_reports_the_functions_whose_share_changed_most_as_go_pprof_counts_them() {
+    // Two real Go CPU profiles; the expected values are what `go tool pprof` folded from them
+    // (tests/data/pprof/*.samples.folded).
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pprof");
+    let dir = tempfile::tempdir().unwrap();
+    let o = run(dir.path(), &["diff", data.join("cpu.pb.gz").to_str().unwrap(), data.join("labels.pb.gz").to_str().unwrap(), "--format", "json", "--top", "1000"]);
+    assert_eq!(o.status.code(), Some(0), "no budget, exit 0: {}", stderr(&o));
+    assert!(!dir.path().join("index.html").exists(), "without -o, no page is written");
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(&o)));
+    let (tb, before) = function_values(&read(&data.join("cpu.samples.folded")));
+    let (ta, after) = function_values(&read(&data.join("labels.samples.folded")));
+    let graphs = report["graphs"].as_array().unwrap();
+    let samples = graphs.iter().find(|g| g["graph"] == "samples").expect("the samples graph");
+    assert_eq!((samples["total_before"].as_u64(), samples["total_after"].as_u64()), (Some(tb), Some(ta)));
+    assert_eq!(samples["noise_judged"], true, "samples count events");
+    let cpu = graphs.iter().find(|g| g["graph"] == "cpu").expect("the cpu graph");
+    assert_eq!(cpu["noise_judged"], false, "nanoseconds are not a count of samples");
+    assert!(cpu["self_changes"].as_array().unwrap().iter().all(|r| r["self_stands_out"].is_null()));
+    let names: std::collections::BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    for (list, share) in [("self_changes", 0), ("total_changes", 1)] {
+        let rows = samples[list].as_array().unwrap();
+        // Every function whose share changed is listed (--top 1000), largest change first.
+        let pick = |v: &(u64, u64)| if share == 0 { v.0 } else { v.1 };
+        let want: Vec<&String> = names.iter().copied().filter(|n| {
+            let (b, a) = (before.get(*n).map_or(0, pick), after.get(*n).map_or(0, pick));
+            b as f64 / tb as f64 != a as f64 / ta as f64
+        }).collect();
+        assert_eq!(rows.len(), want.len(), "{list}");
+        let mut last = f64::INFINITY;
+        for r in rows {
+            let n = r["function"].as_str().unwrap().to_string();
+            let (b, a) = (before.get(&n).copied().unwrap_or_default(), after.get(&n).copied().unwrap_or_default());
+            assert_eq!((r["self_before"].as_u64().unwrap(), r["self_after"].as_u64().unwrap()), (b.0, a.0), "{n}");
+            assert_eq!((r["total_before"].as_u64().unwrap(), r["total_after"].as_u64().unwrap()), (b.1, a.1), "{n}");
+            let change = (pick(&a) as f64 / ta as f64 - pick(&b) as f64 / tb as f64).abs();
+            assert!(change <= last + 1e-12, "{list}: sorted by the size of the change");
+            last = change;
+        }
+    }
+    // runtime.asyncPreempt: 3 of 52 samples, then 30 of 40: no sampling noise makes that.
+    let preempt = samples["self_changes"].as_array().unwrap().iter().find(|r| r["function"] == "runtime.asyncPreempt").unwrap();
+    assert_eq!((before["runtime.asyncPreempt"].0, after["runtime.asyncPreempt"].0), (3, 30));
+    assert_eq!(preempt["self_stands_out"], true);
+    assert_eq!(samples["self_changes"][0]["function"], "runtime.asyncPreempt", "the largest change first");
+    // The text report says the same in lines a CI log shows.
+    let o = run(dir.path(), &["diff", data.join("cpu.pb.gz").to_str().unwrap(), data.join("labels.pb.gz").to_str().unwrap(), "--top", "3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains("graph samples (count): 52 before, 40 after"), "{text}");
+    assert!(text.contains("5.77% ->  75.00%   +69.23 pp  stands out    runtime.asyncPreempt"), "{text}");
+    assert!(text.contains("sampling noise not judged: nanoseconds is not a count of samples"), "{text}");
+}
+
+#[test]
+fn diff_budgets_set_the_exit_status_and_its_markdown_is_a_table_no_name_can_break() {
+    let dir = tempfile::tempdir().unwrap();
+    let hostile = "<img src=x onerror=alert(1)>|[x](javascript:alert(1))";
+    write(&dir.path().join("before.folded"), format!("main;a 500\nmain;b 400\nmain;{hostile} 100\n").as_bytes());
+    write(&dir.path().join("after.folded"), format!("main;a 800\nmain;b 50\nmain;{hostile} 150\n").as_bytes());
+    let diff = |extra: &[&str]| {
+        let mut args = vec!["diff", "before.folded", "after.folded"];
+        args.extend_from_slice(extra);
+        run(dir.path(), &args)
+    };
+    // a's self share grew 30 points (50% -> 80%), the hostile name's 5 (10% -> 15%).
+    assert_eq!(diff(&[]).status.code(), Some(0));
+    let o = diff(&["--max-increase", "2pp"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("EXCEEDED: graph samples, self share of any function (grew most: a): +30.00 pp (limit +2.00 pp, from --max-increase)"), "{}", stdout(&o));
+    assert_eq!(diff(&["--max-increase", "30.5"]).status.code(), Some(0));
+    assert_eq!(diff(&["--max-increase", "many"]).status.code(), Some(2));
+    // Budgets of site.toml: the total share of what a regular expression matches.
+    write(&dir.path().join("site.toml"), b"[[budget]]\nfunction = \"^(a|b)$\"\nmax_increase = \"1pp\"\n");
+    let o = diff(&["--format", "json"]);
+    assert_eq!(o.status.code(), Some(0), "a and b together: 90% -> 85%: {}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["budgets"][0]["increase_pp"].as_f64().map(|v| (v + 5.0).abs() < 1e-9), Some(true), "{report}");
+    write(&dir.path().join("site.toml"), b"[[budget]]\nfunction = \"^a$\"\nmax_increase = \"10pp\"\ngraph = \"samples\"\n");
+    let o = diff(&["--format", "json"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["exceeded"], true);
+    assert_eq!(report["budgets"][0]["function"], "^a$");
+    write(&dir.path().join("site.toml"), b"[[budget]]\nfunction = \"(\"\nmax_increase = 1\n");
+    let o = diff(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("site.toml") && stderr(&o).contains("budget function \"(\""), "{}", stderr(&o));
+    std::fs::remove_file(dir.path().join("site.toml")).unwrap();
+    // A profile that cannot be read is an error: exit 2.
+    let o = run(dir.path(), &["diff", "before.folded", "missing.folded"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing.folded"), "{}", stderr(&o));
+    // Markdown, rendered by a CommonMark parser with GitHub's tables: one table per measure,
+    // five cells a row, and the hostile name as text.
+    let o = diff(&["--format", "markdown", "--max-increase", "2pp"]);
+    assert_eq!(o.status.code(), Some(1));
+    let md = stdout(&o);
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new_ext(&md, pulldown_cmark::Options::ENABLE_TABLES));
+    assert_eq!(html.matches("<table>").count(), 2, "{html}");
+    for row in html.split("<tr>").skip(1).map(|r| r.split("</tr>").next().unwrap()) {
+        assert_eq!(row.matches("<td").count() + row.matches("<th").count(), 5, "{row}");
+    }
+    assert!(!html.contains("<img") && !html.contains("<a ") && html.contains("&lt;img src=x onerror=alert(1)&gt;|[x](javascript:alert(1))"), "{html}");
+    assert!(html.contains("<strong>Budgets: 1 exceeded</strong>"), "{html}");
+}

@@ -8,6 +8,7 @@
 //! the comparisons of runs that are new or changed: adding a run makes one.
 
 pub mod history;
+pub mod report;
 pub mod standalone;
 
 use std::collections::HashMap;

@@ -21,6 +21,8 @@ pub struct Made {
     pub graphs: Vec<String>,
     /// Graphs of only one of the two files, not compared.
     pub unmatched: Vec<String>,
+    /// Each graph compared: its name, its unit and the differential table of the two.
+    pub tables: Vec<(String, String, crate::graph::frames::FrameTable)>,
 }
 
 /// Refuses `out` when it holds a site `flamesite build` made (an index that lists series, not
@@ -37,41 +39,51 @@ fn refuse_a_built_site(out: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Writes the comparison of the profiles `before` and `after` to the folder `out` (replacing a
-/// previous one whole, never a folder flamesite did not write).
-pub fn standalone(config: &Config, before: &Path, after: &Path, out: &Path) -> Result<Made, String> {
-    let theme = Theme::load(config.theme_dir.as_deref())?;
+/// Compares the profiles `before` and `after`, and writes their comparison page to the folder
+/// `out` when one is given (replacing a previous one whole, never a folder flamesite did not
+/// write).
+pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Path>) -> Result<Made, String> {
     let read = |p: &Path| decode::decode_file(p, config).map_err(|e| format!("{}: {e}", p.display()));
     let (b, a) = (read(before)?, read(after)?);
+    // The graphs of both, each with its folder (named as the later profile's graphs are).
+    let names: Vec<&str> = a.graphs.iter().map(|g| g.name.as_str()).collect();
+    let mut tables = Vec::new();
+    let mut folders = Vec::new();
+    let mut unmatched = Vec::new();
+    for (ga, folder) in a.graphs.iter().zip(slug::graph_folders(&names)) {
+        match b.graphs.iter().find(|g| g.name == ga.name) {
+            Some(gb) => {
+                tables.push((ga.name.clone(), ga.unit.clone(), diff::merge(&gb.table, &ga.table).map_err(|e| e.to_string())?));
+                folders.push(folder);
+            }
+            None => unmatched.push(ga.name.clone()),
+        }
+    }
+    unmatched.extend(b.graphs.iter().filter(|g| !a.graphs.iter().any(|x| x.name == g.name)).map(|g| g.name.clone()));
+    if tables.is_empty() {
+        return Err(format!("{} and {} have no graph (sample type) in common", before.display(), after.display()));
+    }
+    let Some(out) = out else {
+        return Ok(Made { graphs: tables.iter().map(|t| t.0.clone()).collect(), unmatched, tables });
+    };
+    let theme = Theme::load(config.theme_dir.as_deref())?;
     refuse_a_built_site(out)?;
     let staging = Staging::new(out).map_err(|e| e.to_string())?;
     let write = |rel: &str, bytes: &[u8]| staging.write(rel, bytes).map_err(|e| e.to_string());
-    let names: Vec<&str> = a.graphs.iter().map(|g| g.name.as_str()).collect();
-    let folders = slug::graph_folders(&names);
     let mut graphs = Vec::new();
     let mut changes: Vec<GraphChanges> = Vec::new();
     let mut preload = Vec::new();
-    let mut unmatched = Vec::new();
     let sides = chunk::Sides::new("the first profile", "the second profile");
-    for (ga, folder) in a.graphs.iter().zip(folders) {
-        let Some(gb) = b.graphs.iter().find(|g| g.name == ga.name) else {
-            unmatched.push(ga.name.clone());
-            continue;
-        };
-        let table = diff::merge(&gb.table, &ga.table).map_err(|e| e.to_string())?;
+    for ((name, unit, table), folder) in tables.iter().zip(folders) {
         let data = format!("g/{folder}/");
         let sink = |rel: &str, bytes: &[u8]| write(&format!("{data}{rel}"), bytes);
-        let manifest = chunk::encode_graph(&ga.name, &ga.unit, &table, &sides, &config.chunks, config.palette, &sink)?;
+        let manifest = chunk::encode_graph(name, unit, table, &sides, &config.chunks, config.palette, &sink)?;
         if graphs.is_empty() {
             preload = manifest.first_view(crate::ingest::FIRST_VIEW_ROWS);
         }
         let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after);
-        graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total, frames: manifest.frames, data, differential: true, decimals: manifest.decimals });
-        changes.push(super::listed(&ga.name, &ga.unit, &table));
-    }
-    unmatched.extend(b.graphs.iter().filter(|g| !a.graphs.iter().any(|x| x.name == g.name)).map(|g| g.name.clone()));
-    if graphs.is_empty() {
-        return Err(format!("{} and {} have no graph (sample type) in common", before.display(), after.display()));
+        graphs.push(GraphInfo { name: name.clone(), unit: unit.clone(), total, frames: manifest.frames, data, differential: true, decimals: manifest.decimals });
+        changes.push(super::listed(name, unit, table));
     }
     let run = |path: &Path, d: &decode::Decoded| -> Result<Run, String> {
         let file = path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned());
@@ -119,5 +131,5 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: &Path) -> R
     });
     write("index.json", format!("{index}\n").as_bytes())?;
     staging.commit(true, false).map_err(|e| e.to_string())?;
-    Ok(Made { graphs: graphs.into_iter().map(|g| g.name).collect(), unmatched })
+    Ok(Made { graphs: graphs.into_iter().map(|g| g.name).collect(), unmatched, tables })
 }

@@ -1,0 +1,409 @@
+//! `flamesite diff`'s report: for each graph two profiles share, the functions whose share of
+//! the total changed most (self, and total with a function's frames counted once, as a search
+//! counts them), whether each change stands out from sampling noise, and the budgets a change
+//! exceeds. Printed as text, Markdown (a pull request's comment) or JSON; a CI job reads the
+//! exit status (README, "Comparing two profiles in CI").
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::config::Budget;
+use crate::graph::diff::{self, Change};
+use crate::graph::frames::FrameTable;
+use crate::units;
+
+/// Units whose values count events (one sample, one call): their shares rest on that many
+/// draws, so the sampling noise of a share follows from the counts alone. Values of other
+/// units (nanoseconds, bytes) are weighted samples whose number the profile does not give.
+const COUNTED_UNITS: &[&str] = &["samples", "count", "events"];
+
+/// How far, in standard errors, a change of share must be from 0 to stand out from sampling
+/// noise: a change this large arises from sampling alone less than once in 1,000 (two-sided).
+pub const STANDS_OUT_Z: f64 = 3.29;
+
+/// How a report is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Lines for a terminal or a CI log.
+    Text,
+    /// GitHub-flavoured Markdown tables, for a pull request's comment.
+    Markdown,
+    /// One JSON object (docs/FORMAT.md, "flamesite diff --format json").
+    Json,
+}
+
+/// One function of a graph's report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    /// The function.
+    pub function: String,
+    /// Self value before.
+    pub self_before: u64,
+    /// Self value after.
+    pub self_after: u64,
+    /// Total value before, its frames under a frame of the same name counted once.
+    pub total_before: u64,
+    /// Total value after, counted alike.
+    pub total_after: u64,
+    /// Self share of the earlier profile's total (a fraction of 1).
+    pub self_share_before: f64,
+    /// Self share of the later profile's total.
+    pub self_share_after: f64,
+    /// Total share of the earlier profile's total.
+    pub total_share_before: f64,
+    /// Total share of the later profile's total.
+    pub total_share_after: f64,
+    /// Whether the change of the self share stands out from sampling noise; `None` when the
+    /// graph's unit does not count events.
+    pub self_stands_out: Option<bool>,
+    /// The same of the total share.
+    pub total_stands_out: Option<bool>,
+}
+
+/// One graph's report.
+#[derive(Clone, Debug, Serialize)]
+pub struct GraphReport {
+    /// The graph (sample type).
+    pub graph: String,
+    /// Its unit.
+    pub unit: String,
+    /// Decimal places of its values.
+    #[serde(skip)]
+    pub decimals: u32,
+    /// The earlier profile's total.
+    pub total_before: u64,
+    /// The later profile's total.
+    pub total_after: u64,
+    /// Whether changes are judged against sampling noise (the unit counts events).
+    pub noise_judged: bool,
+    /// The functions whose self share changed most, largest change first.
+    pub self_changes: Vec<Row>,
+    /// The functions whose total share changed most, largest change first.
+    pub total_changes: Vec<Row>,
+}
+
+/// One budget checked against one graph.
+#[derive(Clone, Debug, Serialize)]
+pub struct BudgetResult {
+    /// Where the budget comes from: `--max-increase` or `site.toml`.
+    pub source: String,
+    /// The graph checked.
+    pub graph: String,
+    /// The functions it covers: a regular expression, or `any function` (`--max-increase`,
+    /// each function's self share alone).
+    pub function: String,
+    /// What is measured: `self share` of the function that grew most, or `total share` of the
+    /// matched functions together (their frames counted once).
+    pub measure: String,
+    /// The function that grew most (`--max-increase`), when there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worst: Option<String>,
+    /// Allowed growth, in percentage points.
+    pub max_increase_pp: f64,
+    /// Growth, in percentage points.
+    pub increase_pp: f64,
+    /// Whether the growth is more than allowed.
+    pub exceeded: bool,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// `flamesite-diff`, for readers of the JSON.
+    pub format: &'static str,
+    /// The earlier profile, as given.
+    pub before: String,
+    /// The later profile, as given.
+    pub after: String,
+    /// Each graph compared.
+    pub graphs: Vec<GraphReport>,
+    /// Each budget checked, per graph.
+    pub budgets: Vec<BudgetResult>,
+    /// Whether any budget is exceeded (the exit status is then 1).
+    pub exceeded: bool,
+}
+
+fn share(v: u64, total: u64) -> f64 {
+    if total == 0 { 0.0 } else { v as f64 / total as f64 }
+}
+
+/// The change from `x1` of `n1` to `x2` of `n2` in standard errors of sampling noise (a test of
+/// two proportions with their pooled share); 0 when there is nothing to judge.
+pub fn z_score(x1: u64, n1: u64, x2: u64, n2: u64) -> f64 {
+    if n1 == 0 || n2 == 0 {
+        return 0.0;
+    }
+    let (p1, p2) = (share(x1, n1), share(x2, n2));
+    let pooled = (x1 as f64 + x2 as f64) / (n1 as f64 + n2 as f64);
+    let se = (pooled * (1.0 - pooled) * (1.0 / n1 as f64 + 1.0 / n2 as f64)).sqrt();
+    if se == 0.0 { 0.0 } else { (p2 - p1) / se }
+}
+
+fn row(c: &Change, tb: u64, ta: u64, counted: bool) -> Row {
+    let judged = |x1, x2| counted.then(|| z_score(x1, tb, x2, ta).abs() >= STANDS_OUT_Z);
+    Row {
+        function: c.name.clone(),
+        self_before: c.self_before,
+        self_after: c.self_after,
+        total_before: c.total_before,
+        total_after: c.total_after,
+        self_share_before: share(c.self_before, tb),
+        self_share_after: share(c.self_after, ta),
+        total_share_before: share(c.total_before, tb),
+        total_share_after: share(c.total_after, ta),
+        self_stands_out: judged(c.self_before, c.self_after),
+        total_stands_out: judged(c.total_before, c.total_after),
+    }
+}
+
+impl Row {
+    /// Change of the self share, in percentage points.
+    pub fn self_pp(&self) -> f64 {
+        100.0 * (self.self_share_after - self.self_share_before)
+    }
+    /// Change of the total share, in percentage points.
+    pub fn total_pp(&self) -> f64 {
+        100.0 * (self.total_share_after - self.total_share_before)
+    }
+}
+
+/// The totals before and after of the frames whose name `matches`, a frame under a matched
+/// one not counted again (as a search counts them).
+fn matched_totals(t: &FrameTable, matches: &[bool]) -> (u64, u64) {
+    let (Some(b), (at, _)) = (&t.before, t.values()) else { return (0, 0) };
+    let (mut before, mut after) = (0u64, 0u64);
+    // Depth of the matched frame the walk is under, if any.
+    let mut under: Option<u32> = None;
+    for r in 0..t.len() {
+        let d = t.depth[r];
+        if under.is_some_and(|u| d <= u) {
+            under = None;
+        }
+        if under.is_none() && r > 0 && matches[t.name[r] as usize] {
+            before += b.total[r];
+            after += at[r];
+            under = Some(d);
+        }
+    }
+    (before, after)
+}
+
+/// The report of one graph: the `top` functions whose self share, and whose total share,
+/// changed most. `table` is the comparison's differential table.
+pub fn graph_report(graph: &str, unit: &str, table: &FrameTable, top: usize) -> GraphReport {
+    let (tb, ta) = (table.before.as_ref().map_or(0, |b| b.total[0]), table.values().0[0]);
+    let counted = COUNTED_UNITS.contains(&unit);
+    let rows: Vec<Row> = diff::changes(table).iter().map(|c| row(c, tb, ta, counted)).collect();
+    let ranked = |key: fn(&Row) -> f64| {
+        let mut list: Vec<&Row> = rows.iter().filter(|r| key(r) != 0.0).collect();
+        // Largest change first, either way; ties by name, so every machine prints the same.
+        list.sort_by(|a, b| key(b).abs().total_cmp(&key(a).abs()).then_with(|| a.function.cmp(&b.function)));
+        list.into_iter().take(top).cloned().collect()
+    };
+    GraphReport {
+        graph: graph.into(),
+        unit: unit.into(),
+        decimals: table.decimals,
+        total_before: tb,
+        total_after: ta,
+        noise_judged: counted,
+        self_changes: ranked(Row::self_pp),
+        total_changes: ranked(Row::total_pp),
+    }
+}
+
+/// Checks `budgets` against a graph: `max_increase` (points) against every function's self
+/// share, and each of site.toml's against the total share of the functions it matches.
+pub fn check_budgets(graph: &str, table: &FrameTable, max_increase: Option<f64>, budgets: &[Budget]) -> Vec<BudgetResult> {
+    let (tb, ta) = (table.before.as_ref().map_or(0, |b| b.total[0]), table.values().0[0]);
+    let mut out = Vec::new();
+    if let Some(limit) = max_increase {
+        let worst = diff::changes(table)
+            .into_iter()
+            .map(|c| (c.self_points(tb, ta), c.name))
+            .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(&a.1)));
+        let (increase, name) = worst.map_or((0.0, None), |(p, n)| (p, Some(n)));
+        out.push(BudgetResult {
+            source: "--max-increase".into(),
+            graph: graph.into(),
+            function: "any function".into(),
+            measure: "self share".into(),
+            worst: name,
+            max_increase_pp: limit,
+            increase_pp: increase,
+            exceeded: increase > limit,
+        });
+    }
+    for b in budgets.iter().filter(|b| b.graph.as_deref().is_none_or(|g| g == graph)) {
+        let matches: Vec<bool> = table.names.iter().map(|n| b.function.is_match(n)).collect();
+        let (before, after) = matched_totals(table, &matches);
+        let increase = diff::points(before, tb, after, ta);
+        out.push(BudgetResult {
+            source: "site.toml".into(),
+            graph: graph.into(),
+            function: b.function.as_str().into(),
+            measure: "total share".into(),
+            worst: None,
+            max_increase_pp: b.max_increase,
+            increase_pp: increase,
+            exceeded: increase > b.max_increase,
+        });
+    }
+    out
+}
+
+fn percent(share: f64) -> String {
+    format!("{:.2}%", 100.0 * share)
+}
+
+fn points(pp: f64) -> String {
+    format!("{pp:+.2} pp")
+}
+
+fn mark(stands_out: Option<bool>) -> &'static str {
+    match stands_out {
+        Some(true) => "stands out",
+        Some(false) => "within noise",
+        None => "",
+    }
+}
+
+/// Function names are untrusted: in Markdown every character that could start markup is
+/// escaped (the table's `|` too), and `<` and `&` are written as entities, so no name renders
+/// as a link, an image or HTML.
+pub fn markdown_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '\n' | '\r' => out.push(' '),
+            c if c.is_ascii_punctuation() => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Control characters of a name shown as `\u{…}` in a terminal, so a name cannot move the
+/// cursor or recolour the log.
+fn plain_text(s: &str) -> String {
+    s.chars().map(|c| if c.is_control() { c.escape_unicode().to_string() } else { c.to_string() }).collect()
+}
+
+impl Report {
+    /// The report as `format` prints it.
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Json => serde_json::to_string_pretty(self).expect("a report serialises") + "\n",
+            Format::Text => self.text(),
+            Format::Markdown => self.markdown(),
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut o = String::new();
+        let _ = writeln!(o, "flamesite diff: {} -> {}", plain_text(&self.before), plain_text(&self.after));
+        for g in &self.graphs {
+            let value = |v: u64| units::format_scaled(v as i128, &g.unit, g.decimals);
+            let _ = writeln!(o, "\ngraph {} ({}): {} before, {} after", plain_text(&g.graph), plain_text(&g.unit), value(g.total_before), value(g.total_after));
+            if !g.noise_judged {
+                let _ = writeln!(o, "  (sampling noise not judged: {} is not a count of samples)", plain_text(&g.unit));
+            }
+            for (what, rows, pick) in [("self share", &g.self_changes, 0), ("total share", &g.total_changes, 1)] {
+                let _ = writeln!(o, "  {what}: before -> after, change");
+                if rows.is_empty() {
+                    let _ = writeln!(o, "    no function changed");
+                }
+                for r in rows {
+                    let (b, a, pp, s) = if pick == 0 { (r.self_share_before, r.self_share_after, r.self_pp(), r.self_stands_out) } else { (r.total_share_before, r.total_share_after, r.total_pp(), r.total_stands_out) };
+                    let _ = writeln!(o, "    {:>7} -> {:>7}  {:>10}  {:<12}  {}", percent(b), percent(a), points(pp), mark(s), plain_text(&r.function));
+                }
+            }
+        }
+        if !self.budgets.is_empty() {
+            let _ = writeln!(o, "\nbudgets:");
+            for b in &self.budgets {
+                let _ = writeln!(o, "  {}", budget_line(b, plain_text));
+            }
+        }
+        o
+    }
+
+    fn markdown(&self) -> String {
+        let mut o = String::new();
+        let _ = writeln!(o, "### flamesite diff: {} → {}\n", markdown_text(&self.before), markdown_text(&self.after));
+        if !self.budgets.is_empty() {
+            let exceeded = self.budgets.iter().filter(|b| b.exceeded).count();
+            let _ = writeln!(o, "**Budgets: {}**\n", if exceeded == 0 { "all within".to_string() } else { format!("{exceeded} exceeded") });
+            for b in &self.budgets {
+                let _ = writeln!(o, "- {}", budget_line(b, markdown_text));
+            }
+            o.push('\n');
+        }
+        for g in &self.graphs {
+            let value = |v: u64| units::format_scaled(v as i128, &g.unit, g.decimals);
+            let _ = writeln!(o, "#### {} ({}): {} before, {} after\n", markdown_text(&g.graph), markdown_text(&g.unit), value(g.total_before), value(g.total_after));
+            if !g.noise_judged {
+                let _ = writeln!(o, "Sampling noise not judged: {} is not a count of samples.\n", markdown_text(&g.unit));
+            }
+            for (what, rows, pick) in [("Self share", &g.self_changes, 0), ("Total share", &g.total_changes, 1)] {
+                if rows.is_empty() {
+                    let _ = writeln!(o, "{what}: no function changed.\n");
+                    continue;
+                }
+                let _ = writeln!(o, "| Function | {what} before | after | Change | Noise |\n|---|---:|---:|---:|---|");
+                for r in rows {
+                    let (b, a, pp, s) = if pick == 0 { (r.self_share_before, r.self_share_after, r.self_pp(), r.self_stands_out) } else { (r.total_share_before, r.total_share_after, r.total_pp(), r.total_stands_out) };
+                    let _ = writeln!(o, "| {} | {} | {} | {} | {} |", markdown_text(&r.function), percent(b), percent(a), points(pp), mark(s));
+                }
+                o.push('\n');
+            }
+        }
+        o
+    }
+}
+
+fn budget_line(b: &BudgetResult, text: fn(&str) -> String) -> String {
+    let verdict = if b.exceeded { "EXCEEDED" } else { "within" };
+    let whose = match &b.worst {
+        Some(w) => format!("{} (grew most: {})", text(&b.function), text(w)),
+        None => text(&b.function),
+    };
+    format!(
+        "{verdict}: graph {}, {} of {whose}: {} (limit {}, from {})",
+        text(&b.graph),
+        b.measure,
+        points(b.increase_pp),
+        points(b.max_increase_pp),
+        text(&b.source)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_stands_out_when_sampling_alone_would_rarely_make_it() {
+        // 10% of 10,000 samples against 13% of 10,000: about 6.7 standard errors.
+        assert!(z_score(1_000, 10_000, 1_300, 10_000) > STANDS_OUT_Z);
+        // 10% of 100 against 13% of 100: well within noise.
+        assert!(z_score(10, 100, 13, 100).abs() < STANDS_OUT_Z);
+        assert!(z_score(1_300, 10_000, 1_000, 10_000) < -STANDS_OUT_Z);
+        assert_eq!(z_score(0, 0, 5, 10), 0.0);
+    }
+
+    #[test]
+    fn names_cannot_make_markdown_or_html() {
+        assert_eq!(markdown_text("a|b"), "a\\|b");
+        assert_eq!(markdown_text("<script>"), "&lt;script&gt;");
+        assert_eq!(markdown_text("[x](javascript:y)"), "\\[x\\]\\(javascript\\:y\\)");
+        assert_eq!(plain_text("a\u{1b}[31mb"), "a\\u{1b}[31mb");
+    }
+}
