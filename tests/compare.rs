@@ -471,3 +471,36 @@ fn diff_budgets_set_the_exit_status_and_its_markdown_is_a_table_no_name_can_brea
     assert!(!html.contains("<img") && !html.contains("<a ") && html.contains("&lt;img src=x onerror=alert(1)&gt;|[x](javascript:alert(1))"), "{html}");
     assert!(html.contains("<strong>Budgets: 1 exceeded</strong>"), "{html}");
 }
+
+#[test]
+fn runs_are_compared_only_where_a_graph_has_the_same_name_and_unit() {
+    // One folder of files of two kinds: an undated folded file (graph `samples`, in samples),
+    // dated by its file time (2001), and two Go CPU profiles (`cpu` in nanoseconds, `samples`
+    // as a count), dated by their own time stamps (2025).
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pprof");
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let files = [("a.folded", awkward_profile(7, 50).into_bytes()), ("b.pb.gz", std::fs::read(data.join("cpu.pb.gz")).unwrap()), ("c.pb.gz", std::fs::read(data.join("labels.pb.gz")).unwrap())];
+    for (name, bytes) in &files {
+        write(&input.join("svc").join(name), bytes);
+    }
+    let folded = input.join("svc/a.folded");
+    std::fs::File::options().write(true).open(&folded).unwrap().set_modified(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000)).unwrap();
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // b follows a by file time, and shares no graph of the same name and unit with it: only c
+    // is compared (with b), in both of their graphs.
+    assert!(stderr(&o).contains("1 comparison (1 made"), "{}", stderr(&o));
+    let compared: Vec<_> = walkdir::WalkDir::new(out.join("p/svc")).into_iter().map(|e| e.unwrap().into_path()).filter(|p| p.ends_with("compare")).collect();
+    assert_eq!(compared.len(), 1, "{compared:?}");
+    let graphs: std::collections::BTreeSet<String> = std::fs::read_dir(compared[0].join("g")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(graphs, ["cpu", "samples"].map(String::from).into());
+    let page = read(&compared[0].parent().unwrap().join("index.html"));
+    assert!(page.contains("c.pb.gz"), "the comparison is c's");
+    // The undated file is told that its order follows its file time; the others are not.
+    let err = stderr(&o);
+    let dated_by_file_time: Vec<&str> = err.lines().filter(|l| l.contains("dated by its file time")).collect();
+    assert_eq!(dated_by_file_time.len(), 1, "{err}");
+    assert!(dated_by_file_time[0].contains("a.folded") && dated_by_file_time[0].contains("the run it is compared with, follow that time"), "{err}");
+}

@@ -370,7 +370,7 @@ pub fn describe(
         None => {
             let ts = Timestamp::from_second(mtime_seconds).map_err(|e| format!("file time: {e}"))?;
             warnings.push(format!(
-                "no date in a sidecar {sidecar_name}, the profile or its path: dated by its file time, which changes when files are copied"
+                "no date in a sidecar {sidecar_name}, the profile or its path: dated by its file time, which changes when files are copied; its place among its series' runs, and the run it is compared with, follow that time"
             ));
             // Whole seconds, as file systems differ in sub-second precision.
             (When { ts, has_time: true }, "file time")

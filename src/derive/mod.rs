@@ -111,8 +111,14 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, mut known:
         .zip(&keys)
         .map(|((b, a, _, url), key)| {
             let (before, after) = (&archive.runs[*b], &archive.runs[*a]);
-            let mut shared: Vec<(&GraphInfo, &GraphInfo)> =
-                after.record.graphs.iter().filter_map(|g| before.record.graphs.iter().find(|x| x.name == g.name).map(|x| (x, g))).collect();
+            // Like with like: graphs of the same name and unit (a Go profile's `samples`, a
+            // count, is not a folded file's `samples`); runs with none are not compared.
+            let mut shared: Vec<(&GraphInfo, &GraphInfo)> = after
+                .record
+                .graphs
+                .iter()
+                .filter_map(|g| before.record.graphs.iter().find(|x| x.name == g.name && x.unit == g.unit).map(|x| (x, g)))
+                .collect();
             // A differential graph of a run (a CPI graph: instructions against cycles) is read
             // back by its second count, so comparing it again would repeat the comparison of
             // that count's own graph: only runs with nothing else (two-count files) compare it.
