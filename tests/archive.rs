@@ -113,6 +113,8 @@ fn fixture(root: &Path) -> PathBuf {
         &input.join("api/hotfix.md"),
         b"# Incident\n\nSee [INC-42](https://tracker.example.com/INC-42) and [x](javascript:alert(1)).\n\n<script>alert('notes')</script>\n<img src=x onerror=alert(2)>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n```\ncode <here>\n```\n",
     );
+    // The run before it is in the same unit, so the two are compared (like with like).
+    write(&input.join("api/2026-11-14.toml"), b"unit = \"nanoseconds\"\n");
     // Series and date from a sidecar only.
     write(&input.join("misc/thing.folded"), folded(40).as_bytes());
     write(&input.join("misc/thing.toml"), b"series = \"db <primary>\"\ndate = 2026-11-12\n");
@@ -162,8 +164,8 @@ fn series_runs_pages_and_links() {
     assert!(api.contains("<svg class=\"fs-trend\""));
     assert_eq!(
         api.matches("<a href=\"../../p/api/").count(),
-        1,
-        "the trend plots only runs in the newest run's unit (the hotfix's sidecar says nanoseconds)"
+        2,
+        "the trend plots only runs in the newest run's unit (the sidecars of the hotfix and the 14th say nanoseconds)"
     );
 
     // A run page: previous and next run, compare, notes sanitised, metadata.
