@@ -365,7 +365,9 @@ describe("the page", () => {
     const selfOf = new Map();
     for (const [f, c] of STACKS) selfOf.set(f[f.length - 1], (selfOf.get(f[f.length - 1]) || 0) + c);
     const topSelf = [...selfOf].sort((a, b) => b[1] - a[1])[0][0];
-    assert.equal(await page.locator("#fs-table tbody tr").first().locator("td").first().textContent(), topSelf, "sorted by self");
+    const listed = await page.locator("#fs-table tbody tr td.fs-name").allTextContents();
+    assert.equal(listed[0], "leaf_work", "the search's one match first");
+    assert.equal(listed[1], topSelf, "then the others, sorted by self");
     // A link to a sandwich, opened while sandwichview.js is held: it opens once it arrives.
     await page.evaluate(() => (location.hash = "#x=sandwich&f=visit"));
     await page.waitForFunction(() => window.flamesite.state().mode === "sandwich");
@@ -1091,7 +1093,8 @@ describe("the page", () => {
     await page.locator('#fs-views button[data-view="both"]').click();
     st = await idle(page);
     const row = page.locator("#fs-table tbody tr", { hasText: "gone" });
-    assert.deepEqual(await row.locator("td:not(.fs-sw)").allTextContents(), ["gone", "4 samples", "0 samples", "−9.09 pp", "4 samples", "0 samples", "−9.09 pp"]);
+    assert.deepEqual(await row.locator("td:not(.fs-sw)").allTextContents(), ["gone", "4", "0", "−9.09 pp", "4", "0", "−9.09 pp"]);
+    assert.deepEqual(await page.locator("#fs-table thead tr").first().locator("th").allTextContents(), ["Function", "Self (samples)", "Total (samples)", "Sandwich"], "samples, said once");
     assert.equal(await row.locator("td.fs-sw button").getAttribute("aria-label"), "Sandwich of gone");
     // Widths of the later run alone (flamegraph.pl's view): a [0, 20), b [20, 25), c [25, 32).
     await page.locator('#fs-layout button[data-layout="after"]').click();

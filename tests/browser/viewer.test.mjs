@@ -232,6 +232,51 @@ describe("phone (390×844, touch)", () => {
   });
 });
 
+describe("the comparison's table of functions on a phone", () => {
+  test("names keep a column, headers are whole, rows are sorted by the change, and a search lists its matches first", async () => {
+    // svc: a has the long leaf 10 of 40 samples and `other` 30; b the other way round.
+    const leaf = "very_long_function_name_without_any_break_".repeat(4);
+    const { page, done } = await openPage("p/svc/b/compare/#v=table", PHONE);
+    await page.waitForSelector("#fs-table tbody tr");
+    const names = () => page.locator("#fs-table tbody td.fs-name").allTextContents();
+    // Sorted by the change of the self share, largest growth first: leaf +50 pp, other -50 pp.
+    let shown = await names();
+    assert.equal(shown[0], leaf);
+    assert.equal(shown[shown.length - 1], "other");
+    assert.equal(await page.evaluate(() => location.hash), "#v=table", "the default order is not written in the link");
+    const change = page.locator("#fs-table th:has(button[data-sort=self_change])");
+    assert.equal(await change.getAttribute("aria-sort"), "descending");
+    // The function column keeps room for a name, the headers are not cut, the counts are bare
+    // numbers under a header that gives the unit, and the page does not scroll sideways.
+    const layout = await page.evaluate(() => {
+      const t = document.querySelector("#fs-table");
+      const cut = [...t.querySelectorAll("th button")].filter((b) => b.scrollWidth > b.clientWidth + 1 || b.getBoundingClientRect().width > b.closest("th").getBoundingClientRect().width + 1);
+      const row = t.tBodies[0].rows[0];
+      return { name: row.cells[0].getBoundingClientRect().width, cut: cut.map((b) => b.textContent), cells: [...row.cells].slice(1, 7).map((c) => c.textContent), heads: [...t.tHead.rows[0].cells].map((c) => c.textContent) };
+    });
+    assert.ok(layout.name >= 100, `the function column is ${layout.name} px wide`);
+    assert.deepEqual(layout.cut, [], "no header is cut");
+    assert.deepEqual(layout.cells, ["10", "30", "+50.00 pp", "10", "30", "+50.00 pp"]);
+    assert.deepEqual(layout.heads.slice(0, 3), ["Function", "Self (samples)", "Total (samples)"]);
+    assert.equal(await overflowX(page), 0);
+    await shot(page, "phone-compare-table");
+    // A search: its one matched function first, marked, and the note says so.
+    await page.fill("#fs-search", "^other$");
+    await idle(page);
+    shown = await names();
+    assert.equal(shown[0], "other");
+    assert.equal(shown.length, 4, "the others stay below it: main, the template function and the leaf");
+    assert.equal(await page.locator("#fs-table tbody tr").first().evaluate((tr) => tr.classList.contains("fs-match")), true);
+    assert.match(await page.locator("#fs-table-note").textContent(), /^1 function matches the search: listed first/);
+    // Cleared, the table is in the order of its column again, without the note.
+    await page.fill("#fs-search", "");
+    await idle(page);
+    assert.equal((await names())[0], leaf);
+    assert.equal(await page.locator("#fs-table-note").isHidden(), true);
+    await done();
+  });
+});
+
 describe("small laptop (1366×768)", () => {
   test("with the notes open beside the graph, the graph keeps the window's height", async () => {
     const { page, done } = await openPage("p/big/", { viewport: { width: 1366, height: 768 }, deviceScaleFactor: 1 });

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import {
-  defaultState, describeFrame, formatBytes, formatDuration, formatFragment, formatPercent, formatValue,
+  defaultState, describeFrame, formatBytes, formatDuration, formatFragment, formatPercent, formatValue, isCountUnit,
   groupDigits, nameHash, parseFragment,
 } from "../../themes/default/static/format.js";
 
@@ -59,6 +59,13 @@ test("fragment state round-trips, defaults are left out", () => {
   const st2 = { ...defaultState(), query: "main" };
   assert.equal(formatFragment(st2), "#q=main");
   assert.deepEqual(parseFragment("#q=main"), st2);
+  // A comparison's page sorts its table by the change unless the link says otherwise.
+  assert.equal(defaultState(true).sort, "self_change");
+  assert.deepEqual(parseFragment("", true), defaultState(true));
+  assert.equal(formatFragment(defaultState(true), true), "");
+  assert.equal(formatFragment({ ...defaultState(true), sort: "self" }, true), "#s=self");
+  assert.equal(parseFragment("#s=self", true).sort, "self");
+  assert.equal(formatFragment({ ...defaultState(), sort: "self_change" }), "#s=self_change");
 });
 
 test("a bad or hostile fragment is ignored key by key", () => {
@@ -91,4 +98,9 @@ test("describeFrame gives the numbers of the info line", () => {
   // An ancestor of the zoomed frame (below its depth) contains the zoom: no share of it above 100%.
   const a = describeFrame({ ...f, total: 900 }, { total: 1000, unit: "nanoseconds", zoomTotal: 800, zoomDepth: f.depth + 1 });
   assert.equal(a.facts[0], "total 900 ns (90.00% of all, contains the zoom)");
+});
+
+test("counts are given once in a table's header; times and bytes in every cell", () => {
+  for (const u of ["samples", "count", "events", "", "cycles"]) assert.equal(isCountUnit(u), true, u);
+  for (const u of ["nanoseconds", "ms", "seconds", "bytes", "B"]) assert.equal(isCountUnit(u), false, u);
 });

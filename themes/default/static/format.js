@@ -83,6 +83,15 @@ export function formatValue(v, unit, decimals = 0) {
   return `${n} ${unit}`;
 }
 
+/**
+ * True when values of `unit` are counts (samples, events, calls; not a time or bytes): a
+ * table can then give the unit once in its header and the bare numbers in its cells.
+ */
+export function isCountUnit(unit) {
+  const u = (unit || "").toLowerCase();
+  return !(u in TIME_NS) && !(u === "bytes" || u === "byte" || unit === "B");
+}
+
 /** `part` of `whole` as a percentage string with two decimals ("12.34%"). */
 export function formatPercent(part, whole) {
   if (!(whole > 0)) return "0%";
@@ -115,7 +124,7 @@ export function nameHash(s) {
 //   v  view: graph | table | both (absent: graph)
 //   m  icicle when the root is at the top
 //   s  table sort: self | total | name (absent: self); of a comparison also self_before,
-//      self_change, total_before, total_change
+//      self_change, total_before, total_change (absent: self_change, largest growth first)
 //   r  r=1: the table's order reversed (ascending values, names Z to A)
 //   l  layout of a comparison: after | before (absent: union, widths from both runs)
 //   d  colour of a comparison: abs for the change in value (absent: the change in share)
@@ -130,14 +139,22 @@ export const SORTS = ["self", "total", "name", "self_before", "self_change", "to
 export const LAYOUTS = ["union", "after", "before"];
 export const PALETTES = ["hot", "module", "lang", "blue", "self", "total"];
 
-/** The default state: what an empty fragment means. */
-export function defaultState() {
-  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: "self", sortReversed: false, layout: "union", measure: "share", palette: null, sandwich: null };
+/** The table's order when the link gives none: of a comparison (`diff`), by the change. */
+export function defaultSort(diff = false) {
+  return diff ? "self_change" : "self";
 }
 
-/** Parse `#k=v&...` (with or without the `#`) into a state; unknown or bad keys are ignored. */
-export function parseFragment(hash) {
-  const st = defaultState();
+/** The default state: what an empty fragment means (on a comparison's page when `diff`). */
+export function defaultState(diff = false) {
+  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: defaultSort(diff), sortReversed: false, layout: "union", measure: "share", palette: null, sandwich: null };
+}
+
+/**
+ * Parse `#k=v&...` (with or without the `#`) into a state; unknown or bad keys are ignored.
+ * `diff`: the page is a comparison's, whose defaults differ (`defaultState`).
+ */
+export function parseFragment(hash, diff = false) {
+  const st = defaultState(diff);
   const text = (hash || "").replace(/^#/, "");
   if (!text) return st;
   let mode = "";
@@ -172,8 +189,11 @@ export function parseFragment(hash) {
   return st;
 }
 
-/** The fragment for a state, keys in a fixed order, defaults left out ("" for the default state). */
-export function formatFragment(st) {
+/**
+ * The fragment for a state, keys in a fixed order, defaults left out ("" for the default
+ * state); `diff` as for parseFragment.
+ */
+export function formatFragment(st, diff = false) {
   const parts = [];
   const enc = (s) => encodeURIComponent(s).replace(/%2F/g, "/").replace(/%3A/g, ":");
   if (st.graph) parts.push(`g=${enc(st.graph)}`);
@@ -182,7 +202,7 @@ export function formatFragment(st) {
   if (st.caseSensitive) parts.push("c=1");
   if (st.view && st.view !== "graph") parts.push(`v=${st.view}`);
   if (st.icicle) parts.push("m=icicle");
-  if (st.sort && st.sort !== "self") parts.push(`s=${st.sort}`);
+  if (st.sort && st.sort !== defaultSort(diff)) parts.push(`s=${st.sort}`);
   if (st.sortReversed) parts.push("r=1");
   if (st.layout && st.layout !== "union") parts.push(`l=${st.layout}`);
   if (st.measure === "abs") parts.push("d=abs");

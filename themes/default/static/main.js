@@ -84,7 +84,7 @@ class Viewer {
       total: Number(o.dataset.total),
       data: o.value,
     }));
-    this.url = new UrlState(location, history);
+    this.url = new UrlState(location, history, this.isDiffPage);
     this.g = null; // the graph shown (see `loadGraph`)
     this.zoom = null; // { depth, offset, total, hash, info } — info once the frame is verified
     this.drawn = []; // the chunks on the canvas, for hit testing

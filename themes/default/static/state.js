@@ -38,20 +38,24 @@ export function historyStep(prev, next, typing = false) {
   return "replace";
 }
 
-/** The state (`st`, format.js's shape) and the URL: written on each change, read on Back and Forward. */
+/**
+ * The state (`st`, format.js's shape) and the URL: written on each change, read on Back and
+ * Forward. `diff`: the page is a comparison's, whose defaults differ (format.js).
+ */
 export class UrlState {
-  constructor(loc, hist) {
+  constructor(loc, hist, diff = false) {
     this.loc = loc;
     this.hist = hist;
-    this.st = parseFragment(isStateFragment(loc.hash) ? loc.hash : "");
+    this.diff = diff;
+    this.st = parseFragment(isStateFragment(loc.hash) ? loc.hash : "", diff);
     this.written = { ...this.st }; // the state the current history entry holds
   }
 
   /** Write `st` to the URL: a new history entry or the current one, as `historyStep` says. */
   write(typing = false) {
     const step = historyStep(this.written, this.st, typing);
-    const frag = formatFragment(this.st) || this.loc.pathname + this.loc.search;
-    if (step === "push" && formatFragment(this.st) !== formatFragment(this.written)) this.hist.pushState(null, "", frag);
+    const frag = formatFragment(this.st, this.diff) || this.loc.pathname + this.loc.search;
+    if (step === "push" && formatFragment(this.st, this.diff) !== formatFragment(this.written, this.diff)) this.hist.pushState(null, "", frag);
     else this.hist.replaceState(this.hist.state, "", frag);
     this.written = { ...this.st };
   }
@@ -59,13 +63,13 @@ export class UrlState {
   /** Put the state back in the URL (after an in-page anchor took its place), in the same entry. */
   restore() {
     this.written = { ...this.st };
-    this.hist.replaceState(this.hist.state, "", formatFragment(this.st) || this.loc.pathname + this.loc.search);
+    this.hist.replaceState(this.hist.state, "", formatFragment(this.st, this.diff) || this.loc.pathname + this.loc.search);
   }
 
   /** After Back, Forward or an edited address: the state of the URL, or null when it is an in-page anchor. */
   read() {
     if (!isStateFragment(this.loc.hash)) return null;
-    const st = parseFragment(this.loc.hash);
+    const st = parseFragment(this.loc.hash, this.diff);
     this.written = { ...st };
     return st;
   }

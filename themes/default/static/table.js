@@ -2,7 +2,7 @@
 // before and change), filled only once the table is on screen and every name file is in.
 // Text from the profile only ever goes into textContent.
 
-import { formatPercent, formatValue } from "./format.js";
+import { formatPercent, formatValue, isCountUnit } from "./format.js";
 import { formatPoints } from "./diff.js";
 import { el } from "./ui.js";
 
@@ -39,6 +39,20 @@ function sortedIdsForward(names, key, diff) {
   return ids.sort((a, b) => v[b] - v[a] || a - b);
 }
 
+/**
+ * `order` (name ids) with the ids `match` flags first, each part in its order: a search puts
+ * the functions it matched at the top of the table, and the others stay below it (a row click
+ * adds its function to the search, so they must stay reachable).
+ */
+export function matchedFirst(order, match) {
+  if (!match) return order;
+  const out = new Uint32Array(order.length);
+  let k = 0;
+  for (const id of order) if (match[id]) out[k++] = id;
+  for (const id of order) if (!match[id]) out[k++] = id;
+  return out;
+}
+
 /** The change of a share from `before` (of total tb) to `after` (of ta), in points. */
 function points(before, after, diff) {
   const share = (x, t) => (t > 0 ? x / t : 0);
@@ -56,7 +70,10 @@ export class FunctionTable {
     this.body = table.tBodies[0];
     this.more = moreButton;
     this.names = null;
-    this.order = null;
+    this.sorted = null; // name ids in the order of the sorted column
+    this.order = null; // as shown: the matched ones first (matchedFirst)
+    this.note = table.parentElement.querySelector(".fs-table-note");
+    this.units = [...table.tHead.querySelectorAll(".fs-table-unit")];
     this.shown = 0;
     this.match = null;
     this.key = "self";
@@ -97,7 +114,12 @@ export class FunctionTable {
     this.decimals = decimals;
     this.total = total;
     this.key = key;
-    this.order = sortedIds(names, key, this.diff, reversed);
+    this.sorted = sortedIds(names, key, this.diff, reversed);
+    this.order = matchedFirst(this.sorted, this.match);
+    // Counts (samples) are given once, in the header; times and bytes in every cell, each
+    // scaled to its own value.
+    this.bare = isCountUnit(unit);
+    for (const u of this.units) u.textContent = this.bare && unit ? ` (${unit})` : "";
     for (const b of this.table.tHead.querySelectorAll("button[data-sort]")) {
       const sorted = b.dataset.sort === key;
       const ascending = (key === "name") !== reversed;
@@ -114,6 +136,7 @@ export class FunctionTable {
     const frag = document.createDocumentFragment();
     const end = Math.min(this.order.length, this.shown + PAGE_ROWS);
     const nm = this.names;
+    const value = (v) => formatValue(v, this.bare ? "" : this.unit, this.decimals);
     for (let i = this.shown; i < end; i++) {
       const id = this.order[i];
       const tr = el("tr");
@@ -129,19 +152,19 @@ export class FunctionTable {
         };
         tr.append(
           name,
-          el("td", "fs-num", formatValue(nm.selfBefore[id], this.unit, this.decimals)),
-          el("td", "fs-num", formatValue(nm.self[id], this.unit, this.decimals)),
+          el("td", "fs-num", value(nm.selfBefore[id])),
+          el("td", "fs-num", value(nm.self[id])),
           change(nm.selfBefore[id], nm.self[id]),
-          el("td", "fs-num", formatValue(nm.totalBefore[id], this.unit, this.decimals)),
-          el("td", "fs-num", formatValue(nm.total[id], this.unit, this.decimals)),
+          el("td", "fs-num", value(nm.totalBefore[id])),
+          el("td", "fs-num", value(nm.total[id])),
           change(nm.totalBefore[id], nm.total[id]),
         );
       } else {
         tr.append(
           name,
-          el("td", "fs-num", formatValue(nm.self[id], this.unit, this.decimals)),
+          el("td", "fs-num", value(nm.self[id])),
           el("td", "fs-num", formatPercent(nm.self[id], this.total)),
-          el("td", "fs-num", formatValue(nm.total[id], this.unit, this.decimals)),
+          el("td", "fs-num", value(nm.total[id])),
           el("td", "fs-num", formatPercent(nm.total[id], this.total)),
         );
       }
@@ -163,9 +186,25 @@ export class FunctionTable {
     this.more.textContent = `Show ${Math.min(PAGE_ROWS, left)} more of ${left}`;
   }
 
-  /** Mark the rows of matched names (flags per name id, or null). */
+  /**
+   * Mark the rows of matched names (flags per name id, or null), listed first; the note above
+   * the table says how many there are.
+   */
   mark(match) {
     this.match = match;
+    let count = 0;
+    if (match && this.names) for (let id = 1; id < this.names.names.length; id++) if (match[id]) count++;
+    if (this.note) {
+      this.note.hidden = !match;
+      this.note.textContent = !match ? "" : count === 0 ? "The search matches no function." : `${count === 1 ? "1 function matches" : `${count} functions match`} the search: listed first, marked at the left.`;
+    }
+    if (!this.sorted) return;
+    this.order = matchedFirst(this.sorted, match);
+    // As many rows as were shown, the matched ones now at the top.
+    const shown = this.shown;
+    this.body.replaceChildren();
+    this.shown = 0;
+    while (this.shown < shown) this.grow();
     for (const tr of this.body.rows) tr.classList.toggle("fs-match", !!(match && match[Number(tr.dataset.id)]));
   }
 }
