@@ -361,13 +361,18 @@ describe("the archive under nginx", () => {
     const here = page.url();
     assert.match(new URL(here).hash, /q=db/);
 
+    // The links to the other runs and the comparison now carry the search (issue 27, item 5).
+    for (const link of ["a[rel~=prev]", "a[rel~=next]", "a.fs-compare"]) {
+      assert.equal(new URL(await nav.locator(link).getAttribute("href"), page.url()).hash, "#q=db::query", link);
+    }
     // The previous (older) run, then back.
     const r4 = run("api", "run-4");
     await follow(page, nav.locator("a[rel~=prev]"));
     assert.equal(where(page), `p/${r4.slug}/`);
     st = await graphIdle(page);
     assert.equal(st.total, r4.total, "api/run-4's graph is drawn");
-    assert.equal(st.query, "", "the other run opens without the search");
+    assert.equal(st.query, "db::query", "the other run opens with the search");
+    assert.equal(st.matched.value, matchedByStacks(r4.stacks, /db::query/i), "matched in run-4's own stacks");
     assert.ok(await page.locator("nav.fs-runnav a[rel~=next]").count(), "run-4 links to its newer run");
     await page.goBack();
     await page.waitForURL(here);
@@ -378,11 +383,17 @@ describe("the archive under nginx", () => {
     assert.equal(st.matched.value, matched);
     assert.equal(await page.locator("#fs-search").inputValue(), "db::query");
 
-    // The comparison with the previous run links to both runs.
+    // The comparison with the previous run opens searched, and links to both runs with the
+    // search it has then.
     assert.match(await target(nav.locator("a.fs-compare")), new RegExp(`^p/${r1.slug}/`));
     await follow(page, nav.locator("a.fs-compare"));
-    const compared = await page.locator("main a").evaluateAll((as) => as.map((a) => new URL(a.href).pathname));
-    for (const r of [r1, r4]) assert.ok(compared.includes(`${PREFIX}p/${r.slug}/`), `the comparison links to ${r.slug}: ${compared}`);
+    st = await graphIdle(page);
+    assert.equal(st.query, "db::query");
+    assert.deepEqual([st.matched.before, st.matched.after], [matchedByStacks(r4.stacks, /db::query/i), matched]);
+    await page.fill("#fs-search", "malloc");
+    await graphIdle(page);
+    const compared = await page.locator("main a[data-carry]").evaluateAll((as) => as.map((a) => new URL(a.href).pathname + new URL(a.href).hash));
+    for (const r of [r1, r4]) assert.ok(compared.includes(`${PREFIX}p/${r.slug}/#q=malloc`), `the comparison links to ${r.slug}, searched: ${compared}`);
 
     await done();
     const walked = site.requests().slice(logStart);

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { UrlState, historyStep, isStateFragment, sameZoom } from "../../themes/default/static/state.js";
+import { UrlState, carriedFragment, carryContext, historyStep, isStateFragment, sameZoom } from "../../themes/default/static/state.js";
 import { defaultState } from "../../themes/default/static/format.js";
 
 test("a fragment is the viewer's state or an in-page anchor", () => {
@@ -58,4 +58,17 @@ test("UrlState pushes a zoom and a search, replaces the rest, and ignores in-pag
   loc.hash = "#q=x";
   assert.equal(u.read().query, "x");
   assert.equal(new UrlState({ hash: "#notes-1", pathname: "/", search: "" }, hist).st.zoom, null);
+});
+
+test("a link to another run carries the graph, the search, its case, the colours and the sandwich, not the zoom or the view", () => {
+  const st = { ...defaultState(), graph: "cpu", query: "db::query", caseSensitive: true, palette: "module", zoom: { depth: 3, offset: 10, total: 5, hash: "0badcafe" }, view: "table", sort: "total", icicle: true };
+  assert.equal(carriedFragment(st), "#g=cpu&q=db::query&c=1&p=module");
+  assert.equal(carriedFragment(defaultState()), "");
+  assert.equal(carriedFragment({ ...defaultState(), sandwich: "malloc" }), "#x=sandwich&f=malloc");
+  // The links keep their own page and take the fragment; again and again.
+  const a = { dataset: {}, attrs: { href: "../b/#q=old" }, getAttribute(k) { return this.attrs[k]; }, setAttribute(k, v) { this.attrs[k] = v; } };
+  carryContext([a], st);
+  assert.equal(a.attrs.href, "../b/#g=cpu&q=db::query&c=1&p=module");
+  carryContext([a], defaultState());
+  assert.equal(a.attrs.href, "../b/");
 });

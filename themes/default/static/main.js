@@ -11,7 +11,7 @@ import { MIN_PX, depthAtY, elidedAt, frameAt, frameInfo, frameStartingAt, frames
 import { FONT, Palette } from "./draw.js";
 import { describeElided, describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
 import { Tooltip, copyText } from "./ui.js";
-import { UrlState, isStateFragment, sameZoom } from "./state.js";
+import { UrlState, carryContext, isStateFragment, sameZoom } from "./state.js";
 import { FetchPlan, zoomChunks } from "./plan.js";
 import { Painter } from "./paint.js";
 import { installApi } from "./api.js";
@@ -85,6 +85,11 @@ class Viewer {
       data: o.value,
     }));
     this.url = new UrlState(location, history, this.isDiffPage);
+    // Links to the previous and next run, the comparisons and the runs compared carry the
+    // search, the graph and the colours (state.js, carriedFragment).
+    this.carried = [...document.querySelectorAll("a[data-carry]")];
+    this.url.onWrite = (st) => carryContext(this.carried, st);
+    carryContext(this.carried, this.url.st);
     this.g = null; // the graph shown (see `loadGraph`)
     this.zoom = null; // { depth, offset, total, hash, info } — info once the frame is verified
     this.drawn = []; // the chunks on the canvas, for hit testing
@@ -397,6 +402,7 @@ class Viewer {
       return;
     }
     this.url.st = next;
+    carryContext(this.carried, next);
     if ((next.graph || null) !== (prev.graph || null) || next.layout !== prev.layout) {
       this.applyControls();
       this.loadGraph();

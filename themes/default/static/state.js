@@ -4,7 +4,7 @@
 // are not state: following one must not replace the zoom and search. Pure functions, and one
 // class over `location` and `history` passed in, so node's test runner imports this file too.
 
-import { formatFragment, parseFragment } from "./format.js";
+import { defaultState, formatFragment, parseFragment } from "./format.js";
 
 /** Keys a state fragment can hold (format.js, `parseFragment`). */
 const STATE_KEYS = new Set(["g", "z", "q", "c", "v", "m", "s", "r", "l", "d", "p", "x", "f"]);
@@ -39,6 +39,25 @@ export function historyStep(prev, next, typing = false) {
 }
 
 /**
+ * The fragment a link to another page of the same series carries from state `st`: the graph,
+ * the search (and its case), the colours and the sandwich, so that following a function from
+ * run to run, or into a comparison, keeps it in view. Not the zoom, whose offsets belong to one
+ * graph, nor the table's order or the view.
+ */
+export function carriedFragment(st) {
+  return formatFragment({ ...defaultState(), graph: st.graph, query: st.query, caseSensitive: st.caseSensitive, palette: st.palette, sandwich: st.sandwich });
+}
+
+/** Each link of `links` (anchors) pointed at its own page with the fragment `carriedFragment(st)`. */
+export function carryContext(links, st) {
+  const frag = carriedFragment(st);
+  for (const a of links) {
+    if (a.dataset.page === undefined) a.dataset.page = (a.getAttribute("href") || "").replace(/#.*$/, "");
+    a.setAttribute("href", a.dataset.page + frag);
+  }
+}
+
+/**
  * The state (`st`, format.js's shape) and the URL: written on each change, read on Back and
  * Forward. `diff`: the page is a comparison's, whose defaults differ (format.js).
  */
@@ -47,6 +66,7 @@ export class UrlState {
     this.loc = loc;
     this.hist = hist;
     this.diff = diff;
+    this.onWrite = null; // (st) => void, after each write of the URL (links that carry the context)
     this.st = parseFragment(isStateFragment(loc.hash) ? loc.hash : "", diff);
     this.written = { ...this.st }; // the state the current history entry holds
   }
@@ -58,6 +78,7 @@ export class UrlState {
     if (step === "push" && formatFragment(this.st, this.diff) !== formatFragment(this.written, this.diff)) this.hist.pushState(null, "", frag);
     else this.hist.replaceState(this.hist.state, "", frag);
     this.written = { ...this.st };
+    if (this.onWrite) this.onWrite(this.st);
   }
 
   /** Put the state back in the URL (after an in-page anchor took its place), in the same entry. */
