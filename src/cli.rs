@@ -179,10 +179,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if build.shard.is_some() {
                 return Err("--shard is for `flamesite build` on one of several machines, not for serve".into());
             }
-            if crate::output::bucket::is_url(&config.input) {
+            if crate::config::is_url(&config.input) {
                 return Err(format!("serve watches a local folder of profiles, and the input is {}: give a folder with --input", config.input.display()));
             }
-            if crate::output::bucket::is_url(&config.output) {
+            if crate::config::is_url(&config.output) {
                 return Err(format!(
                     "serve previews a site in a local folder, and the output is {}: give a folder with --output (a bucket is served by its host)",
                     config.output.display()

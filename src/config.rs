@@ -8,6 +8,13 @@ use serde::Deserialize;
 
 use crate::graph::color::Palette;
 
+/// Whether `path` (site.toml's `input` or `output`, or the flag) names object storage rather
+/// than a folder: `s3://`, `gs://`, `az://`, `abfs://`, `azure://`, `file://` and the services'
+/// `https://` addresses.
+pub fn is_url(path: &Path) -> bool {
+    path.to_str().is_some_and(|s| s.split_once("://").is_some_and(|(scheme, _)| !scheme.is_empty() && scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+')))
+}
+
 /// The whole site configuration. Paths are relative to the folder holding `site.toml`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -299,10 +306,10 @@ impl Config {
         let mut config = Config::parse(&text, path)?;
         config.file = Some(path.to_path_buf());
         let dir = path.parent().unwrap_or(Path::new(""));
-        if !crate::output::bucket::is_url(&config.input) {
+        if !is_url(&config.input) {
             config.input = dir.join(&config.input);
         }
-        if !crate::output::bucket::is_url(&config.output) {
+        if !is_url(&config.output) {
             config.output = dir.join(&config.output);
         }
         config.cache_dir = config.cache_dir.map(|c| dir.join(c));
@@ -371,7 +378,7 @@ impl Config {
         if let Some(c) = &self.cache_dir {
             return c.clone();
         }
-        if crate::output::bucket::is_url(&self.output) {
+        if is_url(&self.output) {
             // A bucket keeps the build's record itself: its copy while this build runs is
             // this process's own, removed at the end.
             let hash = blake3::hash(self.output.as_os_str().as_encoded_bytes()).to_hex();
@@ -389,6 +396,16 @@ pub const INIT_TOML: &str = include_str!("init_site.toml");
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_and_folders_are_told_apart() {
+        assert!(is_url(Path::new("s3://bucket/site")));
+        assert!(is_url(Path::new("gs://b/x")));
+        assert!(is_url(Path::new("file:///tmp/x")));
+        assert!(!is_url(Path::new("public")));
+        assert!(!is_url(Path::new("/srv/www/site")));
+        assert!(!is_url(Path::new("a/b://c")));
+    }
 
     #[test]
     fn unknown_key_is_named_with_its_line() {

@@ -98,7 +98,7 @@ pub struct Summary {
 /// Builds the site described by `config`.
 pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> {
     let built = build_in(config, options);
-    if bucket::is_url(&config.output) && config.cache_dir.is_none() {
+    if crate::config::is_url(&config.output) && config.cache_dir.is_none() {
         // The copy of a bucket's record was this build's own.
         let _ = std::fs::remove_dir_all(config.cache_folder());
     }
@@ -200,7 +200,7 @@ impl<'a> Build<'a> {
         let (scanned, remote) = scan_input(config, &pool)?;
         let cache_dir = config.cache_folder();
         let open_cache = || open_cache(config);
-        let (staging, cache, bucket) = if !bucket::is_url(&config.output) {
+        let (staging, cache, bucket) = if !crate::config::is_url(&config.output) {
             let mut staging = if options.dry_run { None } else { Some(crate::output::staging::Staging::new(&config.output)?) };
             let cache = match (&staging, options.cache) {
                 (Some(_), true) => Some(open_cache()?.publishing_to(Published::Folder(config.output.clone()))),
@@ -925,7 +925,7 @@ pub(crate) fn open_cache(config: &Config) -> Result<Cache, BuildError> {
 /// input (a site published under the profiles' prefix too): they are not profiles.
 pub(crate) fn scan_input(config: &Config, pool: &rayon::ThreadPool) -> Result<(scan::Scan, Option<crate::ingest::remote::Remote>), BuildError> {
     let failed = |reason: String| BuildError::Input { path: config.input.clone(), reason };
-    if !bucket::is_url(&config.input) {
+    if !crate::config::is_url(&config.input) {
         let scanned = pool.install(|| scan::scan_except(&config.input, &[config.output.clone(), config.cache_folder()])).map_err(failed)?;
         return Ok((scanned, None));
     }

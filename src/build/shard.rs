@@ -44,7 +44,7 @@ pub fn shard(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<
     let pool = super::worker_pool(threads)?;
     let (scanned, remote) = super::scan_input(config, &pool)?;
     let dir = config.cache_folder();
-    let bucket = if bucket::is_url(&config.output) { Some(Arc::new(bucket::Bucket::open(&config.output.to_string_lossy(), "output").map_err(BuildError::Config)?)) } else { None };
+    let bucket = if crate::config::is_url(&config.output) { Some(Arc::new(bucket::Bucket::open(&config.output.to_string_lossy(), "output").map_err(BuildError::Config)?)) } else { None };
     let mut cache = super::open_cache(config)?;
     if let Some(b) = &bucket {
         // Entries the store already has are found there, one record at a time.

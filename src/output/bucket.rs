@@ -52,12 +52,6 @@ pub struct Listed {
     pub tag: u64,
 }
 
-/// Whether `output` names object storage rather than a folder: `s3://`, `gs://`, `az://`,
-/// `abfs://`, `azure://`, `file://` and the services' `https://` addresses.
-pub fn is_url(output: &Path) -> bool {
-    output.to_str().is_some_and(|s| s.split_once("://").is_some_and(|(scheme, _)| !scheme.is_empty() && scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'+')))
-}
-
 impl Bucket {
     /// Opens the store that `url` names, with credentials, region and endpoint as the service's
     /// own tools read them from the environment (`AWS_ACCESS_KEY_ID`, `AWS_ENDPOINT`,
@@ -785,15 +779,5 @@ mod tests {
         assert_eq!(phase("feed.xml"), 2);
         assert_eq!(phase("s/web/feed.xml"), 2);
         assert_eq!(phase("index.html"), 2);
-    }
-
-    #[test]
-    fn urls_and_folders_are_told_apart() {
-        assert!(is_url(Path::new("s3://bucket/site")));
-        assert!(is_url(Path::new("gs://b/x")));
-        assert!(is_url(Path::new("file:///tmp/x")));
-        assert!(!is_url(Path::new("public")));
-        assert!(!is_url(Path::new("/srv/www/site")));
-        assert!(!is_url(Path::new("a/b://c")));
     }
 }
