@@ -155,6 +155,16 @@ fn parse(reader: &mut dyn BufRead, limits: &Limits, tx: mpsc::SyncSender<StackBa
         });
         match parsed {
             Some((stack, before, count)) if !stack.is_empty() => {
+                // Names have the budget of the other formats' strings; only a stack longer than
+                // it can hold such a name, so the common line is not split here.
+                if stack.len() as u64 > limits.max_name_bytes {
+                    if let Some(long) = stack.split(|&c| c == b';').map(<[u8]>::len).max().filter(|&l| l as u64 > limits.max_name_bytes) {
+                        return Err(Error::Parse(format!(
+                            "line {number}: a function name of {long} bytes, more than limits.max_name_bytes ({}); raise [limits] max_name_bytes in site.toml to read it",
+                            limits.max_name_bytes
+                        )));
+                    }
+                }
                 if count.rounded || before.rounded {
                     rounded += 1;
                     first_rounded.get_or_insert(number);
@@ -423,6 +433,15 @@ mod tests {
         let lines = crate::store::fold::folded_lines(t).concat();
         assert_eq!(lines, "a 1\nb 0.3\nc 0.123457\nd 1\ne 2.25\n");
         assert_eq!(d.warnings, ["3 counts had more than 6 decimal places and were rounded to 6 (line 2 first)"]);
+    }
+
+    #[test]
+    fn names_longer_than_the_name_budget_are_refused_with_their_line() {
+        let limits = Limits { max_name_bytes: 8, ..Limits::default() };
+        let d = decode(&mut "a;abcdefgh 1\nabcdefgh;b;c;d;e 2\n".as_bytes(), &limits).unwrap();
+        assert_eq!(d.graphs[0].table.total[0], 3, "names of 8 bytes and stacks longer than 8 are read");
+        let e = decode(&mut "a;b 1\nmain;abcdefghi;x 2\n".as_bytes(), &limits).unwrap_err();
+        assert!(e.to_string().contains("line 2: a function name of 9 bytes, more than limits.max_name_bytes (8)"), "{e}");
     }
 
     #[test]
