@@ -409,7 +409,20 @@ describe("the archive under nginx", () => {
     await page.fill("#fs-history-q", "marker::api_run_3");
     const h = await page.evaluate(() => window.flamesiteHistory.idle());
     assert.equal(h.points, RUNS.filter((r) => r.series === "api").length, "a point per run of the series");
-    assert.match(h.status, /^1 function matched/);
+    assert.equal(h.status, "1 function matched: marker::api_run_3.", "the status names what matched");
+    // The query is in the link: reloaded, the page plots it again.
+    assert.equal(new URL(page.url()).hash, "#h=marker::api_run_3");
+    await page.reload();
+    await page.waitForFunction(() => !!window.flamesiteHistory);
+    const again = await page.evaluate(() => window.flamesiteHistory.idle());
+    assert.deepEqual(again, h);
+    assert.equal(await page.locator("#fs-history-q").inputValue(), "marker::api_run_3");
+    // Several matches are named, those with the largest share first.
+    await page.fill("#fs-history-q", "^marker::api_run_[13]$");
+    const two = await page.evaluate(() => window.flamesiteHistory.idle());
+    assert.match(two.status, /^2 functions matched: marker::api_run_[13], marker::api_run_[13] \(total: an upper bound/);
+    await page.fill("#fs-history-q", "marker::api_run_3");
+    await page.evaluate(() => window.flamesiteHistory.idle());
     const titles = await page.locator("#fs-history-plot a title").allTextContents();
     const share = (100 * 10) / r3.total;
     const withShare = titles.filter((t) => !t.includes("self 0.00%"));

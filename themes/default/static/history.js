@@ -34,6 +34,33 @@ export function bucketOf(name, buckets) {
   return parseInt(nameHash(name), 16) % buckets;
 }
 
+/** The history's query in a series page's fragment (`#h=…`, escaped as a search is), or null. */
+export function historyQuery(hash) {
+  const m = /^#?(?:.*&)?h=([^&]*)/.exec(hash || "");
+  if (!m) return null;
+  try {
+    return decodeURIComponent(m[1].replace(/\+/g, "%20"));
+  } catch {
+    return null;
+  }
+}
+
+/** The fragment of a history query `q` ("" for none). */
+export function historyFragment(q) {
+  return q ? `#h=${encodeURIComponent(q).replace(/%2F/g, "/").replace(/%3A/g, ":")}` : "";
+}
+
+/**
+ * What the status says of the names a query matched: how many, and the first `shown` of them,
+ * those with the largest share in any run first (`points`: name -> [run, self, total] list).
+ */
+export function matchedWords(matched, points, shown = 8) {
+  const peak = (n) => Math.max(0, ...(points.get(n) || []).map((p) => p[2]));
+  const names = [...matched].sort((a, b) => peak(b) - peak(a) || (a < b ? -1 : a > b ? 1 : 0));
+  const list = names.slice(0, shown).join(", ") + (names.length > shown ? `, and ${names.length - shown} more` : "");
+  return `${names.length} function${names.length === 1 ? "" : "s"} matched: ${list}`;
+}
+
 function node(tag, attrs, text) {
   const e = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
@@ -61,6 +88,15 @@ class HistoryView {
       this.pending = true;
       this.timer = setTimeout(() => this.run(), 150);
     });
+    // The query is in the link (`#h=…`), so a history can be shared and survives a reload.
+    const fromLink = () => {
+      const q = historyQuery(location.hash);
+      if (q === null || q === this.input.value) return;
+      this.input.value = q;
+      this.run();
+    };
+    addEventListener("hashchange", fromLink);
+    fromLink();
     window.flamesiteHistory = { idle: () => this.idle(), query: (q) => ((this.input.value = q), this.run()) };
   }
 
@@ -81,6 +117,7 @@ class HistoryView {
     const query = this.input.value;
     this.pending = false;
     this.busy = true;
+    if (historyQuery(location.hash) !== (query || null)) history.replaceState(history.state, "", historyFragment(query) || location.pathname + location.search);
     try {
       if (!this.index) {
         const r = await fetch(`${this.base}names.json`);
@@ -113,7 +150,7 @@ class HistoryView {
       const points = new Map();
       for (const f of files) for (const [name, list] of Object.entries(f)) points.set(name, (points.get(name) || []).concat(list));
       const sums = sumShares(this.index.runs.length, matched, points);
-      this.status.textContent = `${matched.length} function${matched.length === 1 ? "" : "s"} matched${matched.length > 1 ? " (total: an upper bound, frames of one inside another counted twice)" : ""}.`;
+      this.status.textContent = `${matchedWords(matched, points)}${matched.length > 1 ? " (total: an upper bound, frames of one inside another counted twice)" : ""}.`;
       this.draw(sums, query);
     } catch (e) {
       if (seq === this.seq) this.status.textContent = `The history could not be loaded: ${e.message}`;
