@@ -122,9 +122,12 @@ pub struct Changes {
 impl Cache {
     /// The cache at `dir`, for builds with `config`.
     pub fn new(dir: &Path, config: &Config) -> Cache {
+        // The graph format too: an entry names files of its graph format, and a build that
+        // writes another format makes every graph again (README: rebuilt whole once).
         let fingerprint = format!(
-            "flamesite {} cache 10\n{:?}\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
+            "flamesite {} cache 10 graph format {}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
             env!("CARGO_PKG_VERSION"),
+            crate::store::chunk::MANIFEST_VERSION,
             config.chunks,
             config.limits,
             config.perf,
