@@ -158,6 +158,15 @@ fn row(c: &Change, tb: u64, ta: u64, counted: bool) -> Row {
 }
 
 impl Row {
+    /// Share before, share after, change in points and whether it stands out, of the self
+    /// share (`total` false) or of the total share.
+    fn measure(&self, total: bool) -> (f64, f64, f64, Option<bool>) {
+        match total {
+            false => (self.self_share_before, self.self_share_after, self.self_pp(), self.self_stands_out),
+            true => (self.total_share_before, self.total_share_after, self.total_pp(), self.total_stands_out),
+        }
+    }
+
     /// Change of the self share, in percentage points.
     pub fn self_pp(&self) -> f64 {
         100.0 * (self.self_share_after - self.self_share_before)
@@ -315,13 +324,13 @@ impl Report {
             if !g.noise_judged {
                 let _ = writeln!(o, "  (sampling noise not judged: {} is not a count of samples)", plain_text(&g.unit));
             }
-            for (what, rows, pick) in [("self share", &g.self_changes, 0), ("total share", &g.total_changes, 1)] {
+            for (what, rows, total) in [("self share", &g.self_changes, false), ("total share", &g.total_changes, true)] {
                 let _ = writeln!(o, "  {what}: before -> after, change");
                 if rows.is_empty() {
                     let _ = writeln!(o, "    no function changed");
                 }
                 for r in rows {
-                    let (b, a, pp, s) = if pick == 0 { (r.self_share_before, r.self_share_after, r.self_pp(), r.self_stands_out) } else { (r.total_share_before, r.total_share_after, r.total_pp(), r.total_stands_out) };
+                    let (b, a, pp, s) = r.measure(total);
                     let _ = writeln!(o, "    {:>7} -> {:>7}  {:>10}  {:<12}  {}", percent(b), percent(a), points(pp), mark(s), plain_text(&r.function));
                 }
             }
@@ -352,14 +361,14 @@ impl Report {
             if !g.noise_judged {
                 let _ = writeln!(o, "Sampling noise not judged: {} is not a count of samples.\n", markdown_text(&g.unit));
             }
-            for (what, rows, pick) in [("Self share", &g.self_changes, 0), ("Total share", &g.total_changes, 1)] {
+            for (what, rows, total) in [("Self share", &g.self_changes, false), ("Total share", &g.total_changes, true)] {
                 if rows.is_empty() {
                     let _ = writeln!(o, "{what}: no function changed.\n");
                     continue;
                 }
                 let _ = writeln!(o, "| Function | {what} before | after | Change | Noise |\n|---|---:|---:|---:|---|");
                 for r in rows {
-                    let (b, a, pp, s) = if pick == 0 { (r.self_share_before, r.self_share_after, r.self_pp(), r.self_stands_out) } else { (r.total_share_before, r.total_share_after, r.total_pp(), r.total_stands_out) };
+                    let (b, a, pp, s) = r.measure(total);
                     let _ = writeln!(o, "| {} | {} | {} | {} | {} |", markdown_text(&r.function), percent(b), percent(a), points(pp), mark(s));
                 }
                 o.push('\n');
