@@ -504,3 +504,32 @@ fn runs_are_compared_only_where_a_graph_has_the_same_name_and_unit() {
     assert_eq!(dated_by_file_time.len(), 1, "{err}");
     assert!(dated_by_file_time[0].contains("a.folded") && dated_by_file_time[0].contains("the run it is compared with, follow that time"), "{err}");
 }
+
+#[test]
+fn the_comparison_page_marks_the_changes_within_sampling_noise() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    // z grows from 10 of 1,030 samples to 300 of 1,322: no sampling noise makes that; w moves
+    // from 20 to 22 samples, which sampling alone does all the time.
+    write(&input.join("svc/2026-11-01.folded"), b"main;x 500\nmain;y 500\nmain;z 10\nmain;w 20\n");
+    write(&input.join("svc/2026-11-02.folded"), b"main;x 520\nmain;y 480\nmain;z 300\nmain;w 22\n");
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = read(&out.join("p/svc/2026-11-02/compare/index.html"));
+    let item = |name: &str| {
+        let at = page.find(&format!("class=\"fs-fn\">{name}</a>")).unwrap_or_else(|| panic!("{name} is listed: {page}"));
+        let start = page[..at].rfind("<li").unwrap();
+        page[start..page[at..].find("</li>").unwrap() + at].to_string()
+    };
+    assert!(!item("z").contains("fs-noise") && !item("z").contains("within noise"), "{}", item("z"));
+    assert!(item("w").starts_with("<li class=\"fs-noise\">") && item("w").contains("· within noise"), "{}", item("w"));
+    assert!(page.contains("<input type=\"checkbox\" class=\"fs-hide-noise\"> Hide the changes within sampling noise"));
+    // A graph whose unit does not count events is not judged: no marks, no checkbox.
+    write(&input.join("svc/2026-11-02.toml"), b"unit = \"nanoseconds\"\n");
+    write(&input.join("svc/2026-11-01.toml"), b"unit = \"nanoseconds\"\n");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = read(&out.join("p/svc/2026-11-02/compare/index.html"));
+    assert!(!page.contains("fs-noise") && !page.contains("fs-hide-noise"), "{page}");
+}

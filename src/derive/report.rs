@@ -140,8 +140,14 @@ pub fn z_score(x1: u64, n1: u64, x2: u64, n2: u64) -> f64 {
     if se == 0.0 { 0.0 } else { (p2 - p1) / se }
 }
 
-fn row(c: &Change, tb: u64, ta: u64, counted: bool) -> Row {
-    let judged = |x1, x2| counted.then(|| z_score(x1, tb, x2, ta).abs() >= STANDS_OUT_Z);
+/// Whether a change from `before` of `total_before` to `after` of `total_after` stands out from
+/// sampling noise; `None` when values of `unit` do not count events, so it cannot be judged.
+pub fn stands_out(unit: &str, before: u64, total_before: u64, after: u64, total_after: u64) -> Option<bool> {
+    COUNTED_UNITS.contains(&unit).then(|| z_score(before, total_before, after, total_after).abs() >= STANDS_OUT_Z)
+}
+
+fn row(c: &Change, unit: &str, tb: u64, ta: u64) -> Row {
+    let judged = |x1, x2| stands_out(unit, x1, tb, x2, ta);
     Row {
         function: c.name.clone(),
         self_before: c.self_before,
@@ -203,7 +209,7 @@ fn matched_totals(t: &FrameTable, matches: &[bool]) -> (u64, u64) {
 pub fn graph_report(graph: &str, unit: &str, table: &FrameTable, top: usize) -> GraphReport {
     let (tb, ta) = (table.before.as_ref().map_or(0, |b| b.total[0]), table.values().0[0]);
     let counted = COUNTED_UNITS.contains(&unit);
-    let rows: Vec<Row> = diff::changes(table).iter().map(|c| row(c, tb, ta, counted)).collect();
+    let rows: Vec<Row> = diff::changes(table).iter().map(|c| row(c, unit, tb, ta)).collect();
     let ranked = |key: fn(&Row) -> f64| {
         let mut list: Vec<&Row> = rows.iter().filter(|r| key(r) != 0.0).collect();
         // Largest change first, either way; ties by name, so every machine prints the same.

@@ -478,6 +478,12 @@ impl Site<'_> {
                         "before": format_scaled(ch.self_before as i128, &g.unit, g.decimals),
                         "after": format_scaled(ch.self_after as i128, &g.unit, g.decimals),
                         "href": format!("#g={}&q={}&c=1", fragment_escape(&g.graph), fragment_escape(&exact_regex(&ch.name))),
+                        // Of counts (samples): whether sampling alone would rarely make this change.
+                        "noise": match crate::derive::report::stands_out(&g.unit, ch.self_before, g.total_before, ch.self_after, g.total_after) {
+                            Some(true) => "stands out",
+                            Some(false) => "within noise",
+                            None => "",
+                        },
                     })
                 };
                 let d = g.total_after as i128 - g.total_before as i128;

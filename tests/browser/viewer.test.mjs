@@ -44,6 +44,13 @@ before(async () => {
     fs.writeFileSync(path.join(tmp, "in", "svc", `${name}.folded`), `main;${long} ${n}\nmain;other ${40 - n}\n`);
     fs.writeFileSync(path.join(tmp, "in", "svc", `${name}.toml`), `date = ${date}\n`);
   }
+  // A series whose comparison has a change that sampling explains (w: 20 → 22 of ~1,000) and
+  // one it does not (z: 10 → 300).
+  fs.mkdirSync(path.join(tmp, "in", "noisy"));
+  for (const [name, date, text] of [["a", "2026-11-01", "main;x 500\nmain;y 500\nmain;z 10\nmain;w 20\n"], ["b", "2026-11-02", "main;x 520\nmain;y 480\nmain;z 300\nmain;w 22\n"]]) {
+    fs.writeFileSync(path.join(tmp, "in", "noisy", `${name}.folded`), text);
+    fs.writeFileSync(path.join(tmp, "in", "noisy", `${name}.toml`), `date = ${date}\n`);
+  }
   out = buildSite(BIN, THEME, tmp, "Viewer");
   depthRows = JSON.parse(fs.readFileSync(path.join(out, "p/big/g/samples/manifest.json"), "utf8")).depth;
   site = await serve(out, "/perf/");
@@ -273,6 +280,22 @@ describe("the comparison's table of functions on a phone", () => {
     await idle(page);
     assert.equal((await names())[0], leaf);
     assert.equal(await page.locator("#fs-table-note").isHidden(), true);
+    await done();
+  });
+});
+
+describe("a comparison's lists and sampling noise", () => {
+  test("changes within sampling noise are marked, and the reader can hide them", async () => {
+    const { page, done } = await openPage("p/noisy/b/compare/");
+    const item = (fn) => page.locator(".fs-changelist li", { has: page.locator("a.fs-fn", { hasText: new RegExp(`^${fn}$`) }) });
+    assert.equal(await item("w").isVisible(), true);
+    assert.match(await item("w").textContent(), /within noise/);
+    assert.doesNotMatch(await item("z").textContent(), /within noise/);
+    await page.locator(".fs-hide-noise").check();
+    assert.equal(await item("w").isHidden(), true, "hidden once asked");
+    assert.equal(await item("z").isVisible(), true, "what stands out stays");
+    await page.locator(".fs-hide-noise").uncheck();
+    assert.equal(await item("w").isVisible(), true);
     await done();
   });
 });
