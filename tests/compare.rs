@@ -533,3 +533,113 @@ fn the_comparison_page_marks_the_changes_within_sampling_noise() {
     let page = read(&out.join("p/svc/2026-11-02/compare/index.html"));
     assert!(!page.contains("fs-noise") && !page.contains("fs-hide-noise"), "{page}");
 }
+
+/// A nightly series of `nights` folded profiles in `dir/<series>/`: 30 functions under main
+/// (three stacks each) and one of each event's (four), every stack's count varied by ±20% a
+/// night and by sampling noise, and `events`: (function, from night, until night (exclusive),
+/// factor).
+fn noisy_series(dir: &Path, series: &str, nights: usize, seed: u64, scale: f64, events: &[(&str, usize, usize, f64)]) {
+    let mut state = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut uniform = move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    // (function, its stacks' base counts)
+    let mut functions: Vec<(String, Vec<f64>)> = (0..30).map(|i| (format!("work::f{i}"), (0..3).map(|_| scale * (20.0 + 80.0 * uniform())).collect())).collect();
+    for (name, ..) in events {
+        functions.push((name.to_string(), (0..4).map(|_| scale * 120.0).collect()));
+    }
+    for night in 0..nights {
+        let mut text = String::new();
+        for (name, stacks) in &functions {
+            let factor: f64 = events.iter().filter(|e| e.0 == name && (e.1..e.2).contains(&night)).map(|e| e.3).product();
+            for &c in stacks {
+                let mean = c * factor * (0.8 + 0.4 * uniform());
+                // Sampling: a normal draw of the count's own spread (Box–Muller).
+                let z = (-2.0 * uniform().max(1e-12).ln()).sqrt() * (std::f64::consts::TAU * uniform()).cos();
+                let count = (mean + z * mean.sqrt()).round().max(0.0) as u64;
+                if count > 0 {
+                    // One line per stack, each varied on its own; the build adds them up.
+                    text.push_str(&format!("main;{name} {count}\n"));
+                }
+            }
+        }
+        let date = format!("2026-{:02}-{:02}", 1 + night / 28, 1 + night % 28);
+        write(&dir.join(series).join(format!("{date}.folded")), text.as_bytes());
+    }
+}
+
+#[test]
+fn change_points_are_found_where_a_share_shifted_and_stayed_not_at_a_spike_or_in_noise() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    // 30 nights: json::parse doubles from night 12, cache::evict drops by two thirds from night
+    // 20, gc::sweep triples on night 8 only.
+    noisy_series(&input, "api", 30, 1, 1.0, &[("json::parse", 12, 30, 2.0), ("cache::evict", 20, 30, 1.0 / 3.0), ("gc::sweep", 8, 9, 3.0)]);
+    // Other seeds and sizes, not tuned to: 24 nights of a quarter the samples, shifts at 9 and 16.
+    noisy_series(&input, "db", 24, 77, 0.25, &[("sql::plan", 9, 24, 2.0), ("io::read", 16, 24, 1.0 / 3.0), ("lock::wait", 5, 6, 3.0)]);
+    // No event at all.
+    noisy_series(&input, "quiet", 30, 5, 1.0, &[]);
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let changes = |series: &str| -> Vec<(String, String, bool, f64, f64)> {
+        let index: serde_json::Value = serde_json::from_str(&read(&out.join(format!("s/{series}/index.json")))).unwrap();
+        index["changes"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{index}"))
+            .iter()
+            .map(|c| {
+                assert_eq!(c["graph"], "samples");
+                (c["function"].as_str().unwrap().into(), c["run"].as_str().unwrap().into(), c["confirmed"].as_bool().unwrap(), c["before"].as_f64().unwrap(), c["after"].as_f64().unwrap())
+            })
+            .collect()
+    };
+    let run = |series: &str, night: usize| format!("{series}/2026-{:02}-{:02}", 1 + night / 28, 1 + night % 28);
+    let api = changes("api");
+    let found: Vec<(&str, String)> = api.iter().map(|c| (c.0.as_str(), c.1.clone())).collect();
+    assert_eq!(found, [("json::parse", run("api", 12)), ("cache::evict", run("api", 20))], "{api:?}");
+    assert!(api.iter().all(|c| c.2), "confirmed: {api:?}");
+    // The shares are the runs' medians: json::parse about doubles, cache::evict about a third.
+    assert!((api[0].4 / api[0].3 - 1.85).abs() < 0.5, "{api:?}");
+    assert!((api[1].4 / api[1].3 - 0.36).abs() < 0.15, "{api:?}");
+    let db = changes("db");
+    let found: Vec<(&str, String)> = db.iter().map(|c| (c.0.as_str(), c.1.clone())).collect();
+    assert_eq!(found, [("sql::plan", run("db", 9)), ("io::read", run("db", 16))], "{db:?}");
+    assert_eq!(changes("quiet"), [], "no event, no change point");
+    // The series page lists them, newest first, each a link to its run searched for it.
+    let page = read(&out.join("s/api/index.html"));
+    let (evict, parse) = (page.find("cache::evict</a>").expect("listed"), page.find("json::parse</a>").expect("listed"));
+    assert!(evict < parse, "newest first");
+    assert!(page.contains(&format!("href=\"../../p/{}/#q=%5Ejson::parse%24\"", run("api", 12))), "{page}");
+    assert!(!read(&out.join("s/quiet/index.html")).contains("Change points"));
+}
+
+#[test]
+fn change_points_over_twenty_seeded_series_find_every_shift_and_nothing_else() {
+    // docs/BENCHMARKS.md reports these counts as the method's precision and recall: per seed,
+    // a series with a doubling (night 10), a drop by two thirds (night 18) and a one-night
+    // spike (night 6), and a series with no event; odd seeds have a quarter of the samples.
+    let (mut hit, mut missed, mut wrong) = (0, Vec::new(), Vec::new());
+    for seed in 100..120u64 {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("in");
+        let scale = if seed % 2 == 0 { 1.0 } else { 0.25 };
+        noisy_series(&input, "s", 30, seed, scale, &[("up", 10, 30, 2.0), ("down", 18, 30, 1.0 / 3.0), ("spike", 6, 7, 3.0)]);
+        noisy_series(&input, "q", 30, seed + 1000, scale, &[]);
+        let out = dir.path().join("out");
+        let o = build(&input, &out, &[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        for series in ["s", "q"] {
+            let index: serde_json::Value = serde_json::from_str(&read(&out.join(format!("s/{series}/index.json")))).unwrap();
+            let list: Vec<(String, String)> = index["changes"].as_array().unwrap().iter().map(|c| (c["function"].as_str().unwrap().into(), c["run"].as_str().unwrap().into())).collect();
+            let at = |night: usize| format!("{series}/2026-{:02}-{:02}", 1 + night / 28, 1 + night % 28);
+            let expected: Vec<(String, String)> = if series == "s" { vec![("up".into(), at(10)), ("down".into(), at(18))] } else { Vec::new() };
+            for e in &expected {
+                if list.contains(e) { hit += 1 } else { missed.push((seed, e.clone())) }
+            }
+            wrong.extend(list.into_iter().filter(|c| !expected.contains(c)).map(|c| (seed, c)));
+        }
+    }
+    assert_eq!((hit, missed, wrong), (40, vec![], vec![]), "found, missed, wrong");
+}

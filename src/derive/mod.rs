@@ -7,6 +7,7 @@
 //! shrank most. Its files are a cache entry keyed by the two runs' keys, so a rebuild makes only
 //! the comparisons of runs that are new or changed: adding a run makes one.
 
+pub mod changes;
 pub mod history;
 pub mod report;
 pub mod standalone;

@@ -140,6 +140,12 @@ pub fn z_score(x1: u64, n1: u64, x2: u64, n2: u64) -> f64 {
     if se == 0.0 { 0.0 } else { (p2 - p1) / se }
 }
 
+/// Whether values of `unit` count events, so that the sampling noise of a share follows from
+/// the counts.
+pub fn counts_events(unit: &str) -> bool {
+    COUNTED_UNITS.contains(&unit)
+}
+
 /// Whether a change from `before` of `total_before` to `after` of `total_after` stands out from
 /// sampling noise; `None` when values of `unit` do not count events, so it cannot be judged.
 pub fn stands_out(unit: &str, before: u64, total_before: u64, after: u64, total_after: u64) -> Option<bool> {

@@ -64,6 +64,27 @@ pub struct SeriesIndex {
     pub url: String,
     /// Its profiles, sorted by source path.
     pub profiles: Vec<ProfileEntry>,
+    /// Its change points among its newest runs (derive::changes), oldest first (none in a
+    /// listing written before change points were).
+    #[serde(default)]
+    pub changes: Vec<ChangeEntry>,
+}
+
+/// A change point in a series' `index.json` (docs/FORMAT.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ChangeEntry {
+    /// The graph followed (the newest run's first).
+    pub graph: String,
+    /// The function.
+    pub function: String,
+    /// The run it starts at: its slug.
+    pub run: String,
+    /// Its share of the total before and from that run on, fractions of 1.
+    pub before: f64,
+    /// From that run on.
+    pub after: f64,
+    /// False while too few runs follow to tell it from a spike.
+    pub confirmed: bool,
 }
 
 /// One profile (a run) in `index.json` and in the templates.

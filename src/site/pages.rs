@@ -174,9 +174,11 @@ impl Site<'_> {
             let count = self.pages_of(s);
             for n in 1..=count {
                 let on_page: Vec<_> = s.runs.iter().rev().skip((n - 1) * per_page).take(per_page).map(|&i| self.link_hash(i)).collect();
+                // The first page lists the change points of the newest two history spans.
+                let window = if n == 1 { &runs[history::spans(s.runs.len()).len().saturating_sub(2) * history::SPAN..] } else { &runs[..0] };
                 pages.push(Page {
                     path: format!("{}index.html", series_page_url(s, n)),
-                    hash: hash_of((base, "series", &s.name, &s.url, s.runs.len(), n, count, on_page)),
+                    hash: hash_of((base, "series", &s.name, &s.url, s.runs.len(), n, count, on_page, window)),
                     kind: Kind::SeriesPage(si, n),
                 });
             }
@@ -311,8 +313,34 @@ impl Site<'_> {
     }
 
     /// The listing of series `si`'s profiles.
+    /// The change points of series `si` among its newest runs, the last two spans of its
+    /// history (derive::changes), each with the index of its run in the archive.
+    fn change_points(&self, si: usize) -> Result<Vec<(usize, crate::derive::changes::ChangePoint)>, String> {
+        let s = &self.archive.series[si];
+        if s.runs.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let spans = history::spans(s.runs.len());
+        let from = spans.len().saturating_sub(2);
+        let held: Vec<std::sync::Arc<Span>> = (from..spans.len()).map(|k| (self.history)(si, k)).collect::<Result<_, _>>()?;
+        let (first, end) = (spans[from].0, s.runs.len());
+        // The graph the history follows: the newest run's first; its totals when they count samples.
+        let followed = self.run(s.runs[end - 1]).record.graphs.first();
+        let samples: Option<Vec<u64>> = followed.filter(|g| crate::derive::report::counts_events(&g.unit)).map(|g| {
+            s.runs[first..end].iter().map(|&i| self.run(i).record.graphs.iter().find(|x| x.name == g.name).map_or(0, |x| x.total)).collect()
+        });
+        let refs: Vec<&Span> = held.iter().map(|a| &**a).collect();
+        Ok(crate::derive::changes::of_spans(&refs, first, end, samples.as_deref()).into_iter().map(|c| (s.runs[c.run], c)).collect())
+    }
+
     fn series_index(&self, si: usize) -> Result<String, String> {
         let s = &self.archive.series[si];
+        let graph = self.run(*s.runs.last().expect("a series has runs")).record.graphs.first().map_or(String::new(), |g| g.name.clone());
+        let changes = self
+            .change_points(si)?
+            .into_iter()
+            .map(|(i, c)| index_json::ChangeEntry { graph: graph.clone(), function: c.function, run: self.run(i).slug.clone(), before: c.before, after: c.after, confirmed: c.confirmed })
+            .collect();
         let mut runs = s.runs.clone();
         runs.sort_by(|&a, &b| self.run(a).record.source.cmp(&self.run(b).record.source));
         let index = SeriesIndex {
@@ -321,6 +349,7 @@ impl Site<'_> {
             series: s.name.clone(),
             url: s.url.clone(),
             profiles: runs.into_iter().map(|i| self.entry(i)).collect(),
+            changes,
         };
         let mut json = serde_json::to_string(&index).map_err(|e| e.to_string())?;
         json.push('\n');
@@ -390,9 +419,28 @@ impl Site<'_> {
         let label = format!("Totals of the {} runs of {} on this page, oldest on the left", points.len(), s.name);
         let first = chronological.first().map(|r| r.record.date.day()).unwrap_or_default();
         let last = chronological.last().map(|r| r.record.date.day()).unwrap_or_default();
+        // Its change points, newest first, on its first page.
+        let si = self.archive.series.iter().position(|x| std::ptr::eq(x, s)).expect("a series of the archive");
+        let changes: Vec<_> = if n == 1 { self.change_points(si)? } else { Vec::new() }
+            .into_iter()
+            .rev()
+            .map(|(i, c)| {
+                let r = self.run(i);
+                json!({
+                    "function": c.function,
+                    "up": c.after > c.before,
+                    "before": format!("{:.2}%", 100.0 * c.before),
+                    "after": format!("{:.2}%", 100.0 * c.after),
+                    "confirmed": c.confirmed,
+                    "run": run_link(r),
+                    "href": format!("{root}{}#q={}", self.config.links.page(&r.url), fragment_escape(&exact_regex(&c.function))),
+                })
+            })
+            .collect();
         let mut ctx = self.context(&root);
         ctx.insert("series", &json!({ "name": s.name, "url": s.url, "feed": format!("{}feed.xml", s.url), "count": s.runs.len() }));
         ctx.insert("history", &(s.runs.len() >= 2));
+        ctx.insert("changes", &changes);
         ctx.insert("page", &n);
         ctx.insert("pages", &count);
         ctx.insert("groups", &groups);

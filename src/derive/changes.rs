@@ -1,0 +1,202 @@
+//! Change points: the runs of a series where a function's share of the total shifted and
+//! stayed, told apart from one-night spikes and ordinary variation (README, "Change points").
+//!
+//! The method, per function whose share reaches [`MIN_SHARE`] in some run: for each run `k`,
+//! the median share of the up to [`WINDOW`] runs before `k` against the median of `k` and the
+//! up to [`WINDOW`] - 1 runs after it. Medians ignore a one-night spike on either side. The
+//! noise is estimated from the series itself: 1.4826 times the median absolute difference of
+//! consecutive shares, divided by √2 (the spread of one night's share, robust to the shifts
+//! and spikes it is meant to find), and at least the sampling noise of the share when the unit
+//! counts samples. A shift is a change point when the two medians differ by at least
+//! [`NOISE_FACTOR`] standard errors of their difference (which grows as the windows shrink:
+//! the newest runs need a larger shift) and by at least [`MIN_RELATIVE`] of the larger of them
+//! (a function that doubles or drops by two thirds; the small shifts every other function's
+//! share takes from it do not qualify). Around a shift several runs qualify; the one with the
+//! fewest runs of its two windows on the wrong side of the midway share is kept (then the
+//! larger shift), and no other within a window of it. A shift with fewer
+//! than [`CONFIRM`] runs from it on is reported as not yet confirmed.
+
+use serde::Serialize;
+
+/// Runs on each side of a candidate.
+pub const WINDOW: usize = 8;
+/// Runs before a candidate needed to judge it.
+pub const MIN_BEFORE: usize = 5;
+/// Runs from a shift on (itself included) that confirm it.
+pub const CONFIRM: usize = 3;
+/// A function is followed when its share reaches this in some run.
+pub const MIN_SHARE: f64 = 0.005;
+/// How many standard errors two medians must be apart: the standard error of the difference
+/// of the medians of `a` and `b` nights is 1.2533 σ √(1/a + 1/b) (a median's is 1.2533 times a
+/// mean's), σ the spread of one night's share; with windows of 8 and 8 that is 2.5 σ, with one
+/// night after (the newest run) 5.3 σ.
+pub const NOISE_FACTOR: f64 = 4.0;
+/// How much of the larger median the shift must be.
+pub const MIN_RELATIVE: f64 = 0.25;
+
+/// One function's share in each run of a series: `shares[k]` its share of run `k`'s total (0
+/// where the run lacks it).
+pub struct Series<'a> {
+    /// The function.
+    pub function: &'a str,
+    /// Its share per run, oldest first.
+    pub shares: &'a [f64],
+}
+
+/// A change point of a function.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChangePoint {
+    /// The function.
+    pub function: String,
+    /// Index of the run it starts at, in the series' runs oldest first.
+    pub run: usize,
+    /// Its share before (the median of the runs before), a fraction of 1.
+    pub before: f64,
+    /// Its share from that run on (the median of the runs from it).
+    pub after: f64,
+    /// Whether enough runs follow to tell it from a spike.
+    pub confirmed: bool,
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    let n = s.len();
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2.0
+    }
+}
+
+/// The spread of one night's share, from the series itself (see the module's comment).
+pub fn series_noise(shares: &[f64]) -> f64 {
+    let diffs: Vec<f64> = shares.windows(2).map(|w| (w[1] - w[0]).abs()).collect();
+    1.4826 * median(&diffs) / std::f64::consts::SQRT_2
+}
+
+/// The change points of one function's shares; `samples[k]`, when the unit counts samples, is
+/// run `k`'s total, whose sampling noise is a floor for the noise.
+pub fn change_points(s: &Series, samples: Option<&[u64]>) -> Vec<ChangePoint> {
+    let x = s.shares;
+    let n = x.len();
+    if n < MIN_BEFORE + 1 || x.iter().all(|&v| v < MIN_SHARE) {
+        return Vec::new();
+    }
+    let spread = series_noise(x);
+    // Candidates: (run, runs on the wrong side of the step, before, after).
+    let mut found: Vec<(usize, usize, f64, f64)> = Vec::new();
+    for k in MIN_BEFORE..n {
+        let before = &x[k.saturating_sub(WINDOW)..k];
+        let after = &x[k..(k + WINDOW).min(n)];
+        let (mb, ma) = (median(before), median(after));
+        let sampling = samples.map_or(0.0, |t| {
+            let p = (mb + ma) / 2.0;
+            let n = t[k.saturating_sub(WINDOW)..(k + WINDOW).min(n)].iter().copied().min().unwrap_or(0);
+            if n == 0 { 0.0 } else { (p * (1.0 - p) / n as f64).sqrt() }
+        });
+        let noise = spread.max(sampling);
+        let error = 1.2533 * noise * (1.0 / before.len() as f64 + 1.0 / after.len() as f64).sqrt();
+        let d = (ma - mb).abs();
+        if d >= NOISE_FACTOR * error && d >= MIN_RELATIVE * ma.max(mb) && d > 0.0 {
+            // How many runs of the two windows sit on the wrong side of the midway share: the
+            // run where the shift starts has the fewest (a spike in a window counts one).
+            let mid = (ma + mb) / 2.0;
+            let up = ma > mb;
+            let wrong = before.iter().filter(|&&v| (v > mid) == up).count() + after.iter().filter(|&&v| (v < mid) == up).count();
+            found.push((k, wrong, mb, ma));
+        }
+    }
+    // Best placed first (then the larger shift, then the earlier run); one per window.
+    found.sort_by(|a, b| a.1.cmp(&b.1).then((b.3 - b.2).abs().total_cmp(&(a.3 - a.2).abs())).then(a.0.cmp(&b.0)));
+    let mut kept: Vec<(usize, usize, f64, f64)> = Vec::new();
+    for c in found {
+        if kept.iter().all(|k| k.0.abs_diff(c.0) >= WINDOW) {
+            kept.push(c);
+        }
+    }
+    kept.sort_by_key(|c| c.0);
+    kept.into_iter()
+        .map(|(k, _, before, after)| ChangePoint { function: s.function.to_string(), run: k, before, after, confirmed: n - k >= CONFIRM })
+        .collect()
+}
+
+/// The change points of a series from its history `spans` (consecutive, the newest last; each
+/// span's points give runs by their index in the series), over the series' runs `first..end`.
+/// `samples[k - first]`, when the graph followed counts samples, is run `k`'s total. Sorted by
+/// run, then function.
+pub fn of_spans(spans: &[&super::history::Span], first: usize, end: usize, samples: Option<&[u64]>) -> Vec<ChangePoint> {
+    let mut shares: std::collections::BTreeMap<&str, Vec<f64>> = std::collections::BTreeMap::new();
+    for span in spans {
+        for (name, points) in span.names.iter().zip(&span.points) {
+            for &(run, _, total) in points {
+                let k = run as usize;
+                if (first..end).contains(&k) {
+                    shares.entry(name.as_str()).or_insert_with(|| vec![0.0; end - first])[k - first] = total;
+                }
+            }
+        }
+    }
+    let mut out: Vec<ChangePoint> = shares
+        .iter()
+        .flat_map(|(function, x)| change_points(&Series { function, shares: x }, samples))
+        .map(|c| ChangePoint { run: c.run + first, ..c })
+        .collect();
+    out.sort_by(|a, b| a.run.cmp(&b.run).then_with(|| a.function.cmp(&b.function)));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A share series of `n` nights around `level` with a deterministic wobble of ±`wobble`.
+    fn wobbly(n: usize, level: f64, wobble: f64, seed: u64) -> Vec<f64> {
+        let mut state = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (0..n)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let u = (state >> 11) as f64 / (1u64 << 53) as f64;
+                level * (1.0 + wobble * (2.0 * u - 1.0))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_doubling_is_found_at_its_night_a_spike_is_not_and_a_shift_at_the_newest_run_is_unconfirmed() {
+        let mut x = wobbly(30, 0.10, 0.1, 1);
+        for v in &mut x[12..] {
+            *v *= 2.0;
+        }
+        x[5] *= 3.0; // a one-night spike
+        let found = change_points(&Series { function: "f", shares: &x }, None);
+        assert_eq!(found.iter().map(|c| (c.run, c.confirmed)).collect::<Vec<_>>(), [(12, true)], "{found:?}");
+        assert!((found[0].before - 0.10).abs() < 0.01 && (found[0].after - 0.20).abs() < 0.02, "{found:?}");
+        // The same shift at the newest run: found, not yet confirmed.
+        let mut y = wobbly(30, 0.10, 0.1, 2);
+        y[29] *= 2.0;
+        let found = change_points(&Series { function: "f", shares: &y }, None);
+        assert_eq!(found.iter().map(|c| (c.run, c.confirmed)).collect::<Vec<_>>(), [(29, false)], "{found:?}");
+    }
+
+    #[test]
+    fn ordinary_variation_and_small_shares_make_no_change_point() {
+        for seed in 0..50 {
+            let x = wobbly(40, 0.05, 0.2, seed);
+            assert_eq!(change_points(&Series { function: "f", shares: &x }, None), [], "seed {seed}");
+        }
+        let tiny: Vec<f64> = (0..30).map(|k| if k < 15 { 0.001 } else { 0.003 }).collect();
+        assert_eq!(change_points(&Series { function: "f", shares: &tiny }, None), []);
+    }
+
+    #[test]
+    fn sampling_noise_is_a_floor_for_the_noise() {
+        // Flat shares then a shift of 4 points, on runs of 100 samples: the sampling noise of a
+        // 12% share is 3.2 points; it is not a change point.
+        let x: Vec<f64> = (0..30).map(|k| if k < 15 { 0.10 } else { 0.14 }).collect();
+        assert_eq!(change_points(&Series { function: "f", shares: &x }, None).len(), 1, "without counts, a clean shift is one");
+        assert_eq!(change_points(&Series { function: "f", shares: &x }, Some(&[100; 30])), []);
+    }
+}
