@@ -613,6 +613,12 @@ fn change_points_are_found_where_a_share_shifted_and_stayed_not_at_a_spike_or_in
     assert!(evict < parse, "newest first");
     assert!(page.contains(&format!("href=\"../../p/{}/#q=%5Ejson::parse%24\"", run("api", 12))), "{page}");
     assert!(!read(&out.join("s/quiet/index.html")).contains("Change points"));
+    // The series' feed says it on the entry of the run where each starts.
+    let feed = read(&out.join("s/api/feed.xml"));
+    let entry = |slug: &str| feed.split("<entry>").find(|e| e.contains(&format!("urn:flamesite:run:{slug}<"))).unwrap_or_else(|| panic!("{slug}: {feed}")).to_string();
+    assert!(entry(&run("api", 12)).contains("Change point: the share of json::parse went from"), "{}", entry(&run("api", 12)));
+    assert!(entry(&run("api", 20)).contains("Change point: the share of cache::evict went from"));
+    assert!(!entry(&run("api", 8)).contains("Change point"), "not at the spike");
 }
 
 #[test]

@@ -147,9 +147,11 @@ impl Site<'_> {
         pages.push(Page { path: "feed.xml".into(), hash: hash_of((base, "feed", feed)), kind: Kind::Feed(None) });
         for (si, s) in a.series.iter().enumerate() {
             let newest = self.newest(s.runs.iter().copied(), entries).into_iter().map(|i| self.link_hash(i)).collect::<Vec<_>>();
+            // Its entries name the change points of the newest two history spans.
+            let window: Vec<u64> = s.runs[history::spans(s.runs.len()).len().saturating_sub(2) * history::SPAN..].iter().map(|&i| self.run(i).hash).collect();
             pages.push(Page {
                 path: format!("{}feed.xml", s.url),
-                hash: hash_of((base, "series feed", &s.name, &s.url, newest)),
+                hash: hash_of((base, "series feed", &s.name, &s.url, newest, window)),
                 kind: Kind::Feed(Some(si)),
             });
             // Its runs' records say everything its listing and its history hold (their keys
@@ -591,6 +593,21 @@ impl Site<'_> {
                 self.newest(0..self.archive.runs.len(), entries),
             ),
         };
+        // A series' feed says on a run's entry which change points start at it.
+        let mut starts: std::collections::HashMap<usize, Vec<String>> = std::collections::HashMap::new();
+        if let Some(si) = series {
+            // A change point that cannot be read back costs the feed its mention, not the build
+            // (the series page and listing, rendered from the same spans, report the error).
+            for (i, c) in self.change_points(si).unwrap_or_default() {
+                starts.entry(i).or_default().push(format!(
+                    "Change point: the share of {} went from {:.2}% to {:.2}% from this run on{}.",
+                    c.function,
+                    100.0 * c.before,
+                    100.0 * c.after,
+                    if c.confirmed { "" } else { " (not yet confirmed)" }
+                ));
+            }
+        }
         // Links are absolute with base_url, else relative to the feed itself.
         let up = path_to_root(path.matches('/').count());
         let href = |rel: &str| self.absolute(rel).unwrap_or_else(|| format!("{up}{rel}"));
@@ -613,7 +630,7 @@ impl Site<'_> {
                             format_scaled(total as i128, unit, decimals)
                         ),
                         None => format!("{} run of {}: {}", rec.series, rec.date.display(), format_scaled(total as i128, unit, decimals)),
-                    },
+                    } + &starts.get(&i).map(|l| format!(" {}", l.join(" "))).unwrap_or_default(),
                     content_html: rec.notes.clone(),
                     categories: vec![rec.series.clone()],
                 }
