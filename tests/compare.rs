@@ -613,6 +613,10 @@ fn change_points_are_found_where_a_share_shifted_and_stayed_not_at_a_spike_or_in
     assert!(evict < parse, "newest first");
     assert!(page.contains(&format!("href=\"../../p/{}/#q=%5Ejson::parse%24\"", run("api", 12))), "{page}");
     assert!(!read(&out.join("s/quiet/index.html")).contains("Change points"));
+    // changes.json, which run pages read, holds the same as the listing.
+    let small: serde_json::Value = serde_json::from_str(&read(&out.join("s/api/changes.json"))).unwrap();
+    let listing: serde_json::Value = serde_json::from_str(&read(&out.join("s/api/index.json"))).unwrap();
+    assert_eq!((&small["format"], &small["graph"], &small["changes"]), (&serde_json::json!("flamesite-changes"), &serde_json::json!("samples"), &listing["changes"]));
     // The series' feed says it on the entry of the run where each starts.
     let feed = read(&out.join("s/api/feed.xml"));
     let entry = |slug: &str| feed.split("<entry>").find(|e| e.contains(&format!("urn:flamesite:run:{slug}<"))).unwrap_or_else(|| panic!("{slug}: {feed}")).to_string();

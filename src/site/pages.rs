@@ -74,6 +74,7 @@ enum Kind {
     HistoryIndex(usize),
     HistoryNames(usize, usize),
     HistoryBucket(usize, usize, usize),
+    SeriesChanges(usize),
 }
 
 fn hash_of(parts: impl Hash) -> u64 {
@@ -147,11 +148,15 @@ impl Site<'_> {
         pages.push(Page { path: "feed.xml".into(), hash: hash_of((base, "feed", feed)), kind: Kind::Feed(None) });
         for (si, s) in a.series.iter().enumerate() {
             let newest = self.newest(s.runs.iter().copied(), entries).into_iter().map(|i| self.link_hash(i)).collect::<Vec<_>>();
-            // Its entries name the change points of the newest two history spans.
+            // The runs change points are looked for in (the newest two history spans): the
+            // feed's entries, the first series page and `changes.json` name them.
             let window: Vec<u64> = s.runs[history::spans(s.runs.len()).len().saturating_sub(2) * history::SPAN..].iter().map(|&i| self.run(i).hash).collect();
+            if s.runs.len() >= 2 {
+                pages.push(Page { path: format!("{}changes.json", s.url), hash: hash_of((base, "series changes", &s.url, &window)), kind: Kind::SeriesChanges(si) });
+            }
             pages.push(Page {
                 path: format!("{}feed.xml", s.url),
-                hash: hash_of((base, "series feed", &s.name, &s.url, newest, window)),
+                hash: hash_of((base, "series feed", &s.name, &s.url, newest, &window)),
                 kind: Kind::Feed(Some(si)),
             });
             // Its runs' records say everything its listing and its history hold (their keys
@@ -176,8 +181,8 @@ impl Site<'_> {
             let count = self.pages_of(s);
             for n in 1..=count {
                 let on_page: Vec<_> = s.runs.iter().rev().skip((n - 1) * per_page).take(per_page).map(|&i| self.link_hash(i)).collect();
-                // The first page lists the change points of the newest two history spans.
-                let window = if n == 1 { &runs[history::spans(s.runs.len()).len().saturating_sub(2) * history::SPAN..] } else { &runs[..0] };
+                // The first page lists the change points.
+                let window = if n == 1 { &window[..] } else { &[] };
                 pages.push(Page {
                     path: format!("{}index.html", series_page_url(s, n)),
                     hash: hash_of((base, "series", &s.name, &s.url, s.runs.len(), n, count, on_page, window)),
@@ -213,6 +218,12 @@ impl Site<'_> {
             Kind::Home => self.home()?,
             Kind::IndexJson => self.index_json()?,
             Kind::SeriesIndex(si) => self.series_index(si)?,
+            Kind::SeriesChanges(si) => {
+                let (graph, changes) = self.change_entries(si)?;
+                let mut json = serde_json::to_string(&json!({ "format": "flamesite-changes", "version": 1, "graph": graph, "changes": changes })).map_err(|e| e.to_string())?;
+                json.push('\n');
+                json
+            }
             Kind::Feed(series) => self.feed(series),
             Kind::SeriesPage(s, n) => self.series_page(&self.archive.series[s], n)?,
             Kind::Run(i) => self.run_page(i)?,
@@ -335,7 +346,9 @@ impl Site<'_> {
         Ok(crate::derive::changes::of_spans(&refs, first, end, samples.as_deref()).into_iter().map(|c| (s.runs[c.run], c)).collect())
     }
 
-    fn series_index(&self, si: usize) -> Result<String, String> {
+    /// The graph change points follow in series `si`, and its change points as its listings
+    /// give them.
+    fn change_entries(&self, si: usize) -> Result<(String, Vec<index_json::ChangeEntry>), String> {
         let s = &self.archive.series[si];
         let graph = self.run(*s.runs.last().expect("a series has runs")).record.graphs.first().map_or(String::new(), |g| g.name.clone());
         let changes = self
@@ -343,6 +356,12 @@ impl Site<'_> {
             .into_iter()
             .map(|(i, c)| index_json::ChangeEntry { graph: graph.clone(), function: c.function, run: self.run(i).slug.clone(), before: c.before, after: c.after, confirmed: c.confirmed })
             .collect();
+        Ok((graph, changes))
+    }
+
+    fn series_index(&self, si: usize) -> Result<String, String> {
+        let s = &self.archive.series[si];
+        let (_, changes) = self.change_entries(si)?;
         let mut runs = s.runs.clone();
         runs.sort_by(|&a, &b| self.run(a).record.source.cmp(&self.run(b).record.source));
         let index = SeriesIndex {

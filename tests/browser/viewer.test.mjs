@@ -51,6 +51,14 @@ before(async () => {
     fs.writeFileSync(path.join(tmp, "in", "noisy", `${name}.folded`), text);
     fs.writeFileSync(path.join(tmp, "in", "noisy", `${name}.toml`), `date = ${date}\n`);
   }
+  // A series of 16 nights whose json::parse doubles from the ninth on: a change point.
+  fs.mkdirSync(path.join(tmp, "in", "shift"));
+  for (let night = 0; night < 16; night++) {
+    const wobble = (k) => 1 + 0.1 * Math.sin(7 * night + 3 * k);
+    const lines = Array.from({ length: 10 }, (_, k) => `main;work::f${k} ${Math.round(300 * wobble(k))}`);
+    lines.push(`main;json::parse ${Math.round((night >= 8 ? 600 : 300) * wobble(11))}`);
+    fs.writeFileSync(path.join(tmp, "in", "shift", `2026-11-${String(night + 1).padStart(2, "0")}.folded`), lines.join("\n") + "\n");
+  }
   out = buildSite(BIN, THEME, tmp, "Viewer");
   depthRows = JSON.parse(fs.readFileSync(path.join(out, "p/big/g/samples/manifest.json"), "utf8")).depth;
   site = await serve(out, "/perf/");
@@ -297,6 +305,24 @@ describe("a comparison's lists and sampling noise", () => {
     await page.locator(".fs-hide-noise").uncheck();
     assert.equal(await item("w").isVisible(), true);
     await done();
+  });
+});
+
+describe("change points", () => {
+  test("the run where one starts says so once its graph is drawn, and its link searches for the function", async () => {
+    const { page, done } = await openPage("p/shift/2026-11-09/");
+    const line = page.locator(".fs-changestart");
+    await line.waitFor({ state: "visible" });
+    assert.match(await line.textContent(), /^Change point from this run: json::parse ▲ \d+\.\d\d% → \d+\.\d\d%$/);
+    await line.locator("a.fs-fn").click();
+    const st = await idle(page);
+    assert.equal(st.query, "^json::parse$");
+    await done();
+    // A run where none starts says nothing.
+    const other = await openPage("p/shift/2026-11-12/");
+    await other.page.locator(".fs-changestart[data-read]").waitFor({ state: "attached" });
+    assert.equal(await other.page.locator(".fs-changestart").isHidden(), true);
+    await other.done();
   });
 });
 

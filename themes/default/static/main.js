@@ -144,6 +144,9 @@ class Viewer {
     this.preloaded = true;
     const go = () => {
       for (const l of Object.values(later)) l.get().catch(() => {}); // tried again when used
+      // A run where a change point starts says so (changes.js).
+      const starts = document.querySelector(".fs-changestart");
+      if (starts) import("./changes.js").then((m) => m.showChangeStarts(starts)).catch(() => {});
     };
     if (window.requestIdleCallback) requestIdleCallback(go, { timeout: 1000 });
     else setTimeout(go, 100);
