@@ -318,6 +318,15 @@ describe("change points", () => {
     const st = await idle(page);
     assert.equal(st.query, "^json::parse$");
     await done();
+    // The series page lists it; its link opens that run searched for the function.
+    const series = await openPage("s/shift/");
+    const item = series.page.locator(".fs-changepoints li");
+    assert.equal(await item.count(), 1);
+    assert.match(await item.textContent(), /^json::parse ▲ \d+\.\d\d% → \d+\.\d\d% from 2026-11-09$/);
+    await item.locator("a.fs-fn").click();
+    await series.page.waitForURL(/p\/shift\/2026-11-09\/#q=/);
+    assert.equal((await idle(series.page)).query, "^json::parse$");
+    await series.done();
     // A run where none starts says nothing.
     const other = await openPage("p/shift/2026-11-12/");
     await other.page.locator(".fs-changestart[data-read]").waitFor({ state: "attached" });
