@@ -123,18 +123,19 @@ pub fn change_points(s: &Series, samples: Option<&[u64]>) -> Vec<ChangePoint> {
         .collect()
 }
 
-/// The change points of a series from its history `spans` (consecutive, the newest last; each
-/// span's points give runs by their index in the series), over the series' runs `first..end`.
-/// `samples[k - first]`, when the graph followed counts samples, is run `k`'s total. Sorted by
+/// The change points of a series from its history `spans` (each span's points give runs by
+/// their index in the series), over the series' runs `runs` (indices, oldest first: those that
+/// have the graph followed; a run without it is left out, not counted as a share of 0).
+/// `samples[j]`, when the graph followed counts samples, is run `runs[j]`'s total. Sorted by
 /// run, then function.
-pub fn of_spans(spans: &[&super::history::Span], first: usize, end: usize, samples: Option<&[u64]>) -> Vec<ChangePoint> {
+pub fn of_spans(spans: &[&super::history::Span], runs: &[usize], samples: Option<&[u64]>) -> Vec<ChangePoint> {
+    let at: std::collections::HashMap<usize, usize> = runs.iter().enumerate().map(|(j, &k)| (k, j)).collect();
     let mut shares: std::collections::BTreeMap<&str, Vec<f64>> = std::collections::BTreeMap::new();
     for span in spans {
         for (name, points) in span.names.iter().zip(&span.points) {
             for &(run, _, total) in points {
-                let k = run as usize;
-                if (first..end).contains(&k) {
-                    shares.entry(name.as_str()).or_insert_with(|| vec![0.0; end - first])[k - first] = total;
+                if let Some(&j) = at.get(&(run as usize)) {
+                    shares.entry(name.as_str()).or_insert_with(|| vec![0.0; runs.len()])[j] = total;
                 }
             }
         }
@@ -142,7 +143,7 @@ pub fn of_spans(spans: &[&super::history::Span], first: usize, end: usize, sampl
     let mut out: Vec<ChangePoint> = shares
         .iter()
         .flat_map(|(function, x)| change_points(&Series { function, shares: x }, samples))
-        .map(|c| ChangePoint { run: c.run + first, ..c })
+        .map(|c| ChangePoint { run: runs[c.run], ..c })
         .collect();
     out.sort_by(|a, b| a.run.cmp(&b.run).then_with(|| a.function.cmp(&b.function)));
     out
@@ -189,6 +190,18 @@ mod tests {
         }
         let tiny: Vec<f64> = (0..30).map(|k| if k < 15 { 0.001 } else { 0.003 }).collect();
         assert_eq!(change_points(&Series { function: "f", shares: &tiny }, None), []);
+    }
+
+    #[test]
+    fn runs_without_the_graph_followed_are_left_out_not_counted_as_zero() {
+        // f holds 10% in 20 runs; every third run of the series is of another kind (no point).
+        let runs: Vec<usize> = (0..30).filter(|k| k % 3 != 2).collect();
+        let points: Vec<(u32, f64, f64)> = runs.iter().map(|&k| (k as u32, 0.05, 0.10 + 0.001 * (k % 2) as f64)).collect();
+        let span = crate::derive::history::Span { names: vec!["f".into()], buckets: 1, points: vec![points] };
+        assert_eq!(of_spans(&[&span], &runs, None), [], "no shift among the runs that have it");
+        // Counted as shares of 0, the other runs would have been noise of the size of the share.
+        let all: Vec<usize> = (0..30).collect();
+        assert!(series_noise(&all.iter().map(|k| if k % 3 == 2 { 0.0 } else { 0.1 }).collect::<Vec<_>>()) > 0.05);
     }
 
     #[test]

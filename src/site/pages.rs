@@ -325,7 +325,6 @@ impl Site<'_> {
         Ok(json)
     }
 
-    /// The listing of series `si`'s profiles.
     /// The change points of series `si` among its newest runs, the last two spans of its
     /// history (derive::changes), each with the index of its run in the archive.
     fn change_points(&self, si: usize) -> Result<Vec<(usize, crate::derive::changes::ChangePoint)>, String> {
@@ -336,14 +335,15 @@ impl Site<'_> {
         let spans = history::spans(s.runs.len());
         let from = spans.len().saturating_sub(2);
         let held: Vec<std::sync::Arc<Span>> = (from..spans.len()).map(|k| (self.history)(si, k)).collect::<Result<_, _>>()?;
-        let (first, end) = (spans[from].0, s.runs.len());
-        // The graph the history follows: the newest run's first; its totals when they count samples.
-        let followed = self.run(s.runs[end - 1]).record.graphs.first();
-        let samples: Option<Vec<u64>> = followed.filter(|g| crate::derive::report::counts_events(&g.unit)).map(|g| {
-            s.runs[first..end].iter().map(|&i| self.run(i).record.graphs.iter().find(|x| x.name == g.name).map_or(0, |x| x.total)).collect()
-        });
+        // The graph the history follows (the newest run's first), and the runs that have it
+        // with a value, with their totals (the floor of the noise when they count samples).
+        let Some(followed) = self.run(*s.runs.last().expect("a series has runs")).record.graphs.first() else { return Ok(Vec::new()) };
+        let (runs, totals): (Vec<usize>, Vec<u64>) = (spans[from].0..s.runs.len())
+            .filter_map(|k| self.run(s.runs[k]).record.graphs.iter().find(|g| g.name == followed.name && g.total > 0).map(|g| (k, g.total)))
+            .unzip();
+        let samples = crate::derive::report::counts_events(&followed.unit).then_some(&totals[..]);
         let refs: Vec<&Span> = held.iter().map(|a| &**a).collect();
-        Ok(crate::derive::changes::of_spans(&refs, first, end, samples.as_deref()).into_iter().map(|c| (s.runs[c.run], c)).collect())
+        Ok(crate::derive::changes::of_spans(&refs, &runs, samples).into_iter().map(|c| (s.runs[c.run], c)).collect())
     }
 
     /// The graph change points follow in series `si`, and its change points as its listings
@@ -359,6 +359,7 @@ impl Site<'_> {
         Ok((graph, changes))
     }
 
+    /// The listing of series `si`'s profiles.
     fn series_index(&self, si: usize) -> Result<String, String> {
         let s = &self.archive.series[si];
         let (_, changes) = self.change_entries(si)?;
