@@ -304,6 +304,23 @@ fn feeds_are_valid_atom() {
     ] {
         assert!(cmp.contains(tag), "{tag} missing from {cmp}");
     }
+    // A link says what changed (issue 28, item 6): the run's description names what grew most
+    // since the run before, the comparison's what grew and what shrank most; the home and series
+    // pages have previews too (no image: a summary card).
+    let description = |page: &str| {
+        let needle = "<meta property=\"og:description\" content=\"";
+        let at = page.find(needle).expect("og:description") + needle.len();
+        page[at..at + page[at..].find('"').unwrap()].to_string()
+    };
+    assert!(description(&page).contains("since the previous run, ") && description(&page).contains(" grew most, +"), "{}", description(&page));
+    assert!(description(&cmp).starts_with("What changed in api between 2026-11-14 and 2026-11-14 18:30 UTC: "), "{}", description(&cmp));
+    assert!(description(&cmp).contains(" pp, ") , "grew and shrank: {}", description(&cmp));
+    let home = read(&out.join("index.html"));
+    assert!(home.contains("<meta property=\"og:url\" content=\"https://example.com/perf/\">") && home.contains("<meta name=\"twitter:card\" content=\"summary\">"), "{home}");
+    assert!(description(&home).starts_with("Flame graphs of 9 profile runs in 3 series; newest: api of 2026-11-14 18:30 UTC"), "{}", description(&home));
+    let series = read(&out.join("s/api/index.html"));
+    assert!(series.contains("<meta property=\"og:url\" content=\"https://example.com/perf/s/api/\">"), "{series}");
+    assert!(description(&series).starts_with("6 runs of api, the newest of 2026-11-14 18:30 UTC"), "{}", description(&series));
     let png = std::fs::read(out.join("p/api/hotfix/preview.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     assert_eq!((u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap())), (1200, 630));

@@ -400,6 +400,20 @@ impl Site<'_> {
         let mut ctx = self.context("");
         ctx.insert("series", &rows);
         ctx.insert("runs", &self.archive.runs.len());
+        let (series, runs) = (self.archive.series.len(), self.archive.runs.len());
+        let newest = (0..runs).max_by_key(|&i| (self.run(i).record.date.rfc3339(), i)).map(|i| self.run(i));
+        ctx.insert(
+            "og",
+            &json!({
+                "title": self.config.title,
+                "description": format!(
+                    "Flame graphs of {runs} profile run{} in {series} series{}",
+                    if runs == 1 { "" } else { "s" },
+                    newest.map_or(String::new(), |r| format!("; newest: {} of {}", r.record.series, r.record.date.display()))
+                ),
+                "url": self.absolute(&self.config.links.page("")),
+            }),
+        );
         self.theme.render("index.html", &ctx)
     }
 
@@ -462,6 +476,12 @@ impl Site<'_> {
         let mut ctx = self.context(&root);
         ctx.insert("series", &json!({ "name": s.name, "url": s.url, "feed": format!("{}feed.xml", s.url), "count": s.runs.len() }));
         ctx.insert("history", &(s.runs.len() >= 2));
+        let newest = s.runs.last().map(|&i| self.run(i));
+        let mut description = format!("{} run{} of {}{}", s.runs.len(), if s.runs.len() == 1 { "" } else { "s" }, s.name, newest.map_or(String::new(), |r| format!(", the newest of {}", r.record.date.display())));
+        if let Some(c) = changes.first() {
+            description.push_str(&format!("; change point: {} {} → {} from {}", c["function"].as_str().unwrap_or(""), c["before"].as_str().unwrap_or(""), c["after"].as_str().unwrap_or(""), c["run"]["date"].as_str().unwrap_or("")));
+        }
+        ctx.insert("og", &json!({ "title": format!("{} · {}", s.name, self.config.title), "description": description, "url": self.absolute(&self.config.links.page(&url)) }));
         ctx.insert("changes", &changes);
         ctx.insert("page", &n);
         ctx.insert("pages", &count);
@@ -501,7 +521,11 @@ impl Site<'_> {
             }),
         );
         let (total, unit, decimals) = headline(run);
-        let description = format!("{} run of {}: {}", s.name, rec.date.display(), format_scaled(total as i128, unit, decimals));
+        let mut description = format!("{} run of {}: {}", s.name, rec.date.display(), format_scaled(total as i128, unit, decimals));
+        // What a link pasted in chat should say: what grew most since the previous run.
+        if let Some(top) = run.compare.and_then(|c| self.archive.comparisons[c].made.top.as_ref()).filter(|t| t.points > 0.0) {
+            description.push_str(&format!("; since the previous run, {} grew most, {:+.2} pp of the total", top.name, top.points));
+        }
         ctx.insert(
             "og",
             &json!({
@@ -578,11 +602,21 @@ impl Site<'_> {
         ctx.insert("lists", &lists);
         ctx.insert("threshold", &self.config.archive.regression_points);
         let title = format!("{} vs {} · {}", after.record.title, before.record.title, s.name);
+        let mut description = format!("What changed in {} between {} and {}", s.name, before.record.date.display(), after.record.date.display());
+        // What a link pasted in chat should say: the largest growth and shrinkage of the first
+        // graph's self shares.
+        if let Some(g) = changes.first() {
+            let said = |c: &crate::graph::diff::Change| format!("{} {:+.2} pp", c.name, c.self_points(g.total_before, g.total_after));
+            let most: Vec<String> = g.grew.first().map(said).into_iter().chain(g.shrank.first().map(said)).collect();
+            if !most.is_empty() {
+                description.push_str(&format!(": {}", most.join(", ")));
+            }
+        }
         ctx.insert(
             "og",
             &json!({
                 "title": title,
-                "description": format!("What changed in {} between {} and {}", s.name, before.record.date.display(), after.record.date.display()),
+                "description": description,
                 "url": self.absolute(&self.config.links.page(&c.url)),
                 "image": c.made.preview.then(|| format!("{}{PREVIEW}", c.url)).and_then(|i| self.absolute(&i)),
                 "image_width": preview::WIDTH, "image_height": preview::HEIGHT,
