@@ -427,6 +427,19 @@ describe("the archive under nginx", () => {
     const share = (100 * 10) / r3.total;
     const withShare = titles.filter((t) => !t.includes("self 0.00%"));
     assert.deepEqual(withShare, [`${r3.date.slice(0, 10)} ${r3.title}: self ${share.toFixed(2)}%, total ${share.toFixed(2)}%`]);
+    // Its labels are drawn at their own size whatever the window (issue 28, item 5): 11 px tall
+    // text is 11 to 15 px on the screen, on a desktop and on a phone.
+    const labelHeight = async (p) => p.evaluate(() => document.querySelector("#fs-history-plot .fs-axis-label").getBoundingClientRect().height);
+    const wide = await labelHeight(page);
+    assert.ok(wide >= 10 && wide <= 16, `label ${wide} px tall at 1600 px`);
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+    const small = await phone.newPage();
+    await small.goto(`${site.url}s/api/#h=marker::api_run_3`);
+    await small.waitForFunction(() => !!window.flamesiteHistory);
+    await small.evaluate(() => window.flamesiteHistory.idle());
+    const narrow = await labelHeight(small);
+    assert.ok(narrow >= 10 && narrow <= 16, `label ${narrow} px tall at 390 px`);
+    await phone.close();
     // Its point opens run-3 with the search applied.
     const point = page.locator("#fs-history-plot a", { has: page.locator("title", { hasText: r3.title }) });
     await point.locator("circle").first().click();

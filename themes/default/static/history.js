@@ -161,7 +161,10 @@ class HistoryView {
 
   draw({ self, total }, query) {
     const runs = this.index.runs;
-    const [w, h, left, right, top, bottom] = [720, 200, 40, 12, 12, 28];
+    // As wide as its box in CSS pixels, so that its labels are drawn at their own size (a
+    // viewBox of 720 scaled its 11 px labels to 6 px on a phone and 30 px on a wide screen).
+    const w = Math.max(320, Math.round(this.plot.clientWidth || 720));
+    const [h, left, right, top, bottom] = [200, 40, 12, 12, 28];
     const pw = w - left - right;
     const ph = h - top - bottom;
     const max = Math.max(0.0001, ...total, ...self);
