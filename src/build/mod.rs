@@ -561,6 +561,7 @@ impl<'a> Build<'a> {
             base: hash_str(&self.fingerprint),
             changes: &changes,
             history: &history,
+            change_points: Default::default(),
         };
         let plan = site.plan();
         let (staging_ino, _) = staging.inodes();

@@ -119,7 +119,7 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Pat
     let get = move |_: &str| lists.clone();
     let names = slug::Record::default();
     let no_history = |_: usize, _: usize| Err("no history".to_string());
-    let site = Site { config, theme: &theme, archive: &archive, names: &names, base: 0, changes: &get, history: &no_history };
+    let site = Site { config, theme: &theme, archive: &archive, names: &names, base: 0, changes: &get, history: &no_history, change_points: Default::default() };
     write("index.html", site.standalone_comparison(0)?.as_bytes())?;
     for (name, bytes) in &theme.statics {
         write(&format!("static/{name}"), bytes)?;

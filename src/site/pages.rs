@@ -9,7 +9,7 @@
 //! is relative, so the site works under any sub-path; `base_url` appears only in feeds and Open
 //! Graph tags.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::hash::{Hash, Hasher};
 
 use serde::Serialize;
@@ -22,6 +22,7 @@ use super::index_json::{self, GraphEntry, Index, ProfileEntry, SeriesEntry, Seri
 use super::theme::{path_to_root, Theme};
 use crate::units::format_scaled;
 use crate::archive::run::{Archive, Comparison, GraphChanges, Run, Series};
+use crate::derive::changes::ChangePoint;
 use crate::derive::history::{self, Span};
 use crate::archive::slug;
 use crate::config::{Config, GroupBy};
@@ -50,7 +51,13 @@ pub struct Site<'a> {
     pub changes: &'a (dyn Fn(&str) -> Vec<GraphChanges> + Sync),
     /// Span `s` of the history of series `i` (read once, when one of its files is rendered).
     pub history: &'a (dyn Fn(usize, usize) -> Result<std::sync::Arc<Span>, String> + Sync),
+    /// Each series' change points, reckoned once for the four files that show them.
+    pub change_points: ChangePoints,
 }
+
+/// Change points of the archive's series, each reckoned once when a file first needs them.
+#[derive(Default)]
+pub struct ChangePoints(std::sync::Mutex<HashMap<usize, std::sync::Arc<std::sync::OnceLock<Result<Vec<(usize, ChangePoint)>, String>>>>>);
 
 /// A file of the site made from the model, with a hash of what it shows.
 #[derive(Clone, Debug)]
@@ -225,7 +232,7 @@ impl Site<'_> {
                 json
             }
             Kind::Feed(series) => self.feed(series),
-            Kind::SeriesPage(s, n) => self.series_page(&self.archive.series[s], n)?,
+            Kind::SeriesPage(si, n) => self.series_page(si, n)?,
             Kind::Run(i) => self.run_page(i)?,
             Kind::Compare(i) => self.compare(i)?,
             Kind::HistoryIndex(si) => {
@@ -327,7 +334,14 @@ impl Site<'_> {
 
     /// The change points of series `si` among its newest runs, the last two spans of its
     /// history (derive::changes), each with the index of its run in the archive.
-    fn change_points(&self, si: usize) -> Result<Vec<(usize, crate::derive::changes::ChangePoint)>, String> {
+    fn change_points(&self, si: usize) -> Result<Vec<(usize, ChangePoint)>, String> {
+        // The series page, its listing, its changes.json and its feed show them: one reckoning
+        // (two history spans read) for all four.
+        let cell = self.change_points.0.lock().expect("no panic while holding it").entry(si).or_default().clone();
+        cell.get_or_init(|| self.reckon_change_points(si)).clone()
+    }
+
+    fn reckon_change_points(&self, si: usize) -> Result<Vec<(usize, ChangePoint)>, String> {
         let s = &self.archive.series[si];
         if s.runs.len() < 2 {
             return Ok(Vec::new());
@@ -417,7 +431,8 @@ impl Site<'_> {
         self.theme.render("index.html", &ctx)
     }
 
-    fn series_page(&self, s: &Series, n: usize) -> Result<String, String> {
+    fn series_page(&self, si: usize, n: usize) -> Result<String, String> {
+        let s = &self.archive.series[si];
         let per_page = self.config.archive.per_page.max(1) as usize;
         let on_page: Vec<usize> = s.runs.iter().rev().skip((n - 1) * per_page).take(per_page).copied().collect();
         let runs: Vec<&Run> = on_page.iter().map(|&i| self.run(i)).collect();
@@ -456,7 +471,6 @@ impl Site<'_> {
         let first = chronological.first().map(|r| r.record.date.day()).unwrap_or_default();
         let last = chronological.last().map(|r| r.record.date.day()).unwrap_or_default();
         // Its change points, newest first, on its first page.
-        let si = self.archive.series.iter().position(|x| std::ptr::eq(x, s)).expect("a series of the archive");
         let changes: Vec<_> = if n == 1 { self.change_points(si)? } else { Vec::new() }
             .into_iter()
             .rev()
@@ -648,7 +662,7 @@ impl Site<'_> {
             ),
         };
         // A series' feed says on a run's entry which change points start at it.
-        let mut starts: std::collections::HashMap<usize, Vec<String>> = std::collections::HashMap::new();
+        let mut starts: HashMap<usize, Vec<String>> = HashMap::new();
         if let Some(si) = series {
             // A change point that cannot be read back costs the feed its mention, not the build
             // (the series page and listing, rendered from the same spans, report the error).
