@@ -1,8 +1,8 @@
 // The change points that start at this run (the series' changes.json, docs/FORMAT.md), said
 // under the run's links once its first view is painted. Function names only ever go into text.
 
-/** A regex matching exactly `name`. */
-const exact = (name) => `^${name.replace(/[\\^$.*+?()[\]{}|]/g, "\\$&")}$`;
+import { fragmentValue } from "./format.js";
+import { exactQuery } from "./search.js";
 
 const percent = (share) => `${(100 * share).toFixed(2)}%`;
 
@@ -33,7 +33,7 @@ async function fill(el) {
     if (k > 0) el.append("; ");
     const a = document.createElement("a");
     a.className = "fs-fn";
-    a.href = `#q=${encodeURIComponent(exact(c.function))}`;
+    a.href = `#q=${fragmentValue(exactQuery(c.function))}`;
     a.textContent = c.function;
     el.append(a, ` ${c.after > c.before ? "▲" : "▼"} ${percent(c.before)} → ${percent(c.after)}${c.confirmed ? "" : " (not yet confirmed)"}`);
   });

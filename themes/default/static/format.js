@@ -139,6 +139,20 @@ export const SORTS = ["self", "total", "name", "self_before", "self_change", "to
 export const LAYOUTS = ["union", "after", "before"];
 export const PALETTES = ["hot", "module", "lang", "blue", "self", "total"];
 
+/** `s` as a value of a fragment's key: escaped, `/` and `:` left readable. */
+export function fragmentValue(s) {
+  return encodeURIComponent(s).replace(/%2F/g, "/").replace(/%3A/g, ":");
+}
+
+/** The text of a fragment's value (`+` is a space, as in forms); null when it is malformed. */
+export function fragmentText(v) {
+  try {
+    return decodeURIComponent(v.replace(/\+/g, "%20"));
+  } catch {
+    return null;
+  }
+}
+
 /** The table's order when the link gives none: of a comparison (`diff`), by the change. */
 export function defaultSort(diff = false) {
   return diff ? "self_change" : "self";
@@ -162,12 +176,8 @@ export function parseFragment(hash, diff = false) {
   for (const part of text.split("&")) {
     const eq = part.indexOf("=");
     const key = eq < 0 ? part : part.slice(0, eq);
-    let val = "";
-    try {
-      val = eq < 0 ? "" : decodeURIComponent(part.slice(eq + 1).replace(/\+/g, "%20"));
-    } catch {
-      continue; // a malformed escape: ignore the key, keep the rest of the link working
-    }
+    const val = eq < 0 ? "" : fragmentText(part.slice(eq + 1));
+    if (val === null) continue; // a malformed escape: ignore the key, keep the rest of the link working
     if (key === "g" && val) st.graph = val;
     else if (key === "q") st.query = val;
     else if (key === "c") st.caseSensitive = val === "1";
@@ -195,10 +205,9 @@ export function parseFragment(hash, diff = false) {
  */
 export function formatFragment(st, diff = false) {
   const parts = [];
-  const enc = (s) => encodeURIComponent(s).replace(/%2F/g, "/").replace(/%3A/g, ":");
-  if (st.graph) parts.push(`g=${enc(st.graph)}`);
+  if (st.graph) parts.push(`g=${fragmentValue(st.graph)}`);
   if (st.zoom) parts.push(`z=${st.zoom.depth}.${st.zoom.offset}.${st.zoom.total}.${st.zoom.hash}`);
-  if (st.query) parts.push(`q=${enc(st.query)}`);
+  if (st.query) parts.push(`q=${fragmentValue(st.query)}`);
   if (st.caseSensitive) parts.push("c=1");
   if (st.view && st.view !== "graph") parts.push(`v=${st.view}`);
   if (st.icicle) parts.push("m=icicle");
@@ -207,7 +216,7 @@ export function formatFragment(st, diff = false) {
   if (st.layout && st.layout !== "union") parts.push(`l=${st.layout}`);
   if (st.measure === "abs") parts.push("d=abs");
   if (st.palette) parts.push(`p=${st.palette}`);
-  if (st.sandwich) parts.push(`x=sandwich&f=${enc(st.sandwich)}`);
+  if (st.sandwich) parts.push(`x=sandwich&f=${fragmentValue(st.sandwich)}`);
   return parts.length ? "#" + parts.join("&") : "";
 }
 

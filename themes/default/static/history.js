@@ -5,7 +5,7 @@
 // matched, span by span.
 
 import { compileQuery } from "./search.js";
-import { nameHash } from "./format.js";
+import { fragmentText, fragmentValue, nameHash } from "./format.js";
 import { jsonOf } from "./unpack.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -37,17 +37,12 @@ export function bucketOf(name, buckets) {
 /** The history's query in a series page's fragment (`#h=…`, escaped as a search is), or null. */
 export function historyQuery(hash) {
   const m = /^#?(?:.*&)?h=([^&]*)/.exec(hash || "");
-  if (!m) return null;
-  try {
-    return decodeURIComponent(m[1].replace(/\+/g, "%20"));
-  } catch {
-    return null;
-  }
+  return m ? fragmentText(m[1]) : null;
 }
 
 /** The fragment of a history query `q` ("" for none). */
 export function historyFragment(q) {
-  return q ? `#h=${encodeURIComponent(q).replace(/%2F/g, "/").replace(/%3A/g, ":")}` : "";
+  return q ? `#h=${fragmentValue(q)}` : "";
 }
 
 /**
