@@ -214,7 +214,7 @@ fn matched_totals(t: &FrameTable, matches: &[bool]) -> (u64, u64) {
 /// changed most. `table` is the comparison's differential table.
 pub fn graph_report(graph: &str, unit: &str, table: &FrameTable, top: usize) -> GraphReport {
     let (tb, ta) = (table.before.as_ref().map_or(0, |b| b.total[0]), table.values().0[0]);
-    let counted = COUNTED_UNITS.contains(&unit);
+    let counted = counts_events(unit);
     let rows: Vec<Row> = diff::changes(table).iter().map(|c| row(c, unit, tb, ta)).collect();
     let ranked = |key: fn(&Row) -> f64| {
         let mut list: Vec<&Row> = rows.iter().filter(|r| key(r) != 0.0).collect();
