@@ -158,7 +158,8 @@ fn malformed_inputs_name_the_file_and_the_problem() {
     // Cut inside the first sample's header: no stack is complete.
     let first_event = perf.lines().next().unwrap();
     write(&input.join("bad/header-only.perf"), format!("{first_event}\n").as_bytes());
-    write(&input.join("bad/no-event.perf"), b"prog 123 456\n\tabc f (m)\n\n");
+    // perf script's header, then a line that is no sample's first line.
+    write(&input.join("bad/not-a-sample.perf"), b"# ========\n# captured on    : Sun Nov 22 00:15:00 2026\n# ========\n#\nno sample here\n\tabc f (m)\n\n");
     // Cut in the middle of a sample (perf-jit/cut.txt: three frames into it, no blank line
     // after it): the samples before it are kept, and so is what was read of the cut one.
     let cut = text("perf-jit/cut.txt");
@@ -178,7 +179,7 @@ fn malformed_inputs_name_the_file_and_the_problem() {
         ("events.speedscope.json", "closes frame 0 but frame 1 is the one open"),
         ("frame.speedscope.json", "frame 5 does not exist"),
         ("header-only.perf", "unknown profile format"),
-        ("no-event.perf", "names no event"),
+        ("not-a-sample.perf", "line 5 does not start a sample"),
     ] {
         let line = err
             .lines()
@@ -285,6 +286,47 @@ fn perf_script_without_a_time_field_folds_each_event_as_inferno_does_for_that_ev
         let expected = merged_sorted(&text(&format!("perf-notime/notime-{event}.folded")));
         assert!(!expected.is_empty());
         assert_eq!(fold(dir.path(), &out.join(format!("p/notime/g/{event}"))), expected, "{event}");
+    }
+}
+
+#[test]
+fn perf_script_printed_with_fewer_fields_folds_as_inferno_folds_a_full_printing() {
+    // perf-fields/: two real recordings of one program, one without call chains (each sample
+    // one line, its frame after the event), printed by `perf script -F` with fewer fields;
+    // each expectation is inferno's folding of a printing of the same recording that inferno
+    // reads fully (see make.sh).
+    let cases = [
+        // (file, what its first line shows, graph, unit)
+        ("oneline.txt", "padded command, the frame on the line", "cpu-clock", "nanoseconds"),
+        ("oneline-bare.txt", "no time, no event, the frame on the line", "samples", "samples"),
+        ("noevent.txt", "only the command and the thread", "samples", "samples"),
+        ("period-notime.txt", "a cpu and a period but no time", "cpu-clock", "nanoseconds"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    for (file, shape, _, _) in cases {
+        let body = text(&format!("perf-fields/{file}"));
+        let first = body.lines().next().unwrap();
+        let ok = match file {
+            "oneline.txt" => first.starts_with("  ") && first.contains(": ") && first.trim_end().ends_with(')'),
+            "oneline-bare.txt" => first.starts_with("  ") && !first.contains(':') && first.trim_end().ends_with(')'),
+            "noevent.txt" => first.split_whitespace().count() == 2 && body.lines().nth(1).unwrap().starts_with('\t'),
+            _ => first.contains(" [0") && !first.contains('.') && first.trim_end().ends_with(':'),
+        };
+        assert!(ok, "{file} should have {shape}: {first:?}");
+        write(&input.join(file), body.as_bytes());
+    }
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(!err.lines().any(|l| l.starts_with("warning:") && l.contains(" perf")), "{err}");
+    for (file, _, graph, unit) in cases {
+        let stem = file.trim_end_matches(".txt");
+        assert_eq!(graphs_listed(&out, file), [(graph.to_string(), unit.to_string())], "{file}");
+        let expected = merged_sorted(&text(&format!("perf-fields/{stem}.folded")));
+        assert!(expected.lines().count() > 3, "{file}: several stacks expected");
+        assert_eq!(fold(dir.path(), &out.join(format!("p/{stem}/g/{graph}"))), expected, "{file}");
     }
 }
 

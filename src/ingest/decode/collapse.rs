@@ -18,10 +18,11 @@ use inferno::collapse::{dtrace, perf, sample, vtune, Collapse};
 use super::{cpuprofile, folded, Decoded};
 use crate::config::{Config, PerfConfig};
 
-/// Whether `sniff` is `perf script` text: its first event line is followed by a stack line,
-/// or it starts with the header of `perf script --header`, which can be longer than the sniff.
+/// Whether `sniff` is `perf script` text: its first event line is followed by a stack line
+/// (or holds its one frame), or it starts with the header of `perf script --header`, which
+/// can be longer than the sniff.
 pub fn is_perf(sniff: &[u8]) -> bool {
-    sniff.starts_with(b"# ========\n# captured on") || applicable(&mut perf::Folder::default(), sniff)
+    sniff.starts_with(b"# ========\n# captured on") || applicable(&mut perf::Folder::default(), sniff) || is_perf_sample(sniff)
 }
 
 /// Whether `sniff` is the output of a DTrace `ustack()`/`stack()` aggregation. inferno
@@ -85,42 +86,112 @@ pub fn first_perf_event(text: &[u8]) -> Option<(String, bool)> {
     EventLine::read(line).map(|e| (e.event, e.period.is_some()))
 }
 
-/// A sample's first line: `comm [pid/]tid [[cpu] time:] [period] event[:modifiers]:`.
+/// Whether `sniff` starts with a sample that inferno's own test does not take: perf script's
+/// right-aligned command (`perf script -F` pads it), a sample without an event or without a
+/// time, or samples of one line each (recorded without `-g`, the frame after the event).
+fn is_perf_sample(sniff: &[u8]) -> bool {
+    if sniff.contains(&0) {
+        return false;
+    }
+    let text = String::from_utf8_lossy(sniff);
+    let mut lines = text.lines().skip_while(|l| l.trim().is_empty() || l.starts_with('#'));
+    let Some(head) = lines.next().and_then(EventLine::read) else { return false };
+    head.frame.is_some() || lines.next().is_some_and(|l| l.starts_with([' ', '\t']) && is_frame(l.trim_start()))
+}
+
+/// Whether `s` is a frame as `perf script` prints it: an address in hex, then its symbol.
+fn is_frame(s: &str) -> bool {
+    s.split_once(' ').is_some_and(|(ip, sym)| !ip.is_empty() && ip.bytes().all(|b| b.is_ascii_hexdigit()) && !sym.trim().is_empty())
+}
+
+/// A sample's first line: `comm [pid/]tid [cpu] [time:] [period] [event[:modifiers]:]`, each
+/// field in brackets there only when `perf script -F` asked for it, then, for a sample
+/// recorded without call chains, its one frame (`ip sym (dso)`), or a tracepoint's fields.
 #[derive(Debug, PartialEq)]
 struct EventLine {
     /// Where the words after the thread id start.
     rest: usize,
-    /// Whether a `[cpu] time:` field comes before the event (`perf script -F` may leave it out).
+    /// Whether a `time:` field comes before the event (`perf script -F` may leave it out).
     time: bool,
     /// Where the `[period] event` field starts and ends (at the colon after the event).
     field: (usize, usize),
-    /// The event's name, without its modifiers (`cycles` of `cycles:u:`).
+    /// The event's name, without its modifiers (`cycles` of `cycles:u:`); empty when the line
+    /// names none (`perf script -F comm,tid,ip,sym`).
     event: String,
     /// The sample's period, if it has one.
     period: Option<u64>,
+    /// Whether anything but the event's modifiers follows the event (a frame, or a
+    /// tracepoint's fields), which inferno would take for a frame.
+    more: bool,
+    /// Where the sample's one frame starts, when it is on this line.
+    frame: Option<usize>,
+}
+
+/// The words of `line` from byte `from`, each with where it starts.
+fn words_from(line: &str, from: usize) -> impl Iterator<Item = (usize, &str)> {
+    line[from..].split(' ').scan(from, |at, w| {
+        let start = *at;
+        *at += w.len() + 1;
+        Some((start, w))
+    }).filter(|(_, w)| !w.is_empty())
 }
 
 impl EventLine {
     fn read(line: &str) -> Option<EventLine> {
         let rest = id_end(line)?;
-        let after = &line[rest..];
-        // `[cpu] time:` first, unless perf was told to print no time.
-        let time_colon = after.find(':').filter(|&c| is_cpu_time(&after[..c]));
-        let start = rest + time_colon.map_or(0, |c| c + 1);
-        // The event ends at a colon (`cycles:`, `cycles:u:`), also when there is no time.
-        let end = start + line[start..].find(':')?;
-        let words: Vec<&str> = line[start..end].split_ascii_whitespace().collect();
-        let (&event, before) = words.split_last()?;
-        let period = match before {
-            [] => None,
-            [p] => Some(p.parse::<u64>().ok()?),
-            _ => return None,
+        let mut words = words_from(line, rest).peekable();
+        let is_digits = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+        // `[cpu]`, then `seconds.fraction:` (each there only if perf printed it).
+        let mut start = rest;
+        if let Some(&(at, w)) = words.peek() {
+            if w.len() > 2 && w.starts_with('[') && w.ends_with(']') && is_digits(&w[1..w.len() - 1]) {
+                start = at + w.len();
+                words.next();
+            }
+        }
+        let mut time = false;
+        if let Some(&(at, w)) = words.peek() {
+            if w.strip_suffix(':').and_then(|t| t.split_once('.')).is_some_and(|(a, b)| is_digits(a) && is_digits(b)) {
+                time = true;
+                start = at + w.len();
+                words.next();
+            }
+        }
+        // `[period] event:`: an event is a word ending with a colon (`cycles:`, `cycles:u:`,
+        // `sched:sched_switch:`), named by what comes before its first colon; a period is a
+        // number before it, or alone at the end.
+        let first = words.next();
+        let second = words.peek().copied();
+        let event_word = |w: &str| w.ends_with(':') && !w.starts_with(':');
+        let (period, event_at, after) = match (first, second) {
+            (Some((at, w)), _) if event_word(w) => (None, Some(at), at + w.len()),
+            (Some((_, p)), Some((at, w))) if is_digits(p) && event_word(w) => {
+                words.next();
+                (Some(p.parse::<u64>().ok()?), Some(at), at + w.len())
+            }
+            (Some((at, p)), None) if is_digits(p) => (Some(p.parse::<u64>().ok()?), None, at + p.len()),
+            // A period, then the sample's frame (`-F comm,tid,period,ip,sym`).
+            (Some((at, p)), Some(_)) if is_digits(p) && is_frame(line[at + p.len()..].trim_start()) => {
+                (Some(p.parse::<u64>().ok()?), None, at + p.len())
+            }
+            (Some((at, _)), _) => (None, None, at),
+            (None, _) => (None, None, line.len()),
         };
-        Some(EventLine { rest, time: time_colon.is_some(), field: (start, end), event: event.to_string(), period })
+        let (event, end) = match event_at {
+            Some(at) => {
+                let colon = at + line[at..].find(':')?;
+                (line[at..colon].to_string(), colon)
+            }
+            None => (String::new(), start),
+        };
+        let tail = line[after..].trim_start();
+        let frame = is_frame(tail).then(|| line.len() - tail.len());
+        Some(EventLine { rest, time, field: (start, end), event, period, more: !tail.trim_end().is_empty(), frame })
     }
 
-    /// The line as inferno reads every field of it: a time (zero where there is none), and
-    /// one space before the period and the event. perf pads the event names of a file of
+    /// The line as inferno reads every field of it: a time (zero where there is none), one
+    /// space before the period and the event, and a sample's one frame on a line of its own
+    /// after it (a blank line then ends the sample). perf pads the event names of a file of
     /// several events to one width (`2004008  task-clock:`), and inferno, which splits at the
     /// last space, would read no period there. None when inferno already reads the line so.
     fn for_inferno(&self, line: &[u8]) -> Option<Vec<u8>> {
@@ -130,47 +201,44 @@ impl EventLine {
         };
         // inferno takes the last word as the event and the one before it as the period, so
         // the spaces perf puts before the period do not matter: most lines stay as they are.
-        if self.time && line[self.field.0..self.field.1].ends_with(field.as_bytes()) {
+        if self.time && !self.event.is_empty() && !self.more && line[self.field.0..self.field.1].ends_with(field.as_bytes()) {
             return None;
         }
-        let mut out = Vec::with_capacity(line.len() + 8);
-        if self.time {
-            out.extend_from_slice(&line[..self.field.0]);
-        } else {
-            out.extend_from_slice(&line[..self.rest]);
-            out.extend_from_slice(b"0.0:");
+        let mut out = Vec::with_capacity(line.len() + 16);
+        out.extend_from_slice(&line[..self.rest]);
+        out.extend_from_slice(b"0.0:");
+        // A line that names no event gets an empty one, which inferno reads as such:
+        // `0.0: 5 :` (period 5), `0.0: :`.
+        out.extend_from_slice(field.trim_end().as_bytes());
+        out.extend_from_slice(if self.event.is_empty() { b" :\n" } else { b":\n" });
+        if let Some(frame) = self.frame {
+            let text = line[frame..].trim_ascii_end();
+            out.push(b'\t');
+            out.extend_from_slice(text);
+            out.extend_from_slice(b"\n\n");
         }
-        out.extend_from_slice(field.as_bytes());
-        out.extend_from_slice(&line[self.field.1..]);
         Some(out)
     }
 }
 
 /// Where the words after a sample line's thread id start: the id is the first word after the
-/// command's first word that is all digits (`tid`, or `pid/tid`) and is followed by a space.
+/// command's first word that is all digits (`tid`, or `pid/tid`) and is followed by a space
+/// or ends the line. The command may be padded on the left (`perf script -F` aligns it).
 fn id_end(line: &str) -> Option<usize> {
-    let mut at = line.find(' ')?;
+    let mut at = line.len() - line.trim_start().len();
+    at += line[at..].find(' ')?;
     loop {
         let start = at + 1;
-        let end = start + line[start..].find(' ')?;
+        let end = line[start..].find(' ').map_or(line.len(), |e| start + e);
         let word = &line[start..end];
         if !word.is_empty() && word.split('/').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) && word.split('/').count() <= 2 {
-            return Some(end + 1);
+            return Some((end + 1).min(line.len()));
+        }
+        if end == line.len() {
+            return None;
         }
         at = end;
     }
-}
-
-/// Whether `s` is perf's `[cpu] seconds.fraction` (the time field without its colon).
-fn is_cpu_time(s: &str) -> bool {
-    let mut words = s.split_ascii_whitespace().peekable();
-    if words.peek().is_some_and(|w| w.starts_with('[') && w.ends_with(']') && w.len() > 2 && w[1..w.len() - 1].bytes().all(|b| b.is_ascii_digit())) {
-        words.next();
-    }
-    let is_time = |w: &str| {
-        w.split_once('.').is_some_and(|(a, b)| !a.is_empty() && !b.is_empty() && a.bytes().chain(b.bytes()).all(|c| c.is_ascii_digit()))
-    };
-    matches!((words.next(), words.next()), (Some(w), None) if is_time(w))
 }
 
 /// Events of one `perf script` file made into graphs at most; the samples of any further
@@ -219,6 +287,8 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
         let mut in_stack = false;
         let mut left_out: BTreeMap<String, u64> = BTreeMap::new();
         let mut unreadable: u64 = 0;
+        // The first frame line without `(module)` at its end, if one is met.
+        let mut frame_without_module: Option<u64> = None;
         let mut line = Vec::with_capacity(256);
         let mut number: u64 = 0;
         loop {
@@ -231,17 +301,25 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
             if line.len() as u64 > max_line {
                 return Err(format!("perf: line {number} is longer than limits.max_line_bytes ({max_line} bytes)"));
             }
-            // Stack lines start with whitespace and comments with '#': a sample starts anywhere
-            // else, and a blank line ends one.
+            // A blank line ends a sample's stack, and comments start with '#'. Inside a stack,
+            // lines are its frames (indented) unless one starts a sample that names its event.
+            // Elsewhere a line starts a sample: perf may pad the command on the left.
+            let indented = line.first().is_some_and(|b| b.is_ascii_whitespace());
+            if in_stack && indented && frame_without_module.is_none() && !line.trim_ascii_end().ends_with(b")") {
+                frame_without_module = Some(number);
+            }
             if line.iter().all(|b| b.is_ascii_whitespace()) {
                 in_stack = false;
-            } else if line.first().is_some_and(|&b| !b.is_ascii_whitespace() && b != b'#') {
+            } else if line[0] != b'#' && !(in_stack && indented) {
                 let text = String::from_utf8_lossy(&line);
-                let Some(head) = EventLine::read(text.trim_end_matches(['\n', '\r'])) else {
-                    if in_stack {
+                let head = EventLine::read(text.trim_end_matches(['\n', '\r']))
+                    .filter(|h| !(in_stack || indented) || !h.event.is_empty() || h.frame.is_some());
+                let Some(head) = head else {
+                    if in_stack || indented {
                         // Not a sample's first line inside a stack (perf's own messages,
-                        // addr2line's, land there): the stack's folder reads it as inferno
-                        // does (it passes over such a line and keeps the stack).
+                        // addr2line's, land there), or an indented line outside one: the
+                        // stack's folder reads it as inferno does (it passes over such a line
+                        // and keeps the stack).
                         if let Some(i) = current {
                             routes[i].batch.extend_from_slice(&line);
                         }
@@ -249,13 +327,16 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
                     }
                     if routes.is_empty() && left_out.is_empty() {
                         return Err(format!(
-                            "perf script: the first sample's line names no event (line {number}; expected `comm pid [time:] [period] event:`)"
+                            "perf script: line {number} does not start a sample (expected `comm [pid/]tid [time:] [period] [event:]`, the fields perf script prints)"
                         ));
                     }
                     unreadable += 1;
                     current = None;
                     continue;
                 };
+                if head.frame.is_some() && frame_without_module.is_none() && !text.trim_end().ends_with(')') {
+                    frame_without_module = Some(number);
+                }
                 in_stack = true;
                 current = match routes.iter().position(|r| r.event == head.event) {
                     Some(i) => Some(i),
@@ -279,6 +360,12 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
                     r.batch.extend_from_slice(&rewritten);
                     if r.batch.len() >= ROUTE_BATCH {
                         r.send();
+                    }
+                    if head.frame.is_some() {
+                        // A sample of one line (perf record without -g) is whole: what follows
+                        // it up to the next sample (`-F +srcline`'s lines) is not a frame.
+                        in_stack = false;
+                        current = None;
                     }
                     continue;
                 }
@@ -318,10 +405,14 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
             // Without periods every sample counts 1; with them inferno sums the periods, in
             // the event's own unit (nanoseconds for the software clocks). A file of one event
             // without periods keeps the graph name it always had.
+            // Samples of no named event (`perf script -F` without `event`) are "samples", or
+            // their "period" when they carry one.
             let (name, unit) = if !period {
-                (if several { event.clone() } else { "samples".to_string() }, "samples".to_string())
+                (if several && !event.is_empty() { event.clone() } else { "samples".to_string() }, "samples".to_string())
             } else if matches!(event.as_str(), "cpu-clock" | "task-clock") {
                 (event.clone(), "nanoseconds".to_string())
+            } else if event.is_empty() {
+                ("period".to_string(), "period".to_string())
             } else {
                 (event.clone(), event.clone())
             };
@@ -342,6 +433,13 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
             }
         }
         let Some(mut decoded) = decoded else {
+            if let Some(frame) = frame_without_module {
+                // inferno reads a frame by its module in parentheses: without one it reads
+                // nothing (and says nothing either).
+                return Err(format!(
+                    "perf: line {frame}: a frame without its module in parentheses at its end (`perf script -F` without `dso`), which the perf reader needs to read frames: print the file again with `perf script -F +dso` (or without -F)"
+                ));
+            }
             return Err(failed.join("; "));
         };
         decoded.warnings.extend(failed);
@@ -352,7 +450,9 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
         if unreadable > 0 {
             decoded.warnings.push(format!("perf: {unreadable} samples whose first line names no event were left out"));
         }
-        decoded.metadata.insert("perf event".into(), events[0].clone());
+        if !events[0].is_empty() {
+            decoded.metadata.insert("perf event".into(), events[0].clone());
+        }
         if several {
             decoded.metadata.insert("perf events".into(), events.join(", "));
         }
@@ -522,6 +622,49 @@ mod tests {
         assert_eq!(first_perf_event(b"java 12688/12764 6544038.708352: 10101 cpu-clock:\n"), Some(("cpu-clock".into(), true)));
     }
 
+    #[test]
+    fn sample_lines_of_every_field_set_perf_prints_are_read() {
+        // Each shape of a sample's first line beside the same sample printed with every field:
+        // the same stacks, weighed alike (tests/formats_text.rs checks real recordings).
+        let full = "prog  2124 [001] 4401.9:     250000 cycles:u: \n\t1 leaf (/p)\n\t2 main (/p)\n\n";
+        let one_frame = "prog  2124 [001] 4401.9:     250000 cycles:u: \n\t1 leaf (/p)\n\n";
+        let expect = |text: &str| folded_of(&decode_perf(&mut text.as_bytes(), &Config::default()).unwrap());
+        for (shape, text, like) in [
+            ("padded command, no time", "        prog  2124     250000 cycles:u: \n\t1 leaf (/p)\n\t2 main (/p)\n\n", full),
+            ("a cpu and a period, no time", "prog  2124 [001]     250000 cycles:u: \n\t1 leaf (/p)\n\t2 main (/p)\n\n", full),
+            // A tracepoint's fields follow its name; inferno would take them for a frame.
+            ("tracepoint fields", "prog  2124 [001] 4401.9:     250000 cycles:u: prev_comm=x prev_pid=1 \n\t1 leaf (/p)\n\t2 main (/p)\n\n", full),
+            ("one line", "        prog  2124 [001] 4401.9:     250000 cycles:u:  1 leaf (/p)\n", one_frame),
+            ("one line, no modifiers", "prog  2124 4401.9:     250000 cycles:  1 leaf (/p)\n", one_frame),
+            ("one line, period, no event", "        prog  2124     250000   1 leaf (/p)\n", one_frame),
+            // perf's `-F +srcline` adds an indented line after the frame.
+            ("one line, srcline", "        prog  2124 4401.9:     250000 cycles:  1 leaf (/p)\n  prog[1]\n", one_frame),
+        ] {
+            assert!(is_perf(text.as_bytes()), "{shape}");
+            let twice = format!("{text}{text}");
+            let d = decode_perf(&mut twice.as_bytes(), &Config::default()).unwrap();
+            let weighed = folded_of(&d);
+            assert_eq!(weighed, expect(&format!("{like}{like}")), "{shape}");
+            assert!(d.warnings.is_empty(), "{shape}: {:?}", d.warnings);
+        }
+        // Without an event or a time: `comm tid` alone, and `comm tid` then the frame.
+        for (shape, text) in [("comm tid", "prog 2124 \n\t1 leaf (/p)\n\t2 main (/p)\n\n"), ("one line", "   prog 2124   1 leaf (/p)\n   prog 2124   1 leaf (/p)\n")] {
+            assert!(is_perf(text.as_bytes()), "{shape}");
+            let d = decode_perf(&mut text.as_bytes(), &Config::default()).unwrap();
+            assert_eq!((d.graphs[0].name.as_str(), d.graphs[0].unit.as_str()), ("samples", "samples"), "{shape}");
+            assert_eq!(d.graphs[0].table.grand_total(), if shape == "one line" { 2 } else { 1 }, "{shape}");
+        }
+        // Frames printed without their module (`-F` without `dso`) are not read by inferno:
+        // the error says so and how to print them, with the line.
+        for text in ["prog 2124 4401.9: 5 cycles: \n\t1 leaf\n\t2 main\n\n", "  prog 2124 4401.9: 5 cycles:  1 leaf\n"] {
+            let e = decode_perf(&mut text.as_bytes(), &Config::default()).unwrap_err();
+            assert!(e.contains("a frame without its module") && e.contains("perf script -F +dso"), "{e}");
+        }
+        // Inside a stack, an unindented line starts a sample only if it names its event.
+        let text = "prog 2124 4401.9: 5 cycles: \n\t1 leaf (/p)\nmessage 12 from a tool\n\t2 main (/p)\n\n";
+        assert_eq!(expect(text), "prog;main;leaf 5\n");
+    }
+
     /// What inferno's perf folder (the library behind inferno-collapse-perf, with the options
     /// flamesite gives it) prints for `text`, lines sorted.
     fn inferno_folded(text: &str, event: &str) -> String {
@@ -569,9 +712,12 @@ mod tests {
 
     #[test]
     fn malformed_perf_is_an_error_not_a_panic() {
-        // Recognised (an event line and a stack line) but no event after the time.
-        let e = decode_perf(&mut "prog 123 456\n\tabc f (m)\n\n".as_bytes(), &Config::default()).unwrap_err();
-        assert!(e.contains("names no event"), "{e}");
+        // A first line that is not a sample's (no thread id after the command).
+        let e = decode_perf(&mut "no sample here\n\tabc f (m)\n\n".as_bytes(), &Config::default()).unwrap_err();
+        assert!(e.contains("line 1 does not start a sample"), "{e}");
+        // `comm tid period` is perf's `-F comm,tid,period`: a sample of no named event.
+        let d = decode_perf(&mut "prog 123 456\n\tabc f (m)\n\n".as_bytes(), &Config::default()).unwrap();
+        assert_eq!((d.graphs[0].name.as_str(), folded_of(&d).as_str()), ("period", "prog;f 456\n"));
         // Cut inside the first sample's third frame line: what was read of the sample is kept
         // under the process name, without the frame that was cut, as inferno-collapse-perf
         // prints for the same text (stackcollapse-perf.pl would drop the sample; README).
