@@ -19,14 +19,21 @@ fn fixture(name: &str) -> Vec<u8> {
 }
 
 /// The graphs flamesite makes of the fixture, in their order, with their units.
-const GRAPHS: [(&str, &str); 7] = [
+/// Each event type's value kinds, as Pyroscope makes them: the sum of a measure (bytes, time
+/// waited) and the count of events (objects, contentions).
+const GRAPHS: [(&str, &str); 12] = [
     ("cpu", "nanoseconds"),
     ("native", "nanoseconds"),
     ("alloc_in_new_tlab", "bytes"),
+    ("alloc_in_new_tlab_objects", "count"),
     ("alloc_outside_tlab", "bytes"),
+    ("alloc_outside_tlab_objects", "count"),
     ("alloc_sample", "bytes"),
+    ("alloc_sample_objects", "count"),
     ("lock", "nanoseconds"),
+    ("lock_contentions", "count"),
     ("park", "nanoseconds"),
+    ("park_contentions", "count"),
 ];
 
 fn expected(graph: &str) -> String {
@@ -271,4 +278,50 @@ fn broken_recordings_are_named_with_their_byte_and_skipped_and_the_rest_builds()
     assert!(line.ends_with(&format!(" at byte {}", s + 1)), "{line}");
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(fold(dir.path(), &out.join("p/good/g/cpu")), expected("cpu"));
+}
+
+#[test]
+fn a_wall_clock_recording_gives_the_cpu_graph_pyroscope_gives_of_its_running_threads() {
+    // tests/data/jfr-async: async-profiler recordings in wall-clock mode (from Grafana's
+    // jfr-parser, see make.sh) and the graphs Pyroscope makes of them. wall.jfr holds
+    // profiler.WallClockSample events, dump2.jfr jdk.ExecutionSample events; each carries its
+    // thread's state, and the samples of running threads are CPU time as well as wall time.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let async_data = data().parent().unwrap().join("jfr-async");
+    for name in ["wall", "dump2"] {
+        write(&input.join(format!("{name}.jfr.gz")), &std::fs::read(async_data.join(format!("{name}.jfr.gz"))).unwrap());
+    }
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Pyroscope numbers lambda classes away (`App$$Lambda_.run`, normalize.py); so here.
+    let lambda = |name: &str| -> String {
+        match (name.find("$$Lambda"), name.rfind('.')) {
+            (Some(at), Some(dot)) if dot > at => format!("{}$$Lambda_{}", &name[..at], &name[dot..]),
+            _ => name.to_string(),
+        }
+    };
+    let index = index(&out);
+    for (name, graphs) in [("wall", &["cpu", "wall"][..]), ("dump2", &["cpu", "wall", "live_objects", "alloc_in_new_tlab_objects"][..])] {
+        let listed: Vec<String> = entry(&index, name)["graphs"].as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap().to_string()).collect();
+        for graph in graphs {
+            assert!(listed.iter().any(|g| g == graph), "{name}: {graph} in {listed:?}");
+            let mut sums: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
+            for line in fold(dir.path(), &out.join("p").join(name).join("g").join(graph)).lines() {
+                let (stack, value) = line.rsplit_once(' ').unwrap();
+                let stack: Vec<String> = stack.split(';').map(lambda).collect();
+                *sums.entry(stack.join(";")).or_default() += value.parse::<u64>().unwrap();
+            }
+            let got: String = sums.iter().map(|(s, v)| format!("{s} {v}\n")).collect();
+            let want = std::fs::read_to_string(async_data.join(format!("{name}.{graph}.folded"))).unwrap();
+            assert!(want.lines().count() >= 3, "{name}.{graph}: several stacks");
+            assert_eq!(got, want, "{name} {graph}");
+        }
+        // The CPU graph is the running part of the wall graph.
+        let total = |graph: &str| -> u64 {
+            fold(dir.path(), &out.join("p").join(name).join("g").join(graph)).lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap()).sum()
+        };
+        assert!(total("cpu") > 0 && total("cpu") < total("wall"), "{name}");
+    }
 }

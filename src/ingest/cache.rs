@@ -123,11 +123,13 @@ impl Cache {
     /// The cache at `dir`, for builds with `config`.
     pub fn new(dir: &Path, config: &Config) -> Cache {
         // The graph format too: an entry names files of its graph format, and a build that
-        // writes another format makes every graph again (README: rebuilt whole once).
+        // writes another format makes every graph again (README: rebuilt whole once); and the
+        // decoders' revision, so that a decoder that reads more is not hidden by its cache.
         let fingerprint = format!(
-            "flamesite {} cache 10 graph format {}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
+            "flamesite {} cache 10 graph format {} decoders {}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
             env!("CARGO_PKG_VERSION"),
             crate::store::chunk::MANIFEST_VERSION,
+            super::decode::DECODERS,
             config.chunks,
             config.limits,
             config.perf,

@@ -17,7 +17,10 @@
 //!   counts under `[unknown]`, so the graph's total stays the CPU time sampled. Samples the
 //!   profiler reports lost (`jdk.CPUTimeSamplesLost`) are said in a warning.
 //! - `wall` (nanoseconds): async-profiler's `profiler.WallClockSample` (its `samples` times the
-//!   `wall` interval).
+//!   `wall` interval). In wall mode (`event=wall`) the samples of running threads are also CPU
+//!   time, as Pyroscope counts them: a `profiler.WallClockSample` whose thread state is
+//!   `STATE_RUNNABLE`, and a `jdk.ExecutionSample` whose state is known and not
+//!   `STATE_SLEEPING`, add to `cpu` as well.
 //! - `native` (nanoseconds): `jdk.NativeMethodSample`, the JDK's samples of threads in native
 //!   code (sleeping in a system call, blocked in I/O), each worth its own `period`. The JDK has
 //!   no wall-clock sampler: `cpu` and `native` together are what it saw of running threads.
@@ -27,6 +30,11 @@
 //! - `live` (bytes): async-profiler's `profiler.LiveObject`, each object's size.
 //! - `lock` (nanoseconds): `jdk.JavaMonitorEnter`, time spent waiting to enter a monitor.
 //! - `park` (nanoseconds): `jdk.ThreadPark`, time spent parked (`java.util.concurrent` locks).
+//!
+//! Each allocation, live-object, monitor and park graph has a count beside it (unit `count`),
+//! as Pyroscope makes both values of these events: `alloc_in_new_tlab_objects`,
+//! `alloc_outside_tlab_objects`, `alloc_sample_objects`, `live_objects`, `lock_contentions`,
+//! `park_contentions`.
 //!
 //! Frames are named as async-profiler names them: the class name as the recording stores it
 //! (slashes, `java/lang/Thread`), a dot, the method name: `java/lang/Thread.run`. A frame whose
@@ -91,24 +99,36 @@ enum Kind {
     Wall,
     Native,
     AllocInNewTlab,
+    AllocInNewTlabObjects,
     AllocOutsideTlab,
+    AllocOutsideTlabObjects,
     AllocSample,
+    AllocSampleObjects,
     Live,
+    LiveObjects,
     Lock,
+    LockContentions,
     Park,
+    ParkContentions,
 }
 
-const KINDS: [Kind; 10] = [
+const KINDS: [Kind; 16] = [
     Kind::Cpu,
     Kind::CpuTime,
     Kind::Wall,
     Kind::Native,
     Kind::AllocInNewTlab,
+    Kind::AllocInNewTlabObjects,
     Kind::AllocOutsideTlab,
+    Kind::AllocOutsideTlabObjects,
     Kind::AllocSample,
+    Kind::AllocSampleObjects,
     Kind::Live,
+    Kind::LiveObjects,
     Kind::Lock,
+    Kind::LockContentions,
     Kind::Park,
+    Kind::ParkContentions,
 ];
 
 impl Kind {
@@ -119,11 +139,17 @@ impl Kind {
             Kind::Wall => "wall",
             Kind::Native => "native",
             Kind::AllocInNewTlab => "alloc_in_new_tlab",
+            Kind::AllocInNewTlabObjects => "alloc_in_new_tlab_objects",
             Kind::AllocOutsideTlab => "alloc_outside_tlab",
+            Kind::AllocOutsideTlabObjects => "alloc_outside_tlab_objects",
             Kind::AllocSample => "alloc_sample",
+            Kind::AllocSampleObjects => "alloc_sample_objects",
             Kind::Live => "live",
+            Kind::LiveObjects => "live_objects",
             Kind::Lock => "lock",
+            Kind::LockContentions => "lock_contentions",
             Kind::Park => "park",
+            Kind::ParkContentions => "park_contentions",
         }
     }
 }
@@ -140,13 +166,36 @@ enum Measure {
     Duration(usize),
 }
 
+/// What else an event adds, besides its measure to its own graph.
+#[derive(Clone, Copy, Debug)]
+enum Also {
+    Nothing,
+    /// One to this graph: the count of events beside their sum (objects beside bytes,
+    /// contentions beside the time waited).
+    Count(Kind),
+    /// Its measure to `cpu` too, when the thread state in its `state` field (at this index;
+    /// a name from the constant pools) says the thread was running: an async-profiler
+    /// wall-clock sample, as Pyroscope reads one.
+    CpuWhen(Option<usize>, Running),
+}
+
+/// Which thread states of a wall-clock sample count as running on a CPU.
+#[derive(Clone, Copy, Debug)]
+enum Running {
+    /// Any known state but `STATE_SLEEPING` (`jdk.ExecutionSample` in wall mode).
+    NotSleeping,
+    /// `STATE_RUNNABLE` only (`profiler.WallClockSample`).
+    Runnable,
+}
+
 /// How an event type of the current chunk is read.
 #[derive(Clone, Copy, Debug)]
 enum Plan {
     /// Skipped by its size.
     Skip,
-    /// Adds to a graph: the index of its `stackTrace` field and its measure.
-    Stack { kind: Kind, stack: Option<usize>, measure: Measure },
+    /// Adds to a graph: the index of its `stackTrace` field and its measure, and to another
+    /// graph as `also` says.
+    Stack { kind: Kind, stack: Option<usize>, measure: Measure, also: Also },
     /// `jdk.ActiveSetting`: the indices of `id`, `name` and `value`.
     Setting { id: usize, name: usize, value: usize },
     /// `jdk.CPUTimeSamplesLost`: the index of `lostSamples`.
@@ -560,6 +609,8 @@ struct Pools {
     methods: FxHashMap<i64, (i64, i64)>,
     /// `jdk.types.StackTrace`: truncated, and its methods, leaf first.
     stacks: FxHashMap<i64, (bool, Vec<i64>)>,
+    /// `jdk.types.ThreadState`: its name (`STATE_RUNNABLE`, `STATE_SLEEPING`, …).
+    thread_states: FxHashMap<i64, Str>,
 }
 
 impl Pools {
@@ -585,13 +636,14 @@ fn constant_pools(c: &mut Cursor, chunk: (usize, usize), first: usize, types: &T
     let mut seen = FxHashSet::default();
     let mut at = first;
     let idx = |name: &str| types.by_name(name).map(|(_, i)| i);
-    let (symbol, string, class, method, stack, frame) = (
+    let (symbol, string, class, method, stack, frame, thread_state) = (
         idx("jdk.types.Symbol"),
         idx("java.lang.String"),
         idx("java.lang.Class"),
         idx("jdk.types.Method"),
         idx("jdk.types.StackTrace"),
         idx("jdk.types.StackFrame"),
+        idx("jdk.types.ThreadState"),
     );
     let field = |class: Option<usize>, name: &str| class.and_then(|c| types.classes[c].field(name));
     let symbol_string = field(symbol, "string");
@@ -599,6 +651,7 @@ fn constant_pools(c: &mut Cursor, chunk: (usize, usize), first: usize, types: &T
     let (method_type, method_name) = (field(method, "type"), field(method, "name"));
     let (stack_truncated, stack_frames) = (field(stack, "truncated"), field(stack, "frames"));
     let frame_method = field(frame, "method");
+    let state_name = field(thread_state, "name");
     loop {
         if at < chunk.0 + HEADER || at >= chunk.1 || !seen.insert(at) {
             return err(at, "the constant pools' chain points outside its chunk or back to itself");
@@ -664,6 +717,10 @@ fn constant_pools(c: &mut Cursor, chunk: (usize, usize), first: usize, types: &T
                         _ => Vec::new(),
                     };
                     pools.stacks.entry(key).or_insert((truncated, methods));
+                } else if ci == thread_state {
+                    if let Some(Value::Str(s)) = get(state_name) {
+                        pools.thread_states.entry(key).or_insert_with(|| s.clone());
+                    }
                 }
             }
         }
@@ -852,27 +909,54 @@ fn plans(types: &Types, settings: &BTreeMap<(String, String), String>) -> FxHash
         let f = |name: &str| c.field(name);
         let stack = f("stackTrace");
         let plan = match c.name.as_str() {
-            "jdk.ExecutionSample" => Plan::Stack { kind: sample_kind, stack, measure: Measure::Sample },
-            "jdk.NativeMethodSample" => Plan::Stack { kind: Kind::Native, stack, measure: Measure::Sample },
+            "jdk.ExecutionSample" => {
+                let also = if sample_kind == Kind::Wall { Also::CpuWhen(f("state"), Running::NotSleeping) } else { Also::Nothing };
+                Plan::Stack { kind: sample_kind, stack, measure: Measure::Sample, also }
+            }
+            "jdk.NativeMethodSample" => Plan::Stack { kind: Kind::Native, stack, measure: Measure::Sample, also: Also::Nothing },
             "jdk.CPUTimeSample" => match f("samplingPeriod") {
-                Some(p) => Plan::Stack { kind: Kind::CpuTime, stack, measure: Measure::Duration(p) },
+                Some(p) => Plan::Stack { kind: Kind::CpuTime, stack, measure: Measure::Duration(p), also: Also::Nothing },
                 None => Plan::Skip,
             },
             "jdk.CPUTimeSamplesLost" => match f("lostSamples") {
                 Some(count) => Plan::Lost { count },
                 None => Plan::Skip,
             },
-            "profiler.WallClockSample" => Plan::Stack { kind: Kind::Wall, stack, measure: Measure::Field(f("samples")) },
-            "jdk.ObjectAllocationInNewTLAB" => Plan::Stack { kind: Kind::AllocInNewTlab, stack, measure: Measure::Field(f("tlabSize")) },
-            "jdk.ObjectAllocationOutsideTLAB" => {
-                Plan::Stack { kind: Kind::AllocOutsideTlab, stack, measure: Measure::Field(f("allocationSize")) }
+            "profiler.WallClockSample" => {
+                let also = if event == Some("wall") { Also::CpuWhen(f("state"), Running::Runnable) } else { Also::Nothing };
+                Plan::Stack { kind: Kind::Wall, stack, measure: Measure::Field(f("samples")), also }
             }
-            "jdk.ObjectAllocationSample" => Plan::Stack { kind: Kind::AllocSample, stack, measure: Measure::Field(f("weight")) },
-            "profiler.LiveObject" => Plan::Stack { kind: Kind::Live, stack, measure: Measure::Field(f("allocationSize")) },
+            "jdk.ObjectAllocationInNewTLAB" => Plan::Stack {
+                kind: Kind::AllocInNewTlab,
+                stack,
+                measure: Measure::Field(f("tlabSize")),
+                also: Also::Count(Kind::AllocInNewTlabObjects),
+            },
+            "jdk.ObjectAllocationOutsideTLAB" => {
+                Plan::Stack {
+                    kind: Kind::AllocOutsideTlab,
+                    stack,
+                    measure: Measure::Field(f("allocationSize")),
+                    also: Also::Count(Kind::AllocOutsideTlabObjects),
+                }
+            }
+            "jdk.ObjectAllocationSample" => Plan::Stack {
+                kind: Kind::AllocSample,
+                stack,
+                measure: Measure::Field(f("weight")),
+                also: Also::Count(Kind::AllocSampleObjects),
+            },
+            "profiler.LiveObject" => Plan::Stack {
+                kind: Kind::Live,
+                stack,
+                measure: Measure::Field(f("allocationSize")),
+                also: Also::Count(Kind::LiveObjects),
+            },
             "jdk.JavaMonitorEnter" | "jdk.ThreadPark" => {
-                let kind = if c.name == "jdk.ThreadPark" { Kind::Park } else { Kind::Lock };
+                let (kind, count) =
+                    if c.name == "jdk.ThreadPark" { (Kind::Park, Kind::ParkContentions) } else { (Kind::Lock, Kind::LockContentions) };
                 match f("duration") {
-                    Some(d) => Plan::Stack { kind, stack, measure: Measure::Duration(d) },
+                    Some(d) => Plan::Stack { kind, stack, measure: Measure::Duration(d), also: Also::Count(count) },
                     None => Plan::Skip,
                 }
             }
@@ -949,7 +1033,7 @@ fn chunk(c: &mut Cursor, h: &Header, types: &Types, pools: &Pools, totals: &mut 
             Plan::Lost { count } => {
                 totals.lost = totals.lost.saturating_add(fields[count].int().unwrap_or(0).max(0) as u64);
             }
-            Plan::Stack { kind, stack, measure } => {
+            Plan::Stack { kind, stack, measure, also } => {
                 let value = match measure {
                     Measure::Sample => 1,
                     Measure::Field(None) => 1,
@@ -966,6 +1050,21 @@ fn chunk(c: &mut Cursor, h: &Header, types: &Types, pools: &Pools, totals: &mut 
                     }
                 };
                 totals.add(kind, id, value, at)?;
+                match also {
+                    Also::Nothing => {}
+                    Also::Count(count) => totals.add(count, id, 1, at)?,
+                    Also::CpuWhen(state, running) => {
+                        let state = state.and_then(|i| fields[i].int()).and_then(|s| pools.thread_states.get(&s)).and_then(|s| pools.string(s));
+                        let on_cpu = match (running, state.as_deref()) {
+                            (_, None) => false,
+                            (Running::NotSleeping, Some(s)) => s != "STATE_SLEEPING",
+                            (Running::Runnable, Some(s)) => s == "STATE_RUNNABLE",
+                        };
+                        if on_cpu {
+                            totals.add(Kind::Cpu, id, value, at)?;
+                        }
+                    }
+                }
             }
         }
         at = next;
@@ -1064,6 +1163,12 @@ fn finish(totals: Totals, first_start: Option<i64>, duration: i64, chunks: usize
             Kind::AllocInNewTlab | Kind::AllocOutsideTlab | Kind::AllocSample | Kind::Live => {
                 (kind.name().to_string(), "bytes", 1)
             }
+            Kind::AllocInNewTlabObjects
+            | Kind::AllocOutsideTlabObjects
+            | Kind::AllocSampleObjects
+            | Kind::LiveObjects
+            | Kind::LockContentions
+            | Kind::ParkContentions => (kind.name().to_string(), "count", 1),
             Kind::Lock | Kind::Park => (kind.name().to_string(), "nanoseconds", 1),
             // Each sample carries its own period: no setting to read or guess.
             Kind::CpuTime => {

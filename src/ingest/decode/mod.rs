@@ -21,6 +21,12 @@ use std::path::Path;
 use std::rc::Rc;
 use std::sync::mpsc;
 
+/// What the decoders make of a file, as a revision: raised whenever a decoder's graphs for
+/// some file change (graphs added, stacks or values read otherwise), so that the cache's
+/// decodes, keyed by it, are made again instead of published as they were.
+/// 2: JFR count graphs and wall-mode CPU; perf script printed with any field set.
+pub const DECODERS: u32 = 2;
+
 use crate::config::Config;
 use crate::graph::frames::FrameTable;
 

@@ -21,10 +21,15 @@ GRAPHS = {
     "cpu_time": ("jdk.CPUTimeSample", "span:samplingPeriod"),
     "native": ("jdk.NativeMethodSample", "period:native"),
     "alloc_in_new_tlab": ("jdk.ObjectAllocationInNewTLAB", "tlabSize"),
+    "alloc_in_new_tlab_objects": ("jdk.ObjectAllocationInNewTLAB", "one"),
     "alloc_outside_tlab": ("jdk.ObjectAllocationOutsideTLAB", "allocationSize"),
+    "alloc_outside_tlab_objects": ("jdk.ObjectAllocationOutsideTLAB", "one"),
     "alloc_sample": ("jdk.ObjectAllocationSample", "weight"),
+    "alloc_sample_objects": ("jdk.ObjectAllocationSample", "one"),
     "lock": ("jdk.JavaMonitorEnter", "duration"),
+    "lock_contentions": ("jdk.JavaMonitorEnter", "one"),
     "park": ("jdk.ThreadPark", "duration"),
+    "park_contentions": ("jdk.ThreadPark", "one"),
 }
 
 
@@ -67,6 +72,8 @@ def main():
                 value = periods[worth[7:]]
             elif worth == "duration":
                 value = nanos(v["duration"])
+            elif worth == "one":
+                value = 1
             elif worth.startswith("span:"):
                 value = nanos(v[worth[5:]])
             else:
