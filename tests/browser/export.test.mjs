@@ -13,7 +13,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
-import { CHROMIUM_ARGS, HOSTILE, THEME, bigProfile, buildSite, canvasRow, frameCenter, framesAtDepth, hex, isRgb, parseFolded, pathSelf, pathTotal, rowTop, testTools, total, xOfValue } from "./fixtures.mjs";
+import { CHROMIUM_ARGS, HOSTILE, THEME, bigProfile, buildSite, canvasRow, frameCenter, framesAtDepth, hex, isRgb, matchedByStacks, parseFolded, pathSelf, pathTotal, rowTop, testTools, total, xOfValue } from "./fixtures.mjs";
 import { dimmed, faded, hotColor, langColor, matchColor, moduleColor, rgbOf, shareColor } from "../js/colors.mjs";
 
 const { bin: BIN, chromium: CHROMIUM } = testTools();
@@ -84,11 +84,13 @@ function parseSvg(page, text) {
       root: doc.documentElement.localName,
       width: Number(doc.documentElement.getAttribute("width")),
       scripts: doc.getElementsByTagName("script").length,
-      frames: [...doc.querySelectorAll("g")].map((g) => {
+      frames: [...doc.querySelectorAll("g.fs-f")].map((g) => {
         const r = g.querySelector("rect");
         return { title: g.querySelector("title").textContent, x: Number(r.getAttribute("x")), y: Number(r.getAttribute("y")), width: Number(r.getAttribute("width")), fill: r.getAttribute("fill") };
       }),
-      texts: [...doc.querySelectorAll("text")].map((t) => t.textContent),
+      texts: [...doc.querySelectorAll("g.fs-f text")].map((t) => t.textContent),
+      header: [...doc.querySelectorAll("text.fs-head")].map((t) => t.textContent),
+      script: [...doc.getElementsByTagName("script")].map((t) => t.textContent).join(""),
     };
   }, text);
 }
@@ -123,28 +125,41 @@ describe("a page opened from disk", () => {
 });
 
 describe("export", () => {
-  test("PNG: a valid image of the canvas, pixel for pixel", async () => {
+  test("PNG: a header that says what it shows, over the canvas's picture pixel for pixel", async () => {
     const { page, done } = await openPage("#q=visit");
     const { name, bytes } = await downloadOf(page, "#fs-png");
     assert.match(name, /^big-samples\.png$/);
     assert.deepEqual([...bytes.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], "PNG signature");
     assert.equal(bytes.subarray(12, 16).toString("latin1"), "IHDR");
     const size = await page.evaluate(() => [document.getElementById("fs-canvas").width, document.getElementById("fs-canvas").height]);
-    assert.deepEqual([bytes.readUInt32BE(16), bytes.readUInt32BE(20)], size, "the canvas's size");
-    // Decoded by the browser, the file is the canvas's picture (search colours included).
-    const same = await page.evaluate(async (b64) => {
-      const img = await createImageBitmap(await (await fetch(`data:image/png;base64,${b64}`)).blob());
-      const c = new OffscreenCanvas(img.width, img.height);
-      const x = c.getContext("2d");
-      x.drawImage(img, 0, 0);
-      const a = x.getImageData(0, 0, img.width, img.height).data;
-      const src = document.getElementById("fs-canvas");
-      const b = src.getContext("2d").getImageData(0, 0, src.width, src.height).data;
-      let diff = 0;
-      for (let i = 0; i < a.length; i++) if (Math.abs(a[i] - b[i]) > 2) diff += 1;
-      return { diff, n: a.length };
-    }, bytes.toString("base64"));
-    assert.equal(same.diff, 0, JSON.stringify(same));
+    // Two lines of 18 px and 8 px of margin above the canvas (deviceScaleFactor 1).
+    const top = 2 * 18 + 8;
+    assert.deepEqual([bytes.readUInt32BE(16), bytes.readUInt32BE(20)], [size[0], size[1] + top], "the canvas's size and the header's");
+    // Decoded by the browser: under the header, the canvas's picture (search colours included);
+    // in the header, text: pixels darker than the background on the left of each line.
+    const got = await page.evaluate(
+      async ({ b64, top }) => {
+        const img = await createImageBitmap(await (await fetch(`data:image/png;base64,${b64}`)).blob());
+        const c = new OffscreenCanvas(img.width, img.height);
+        const x = c.getContext("2d");
+        x.drawImage(img, 0, 0);
+        const a = x.getImageData(0, top, img.width, img.height - top).data;
+        const src = document.getElementById("fs-canvas");
+        const b = src.getContext("2d").getImageData(0, 0, src.width, src.height).data;
+        let diff = 0;
+        for (let i = 0; i < a.length; i++) if (Math.abs(a[i] - b[i]) > 2) diff += 1;
+        const inked = (y0, y1) => {
+          const d = x.getImageData(0, y0, 400, y1 - y0).data;
+          let n = 0;
+          for (let i = 0; i < d.length; i += 4) if (d[i] + d[i + 1] + d[i + 2] < 300) n += 1;
+          return n;
+        };
+        return { diff, n: a.length, line1: inked(4, 22), line2: inked(22, 40) };
+      },
+      { b64: bytes.toString("base64"), top },
+    );
+    assert.equal(got.diff, 0, JSON.stringify(got));
+    assert.ok(got.line1 > 100 && got.line2 > 100, `text in both lines of the header: ${JSON.stringify(got)}`);
     await done();
   });
 
@@ -154,12 +169,16 @@ describe("export", () => {
     const { name, bytes } = await downloadOf(page, "#fs-svg");
     assert.match(name, /^big-samples\.svg$/);
     const text = bytes.toString("utf8");
-    assert.ok(!text.includes("<script"), "no markup from a name");
     assert.ok(text.includes("&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;q&#39;"), "the hostile name escaped");
     const svg = await parseSvg(page, text);
     assert.equal(svg.error, null, "well-formed");
     assert.equal(svg.root, "svg");
-    assert.equal(svg.scripts, 0);
+    // One script, the file's own (zoom and search), whatever the names: no markup from a name.
+    assert.equal(svg.scripts, 1);
+    assert.equal(text.split("<script").length - 1, 1);
+    assert.ok(!svg.script.includes(HOSTILE) && !svg.script.includes("alert(1)"), "no name in the script");
+    assert.equal(svg.header.length, 2, svg.header.join("|"));
+    assert.ok(svg.header[0].startsWith("samples: ") && svg.header[1] === "Colours: name", svg.header.join("|"));
     assert.equal(svg.width, st.viewport.width);
     const byName = new Map();
     for (const f of svg.frames) byName.set(f.title.split("\n")[0], f);
@@ -185,6 +204,113 @@ describe("export", () => {
     assert.ok(hostile.title.includes(`${pathTotal(STACKS, ["main", HOSTILE]).toLocaleString("en-US")} samples`), hostile.title);
     // Its label, as text (cut with an ellipsis when the box is narrow).
     assert.ok(svg.texts.some((t) => t === HOSTILE || (t.length > 4 && t.endsWith("\u2026") && HOSTILE.startsWith(t.slice(0, -1)))), "its label, as text");
+    await done();
+  });
+
+  test("SVG opened as a file: its header says what it shows; a click zooms, Search colours and counts the matches, Reset zoom goes back", async () => {
+    const { page, done } = await openPage();
+    const { bytes } = await downloadOf(page, "#fs-svg");
+    await done();
+    const file = path.join(tmp, "exported.svg");
+    fs.writeFileSync(file, bytes);
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+    const svgPage = await ctx.newPage();
+    const problems = [];
+    svgPage.on("pageerror", (e) => problems.push(e.message));
+    await svgPage.goto(pathToFileURL(file).href);
+    const head = await svgPage.locator("text.fs-head").allTextContents();
+    assert.equal(head.length, 2, head.join("|"));
+    assert.ok(head[0].startsWith("samples: ") && head[1] === "Colours: name", head.join("|"));
+    // The header is drawn above the frames: its first line is near the top of the picture.
+    const headBox = await svgPage.locator("text.fs-head").first().boundingBox();
+    assert.ok(headBox.y < 20, JSON.stringify(headBox));
+    const width = Number(await svgPage.locator("svg").getAttribute("width"));
+    /** Each frame by the path of names to it: its rect's x, width and fill, and whether shown. */
+    const frames = () =>
+      svgPage.evaluate(() =>
+        [...document.querySelectorAll("g.fs-f")].map((g) => {
+          const r = g.querySelector("rect");
+          return {
+            name: g.querySelector("title").textContent.split("\n")[0],
+            d: Number(g.dataset.d),
+            o: Number(g.dataset.o),
+            v: Number(g.dataset.v),
+            x: Number(r.getAttribute("x")),
+            w: Number(r.getAttribute("width")),
+            fill: r.getAttribute("fill"),
+            shown: getComputedStyle(g).display !== "none",
+          };
+        }),
+      );
+    const before = await frames();
+    const walk = before.find((f) => f.name === "walk_tree" && f.d === 2);
+    assert.ok(walk && walk.w > 20 && walk.w < width / 2, JSON.stringify(walk));
+    // A click on walk_tree: it and its subtree fill the width; main (its ancestor) spans it;
+    // frames beside it are hidden.
+    const i = before.indexOf(walk);
+    await svgPage.locator("g.fs-f").nth(i).locator("rect").click();
+    const zoomed = await frames();
+    assert.ok(Math.abs(zoomed[i].x) < 0.01 && Math.abs(zoomed[i].w - (width - 1)) < 0.02, JSON.stringify(zoomed[i]));
+    const main = zoomed.find((f) => f.name === "main" && f.d === 1);
+    assert.ok(main.shown && Math.abs(main.w - (width - 1)) < 0.02, JSON.stringify(main));
+    const outside = zoomed.filter((f, k) => f.d >= 2 && !(before[k].x >= walk.x - 0.01 && before[k].x + before[k].w <= walk.x + walk.w + 1.01));
+    assert.ok(outside.length > 5 && outside.every((f) => !f.shown), `${outside.filter((f) => f.shown).length} frames beside walk_tree still shown`);
+    const inside = zoomed.filter((f, k) => f.d > 2 && f.shown);
+    assert.ok(inside.length > 3, "walk_tree's subtree is shown");
+    const scale = width / walk.v;
+    for (const f of inside) {
+      // Its frames at the zoom's scale: offset from walk_tree's, widths grown alike (less the
+      // 1 px gap, as on the canvas).
+      assert.ok(Math.abs(f.x - (f.o - walk.o) * scale) < 0.02, JSON.stringify(f));
+      const w = f.v * scale;
+      assert.ok(Math.abs(f.w - (w >= 3 ? w - 1 : w)) < 0.02, JSON.stringify(f));
+    }
+    // Search: the frames it matches in the highlight colour, and their share of the graph,
+    // which is at most the exact share (frames too narrow to export are not in the file).
+    svgPage.once("dialog", (d) => d.accept("^visit$"));
+    await svgPage.click("#fs-find");
+    const searched = await frames();
+    const visits = searched.filter((f) => f.name === "visit");
+    assert.ok(visits.length > 0 && visits.every((f) => f.fill === hex(matchColor())), JSON.stringify(visits.slice(0, 3)));
+    assert.ok(searched.filter((f) => f.name !== "visit").every((f) => f.fill !== hex(matchColor())));
+    const status = await svgPage.locator("#fs-status").textContent();
+    const share = Number(/Matched in this file: ([\d.]+)%/.exec(status)[1]);
+    const exact = (100 * matchedByStacks(STACKS, /^visit$/)) / TOTAL;
+    assert.ok(share > 0 && share <= exact + 0.01 && share > exact - 1, `${share}% of the graph in the file, ${exact}% exact`);
+    // Reset zoom: every frame where it was.
+    await svgPage.click("#fs-unzoom");
+    const back = await frames();
+    back.forEach((f, k) => assert.ok(f.shown && Math.abs(f.x - before[k].x) < 0.02 && Math.abs(f.w - before[k].w) < 0.02, `${f.name}: ${JSON.stringify([f, before[k]])}`));
+    assert.deepEqual(problems, []);
+    await ctx.close();
+  });
+
+  test("Whole graph: the SVG and PNG hold every row, where the view's hold the rows on the canvas", async () => {
+    // A short window: the graph's deepest rows are off the canvas.
+    const { page, done } = await openPage("", { viewport: { width: 1000, height: 420 } });
+    const st = await state(page);
+    const deepest = Math.max(...STACKS.map(([p]) => p.length));
+    assert.ok(st.viewport.depths[1] <= deepest, `some rows off the canvas: ${JSON.stringify(st.viewport.depths)} of ${deepest + 1}`);
+    const depthsOf = (svg) => new Set([...svg.matchAll(/<g class="fs-f" data-d="(\d+)"/g)].map((m) => Number(m[1])));
+    const view = (await downloadOf(page, "#fs-svg")).bytes.toString("utf8");
+    assert.ok(!depthsOf(view).has(deepest), "the view's SVG: the rows on the canvas");
+    await page.selectOption("#fs-export-what", "whole");
+    const whole = (await downloadOf(page, "#fs-svg")).bytes.toString("utf8");
+    const depths = depthsOf(whole);
+    for (let d = 0; d <= deepest; d++) assert.ok(depths.has(d), `row ${d} in the whole graph's SVG`);
+    const svg = await parseSvg(page, whole);
+    assert.equal(svg.error, null);
+    // Every frame of the deepest row that is 2 px wide or more, with its name.
+    for (const f of framesAtDepth(STACKS, deepest)) {
+      if (xOfValue(st, f.offset + f.total) - xOfValue(st, f.offset) < 2) continue;
+      assert.ok(svg.frames.some((g) => g.title.split("\n")[0] === f.name && Math.abs(g.x - xOfValue(st, f.offset)) < 0.02), `${f.path.join(";")} in the whole graph`);
+    }
+    // The PNG of the whole graph: as tall as every row and the header.
+    const png = (await downloadOf(page, "#fs-png")).bytes;
+    assert.equal(png.subarray(12, 16).toString("latin1"), "IHDR");
+    const height = Number(/<svg [^>]*height="(\d+)"/.exec(whole)[1]);
+    assert.ok(height >= (deepest + 1) * 18, `${height} px for ${deepest + 1} rows`);
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [st.viewport.width, height]);
     await done();
   });
 

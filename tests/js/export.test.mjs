@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fileName, svgOf, xmlText } from "../../themes/default/static/export.js";
+import { SVG_SCRIPT, fileName, headerHeight, svgOf, xmlText } from "../../themes/default/static/export.js";
 import { Palette } from "../../themes/default/static/draw.js";
 import { decodeChunk } from "../../themes/default/static/fetch.js";
 import { buildGraph, parseFolded } from "./helpers.mjs";
@@ -16,11 +16,11 @@ const ctx = { measureText: (s) => ({ width: 7 * s.length }) }; // a monospaced f
 const hex = (rgb) => `#${rgb.toString(16).padStart(6, "0")}`;
 
 /** The SVG of a view, and its frames: [{ title, x, y, width, fill }], read back with regexes. */
-function exported({ x0 = 0, x1 = 100, zoomDepth = 0, match = null, width = 1000 } = {}) {
+function exported({ x0 = 0, x1 = 100, zoomDepth = 0, match = null, width = 1000, header = undefined } = {}) {
   const view = { x0, x1, width, height: 3 * ROW, rowH: ROW, depthCount: 3, icicle: false, scrollTop: 0, minHeight: 0 };
   const scene = { view, chunks, palette: new Palette(g.names, 0xffffff), zoomDepth, match, diff: null, fg: ["#111", "#666", "#777", "#999"] };
-  const svg = svgOf(scene, (c, r) => `${g.names.names[c.name[r]]}\n${c.total[r]} samples`, ctx);
-  const frames = [...svg.matchAll(/<g><title>([^<]*)<\/title><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="\d+" fill="(#[0-9a-f]{6})"\/>/g)].map((m) => ({
+  const svg = svgOf(scene, (c, r) => `${g.names.names[c.name[r]]}\n${c.total[r]} samples`, ctx, "flame graph", header);
+  const frames = [...svg.matchAll(/<g class="fs-f" data-d="\d+" data-o="\d+" data-v="\d+"><title>([^<]*)<\/title><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="\d+" fill="(#[0-9a-f]{6})"\/>/g)].map((m) => ({
     title: m[1],
     x: Number(m[2]),
     y: Number(m[3]),
@@ -75,4 +75,30 @@ test("a search's colours: matched in the highlight, the others dimmed", () => {
 test("file names keep only safe characters", () => {
   assert.equal(fileName(["big", "samples", "<img src=x>"], "svg"), "big-samples-img-src-x.svg");
   assert.equal(fileName(["", null], "png"), "flamegraph.png");
+});
+
+test("with a header: its lines escaped above the frames, the frames' numbers, and the one script of the file", () => {
+  const header = { lines: [`cpu: ${HOSTILE}`, `Search /${HOSTILE}/: 30%`], scale: [0x2660dc, 0xdc261e], fg: "#222" };
+  const { svg, frames } = exported({ header });
+  // Its two lines, and a line of the file's own controls (Reset zoom, Search).
+  const top = headerHeight([...header.lines, ""]);
+  assert.equal(top, 3 * 18 + 8);
+  assert.ok(svg.includes(">Reset zoom</text>") && svg.includes(">Search</text>"));
+  assert.ok(svg.includes(`height="${3 * ROW + top}"`), "as tall as the graph and its header");
+  assert.ok(svg.includes(`<g id="fs-frames" transform="translate(0 ${top})">`), "the frames under the header");
+  assert.ok(svg.includes(`>cpu: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</text>`), "the title line, escaped");
+  assert.equal(svg.match(/<rect class="fs-scale"/g).length, 2, "the scale's swatches");
+  // The only script is the file's own, whatever the names: no name is in it.
+  assert.equal(svg.split("<script").length - 1, 1);
+  assert.ok(svg.includes(`<script><![CDATA[${SVG_SCRIPT}]]></script>`));
+  assert.ok(!SVG_SCRIPT.includes("]]>") && !SVG_SCRIPT.includes("innerHTML"), "the script cannot end its CDATA or write markup");
+  // What the script zooms and searches by: each frame's depth, offset and value.
+  assert.deepEqual(
+    [...svg.matchAll(/<g class="fs-f" data-d="(\d+)" data-o="(\d+)" data-v="(\d+)">/g)].map((m) => m.slice(1).map(Number)),
+    [[0, 0, 100], [1, 0, 90], [1, 90, 10], [2, 0, 30], [2, 30, 60]],
+  );
+  assert.equal(frames.length, 5);
+  // Without a header (the default), no script and no offset.
+  const plain = exported().svg;
+  assert.ok(!plain.includes("<script") && plain.includes('transform="translate(0 0)"'));
 });

@@ -1,12 +1,130 @@
 // Export of the view on the canvas: as PNG (the canvas's own pixels) and as SVG, frame by frame,
 // each box with a <title> tooltip (its name and numbers) so the file stays useful offline, as
-// flamegraph.pl's SVG is. The SVG is built as text: every piece of a profile in it goes through
-// `xmlText`. Pure apart from `download`, so node's test runner imports this file too.
+// flamegraph.pl's SVG is. Both start with a header that says what they show (the graph and the
+// page, the zoom, the search and its share, the colours). The SVG also zooms on a click and
+// searches by itself, opened as a file, with a small script of its own (SVG_SCRIPT) that reads
+// only the frames' numbers and titles. The SVG is built as text: every piece of a profile in
+// it goes through `xmlText`. Pure apart from `download`, so node's test runner imports this
+// file too.
 
 import { MIN_PX, elidedSpans, pixelValue, rowY, rowsInRange, visibleDepths } from "./layout.js";
-import { ELIDED_RGB, FONT, FONT_PX, cssColor, frameStyle, labelColors, unpixel } from "./draw.js";
+import { ELIDED_RGB, FONT, FONT_PX, MATCH_RGB, cssColor, frameStyle, labelColors, unpixel } from "./draw.js";
 
 const LABEL_PAD = 3;
+/** Height of one line of an export's header, CSS pixels. */
+export const HEADER_LINE = 18;
+
+/** Height of an export's header of `lines` lines. */
+export function headerHeight(lines) {
+  return lines.length ? lines.length * HEADER_LINE + 8 : 0;
+}
+
+/**
+ * `header` ({ lines, scale, fg }) with its lines broken at spaces to fit `width` CSS pixels of
+ * the monospaced font: the lines an export draws, and `scaleLine`, the drawn line the scale's
+ * swatches start (the first of the header's second line), which is indented by them. A word
+ * longer than a line is cut.
+ */
+export function wrapHeader(header, width) {
+  const per = FONT_PX * 0.6;
+  const lines = [];
+  let scaleLine = -1;
+  header.lines.forEach((line, i) => {
+    const swatches = i === 1 && header.scale;
+    if (swatches) scaleLine = lines.length;
+    let room = Math.max(10, Math.floor((width - 12 - (swatches ? swatchesWidth(header.scale) : 0)) / per));
+    let rest = line;
+    while (rest.length > room) {
+      let cut = rest.lastIndexOf(" ", room);
+      if (cut <= 0) cut = room;
+      lines.push(rest.slice(0, cut));
+      rest = rest.slice(cut).trimStart();
+      room = Math.max(10, Math.floor((width - 12) / per));
+    }
+    lines.push(rest);
+  });
+  return { ...header, lines, scaleLine };
+}
+
+/** Width of a scale's swatches and the space after them. */
+function swatchesWidth(scale) {
+  return 18 * scale.length + 8;
+}
+
+/**
+ * The SVG's own script: a click on a frame zooms to it (its ancestors across the width, what
+ * is outside it hidden), "Reset zoom" and a click on the background go back, "Search" asks for
+ * a regular expression and colours the frames it matches, saying their share of the graph. It
+ * reads each frame's depth, offset and value (data attributes) and its name (the first line of
+ * its <title>), and writes only attributes and textContent: a name never becomes markup.
+ */
+export const SVG_SCRIPT = `
+(() => {
+  const svg = document.documentElement;
+  const W = Number(svg.getAttribute("width"));
+  const X0 = Number(svg.dataset.x0), X1 = Number(svg.dataset.x1);
+  const PX = Number(svg.dataset.fontPx) * 0.6, MATCH = svg.dataset.match;
+  const frames = [...document.querySelectorAll("g.fs-f")].map((g) => ({
+    g, rect: g.querySelector("rect"), text: g.querySelector("text"),
+    name: g.querySelector("title").textContent.split("\\n")[0],
+    d: Number(g.dataset.d), o: Number(g.dataset.o), v: Number(g.dataset.v),
+    fill: g.querySelector("rect").getAttribute("fill"),
+    ink: g.querySelector("text") && g.querySelector("text").getAttribute("fill"),
+  }));
+  const status = document.getElementById("fs-status");
+  const fit = (name, w) => {
+    const n = Math.floor((w - 6) / PX);
+    return n < 3 ? "" : name.length <= n ? name : name.slice(0, n - 1) + "\u2026";
+  };
+  const place = (f, x, w) => {
+    f.g.style.display = "";
+    f.rect.setAttribute("x", x.toFixed(2));
+    f.rect.setAttribute("width", Math.max(w >= 3 ? w - 1 : w, 0.5).toFixed(2));
+    if (f.text) { f.text.setAttribute("x", (x + 3).toFixed(2)); f.text.textContent = fit(f.name, w); }
+  };
+  let zoomed = null;
+  const zoom = (z) => {
+    zoomed = z;
+    const [lo, hi, depth] = z ? [z.o, z.o + z.v, z.d] : [X0, X1, 0];
+    const scale = W / (hi - lo);
+    for (const f of frames) {
+      if (z && f.d < depth) {
+        if (f.o <= lo && f.o + f.v >= hi) place(f, 0, W); else f.g.style.display = "none";
+      } else if (f.o + f.v <= lo || f.o >= hi) {
+        f.g.style.display = "none";
+      } else {
+        const x0 = Math.max(0, (f.o - lo) * scale), x1 = Math.min(W, (f.o + f.v - lo) * scale);
+        place(f, x0, x1 - x0);
+      }
+    }
+    for (const e of document.querySelectorAll(".fs-elided")) e.style.display = z ? "none" : "";
+    document.getElementById("fs-unzoom").style.opacity = z ? 1 : 0.4;
+  };
+  const search = (re) => {
+    const spans = [];
+    for (const f of frames) {
+      const hit = re !== null && re.test(f.name);
+      f.rect.setAttribute("fill", hit ? MATCH : f.fill);
+      if (f.text) f.text.setAttribute("fill", hit ? "#000" : f.ink);
+      if (hit) spans.push([f.o, f.o + f.v]);
+    }
+    spans.sort((a, b) => a[0] - b[0]);
+    let covered = 0, end = -Infinity;
+    for (const [a, b] of spans) { if (b > end) { covered += b - Math.max(a, end); end = b; } }
+    const root = frames.find((f) => f.d === 0);
+    const total = root ? root.v : X1 - X0;
+    status.textContent = re === null ? "Click a frame to zoom in." : "Matched in this file: " + (100 * covered / total).toFixed(2) + "% of the graph (" + spans.length + " frames)";
+  };
+  for (const f of frames) f.g.addEventListener("click", (e) => { e.stopPropagation(); zoom(f); });
+  document.getElementById("fs-bg").addEventListener("click", () => zoom(null));
+  document.getElementById("fs-unzoom").addEventListener("click", () => zoom(null));
+  document.getElementById("fs-find").addEventListener("click", () => {
+    const q = prompt("Search functions (regular expression); empty clears the search");
+    if (q === null) return;
+    try { search(q === "" ? null : new RegExp(q)); } catch (err) { status.textContent = "Not a regular expression: " + err.message; }
+  });
+})();
+`;
 
 /**
  * `s` as XML character data or an attribute value: `& < > " '` escaped, and characters XML 1.0
@@ -26,19 +144,44 @@ export function xmlText(s) {
  * each frame's group, and the labels the canvas draws (`ctx` measures them: a 2D context with
  * the canvas font).
  */
-export function svgOf(scene, describe, ctx, title = "flame graph") {
+export function svgOf(scene, describe, ctx, title = "flame graph", header = { lines: [] }) {
   const { view, chunks, palette } = scene;
   const fg = labelColors(scene.fg);
   const minValue = pixelValue(view) * MIN_PX;
   const scale = view.width / (view.x1 - view.x0);
   const [dlo, dhi] = visibleDepths(view);
   const h = view.rowH - 1;
+  header = wrapHeader(header, view.width);
+  // Below the header's lines, one of the file's own: its controls and what a search found.
+  const controls = header.lines.length > 0;
+  const top = headerHeight(controls ? [...header.lines, ""] : []);
+  const height = view.height + top;
+  const text = xmlText(header.fg || fg[0]);
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${view.width}" height="${view.height}" viewBox="0 0 ${view.width} ${view.height}" font-family="${xmlText(FONT.replace(/^\S+\s/, ""))}" font-size="${FONT_PX}">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${view.width}" height="${height}" viewBox="0 0 ${view.width} ${height}" font-family="${xmlText(FONT.replace(/^\S+\s/, ""))}" font-size="${FONT_PX}" data-x0="${view.x0}" data-x1="${view.x1}" data-font-px="${FONT_PX}" data-match="${cssColor(MATCH_RGB)}">`,
     `<title>${xmlText(title)}</title>`,
-    `<rect width="100%" height="100%" fill="${cssColor(palette.bg)}"/>`,
+    `<rect id="fs-bg" width="100%" height="100%" fill="${cssColor(palette.bg)}"/>`,
   ];
+  // The header: what the file shows (its title in bold, a comparison's or a share palette's
+  // scale as swatches before the colours' words), then the file's controls.
+  header.lines.forEach((line, i) => {
+    const y = 4 + (i + 0.5) * HEADER_LINE;
+    let x = 6;
+    if (i === header.scaleLine) {
+      header.scale.forEach((rgb, k) => out.push(`<rect class="fs-scale" x="${x + 18 * k}" y="${y - 6}" width="18" height="12" fill="${cssColor(rgb)}"/>`));
+      x += swatchesWidth(header.scale);
+    }
+    out.push(`<text class="fs-head" x="${x}" y="${y}" dominant-baseline="middle" fill="${text}"${i === 0 ? ' font-weight="bold"' : ""}>${xmlText(line)}</text>`);
+  });
+  if (controls) {
+    const y = 4 + (header.lines.length + 0.5) * HEADER_LINE;
+    const link = `dominant-baseline="middle" fill="${text}" text-decoration="underline" style="cursor:pointer"`;
+    out.push(`<text id="fs-unzoom" x="6" y="${y}" ${link} opacity="0.4">Reset zoom</text>`);
+    out.push(`<text id="fs-find" x="${6 + 12 * FONT_PX * 0.6}" y="${y}" ${link}>Search</text>`);
+    out.push(`<text id="fs-status" x="${6 + 20 * FONT_PX * 0.6}" y="${y}" dominant-baseline="middle" fill="${text}">Click a frame to zoom in.</text>`);
+  }
+  out.push(`<g id="fs-frames" transform="translate(0 ${top})">`);
   const round = (x) => Math.round(x * 100) / 100;
   const elided = scene.elided === undefined ? ELIDED_RGB : scene.elided;
   for (let d = dlo; d < dhi; d++) {
@@ -70,7 +213,7 @@ export function svgOf(scene, describe, ctx, title = "flame graph") {
         if (x1 <= x0) continue;
         const w = Math.max(x1 - x0 - (x1 - x0 >= 3 ? 1 : 0), MIN_PX);
         const { rgb, mode } = frameStyle(scene, c, r, d);
-        out.push(`<g><title>${xmlText(describe(c, r))}</title><rect x="${round(x0)}" y="${round(y)}" width="${round(w)}" height="${h}" fill="${cssColor(rgb)}"/>`);
+        out.push(`<g class="fs-f" data-d="${d}" data-o="${c.offset[r]}" data-v="${t}"><title>${xmlText(describe(c, r))}</title><rect x="${round(x0)}" y="${round(y)}" width="${round(w)}" height="${h}" fill="${cssColor(rgb)}"/>`);
         if (x1 - x0 >= 3 * FONT_PX) {
           const text = palette.label(ctx, c.name[r], x1 - x0 - 2 * LABEL_PAD);
           if (text) out.push(`<text x="${round(x0 + LABEL_PAD)}" y="${round(y + h / 2 + 0.5)}" dominant-baseline="middle" fill="${fg[mode]}">${xmlText(text)}</text>`);
@@ -79,8 +222,40 @@ export function svgOf(scene, describe, ctx, title = "flame graph") {
       }
     }
   }
+  out.push("</g>");
+  if (top) out.push(`<script><![CDATA[${SVG_SCRIPT}]]></script>`);
   out.push("</svg>");
   return out.join("\n") + "\n";
+}
+
+/**
+ * The PNG's picture: `canvas` (device pixels, `dpr` per CSS pixel) under the header's lines,
+ * on a new canvas made by `make(width, height)`.
+ */
+export function withHeader(canvas, dpr, header, bg, fg, make) {
+  header = wrapHeader(header, canvas.width / dpr);
+  const top = Math.round(headerHeight(header.lines) * dpr);
+  const out = make(canvas.width, canvas.height + top);
+  const x = out.getContext("2d");
+  x.fillStyle = bg;
+  x.fillRect(0, 0, out.width, top);
+  x.textBaseline = "middle";
+  header.lines.forEach((line, i) => {
+    const y = (4 + (i + 0.5) * HEADER_LINE) * dpr;
+    let left = 6 * dpr;
+    if (i === header.scaleLine) {
+      header.scale.forEach((rgb, k) => {
+        x.fillStyle = cssColor(rgb);
+        x.fillRect(left + 18 * k * dpr, y - 6 * dpr, 18 * dpr, 12 * dpr);
+      });
+      left += swatchesWidth(header.scale) * dpr;
+    }
+    x.fillStyle = fg;
+    x.font = `${i === 0 ? "bold " : ""}${FONT.replace(/^\d+px/, `${Math.round(FONT_PX * dpr)}px`)}`;
+    x.fillText(line, left, y);
+  });
+  x.drawImage(canvas, 0, top);
+  return out;
 }
 
 /** A file name from the parts of a view: letters, digits, `.`, `_` and `-` kept, runs of others one `-`. */
@@ -105,3 +280,5 @@ export function download(blob, name) {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(a.href), 60000);
 }
+
+export { cssColor };
