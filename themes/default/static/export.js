@@ -58,15 +58,14 @@ function swatchesWidth(scale) {
  * reads each frame's depth, offset and value (data attributes) and its name (the first line of
  * its <title>), and writes only attributes and textContent: a name never becomes markup.
  */
-export const SVG_SCRIPT = `
-(() => {
+function svgScript() {
   const svg = document.documentElement;
   const W = Number(svg.getAttribute("width"));
   const X0 = Number(svg.dataset.x0), X1 = Number(svg.dataset.x1);
   const PX = Number(svg.dataset.fontPx) * 0.6, MATCH = svg.dataset.match;
   const frames = [...document.querySelectorAll("g.fs-f")].map((g) => ({
     g, rect: g.querySelector("rect"), text: g.querySelector("text"),
-    name: g.querySelector("title").textContent.split("\\n")[0],
+    name: g.querySelector("title").textContent.split("\n")[0],
     d: Number(g.dataset.d), o: Number(g.dataset.o), v: Number(g.dataset.v),
     fill: g.querySelector("rect").getAttribute("fill"),
     ink: g.querySelector("text") && g.querySelector("text").getAttribute("fill"),
@@ -82,9 +81,7 @@ export const SVG_SCRIPT = `
     f.rect.setAttribute("width", Math.max(w >= 3 ? w - 1 : w, 0.5).toFixed(2));
     if (f.text) { f.text.setAttribute("x", (x + 3).toFixed(2)); f.text.textContent = fit(f.name, w); }
   };
-  let zoomed = null;
   const zoom = (z) => {
-    zoomed = z;
     const [lo, hi, depth] = z ? [z.o, z.o + z.v, z.d] : [X0, X1, 0];
     const scale = W / (hi - lo);
     for (const f of frames) {
@@ -123,8 +120,10 @@ export const SVG_SCRIPT = `
     if (q === null) return;
     try { search(q === "" ? null : new RegExp(q)); } catch (err) { status.textContent = "Not a regular expression: " + err.message; }
   });
-})();
-`;
+}
+
+/** The script as the file carries it: the function, called. */
+export const SVG_SCRIPT = `(${svgScript})();`;
 
 /**
  * `s` as XML character data or an attribute value: `& < > " '` escaped, and characters XML 1.0
