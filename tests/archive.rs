@@ -227,6 +227,35 @@ fn dates_from_a_path_pattern_and_file_times_with_a_warning() {
 }
 
 #[test]
+fn dates_before_2000_or_in_the_future_are_kept_and_said() {
+    // A clock that was never set (a py-spy pprof says 1970-01-20), and a date next year.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("api/epoch.folded"), folded(10).as_bytes());
+    write(&input.join("api/epoch.toml"), b"date = 1970-01-20
+");
+    let next_year = jiff::Timestamp::now().as_second() / 86_400 / 365 + 1971;
+    write(&input.join("api/later.folded"), folded(20).as_bytes());
+    write(&input.join("api/later.toml"), format!("date = {next_year}-06-01\n").as_bytes());
+    write(&input.join("api/right.folded"), folded(30).as_bytes());
+    write(&input.join("api/right.toml"), b"date = 2026-11-20\n");
+    let toml = dir.path().join("site.toml");
+    write(&toml, b"input = \"in\"\noutput = \"out\"\n");
+    let o = run(dir.path(), &["build", "--config", toml.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    let warning = |file: &str| err.lines().find(|l| l.starts_with("warning:") && l.contains(file) && l.contains("its date")).map(str::to_string);
+    let epoch = warning("api/epoch.folded").unwrap_or_else(|| panic!("{err}"));
+    assert!(epoch.contains("1970-01-20") && epoch.contains("before 2000") && epoch.contains("epoch.toml"), "{epoch}");
+    let later = warning("api/later.folded").unwrap_or_else(|| panic!("{err}"));
+    assert!(later.contains(&format!("{next_year}-06-01")) && later.contains("in the future"), "{later}");
+    assert_eq!(warning("api/right.folded"), None, "{err}");
+    // Each run is where its date puts it.
+    let idx = index(&dir.path().join("out"));
+    assert_eq!(profile(&idx, "api/epoch.folded")["date"], "1970-01-20T00:00:00Z");
+}
+
+#[test]
 fn series_pages_are_paginated() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");

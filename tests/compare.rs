@@ -413,7 +413,7 @@ fn diff_reports_the_functions_whose_share_changed_most_as_go_pprof_counts_them()
     let o = run(dir.path(), &["diff", data.join("cpu.pb.gz").to_str().unwrap(), data.join("labels.pb.gz").to_str().unwrap(), "--top", "3"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let text = stdout(&o);
-    assert!(text.contains("graph samples (count): 52 before, 40 after"), "{text}");
+    assert!(text.contains("graph samples (count): 52 in the first, 40 in the second"), "{text}");
     assert!(text.contains("5.77% ->  75.00%   +69.23 pp  stands out    runtime.asyncPreempt"), "{text}");
     assert!(text.contains("sampling noise not judged: nanoseconds is not a count of samples"), "{text}");
 }

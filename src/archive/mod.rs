@@ -376,6 +376,21 @@ pub fn describe(
             (When { ts, has_time: true }, "file time")
         }
     };
+    // A date no profile of a service can have: a clock that was never set (the Unix epoch:
+    // a py-spy pprof says 1970-01-20) or a time read in the wrong units; or a date later than
+    // this machine's clock. Kept (the run goes where its date puts it), and said.
+    let source = dates.first().map_or("its file time", |d| d.2.as_str());
+    if date.ts < Timestamp::from_second(946_684_800).expect("2000-01-01 is a timestamp") {
+        warnings.push(format!(
+            "its date {} (from {source}) is before 2000, which a clock that was not set gives: its run is placed there among its series' runs; give its date in a sidecar {sidecar_name} (date = \"YYYY-MM-DD\") if it is wrong",
+            date.display()
+        ));
+    } else if date.ts.as_second() > Timestamp::now().as_second() + 86_400 {
+        warnings.push(format!(
+            "its date {} (from {source}) is in the future, more than a day past this machine's clock: its run is placed there, after every run dated today; give its date in a sidecar {sidecar_name} (date = \"YYYY-MM-DD\") if it is wrong",
+            date.display()
+        ));
+    }
 
     // Series, best source first.
     let mut series: Vec<(String, String)> = Vec::new();

@@ -332,12 +332,12 @@ impl Report {
         let _ = writeln!(o, "flamesite diff: {} -> {}", plain_text(&self.before), plain_text(&self.after));
         for g in &self.graphs {
             let value = |v: u64| units::format_scaled(v as i128, &g.unit, g.decimals);
-            let _ = writeln!(o, "\ngraph {} ({}): {} before, {} after", plain_text(&g.graph), plain_text(&g.unit), value(g.total_before), value(g.total_after));
+            let _ = writeln!(o, "\ngraph {} ({}): {} in the first, {} in the second", plain_text(&g.graph), plain_text(&g.unit), value(g.total_before), value(g.total_after));
             if !g.noise_judged {
                 let _ = writeln!(o, "  (sampling noise not judged: {} is not a count of samples)", plain_text(&g.unit));
             }
             for (what, rows, total) in [("self share", &g.self_changes, false), ("total share", &g.total_changes, true)] {
-                let _ = writeln!(o, "  {what}: before -> after, change");
+                let _ = writeln!(o, "  {what}: first -> second, change");
                 if rows.is_empty() {
                     let _ = writeln!(o, "    no function changed");
                 }
@@ -369,7 +369,7 @@ impl Report {
         }
         for g in &self.graphs {
             let value = |v: u64| units::format_scaled(v as i128, &g.unit, g.decimals);
-            let _ = writeln!(o, "#### {} ({}): {} before, {} after\n", markdown_text(&g.graph), markdown_text(&g.unit), value(g.total_before), value(g.total_after));
+            let _ = writeln!(o, "#### {} ({}): {} in the first, {} in the second\n", markdown_text(&g.graph), markdown_text(&g.unit), value(g.total_before), value(g.total_after));
             if !g.noise_judged {
                 let _ = writeln!(o, "Sampling noise not judged: {} is not a count of samples.\n", markdown_text(&g.unit));
             }
@@ -378,7 +378,7 @@ impl Report {
                     let _ = writeln!(o, "{what}: no function changed.\n");
                     continue;
                 }
-                let _ = writeln!(o, "| Function | {what} before | after | Change | Noise |\n|---|---:|---:|---:|---|");
+                let _ = writeln!(o, "| Function | {what}, first | second | Change | Noise |\n|---|---:|---:|---:|---|");
                 for r in rows {
                     let (b, a, pp, s) = r.measure(total);
                     let _ = writeln!(o, "| {} | {} | {} | {} | {} |", markdown_text(&r.function), percent(b), percent(a), points(pp), mark(s));

@@ -113,6 +113,8 @@ describe("a page opened from disk", () => {
     await notice.waitFor({ state: "visible" });
     const text = await notice.textContent();
     assert.ok(text.includes("flamesite serve"), text);
+    // No "Loading…" beside it: nothing loads there.
+    assert.equal(await page.locator("#fs-loading").isVisible(), false, "the Loading label is hidden beside the notice");
     assert.ok(text.includes("HTTP"), text);
     // The module script did not run there (the reason for the notice).
     assert.equal(await page.evaluate(() => typeof window.flamesite), "undefined");
@@ -426,7 +428,9 @@ describe("colour modes", () => {
   }
 
   test("a flame graph keeps its root in view when the toolbar wraps (a search's Matched line) and the graph box shrinks", async () => {
-    const { page, done } = await openPage("#p=total");
+    // Wide enough for the toolbar and the share palette's scale on one line, until the
+    // Matched line comes.
+    const { page, done } = await openPage("#p=total", { viewport: { width: 1600, height: 800 } });
     const before = await state(page);
     assert.equal(before.viewport.depths[0], 0, "the root is in view");
     const h0 = (await page.locator(".fs-toolbar").boundingBox()).height;
@@ -446,6 +450,9 @@ describe("colour modes", () => {
     assert.equal(await page.locator("#fs-palette").inputValue(), "total");
     await framePixels(page, (f) => shareColor(f.total / TOTAL));
     await shot(page, "palette-total");
+    // Its scale beside the menu: pale to red, which share, and where a quarter is.
+    assert.ok(await page.locator("#fs-share-key").isVisible());
+    assert.equal(await page.locator("#fs-share-text").textContent(), "Total share: 0% → 100% (25% half way)");
 
     await page.selectOption("#fs-palette", "self");
     const st = await idle(page);
@@ -456,6 +463,7 @@ describe("colour modes", () => {
     await page.selectOption("#fs-palette", "hot");
     const hot = await idle(page);
     assert.equal(hot.palette, "hot");
+    assert.equal(await page.locator("#fs-share-key").isVisible(), false, "no share scale for names' colours");
     assert.ok(!/[#&]p=/.test(new URL(hot.link).hash), hot.link);
     await framePixels(page, (f) => hotColor(f.name));
 

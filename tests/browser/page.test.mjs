@@ -1114,7 +1114,10 @@ describe("the page", () => {
     assert.ok((await page.locator("#fs-matched").textContent()).startsWith("Matched 34 samples → 5 samples"));
     assert.ok((await page.locator("#fs-legend-text").textContent()).includes("Red grew, blue shrank from the first count to the second count"));
     // The widths toggle names the two counts of this file, not two runs.
-    assert.deepEqual(await page.locator("#fs-layout button").allTextContents(), ["Both", "Second count", "First count"]);
+    assert.deepEqual(await page.locator("#fs-layout button").allTextContents(), ["Both counts", "Second count", "First count"]);
+    // The table's columns say the same words.
+    await page.locator('#fs-views button[data-view="table"]').click();
+    assert.deepEqual(await page.locator("#fs-table thead tr").nth(1).locator("th").allTextContents(), ["First count", "Second count", "Change", "First count", "Second count", "Change"]);
     assert.deepEqual(problems, []);
     await done();
   });

@@ -5,7 +5,7 @@ import test from "node:test";
 import assert from "node:assert/strict";
 import { decodeSearch } from "../../themes/default/static/fetch.js";
 import { diffSearchBytes, diffTable, rng, topmostFrames } from "./helpers.mjs";
-import { diffRgb, frameDelta, formatPoints, formatRelative, describeDiffFrame, legendText, matchedDiff, sideLabel, sidesOf } from "../../themes/default/static/diff.js";
+import { bothLabel, diffRgb, frameDelta, formatPoints, formatRelative, describeDiffFrame, legendText, matchedDiff, sideLabel, sidesOf } from "../../themes/default/static/diff.js";
 
 test("diff colours go from grey through to red for growth and blue for shrinkage, as the build's previews", () => {
   // Grey (224,224,224) to red (220,38,30) and blue (38,96,220), rounded per channel.
@@ -52,6 +52,20 @@ test("the words of a graph's two sides come from its manifest: runs, a CPI graph
   assert.equal(sideLabel("cycles"), "Cycles");
   const legend = legendText({ scale_points: 2, scale_value: 5, sides: { before: "the first count", after: "the second count" } }, "share", "samples");
   assert.equal(legend, "Red grew, blue shrank from the first count to the second count: each frame by the change of its share of the total; full colour at 2.00 pp of the total, grey unchanged. ⊖ striped: only in the first count.");
+});
+
+test("the two sides' words: a CPI graph's colours compare shares of two measures, and no widths button is a bare Both", () => {
+  const cpi = { scale_points: 2, scale_value: 5, sides: { before: "instructions", after: "cycles" } };
+  assert.equal(
+    legendText(cpi, "share", "cycles"),
+    "Red where a frame's share of cycles is larger than of instructions (more cycles per instruction than the whole graph: stalls), blue where smaller; full colour at 2.00 pp of the total, grey equal. ⊖ striped: only in instructions.",
+  );
+  assert.ok(!legendText(cpi, "share", "cycles").includes("grew"), "instructions do not grow into cycles");
+  assert.equal(bothLabel(cpi), "Both counts");
+  assert.equal(bothLabel(undefined), "Both runs", "a comparison of runs (graphs written before sides)");
+  assert.equal(bothLabel({ sides: { before: "the first profile", after: "the second profile" } }), "Both profiles");
+  assert.equal(bothLabel({ sides: { before: "the first count", after: "the second count" } }), "Both counts");
+  assert.equal(sideLabel(sidesOf(undefined).before), "Earlier run");
 });
 
 test("matched values count a frame inside another matched frame once, however deep", () => {

@@ -47,6 +47,25 @@ export function sideLabel(phrase) {
 }
 
 /**
+ * The words of the widths that take both sides: `Both runs`, `Both profiles`, or `Both
+ * counts` (two counts of one file, a CPI graph's instructions and cycles), never a bare
+ * `Both`, which the view toggle (graph and table) is called.
+ */
+export function bothLabel(diff) {
+  const { before } = sidesOf(diff);
+  return / run$/.test(before) ? "Both runs" : / profile$/.test(before) ? "Both profiles" : "Both counts";
+}
+
+/**
+ * Whether the sides are one thing at two times (`the earlier run` and `this run`, two
+ * profiles, two counts of a file), so that a change "grew" from one to the other; a CPI
+ * graph's sides (`instructions`, `cycles`) are two measures of the same time instead.
+ */
+function ordered({ before }) {
+  return before.startsWith("the ");
+}
+
+/**
  * What the tooltip and the info line say of a frame of a differential graph: before, after,
  * the change in value, in points of the total and relative. `f` has beforeTotal, afterTotal,
  * beforeSelf, afterSelf; `d` is the manifest's totals { tb, ta, unit, decimals, sides }.
@@ -189,6 +208,13 @@ export function matchedDiff(buckets, ids, tb, ta, lo = -Infinity, hi = Infinity,
 export function legendText(diff, measure, unit, decimals = 0) {
   const full = measure === "abs" ? formatChange(diff.scale_value, unit, decimals).slice(1) : `${diff.scale_points.toFixed(2)} pp of the total`;
   const what = measure === "abs" ? "value" : "share of the total";
-  const { before, after } = sidesOf(diff);
+  const sides = sidesOf(diff);
+  const { before, after } = sides;
+  if (!ordered(sides)) {
+    // Two measures of the same samples: a frame is red where it takes a larger share of one
+    // than of the other (for a CPI graph: more cycles per instruction than the whole graph).
+    const cpi = before === "instructions" && after === "cycles" ? " (more cycles per instruction than the whole graph: stalls)" : "";
+    return `Red where a frame's ${measure === "abs" ? "value" : "share"} of ${after} is larger than of ${before}${cpi}, blue where smaller; full colour at ${full}, grey equal. ⊖ striped: only in ${before}.`;
+  }
   return `Red grew, blue shrank from ${before} to ${after}: each frame by the change of its ${what}; full colour at ${full}, grey unchanged. ⊖ striped: only in ${before}.`;
 }

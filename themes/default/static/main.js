@@ -436,6 +436,12 @@ class Viewer {
     if (pal && pal.value !== palette) pal.value = palette;
     const key = $("fs-palette-key");
     if (key) key.hidden = palette !== "lang";
+    // The share palettes' scale, and which share it is.
+    const shares = $("fs-share-key");
+    if (shares) {
+      shares.hidden = palette !== "self" && palette !== "total";
+      $("fs-share-text").textContent = `${palette === "self" ? "Self" : "Total"} share: 0% → 100% (25% half way)`;
+    }
     $("fs-icicle").setAttribute("aria-pressed", String(this.st.icicle));
     for (const b of document.querySelectorAll("#fs-diffmode button[data-measure]")) {
       b.setAttribute("aria-pressed", String(b.dataset.measure === this.st.measure));
@@ -449,7 +455,14 @@ class Viewer {
       if (side) {
         b.textContent = this.diff.sideLabel(side);
         b.title = `Widths of ${side} alone`;
+      } else if (this.diff) {
+        b.textContent = this.diff.bothLabel(m && m.diff);
       }
+    }
+    // The table's columns of each side, in the same words as the widths' buttons.
+    if (this.diff && sides.before) {
+      for (const b of document.querySelectorAll('.fs-difftable [data-sort$="_before"]')) b.textContent = this.diff.sideLabel(sides.before);
+      for (const b of document.querySelectorAll('.fs-difftable [data-sort="self"], .fs-difftable [data-sort="total"]')) b.textContent = this.diff.sideLabel(sides.after);
     }
     this.showLegend();
     $("fs-reset").disabled = !this.zoom;
@@ -978,7 +991,7 @@ class Viewer {
       let colours = option ? option.textContent : `Colours: ${palette}`;
       if (palette === "self" || palette === "total") {
         scale = [SHARE_LOW, SHARE_HIGH];
-        colours += " (pale small, red large)";
+        colours += ": 0% → 100% of the total (25% half way)";
       }
       const key = $("fs-palette-key");
       if (key && !key.hidden) colours += ` (${[...key.children].map((k) => k.textContent).join(", ")})`;
