@@ -163,7 +163,23 @@ describe("phone (390×844, touch)", () => {
     const { page, done } = await openPage("p/big/", PHONE);
     assert.equal(await page.evaluate(() => document.querySelector("details.fs-about").open), false, "the notes start closed");
     const canvas = await page.locator("#fs-canvas").boundingBox();
-    assert.ok(canvas.y < 300 && canvas.height > 400, `the graph is above the fold: ${JSON.stringify(canvas)}`);
+    assert.ok(canvas.y < 844 / 3 && canvas.height > 500, `the graph starts in the top third of the screen: ${JSON.stringify(canvas)}`);
+    // The toolbar is one line: the graph's menu, the search and the fold, whose button shows
+    // the other controls (and hides them again).
+    const toolbar = await page.locator(".fs-toolbar").boundingBox();
+    assert.ok(toolbar.height < 50, `one line of controls: ${JSON.stringify(toolbar)}`);
+    assert.equal(await page.locator('#fs-views button[data-view="table"]').isVisible(), false);
+    await page.locator("#fs-tools").tap();
+    assert.equal(await page.locator("#fs-tools").getAttribute("aria-expanded"), "true");
+    for (const sel of ['#fs-views button[data-view="table"]', "#fs-icicle", "#fs-palette", "#fs-svg", "#fs-copy"]) assert.ok(await page.locator(sel).isVisible(), `${sel} behind the fold`);
+    await page.locator("#fs-tools").tap();
+    assert.equal(await page.locator("#fs-icicle").isVisible(), false);
+    // The graph took the room back: it is drawn to the box's height (once the box's resize
+    // has been seen, two frames on).
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const st0 = await idle(page);
+    const box = await page.locator("#fs-scroll").boundingBox();
+    assert.ok(Math.abs(st0.viewport.height - box.height) <= 1, `${st0.viewport.height} of ${box.height}`);
     assert.ok(canvas.width >= 370, `the graph is the screen's width: ${canvas.width}`);
     assert.equal(await overflowX(page), 0, "nothing pushes the page sideways");
     await shot(page, "phone");
@@ -175,6 +191,7 @@ describe("phone (390×844, touch)", () => {
 
     // Table view, a row tapped: the page switches to Both; the graph keeps the full width
     // and the table is under it.
+    await page.locator("#fs-tools").tap();
     await page.locator('#fs-views button[data-view="table"]').tap();
     await idle(page);
     await page.locator("#fs-table tbody tr").first().tap();
@@ -242,6 +259,14 @@ describe("phone (390×844, touch)", () => {
     await run.page.goto(new URL(href, run.page.url()).href);
     await idle(run.page);
     assert.equal(await overflowX(run.page), 0, "comparison");
+    // Its graph starts in the top third too: the toolbar folded, the legend on one line
+    // until tapped.
+    const canvas = await run.page.locator("#fs-canvas").boundingBox();
+    assert.ok(canvas.y < 844 / 3, `the comparison's graph starts at ${canvas.y}`);
+    const legend = run.page.locator("#fs-legend");
+    const h1 = (await legend.boundingBox()).height;
+    await legend.tap();
+    assert.ok((await legend.boundingBox()).height > h1 + 10, "the legend opens whole when tapped");
     await shot(run.page, "phone-compare", { fullPage: true });
     await run.done();
   });

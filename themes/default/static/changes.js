@@ -38,4 +38,8 @@ async function fill(el) {
     el.append(a, ` ${c.after > c.before ? "▲" : "▼"} ${percent(c.before)} → ${percent(c.after)}${c.confirmed ? "" : " (not yet confirmed)"}`);
   });
   el.hidden = false;
+  // On a phone the line keeps one line until tapped (not on a link: that follows it).
+  el.addEventListener("click", (e) => {
+    if (!e.target.closest("a")) el.classList.toggle("fs-open");
+  });
 }

@@ -255,6 +255,14 @@ class Viewer {
       this.updateUrl();
       this.requestRender();
     });
+    // The toolbar's fold (phones): its other controls behind one button.
+    $("fs-tools").addEventListener("click", () => {
+      const open = document.querySelector(".fs-toolbar").classList.toggle("fs-toolbar-open");
+      $("fs-tools").setAttribute("aria-expanded", String(open));
+    });
+    // A comparison's legend keeps one line on a phone until tapped.
+    const legend = $("fs-legend");
+    if (legend) legend.addEventListener("click", () => legend.classList.toggle("fs-open"));
     $("fs-png").addEventListener("click", () => this.withModule(later.exporter, (x) => this.exportPng(x)));
     $("fs-svg").addEventListener("click", () => this.withModule(later.exporter, (x) => this.exportSvg(x)));
     document.addEventListener("keydown", (e) => this.onKey(e));
