@@ -49,6 +49,11 @@ use tokio::net::TcpStream;
 /// Path of the build counter that open pages poll.
 const GENERATION: &str = "/__flamesite/generation";
 
+/// Path of the count of the watcher's looks at the watched files (each a comparison of their
+/// fingerprint with the last, and the rebuild it led to, if any): what has not changed the
+/// generation by the time this has grown by two did not make a rebuild.
+const CHECKS: &str = "/__flamesite/checks";
+
 /// The runtime's worker threads: all the threads that serve connections, however many there are.
 const WORKERS: usize = 2;
 
@@ -115,6 +120,7 @@ pub fn serve(root: &Path, port: u16, watched: Vec<PathBuf>, rebuild: impl Fn() -
     listener.set_nonblocking(true).map_err(|e| e.to_string())?;
     raise_open_files(limits.max_connections as u64 + 256);
     let generation = Arc::new(AtomicU64::new(1));
+    let checks = Arc::new(AtomicU64::new(0));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(WORKERS)
         // Nothing here uses the blocking pool (files are read on the workers); should anything
@@ -127,14 +133,15 @@ pub fn serve(root: &Path, port: u16, watched: Vec<PathBuf>, rebuild: impl Fn() -
         .map_err(|e| format!("cannot start the server's threads: {e}"))?;
     let watcher_root = root.to_path_buf();
     let bumped = Arc::clone(&generation);
+    let looked = Arc::clone(&checks);
     // Taken before the first request is answered: a change made after that is always seen.
     let first = fingerprint(&watched, root);
     std::thread::Builder::new()
         .name("flamesite-watch".into())
-        .spawn(move || watch(&watcher_root, &watched, first, rebuild, &bumped))
+        .spawn(move || watch(&watcher_root, &watched, first, rebuild, &bumped, &looked))
         .map_err(|e| format!("cannot start the rebuild watcher's thread: {e}"))?;
     crate::say!("serving {} at http://127.0.0.1:{port}/ (Ctrl-C stops)", root.display());
-    let state = Arc::new(State { root: root.to_path_buf(), generation, limits });
+    let state = Arc::new(State { root: root.to_path_buf(), generation, checks, limits });
     runtime.block_on(accept_loop(listener, state))
 }
 
@@ -142,6 +149,7 @@ pub fn serve(root: &Path, port: u16, watched: Vec<PathBuf>, rebuild: impl Fn() -
 struct State {
     root: PathBuf,
     generation: Arc<AtomicU64>,
+    checks: Arc<AtomicU64>,
     limits: Limits,
 }
 
@@ -340,8 +348,9 @@ fn answer(state: &State, request: &Request<Incoming>) -> Reply {
         return r;
     }
     let path = request.uri().path();
-    if path == GENERATION {
-        let mut r = reply(StatusCode::OK, "text/plain; charset=utf-8", state.generation.load(Ordering::SeqCst).to_string());
+    if path == GENERATION || path == CHECKS {
+        let count = if path == GENERATION { &state.generation } else { &state.checks };
+        let mut r = reply(StatusCode::OK, "text/plain; charset=utf-8", count.load(Ordering::SeqCst).to_string());
         r.headers_mut().insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
         return r;
     }
@@ -470,9 +479,10 @@ fn percent_decode(s: &str) -> Vec<u8> {
 }
 
 /// Checks `watched` once a second and rebuilds when its [`fingerprint`] differs from the one
-/// seen before (`first` at the start); bumps `generation` after each successful rebuild. A
-/// build that panics is reported and the server goes on (with the site it had).
-fn watch(root: &Path, watched: &[PathBuf], first: blake3::Hash, rebuild: impl Fn() -> bool, generation: &AtomicU64) {
+/// seen before (`first` at the start); bumps `generation` after each successful rebuild, and
+/// `checks` after each look (and its rebuild) is over. A build that panics is reported and
+/// the server goes on (with the site it had).
+fn watch(root: &Path, watched: &[PathBuf], first: blake3::Hash, rebuild: impl Fn() -> bool, generation: &AtomicU64, checks: &AtomicU64) {
     let mut last = first;
     loop {
         std::thread::sleep(Duration::from_secs(1));
@@ -487,6 +497,7 @@ fn watch(root: &Path, watched: &[PathBuf], first: blake3::Hash, rebuild: impl Fn
                 Err(_) => crate::say!("error: the rebuild failed (see above); still serving the previous site"),
             }
         }
+        checks.fetch_add(1, Ordering::SeqCst);
     }
 }
 

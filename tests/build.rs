@@ -307,18 +307,23 @@ fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new_one_whole() {
     build("old");
     assert!(tree(&out) == old, "building the old input again gives the old site: {}", first_difference(&tree(&out), &old));
 
-    // 24 kills (SIGKILL), each at a seeded time within its 24th of 1.1 times the measured
-    // duration, of builds that start with an empty cache, as the timed one did; then 4 more
-    // whose builds start from what the killed builds before them left in the cache.
+    // 24 kills (SIGKILL), each at a seeded time within its 24th of 1.1 times a build's duration,
+    // of builds that start with an empty cache, as the timed one did; then 4 more whose builds
+    // start from what the killed builds before them left in the cache. The duration is the
+    // median of the builds timed so far: the one above, and every build here that ended before
+    // its kill (so a first build slower than the others cannot push every kill past the end).
     let (cold, warm) = (24u32, 4u32);
     let mut state = 0x2545_F491_4F6C_DD1Du64;
     let mut interrupted = 0;
+    let mut durations = vec![duration];
     for i in 0..cold + warm {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
         let within = (state % 1000) as f64 / 1000.0;
         let (slot, slots) = if i < cold { (i, cold) } else { (i - cold, warm) };
+        durations.sort();
+        let duration = durations[durations.len() / 2];
         let at = duration.mul_f64(1.1 * (f64::from(slot) + within) / f64::from(slots));
         if i < cold && cache.exists() {
             std::fs::remove_dir_all(&cache).unwrap();
@@ -330,10 +335,19 @@ fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new_one_whole() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        // The kill time is the point of the test, not a wait for something to happen.
-        std::thread::sleep(at);
-        if child.try_wait().unwrap().is_none() {
-            interrupted += 1;
+        // The kill time is the point of the test, not a wait for something to happen; the build
+        // is watched until then, and one that ends first is timed.
+        let spawned = std::time::Instant::now();
+        loop {
+            if child.try_wait().unwrap().is_some() {
+                durations.push(spawned.elapsed());
+                break;
+            }
+            if spawned.elapsed() >= at {
+                interrupted += 1;
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2).min(at.saturating_sub(spawned.elapsed())));
         }
         child.kill().unwrap();
         child.wait().unwrap();
@@ -346,7 +360,8 @@ fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new_one_whole() {
             assert!(now == old, "kill {i} at {at:?} of {duration:?} left neither site whole: {} differs", first_difference(&now, &old));
         }
     }
-    eprintln!("{interrupted} of {} kills stopped a running build (a build took {duration:?})", cold + warm);
+    durations.sort();
+    eprintln!("{interrupted} of {} kills stopped a running build (a build took {:?}, the median of {} timed)", cold + warm, durations[durations.len() / 2], durations.len());
     assert!(interrupted > 0, "no kill landed inside a build: the test checked nothing");
     // Builds after the kills start from whatever they left (cache and staging) and publish
     // whole sites.

@@ -128,25 +128,44 @@ fn generation(port: u16) -> u64 {
     String::from_utf8(r.body).unwrap().trim().parse().unwrap()
 }
 
+/// How many looks the server's watcher has finished (each with the rebuild it led to, if any).
+fn checks(port: u16) -> u64 {
+    let r = get(port, "/__flamesite/checks").expect("the count of checks answers");
+    String::from_utf8(r.body).unwrap().trim().parse().unwrap()
+}
+
+/// Waits until the watcher has finished two more looks than now: whatever was on disk before
+/// this call has been looked at since, and rebuilt from if it made a change.
+fn two_more_checks(port: u16) {
+    let from = checks(port);
+    let start = Instant::now();
+    while checks(port) < from + 2 {
+        // Not a timing assertion: a watcher that stopped would hang the test.
+        assert!(start.elapsed() < Duration::from_secs(60), "the watcher stopped looking");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn a_thousand_idle_connections_cost_no_threads_and_a_get_still_answers() {
     let dir = site();
     let mut server = start(dir.path(), &[("FLAMESITE_SERVE_HEADER_TIMEOUT_MS", "60000")]);
+    let threads_before = server.threads();
     let idle: Vec<TcpStream> = (0..1000)
         .map(|i| TcpStream::connect(("127.0.0.1", server.port)).unwrap_or_else(|e| panic!("idle connection {i}: {e}")))
         .collect();
     // A connection is accepted by the kernel before the server sees it: one request on a
     // fresh connection after all of them means the server has reached the last one.
-    let start = Instant::now();
     let r = get(server.port, "/").expect("a GET with 1,000 idle connections open");
-    let took = start.elapsed();
     assert_eq!(r.status, 200);
-    assert!(took < Duration::from_secs(2), "the GET took {took:?}");
     let p = get(server.port, "/p/api/run1/").unwrap();
     assert_eq!(p.status, 200);
     server.assert_running();
+    // Connections cost no threads: as many as before they were opened, and as RELIABILITY.md
+    // says: main, the 2 workers, the rebuild watcher.
     let threads = server.threads();
-    assert!(threads <= 16, "{threads} OS threads for 1,000 idle connections: connections must not cost threads");
+    assert_eq!(threads, threads_before, "OS threads with 1,000 idle connections, and before them");
+    assert_eq!(threads, 4, "main, 2 workers and the watcher");
     // The idle connections are still open (not refused, not closed): a request on the first
     // one is answered.
     let mut first = &idle[0];
@@ -282,7 +301,8 @@ fn a_slow_client_is_disconnected_after_the_header_timeout() {
         assert!(opened.elapsed() < Duration::from_secs(8), "a client sending one byte every 250 ms is still connected after 8 s");
         std::thread::sleep(Duration::from_millis(250));
     };
-    assert!(gone >= Duration::from_millis(900) && gone < Duration::from_millis(3500), "closed after {gone:?}, sent {sent} bytes");
+    // Not before its timeout (1 s); the loop above gave it 8 s to happen at all.
+    assert!(gone >= Duration::from_millis(900), "closed after {gone:?}, sent {sent} bytes");
 
     // A connection that never sends anything, and a kept-alive connection idle after its
     // response, are closed after the same time.
@@ -314,7 +334,8 @@ fn a_slow_client_is_disconnected_after_the_header_timeout() {
     }
     assert!(answered, "the kept-alive connection got its answer first: {:?}", String::from_utf8_lossy(&buf));
     for (what, t) in [("silent", silent_gone.unwrap()), ("kept-alive", kept_gone.unwrap())] {
-        assert!(t >= Duration::from_millis(800) && t < Duration::from_millis(3500), "the {what} connection closed after {t:?}");
+        // Not before the timeout; the loop above gave it 8 s to happen at all.
+        assert!(t >= Duration::from_millis(800), "the {what} connection closed after {t:?}");
     }
     // The server still answers.
     assert_eq!(get(server.port, "/").unwrap().status, 200);
@@ -518,10 +539,9 @@ fn an_output_folder_inside_the_input_does_not_make_rebuilds_by_itself() {
     }
     assert_eq!(get(port, "/p/api/run2/").unwrap().status, 200);
     // That rebuild wrote the output (and its cache beside it) inside the input: not a change.
-    // No event marks a rebuild that does not happen, so the counter is read over 3 of the
-    // watcher's 1 s checks.
+    // Once the watcher has looked twice since, a rebuild it would make of them has been made.
     let second = generation(port);
-    std::thread::sleep(Duration::from_millis(3500));
+    two_more_checks(port);
     assert_eq!(generation(port), second, "serve rebuilt though nothing but its own output changed");
 }
 
@@ -555,6 +575,8 @@ fn connections_over_the_cap_wait_until_one_ends() {
     let r = get(server.port, "/").expect("answered once a connection ended");
     assert_eq!(r.status, 200);
     let waited = asked.elapsed();
-    assert!(waited >= Duration::from_millis(700) && waited < Duration::from_secs(5), "answered after {waited:?}");
+    // Not before a connection ended (the header timeout, 1.5 s, less the time since they
+    // were opened); answered at all, within get()'s read timeout.
+    assert!(waited >= Duration::from_millis(700), "answered after {waited:?}");
     drop(idle);
 }
