@@ -4,11 +4,13 @@
 // page, the zoom, the search and its share, the colours). The SVG also zooms on a click and
 // searches by itself, opened as a file, with a small script of its own (SVG_SCRIPT) that reads
 // only the frames' numbers and titles. The SVG is built as text: every piece of a profile in
-// it goes through `xmlText`. Pure apart from `download`, so node's test runner imports this
-// file too.
+// it goes through `xmlText`. Pure apart from `download` and the page's side at the end (the
+// header of the page's view, the frames of all rows, the downloads), so node's test runner
+// imports this file too.
 
-import { MIN_PX, elidedSpans, pixelValue, rowY, rowsInRange, visibleDepths } from "./layout.js";
-import { ELIDED_RGB, FONT, FONT_PX, MATCH_RGB, cssColor, frameStyle, labelColors, unpixel } from "./draw.js";
+import { MIN_PX, elidedSpans, frameInfo, pixelValue, rowY, rowsInRange, visibleDepths } from "./layout.js";
+import { ELIDED_RGB, FONT, FONT_PX, MATCH_RGB, SHARE_HIGH, SHARE_LOW, cssColor, frameStyle, labelColors, unpixel } from "./draw.js";
+import { FetchPlan } from "./plan.js";
 
 const LABEL_PAD = 3;
 /** Height of one line of an export's header, CSS pixels. */
@@ -280,4 +282,113 @@ export function download(blob, name) {
   setTimeout(() => URL.revokeObjectURL(a.href), 60000);
 }
 
-export { cssColor };
+
+// ---- the page's side: `app` is main.js's viewer -------------------------------------------------
+
+const $ = (id) => document.getElementById(id);
+
+/** Parts of an export's file name: the page, the graph, the zoomed frame. */
+function exportName(app, ext) {
+  const page = location.pathname.replace(/\/(index\.html)?$/, "").split("/").pop().replace(/\.html$/, "");
+  return fileName([page, app.g && app.g.meta.name, app.zoom && app.zoom.info && app.zoom.info.name], ext);
+}
+
+/**
+ * What an export says above the graph: its title (the graph, the page), then the zoom, the
+ * search with what it matched, and the colours, with a comparison's or a share palette's
+ * scale as colour swatches (`scale`, low to high).
+ */
+export function exportHeader(app) {
+  const m = app.g.manifest;
+  const unit = app.g.meta.unit && app.g.meta.unit !== app.g.meta.name ? ` (${app.g.meta.unit})` : "";
+  const parts = [];
+  if (app.zoom && app.zoom.info) parts.push(`Zoomed to ${app.zoom.info.name}`);
+  if (app.st.query) {
+    const matched = $("fs-matched").textContent.trim();
+    parts.push(`Search /${app.st.query}/${app.st.matchCase ? "" : "i"}${matched ? `: ${matched}` : ""}`);
+  }
+  let scale = null;
+  if (m.diff && app.diff) {
+    parts.push(`Colours: ${app.diff.legendText(m.diff, app.st.measure, m.unit, m.decimals || 0)}`);
+    scale = [0x2660dc, 0xe0e0e0, 0xdc261e];
+  } else {
+    const palette = app.paletteName();
+    const option = $("fs-palette") && [...$("fs-palette").options].find((o) => o.value === palette);
+    let colours = option ? option.textContent : `Colours: ${palette}`;
+    if (palette === "self" || palette === "total") {
+      scale = [SHARE_LOW, SHARE_HIGH];
+      colours += ": 0% → 100% of the total (25% half way)";
+    }
+    const key = $("fs-palette-key");
+    if (key && !key.hidden) colours += ` (${[...key.children].map((k) => k.textContent).join(", ")})`;
+    parts.push(colours);
+  }
+  const fg = getComputedStyle(document.documentElement).getPropertyValue("--fs-fg").trim() || "#1d1d1f";
+  return { lines: [`${app.g.meta.name}${unit}: ${document.title}`, parts.join(" · ")], scale, fg };
+}
+
+/**
+ * The scene to download: the canvas's, or with "All rows" chosen, the same zoom, search and
+ * colours over every row of the graph, once the files of its rows are in.
+ */
+async function exportScene(app) {
+  const s = app.painter.scene;
+  if (!s || $("fs-export-what").value !== "whole") return s;
+  const g = app.g;
+  const view = { ...s.view, height: s.view.depthCount * s.view.rowH, minHeight: 0, scrollTop: 0 };
+  for (;;) {
+    if (app.g !== g) return null;
+    let arrived;
+    const some = new Promise((resolve) => (arrived = resolve));
+    const plan = new FetchPlan(g, () => arrived());
+    const chunks = plan.chunks(view);
+    if (plan.waiting === 0) return { ...s, view, chunks };
+    // Files another view asked for are on their way already: look again shortly.
+    if (plan.fetches.length) plan.start();
+    else setTimeout(arrived, 50);
+    await some;
+  }
+}
+
+/** The SVG of the frames to download (the view's, or all rows'), each with its numbers in a <title>. */
+async function svgText(app, header) {
+  const s = await exportScene(app);
+  if (!s || !app.g.names) return null;
+  const ctx = document.createElement("canvas").getContext("2d");
+  ctx.font = FONT;
+  const describe = (c, r) => {
+    const { name, facts } = app.describe(frameInfo(c, r, app.g.names));
+    return `${name}\n${facts.join(" · ")}`;
+  };
+  return svgOf(s, describe, ctx, `${app.g.meta.name}: ${document.title}`, header);
+}
+
+/** Download the view (zoom, search, colours) or all rows, under its header, as PNG. */
+export async function exportPng(app) {
+  if (!app.painter.view) return;
+  const header = exportHeader(app);
+  const save = (canvas) => canvas.toBlob((blob) => blob && download(blob, exportName(app, "png")), "image/png");
+  if ($("fs-export-what").value === "whole") {
+    // Every row, drawn by the browser from the SVG of the same frames.
+    const text = await svgText(app, header);
+    if (!text) return;
+    const img = new Image();
+    img.src = URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));
+    await img.decode();
+    const c = Object.assign(document.createElement("canvas"), { width: img.naturalWidth, height: img.naturalHeight });
+    c.getContext("2d").drawImage(img, 0, 0);
+    URL.revokeObjectURL(img.src);
+    save(c);
+    return;
+  }
+  const bg = app.painter.scene ? cssColor(app.painter.scene.palette.bg) : "#fff";
+  const dpr = app.canvas.width / app.canvas.clientWidth || 1;
+  const make = (w, h) => Object.assign(document.createElement("canvas"), { width: w, height: h });
+  save(withHeader(app.canvas, dpr, header, bg, header.fg, make));
+}
+
+/** Download the view or all rows as SVG. */
+export async function exportSvg(app) {
+  const text = await svgText(app, exportHeader(app));
+  if (text) download(new Blob([text], { type: "image/svg+xml" }), exportName(app, "svg"));
+}

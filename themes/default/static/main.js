@@ -8,7 +8,7 @@
 
 import { GraphSource } from "./fetch.js";
 import { MIN_PX, depthAtY, elidedAt, frameAt, frameInfo, frameStartingAt, framesIn, pixelValue, rowY, valueAtX } from "./layout.js";
-import { FONT, Palette, SHARE_HIGH, SHARE_LOW } from "./draw.js";
+import { FONT, Palette } from "./draw.js";
 import { describeElided, describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
 import { Tooltip, copyText } from "./ui.js";
 import { UrlState, carryContext, isStateFragment, sameZoom } from "./state.js";
@@ -263,8 +263,8 @@ class Viewer {
     // A comparison's legend keeps one line on a phone until tapped.
     const legend = $("fs-legend");
     if (legend) legend.addEventListener("click", () => legend.classList.toggle("fs-open"));
-    $("fs-png").addEventListener("click", () => this.withModule(later.exporter, (x) => this.exportPng(x)));
-    $("fs-svg").addEventListener("click", () => this.withModule(later.exporter, (x) => this.exportSvg(x)));
+    $("fs-png").addEventListener("click", () => this.withModule(later.exporter, (x) => x.exportPng(this)));
+    $("fs-svg").addEventListener("click", () => this.withModule(later.exporter, (x) => x.exportSvg(this)));
     document.addEventListener("keydown", (e) => this.onKey(e));
     // Back and Forward between the entries of zooms and searches (popstate; hashchange for an
     // edited address). Both may come for one step: the second finds nothing changed.
@@ -968,112 +968,7 @@ class Viewer {
   }
 
   // ---- export -------------------------------------------------------------------------------
-
-  /** Parts of an export's file name: the page, the graph, the zoomed frame. */
-  exportName(ext, { fileName }) {
-    const page = location.pathname.replace(/\/(index\.html)?$/, "").split("/").pop().replace(/\.html$/, "");
-    return fileName([page, this.g && this.g.meta.name, this.zoom && this.zoom.info && this.zoom.info.name], ext);
-  }
-
-  /**
-   * What an export says above the graph: its title (the graph, the page), then the zoom, the
-   * search with what it matched, and the colours, with a comparison's or a share palette's
-   * scale as colour swatches (`scale`, low to high).
-   */
-  exportHeader() {
-    const m = this.g.manifest;
-    const unit = this.g.meta.unit && this.g.meta.unit !== this.g.meta.name ? ` (${this.g.meta.unit})` : "";
-    const parts = [];
-    if (this.zoom && this.zoom.info) parts.push(`Zoomed to ${this.zoom.info.name}`);
-    if (this.st.query) {
-      const matched = $("fs-matched").textContent.trim();
-      parts.push(`Search /${this.st.query}/${this.st.matchCase ? "" : "i"}${matched ? `: ${matched}` : ""}`);
-    }
-    let scale = null;
-    if (m.diff && this.diff) {
-      parts.push(`Colours: ${this.diff.legendText(m.diff, this.st.measure, m.unit, m.decimals || 0)}`);
-      scale = [0x2660dc, 0xe0e0e0, 0xdc261e];
-    } else {
-      const palette = this.paletteName();
-      const option = $("fs-palette") && [...$("fs-palette").options].find((o) => o.value === palette);
-      let colours = option ? option.textContent : `Colours: ${palette}`;
-      if (palette === "self" || palette === "total") {
-        scale = [SHARE_LOW, SHARE_HIGH];
-        colours += ": 0% → 100% of the total (25% half way)";
-      }
-      const key = $("fs-palette-key");
-      if (key && !key.hidden) colours += ` (${[...key.children].map((k) => k.textContent).join(", ")})`;
-      parts.push(colours);
-    }
-    const fg = getComputedStyle(document.documentElement).getPropertyValue("--fs-fg").trim() || "#1d1d1f";
-    return { lines: [`${this.g.meta.name}${unit}: ${document.title}`, parts.join(" · ")], scale, fg };
-  }
-
-  /**
-   * The scene to download: the canvas's, or with "Whole graph" chosen, the same zoom, search
-   * and colours over every row of the graph, once the files of its rows are in.
-   */
-  async exportScene() {
-    const s = this.painter.scene;
-    if (!s || $("fs-export-what").value !== "whole") return s;
-    const g = this.g;
-    const view = { ...s.view, height: s.view.depthCount * s.view.rowH, minHeight: 0, scrollTop: 0 };
-    for (;;) {
-      if (this.g !== g) return null;
-      let arrived;
-      const some = new Promise((resolve) => (arrived = resolve));
-      const plan = new FetchPlan(g, () => arrived());
-      const chunks = plan.chunks(view);
-      if (plan.waiting === 0) return { ...s, view, chunks };
-      // Files another view asked for are on their way already: look again shortly.
-      if (plan.fetches.length) plan.start();
-      else setTimeout(arrived, 50);
-      await some;
-    }
-  }
-
-  /** Download the view (zoom, search, colours) or the whole graph, under its header, as PNG. `x`: export.js. */
-  async exportPng(x) {
-    if (!this.painter.view) return;
-    const header = this.exportHeader();
-    if ($("fs-export-what").value === "whole") {
-      // Every row, drawn by the browser from the SVG of the same frames.
-      const text = await this.svgText(x, header);
-      if (!text) return;
-      const img = new Image();
-      img.src = URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));
-      await img.decode();
-      const c = Object.assign(document.createElement("canvas"), { width: img.naturalWidth, height: img.naturalHeight });
-      c.getContext("2d").drawImage(img, 0, 0);
-      URL.revokeObjectURL(img.src);
-      c.toBlob((blob) => blob && x.download(blob, this.exportName("png", x)), "image/png");
-      return;
-    }
-    const bg = this.painter.scene ? x.cssColor(this.painter.scene.palette.bg) : "#fff";
-    const dpr = this.canvas.width / this.canvas.clientWidth || 1;
-    const make = (w, h) => Object.assign(document.createElement("canvas"), { width: w, height: h });
-    const picture = x.withHeader(this.canvas, dpr, header, bg, header.fg, make);
-    picture.toBlob((blob) => blob && x.download(blob, this.exportName("png", x)), "image/png");
-  }
-
-  /** The SVG of the frames to download (the view's, or the whole graph's), each with its numbers in a <title>. */
-  async svgText(x, header) {
-    const s = await this.exportScene();
-    if (!s || !this.g.names) return null;
-    const ctx = document.createElement("canvas").getContext("2d");
-    ctx.font = FONT;
-    const describe = (c, r) => {
-      const { name, facts } = this.describe(frameInfo(c, r, this.g.names));
-      return `${name}\n${facts.join(" · ")}`;
-    };
-    return x.svgOf(s, describe, ctx, `${this.g.meta.name}: ${document.title}`, header);
-  }
-
-  /** Download the view or the whole graph as SVG. `x`: export.js. */
-  async exportSvg(x) {
-    const text = await this.svgText(x, this.exportHeader());
-    if (text) x.download(new Blob([text], { type: "image/svg+xml" }), this.exportName("svg", x));
-  }
+  // The downloads are export.js's (lazy): `exportPng(app)`, `exportSvg(app)`.
 
   // ---- search and table ----------------------------------------------------------------------
 
