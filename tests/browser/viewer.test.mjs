@@ -37,6 +37,10 @@ before(async () => {
   // Notes long enough to push the graph down when they sit above it.
   const para = "The connection pool change went out with this build; the p99 of the checkout path went down. ";
   fs.writeFileSync(path.join(tmp, "in", "big.md"), `# Notes\n\n${para.repeat(4)}\n\n- one\n- two\n- three\n\n${para.repeat(3)}\n`);
+  // A mark of frames too narrow to draw about a pixel wide on a phone (thin's 300 children of
+  // 1, in 100,301), with nothing beside it one row up (wide has no children).
+  const thin = Array.from({ length: 300 }, (_, i) => `main;thin;t${String(i).padStart(3, "0")} 1`);
+  fs.writeFileSync(path.join(tmp, "in", "narrow.folded"), [...thin, "main;wide 100000"].join("\n") + "\n");
   // A series of two runs, for its comparison page: long names, which must wrap, not overflow.
   fs.mkdirSync(path.join(tmp, "in", "svc"));
   const long = `${TEMPLATE_FN};${"very_long_function_name_without_any_break_".repeat(4)}`;
@@ -233,6 +237,27 @@ describe("phone (390×844, touch)", () => {
     await page.touchscreen.tap(c.x, c.y);
     st = await idle(page);
     assert.equal(st.zoom && st.zoom.name, "walk_tree");
+    await done();
+  });
+
+  test("a mark of frames too narrow to draw, a pixel wide, is found by a finger beside it", async () => {
+    const { page, done } = await openPage("p/narrow/", PHONE);
+    const st = await state(page);
+    const rows = JSON.parse(fs.readFileSync(path.join(out, "p/narrow/g/samples/manifest.json"), "utf8")).depth;
+    const box = await page.locator("#fs-canvas").boundingBox();
+    const y = box.y + rowTop(st, rows, 3) + 6;
+    // The premise: thin's children make a mark of about a pixel at the left, nothing after it.
+    const thinEnd = xOfValue(st, 300);
+    assert.ok(thinEnd > 0.5 && thinEnd < 2, `the mark is ${thinEnd} px wide`);
+    // A tap 6 px to its right, where nothing is drawn: the mark's numbers.
+    await page.touchscreen.tap(box.x + 6, y);
+    await idle(page);
+    await page.waitForFunction(() => /too narrow to draw/.test(document.getElementById("fs-info").textContent) && !/counting/.test(document.getElementById("fs-info").textContent));
+    assert.match(await page.locator("#fs-info").textContent(), /300 frames too narrow to draw/);
+    // 30 px away, out of a finger's reach: nothing.
+    await page.touchscreen.tap(box.x + 30, y);
+    await idle(page);
+    assert.doesNotMatch(await page.locator("#fs-info").textContent(), /too narrow/);
     await done();
   });
 

@@ -25,6 +25,12 @@ test("the range under a parent that its drawn children leave is its elided child
   assert.deepEqual(framesIn(all, 3, 680, 980), { count: 300, sum: 300 });
   assert.deepEqual(elidedAt(all, 3, 700, 0, 1000, min), { lo: 680, hi: 980 });
   assert.equal(elidedAt(all, 3, 990, 0, 1000, min), null, "above z, nothing (z has no children)");
+  // A finger's reach: the nearest mark within it, none beyond it, and a mark it is on first.
+  assert.deepEqual(elidedAt(all, 3, 990, 0, 1000, min, 10), { lo: 680, hi: 980 }, "10 past the mark's end");
+  assert.deepEqual(elidedAt(all, 3, 980, 0, 1000, min, 1), { lo: 680, hi: 980 }, "at its end (half-open), 0 away");
+  assert.equal(elidedAt(all, 3, 990, 0, 1000, min, 9), null, "out of reach");
+  assert.deepEqual(elidedAt(all, 3, 670, 0, 1000, min, 10), { lo: 680, hi: 980 }, "10 before its start");
+  assert.deepEqual(elidedAt(all, 3, 700, 0, 1000, min, 1e9), { lo: 680, hi: 980 });
   // 40 per half pixel: b (80) drawn, z (20) elided beside it, but alone it is narrower than
   // half a pixel: no mark (a mark is drawn where elided frames add up to half a pixel).
   assert.deepEqual(elidedSpans(all, 2, 0, 1000, 40), []);

@@ -284,11 +284,24 @@ function byStart(a) {
   return out;
 }
 
-/** The elided range of depth `d` holding value `v` (see elidedSpans): { lo, hi }, or null. */
-export function elidedAt(chunks, d, v, x0, x1, minTotal) {
+/**
+ * The elided range of depth `d` holding value `v` (see elidedSpans): { lo, hi }, or null. With
+ * `reach` (a value, for a finger: a few pixels' worth), the nearest range within that distance
+ * of `v` when none holds it, so that a mark a pixel wide can be tapped.
+ */
+export function elidedAt(chunks, d, v, x0, x1, minTotal, reach = 0) {
   const s = elidedSpans(chunks, d, x0, x1, minTotal);
-  for (let k = 0; k < s.length; k += 2) if (s[k] <= v && v < s[k + 1]) return { lo: s[k], hi: s[k + 1] };
-  return null;
+  let best = null;
+  let gap = Infinity;
+  for (let k = 0; k < s.length; k += 2) {
+    const away = v < s[k] ? s[k] - v : v >= s[k + 1] ? v - s[k + 1] : -1;
+    if (away < 0) return { lo: s[k], hi: s[k + 1] };
+    if (away <= reach && away < gap) {
+      gap = away;
+      best = { lo: s[k], hi: s[k + 1] };
+    }
+  }
+  return best;
 }
 
 /** Frames of depth `d` (total above 0) starting in [lo, hi) among decoded chunks: how many there are, and their sum. */

@@ -37,6 +37,9 @@ function lazy(load) {
 // (table.js), keyboard moves between frames (nav.js), the downloads (export.js) and the
 // sandwich (sandwichview.js, sandwich.js). Each loads when first used, and every one once the
 // first view is painted and the page is idle, so that a later click or key does not wait for it.
+/** How far from a finger, in CSS pixels, a tap still finds a mark of frames too narrow to draw. */
+const TOUCH_REACH = 10;
+
 const later = {
   query: lazy(() => import("./query.js")),
   search: lazy(() => import("./search.js")),
@@ -752,7 +755,9 @@ class Viewer {
     const min = pixelValue(v) * MIN_PX;
     const hit = frameAt(this.drawn, d, x, min);
     if (hit) return frameInfo(hit.chunk, hit.row, this.g.names);
-    const gone = elidedAt(this.drawn, d, x, v.x0, v.x1, min);
+    // A finger reaches a grey mark (often a pixel or two wide) from TOUCH_REACH px away.
+    const reach = this.pointerType === "touch" ? pixelValue(v) * TOUCH_REACH : 0;
+    const gone = elidedAt(this.drawn, d, x, v.x0, v.x1, min, reach);
     return gone ? this.elidedInfo(d, gone.lo, gone.hi) : null;
   }
 
