@@ -163,6 +163,18 @@ describe("the sandwich of a function", () => {
     // The panes' labels say the total, in words.
     const label = await page.locator(".fs-sw-pane[data-side=callers] .fs-sw-facts").textContent();
     assert.ok(label.includes(`total ${fmt(want.total)}`), label);
+    // malloc calls itself (through free): the callees' root has the self of its outermost
+    // calls, and the label says why the table's (every frame's) is larger.
+    let rootSelf = 0;
+    let tableSelf = 0;
+    for (const [frames, c] of STACKS) {
+      if (frames[frames.length - 1] !== "malloc") continue;
+      tableSelf += c;
+      if (frames.indexOf("malloc") === frames.length - 1) rootSelf += c;
+    }
+    assert.ok(tableSelf > rootSelf, "the premise: some of malloc's self is in calls inside itself");
+    const calleesLabel = await page.locator(".fs-sw-pane[data-side=callees] .fs-sw-facts").textContent();
+    assert.ok(calleesLabel.includes(`self ${fmt(rootSelf)} (the table's self, ${fmt(tableSelf)}, adds that of its calls inside itself, drawn below)`), calleesLabel);
     // Hovering the widest caller and callee says their totals.
     const [caller, callerTotal] = widest(want.callers);
     const tipCaller = await hoverNode(page, st, "callers", want.lay(want.callers).find((n) => n.name === caller));

@@ -410,7 +410,12 @@ export class SandwichView {
     const val = (c, col, before) => (c.diff ? `${v(before[0])} → ${v(col[0])}` : v(col[0]));
     const tot = (c) => val(c, c.afterTotal || c.total, c.beforeTotal);
     this.pane("callers").facts.textContent = `· ${groupDigits(d.calls)} ${d.calls === 1 ? "call" : "calls"}, total ${tot(callers)}, from ${groupDigits(paths)} ${paths === 1 ? "caller" : "callers"}`;
-    this.pane("callees").facts.textContent = `· total ${tot(callees)}, self ${val(callees, callees.afterSelf || callees.self, callees.beforeSelf)}, ${groupDigits(called)} ${called === 1 ? "callee" : "callees"}`;
+    // A recursive function: its calls inside itself are merged under its outermost ones, so
+    // their self is in the tree below, not at the root, where the table adds every frame's.
+    const rootSelf = (callees.afterSelf || callees.self)[0];
+    const tableSelf = d.g.names.self ? d.g.names.self[d.id] : rootSelf;
+    const recursion = tableSelf > rootSelf ? ` (the table's self, ${v(tableSelf)}, adds that of its calls inside itself, drawn below)` : "";
+    this.pane("callees").facts.textContent = `· total ${tot(callees)}, self ${val(callees, callees.afterSelf || callees.self, callees.beforeSelf)}${recursion}, ${groupDigits(called)} ${called === 1 ? "callee" : "callees"}`;
     if (d.missing) this.say(`${d.missing} files could not be loaded: the trees miss their frames`);
   }
 
