@@ -81,6 +81,10 @@ pub struct RunPoint {
     pub date: String,
     /// Its title.
     pub title: String,
+    /// Its comparison with the run before (relative to the site root), when it has one: where
+    /// a point of the history leads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compare: Option<String>,
 }
 
 /// The index of series `si`'s history: made from the records alone, no file is read.
@@ -90,7 +94,15 @@ pub fn index(archive: &Archive, si: usize) -> Index {
         format: "flamesite-history",
         version: 3,
         graph: followed(&runs),
-        runs: runs.iter().map(|r| RunPoint { url: r.url.clone(), date: r.record.date.rfc3339(), title: r.record.title.clone() }).collect(),
+        runs: runs
+            .iter()
+            .map(|r| RunPoint {
+                url: r.url.clone(),
+                date: r.record.date.rfc3339(),
+                title: r.record.title.clone(),
+                compare: r.compare.map(|c| archive.comparisons[c].url.clone()),
+            })
+            .collect(),
         spans: spans(runs.len()).into_iter().map(|(first, n)| SpanInfo { first, runs: n, buckets: buckets(n) }).collect(),
     }
 }

@@ -426,7 +426,7 @@ describe("the archive under nginx", () => {
     const titles = await page.locator("#fs-history-plot a title").allTextContents();
     const share = (100 * 10) / r3.total;
     const withShare = titles.filter((t) => !t.includes("self 0.00%"));
-    assert.deepEqual(withShare, [`${r3.date.slice(0, 10)} ${r3.title}: self ${share.toFixed(2)}%, total ${share.toFixed(2)}%`]);
+    assert.deepEqual(withShare, [`${r3.date.slice(0, 10)} ${r3.title}: self ${share.toFixed(2)}%, total ${share.toFixed(2)}% (opens its comparison with the run before)`]);
     // Its labels are drawn at their own size whatever the window (issue 28, item 5): 11 px tall
     // text is 11 to 15 px on the screen, on a desktop and on a phone.
     const labelHeight = async (p) => p.evaluate(() => document.querySelector("#fs-history-plot .fs-axis-label").getBoundingClientRect().height);
@@ -440,13 +440,22 @@ describe("the archive under nginx", () => {
     const narrow = await labelHeight(small);
     assert.ok(narrow >= 10 && narrow <= 16, `label ${narrow} px tall at 390 px`);
     await phone.close();
-    // Its point opens run-3 with the search applied.
+    // Its point opens run-3's comparison with the run before, searched: the marker went from
+    // nothing to 10 samples.
     const point = page.locator("#fs-history-plot a", { has: page.locator("title", { hasText: r3.title }) });
     await point.locator("circle").first().click();
-    await page.waitForURL(new RegExp(`p/${r3.slug}/#q=`));
+    await page.waitForURL(new RegExp(`p/${r3.slug}/compare/#q=`));
     const st = await graphIdle(page);
     assert.equal(st.query, "marker::api_run_3");
-    assert.equal(st.matched.value, 10);
+    assert.deepEqual([st.matched.before, st.matched.after], [0, 10]);
+    // The first run has no comparison: its point opens the run itself.
+    const oldest = RUNS.filter((r) => r.series === "api").sort((a, b) => a.date.localeCompare(b.date))[0];
+    const first = run("api", oldest.name);
+    await page.goBack();
+    await page.waitForFunction(() => !!window.flamesiteHistory);
+    await page.evaluate(() => window.flamesiteHistory.idle());
+    const firstHref = await page.locator("#fs-history-plot a", { has: page.locator("title", { hasText: first.title }) }).first().getAttribute("href");
+    assert.match(firstHref, new RegExp(`p/${first.slug}/(index\\.html)?#q=`));
     await done();
   });
 

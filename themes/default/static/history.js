@@ -176,15 +176,18 @@ class HistoryView {
     }
     const frag = `#q=${encodeURIComponent(query)}`;
     runs.forEach((run, i) => {
-      const a = node("a", { href: `${this.root}${run.url}${this.linkSuffix}${frag}` });
-      a.append(node("title", {}, `${run.date.slice(0, 10)} ${run.title}: self ${(self[i] * 100).toFixed(2)}%, total ${(total[i] * 100).toFixed(2)}%`));
+      // A point opens what changed at that run: its comparison with the run before (the
+      // first run, or one of another kind, has none: its own page), searched.
+      const to = typeof run.compare === "string" ? run.compare : run.url;
+      const a = node("a", { href: `${this.root}${to}${this.linkSuffix}${frag}` });
+      a.append(node("title", {}, `${run.date.slice(0, 10)} ${run.title}: self ${(self[i] * 100).toFixed(2)}%, total ${(total[i] * 100).toFixed(2)}%${to === run.url ? "" : " (opens its comparison with the run before)"}`));
       a.append(node("circle", { class: "fs-history-total", cx: x(i).toFixed(1), cy: y(total[i]).toFixed(1), r: 4 }));
       a.append(node("circle", { class: "fs-history-self", cx: x(i).toFixed(1), cy: y(self[i]).toFixed(1), r: 4 }));
       svg.append(a);
     });
     const legend = document.createElement("p");
     legend.className = "fs-muted fs-history-legend";
-    legend.textContent = "Upper line: total share (the function and what it calls); lower line: self share. A point opens its run, searched.";
+    legend.textContent = "Upper line: total share (the function and what it calls); lower line: self share. A point opens its run's comparison with the run before, searched for the function.";
     this.plot.replaceChildren(svg, legend);
   }
 }
