@@ -347,16 +347,19 @@ fn decode_within(bytes: &[u8], limits: &Limits, options: &PprofConfig, budget: F
     // The samples are most of a profile: each is read when it is needed, into one `Sample`
     // reused for all, rather than decoded into a vector of its own (three allocations per
     // sample to make and to free). The rest of the profile is decoded whole.
+    // The string table too is read where it is, a few bytes per string, not as a vector of
+    // its own per string (24 bytes each, and prost's copy): a table of millions of empty
+    // strings took 25 times its bytes.
     match split_samples(bytes, limits.max_name_bytes)? {
-        Some((head, samples)) => {
+        Some((head, samples, strings)) => {
             let profile = Profile::decode(head.as_slice()).map_err(malformed)?;
             drop(head);
-            convert(&profile, Samples::Encoded(bytes, samples), limits, options, budget)
+            convert(&profile, Samples::Encoded(bytes, samples), Strings::new(Source::Ranges(bytes, strings)), limits, options, budget)
         }
         // A field cut short, or a group: prost reads the whole and says what is wrong.
         None => {
             let profile = Profile::decode(bytes).map_err(malformed)?;
-            convert(&profile, Samples::Decoded(&profile.sample), limits, options, budget)
+            convert(&profile, Samples::Decoded(&profile.sample), Strings::new(Source::Table(&profile.string_table)), limits, options, budget)
         }
     }
 }
@@ -443,8 +446,9 @@ fn read_sample(mut b: &[u8], sample: &mut Sample) -> bool {
     true
 }
 
-/// A profile's fields but its samples, copied, and where each sample's message is.
-type Split = (Vec<u8>, Vec<std::ops::Range<usize>>);
+/// A profile's fields but its samples and strings, copied; where each sample's message is; and
+/// where each string of the string table is (start and length).
+type Split = (Vec<u8>, Vec<std::ops::Range<usize>>, Vec<[u32; 2]>);
 
 /// The top-level fields of a profile's bytes split into the samples (field 2), by where
 /// each one's message is, and the other fields, copied; `Ok(None)` when a field is cut short
@@ -454,8 +458,13 @@ type Split = (Vec<u8>, Vec<std::ops::Range<usize>>);
 /// or file name; a 3 GiB one compresses to 14 MB) is refused before anything is decoded or
 /// copied, even when the profile is cut short inside it.
 fn split_samples(bytes: &[u8], max_string: u64) -> Result<Option<Split>, String> {
+    // String positions are kept in 32 bits: a larger profile is read by prost whole.
+    if u32::try_from(bytes.len()).is_err() {
+        return Ok(None);
+    }
     let mut head = Vec::new();
     let mut samples = Vec::new();
+    let mut strings = Vec::new();
     let mut at = 0;
     while at < bytes.len() {
         let start = at;
@@ -484,12 +493,14 @@ fn split_samples(bytes: &[u8], max_string: u64) -> Result<Option<Split>, String>
         let Some(end) = at.checked_add(size).filter(|&end| end <= bytes.len()) else { return Ok(None) };
         if key == (2 << 3) | 2 {
             samples.push(at..end);
+        } else if key == (6 << 3) | 2 {
+            strings.push([at as u32, (end - at) as u32]);
         } else {
             head.extend_from_slice(&bytes[start..end]);
         }
         at = end;
     }
-    Ok(Some((head, samples)))
+    Ok(Some((head, samples, strings)))
 }
 
 /// Values of one label key listed in its metadata entry; the rest are counted.
@@ -547,37 +558,65 @@ impl<'a> Labels<'a> {
 }
 
 /// The string table, with checked lookups.
+/// Where a profile's string table is: ranges of the profile's bytes (start, length), or the
+/// table prost decoded.
+enum Source<'a> {
+    Ranges(&'a [u8], Vec<[u32; 2]>),
+    Table(&'a [Vec<u8>]),
+}
+
+impl<'a> Source<'a> {
+    fn len(&self) -> usize {
+        match self {
+            Source::Ranges(_, r) => r.len(),
+            Source::Table(t) => t.len(),
+        }
+    }
+
+    fn raw(&self, i: usize) -> Option<&'a [u8]> {
+        match self {
+            Source::Ranges(bytes, r) => r.get(i).map(|&[at, len]| &bytes[at as usize..at as usize + len as usize]),
+            Source::Table(t) => t.get(i).map(Vec::as_slice),
+        }
+    }
+}
+
+/// A profile's string table, read in place: each string where the profile has it, the ones
+/// that are not UTF-8 made so (U+FFFD) once and kept apart.
 struct Strings<'a> {
-    table: Vec<Cow<'a, str>>,
+    source: Source<'a>,
+    /// The strings that are not UTF-8, as `String::from_utf8_lossy` makes them, by index.
+    fixed: FxHashMap<usize, String>,
     invalid_utf8: u64,
 }
 
 impl<'a> Strings<'a> {
-    fn new(raw: &'a [Vec<u8>]) -> Self {
-        let mut invalid_utf8 = 0;
-        let table = raw
-            .iter()
-            .map(|b| {
-                let s = String::from_utf8_lossy(b);
-                if matches!(s, Cow::Owned(_)) {
-                    invalid_utf8 += 1;
-                }
-                s
-            })
-            .collect();
-        Strings { table, invalid_utf8 }
+    fn new(source: Source<'a>) -> Self {
+        let mut fixed = FxHashMap::default();
+        for i in 0..source.len() {
+            let raw = source.raw(i).expect("an index below the table's length");
+            if std::str::from_utf8(raw).is_err() {
+                fixed.insert(i, String::from_utf8_lossy(raw).into_owned());
+            }
+        }
+        let invalid_utf8 = fixed.len() as u64;
+        Strings { source, fixed, invalid_utf8 }
     }
 
     /// The string at `index`; `what` says where the index was found, for the error.
     fn get(&self, index: i64, what: &dyn Fn() -> String) -> Result<&str, String> {
-        usize::try_from(index).ok().and_then(|i| self.table.get(i)).map(|s| s.as_ref()).ok_or_else(|| {
-            format!("pprof: string index {index} of {} out of range (the table has {})", what(), self.table.len())
-        })
+        let out_of_range = || format!("pprof: string index {index} of {} out of range (the table has {})", what(), self.source.len());
+        let i = usize::try_from(index).map_err(|_| out_of_range())?;
+        if let Some(s) = self.fixed.get(&i) {
+            return Ok(s);
+        }
+        let raw = self.source.raw(i).ok_or_else(out_of_range)?;
+        // Checked when the table was read: the strings that are not UTF-8 are in `fixed`.
+        Ok(std::str::from_utf8(raw).unwrap_or_default())
     }
 }
 
-fn convert(p: &Profile, samples: Samples, limits: &Limits, options: &PprofConfig, mut budget: FrameBudget) -> Result<Decoded, String> {
-    let strings = Strings::new(&p.string_table);
+fn convert(p: &Profile, samples: Samples, strings: Strings, limits: &Limits, options: &PprofConfig, mut budget: FrameBudget) -> Result<Decoded, String> {
     let mut warnings = Vec::new();
 
     // Sample types, and the order of the graphs: the default first.
