@@ -8,7 +8,7 @@
 
 import { GraphSource } from "./fetch.js";
 import { MIN_PX, depthAtY, elidedAt, frameAt, frameInfo, frameStartingAt, framesIn, pixelValue, rowY, valueAtX } from "./layout.js";
-import { FONT, Palette } from "./draw.js";
+import { Palette } from "./draw.js";
 import { describeElided, describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
 import { Tooltip, copyText } from "./ui.js";
 import { UrlState, carryContext, isStateFragment, sameZoom } from "./state.js";
