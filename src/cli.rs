@@ -165,6 +165,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Check { build: args, .. } => {
             let config = load_config(cli.config.as_deref(), &args)?;
             let options = Options { threads: args.threads, progress: true, dry_run: true, cache: false };
+            // Nothing is written: the data files need not be packed.
+            crate::store::gz::skip_packing();
             let summary = build::build(&config, &options).map_err(|e| e.to_string())?;
             let mut out = std::io::stdout().lock();
             for p in &summary.built {
