@@ -609,8 +609,9 @@ struct Pools {
     methods: FxHashMap<i64, (i64, i64)>,
     /// `jdk.types.StackTrace`: truncated, and its methods, leaf first.
     stacks: FxHashMap<i64, (bool, Vec<i64>)>,
-    /// `jdk.types.ThreadState`: its name (`STATE_RUNNABLE`, `STATE_SLEEPING`, …).
-    thread_states: FxHashMap<i64, Str>,
+    /// `jdk.types.ThreadState`: its name (`STATE_RUNNABLE`, `STATE_SLEEPING`, …), resolved once
+    /// the whole chain is read (its strings may come later in it), not at every sample.
+    thread_states: FxHashMap<i64, String>,
 }
 
 impl Pools {
@@ -633,6 +634,8 @@ impl Pools {
 /// Reads the chain of constant-pool events of a chunk, from the last one back.
 fn constant_pools(c: &mut Cursor, chunk: (usize, usize), first: usize, types: &Types) -> Result<Pools> {
     let mut pools = Pools::default();
+    // Thread states as read, their names resolved at the end.
+    let mut states: FxHashMap<i64, Str> = FxHashMap::default();
     let mut seen = FxHashSet::default();
     let mut at = first;
     let idx = |name: &str| types.by_name(name).map(|(_, i)| i);
@@ -719,12 +722,13 @@ fn constant_pools(c: &mut Cursor, chunk: (usize, usize), first: usize, types: &T
                     pools.stacks.entry(key).or_insert((truncated, methods));
                 } else if ci == thread_state {
                     if let Some(Value::Str(s)) = get(state_name) {
-                        pools.thread_states.entry(key).or_insert_with(|| s.clone());
+                        states.entry(key).or_insert_with(|| s.clone());
                     }
                 }
             }
         }
         if delta == 0 {
+            pools.thread_states = states.iter().filter_map(|(&k, s)| Some((k, pools.string(s)?))).collect();
             return Ok(pools);
         }
         at = match (at as i64).checked_add(delta) {
@@ -1054,8 +1058,8 @@ fn chunk(c: &mut Cursor, h: &Header, types: &Types, pools: &Pools, totals: &mut 
                     Also::Nothing => {}
                     Also::Count(count) => totals.add(count, id, 1, at)?,
                     Also::CpuWhen(state, running) => {
-                        let state = state.and_then(|i| fields[i].int()).and_then(|s| pools.thread_states.get(&s)).and_then(|s| pools.string(s));
-                        let on_cpu = match (running, state.as_deref()) {
+                        let state = state.and_then(|i| fields[i].int()).and_then(|s| pools.thread_states.get(&s));
+                        let on_cpu = match (running, state.map(String::as_str)) {
                             (_, None) => false,
                             (Running::NotSleeping, Some(s)) => s != "STATE_SLEEPING",
                             (Running::Runnable, Some(s)) => s == "STATE_RUNNABLE",
