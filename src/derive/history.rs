@@ -108,7 +108,20 @@ pub fn index(archive: &Archive, si: usize) -> Index {
 }
 
 fn followed(runs: &[&Run]) -> String {
-    runs.last().and_then(|r| r.record.graphs.first()).map_or(String::new(), |g| g.name.clone())
+    runs.last().and_then(|r| followed_graph(r)).map_or(String::new(), |g| g.name.clone())
+}
+
+/// The graph a series' history (and its change points) follows: the first graph of its newest
+/// run, `newest`.
+pub fn followed_graph(newest: &Run) -> Option<&GraphInfo> {
+    newest.record.graphs.first()
+}
+
+/// The spans of a series of `runs` runs that change points are looked for in: the newest two,
+/// so that adding a run reads about as much whatever the series' length.
+pub fn recent_spans(runs: usize) -> std::ops::Range<usize> {
+    let n = runs.div_ceil(SPAN);
+    n.saturating_sub(2)..n
 }
 
 /// One span of a series' history, as read from its runs' name files.

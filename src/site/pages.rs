@@ -157,7 +157,7 @@ impl Site<'_> {
             let newest = self.newest(s.runs.iter().copied(), entries).into_iter().map(|i| self.link_hash(i)).collect::<Vec<_>>();
             // The runs change points are looked for in (the newest two history spans): the
             // feed's entries, the first series page and `changes.json` name them.
-            let window: Vec<u64> = s.runs[history::spans(s.runs.len()).len().saturating_sub(2) * history::SPAN..].iter().map(|&i| self.run(i).hash).collect();
+            let window: Vec<u64> = s.runs[history::recent_spans(s.runs.len()).start * history::SPAN..].iter().map(|&i| self.run(i).hash).collect();
             if s.runs.len() >= 2 {
                 pages.push(Page { path: format!("{}changes.json", s.url), hash: hash_of((base, "series changes", &s.url, &window)), kind: Kind::SeriesChanges(si) });
             }
@@ -346,13 +346,13 @@ impl Site<'_> {
         if s.runs.len() < 2 {
             return Ok(Vec::new());
         }
-        let spans = history::spans(s.runs.len());
-        let from = spans.len().saturating_sub(2);
-        let held: Vec<std::sync::Arc<Span>> = (from..spans.len()).map(|k| (self.history)(si, k)).collect::<Result<_, _>>()?;
-        // The graph the history follows (the newest run's first), and the runs that have it
-        // with a value, with their totals (the floor of the noise when they count samples).
-        let Some(followed) = self.run(*s.runs.last().expect("a series has runs")).record.graphs.first() else { return Ok(Vec::new()) };
-        let (runs, totals): (Vec<usize>, Vec<u64>) = (spans[from].0..s.runs.len())
+        let recent = history::recent_spans(s.runs.len());
+        let from = recent.start * history::SPAN;
+        let held: Vec<std::sync::Arc<Span>> = recent.map(|k| (self.history)(si, k)).collect::<Result<_, _>>()?;
+        // The graph the history follows, and the runs that have it with a value, with their
+        // totals (the floor of the noise when they count samples).
+        let Some(followed) = history::followed_graph(self.run(*s.runs.last().expect("a series has runs"))) else { return Ok(Vec::new()) };
+        let (runs, totals): (Vec<usize>, Vec<u64>) = (from..s.runs.len())
             .filter_map(|k| self.run(s.runs[k]).record.graphs.iter().find(|g| g.name == followed.name && g.total > 0).map(|g| (k, g.total)))
             .unzip();
         let samples = crate::derive::report::counts_events(&followed.unit).then_some(&totals[..]);
@@ -364,7 +364,7 @@ impl Site<'_> {
     /// give them.
     fn change_entries(&self, si: usize) -> Result<(String, Vec<index_json::ChangeEntry>), String> {
         let s = &self.archive.series[si];
-        let graph = self.run(*s.runs.last().expect("a series has runs")).record.graphs.first().map_or(String::new(), |g| g.name.clone());
+        let graph = history::followed_graph(self.run(*s.runs.last().expect("a series has runs"))).map_or(String::new(), |g| g.name.clone());
         let changes = self
             .change_points(si)?
             .into_iter()
