@@ -23,6 +23,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 - "$n" "$work" <<'PY'
 import gzip, random, sys
+sys.path.insert(0, "benches")  # run from the repository root
+from protowire import field_bytes as field, field_varint as vfield, varint  # noqa: E402
 n = int(sys.argv[1]); d = sys.argv[2]
 r = random.Random(7)
 head = '{"$schema":"https://www.speedscope.app/file-format-schema.json","shared":{"frames":['
@@ -45,14 +47,6 @@ with gzip.open(f"{d}/pyspy.speedscope.json.gz", "wt") as f:
 with gzip.open(f"{d}/unique.folded.gz", "wt") as f:
     for i in range(n):
         f.write("main;fn_%d 1\n" % i)
-def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F; v >>= 7
-        if v: out.append(b | 0x80)
-        else: out.append(b); return bytes(out)
-def field(num, payload): return varint(num << 3 | 2) + varint(len(payload)) + payload
-def vfield(num, v): return varint(num << 3) + varint(v)
 p = bytearray(field(1, vfield(1, 1) + vfield(2, 2)))
 p += field(4, vfield(1, 1) + field(4, vfield(1, 1)))
 p += field(5, vfield(1, 1) + vfield(2, 3))

@@ -16,6 +16,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 - "$n" "$work" <<'PY'
 import gzip, sys
+sys.path.insert(0, "benches")  # run from the repository root
+from protowire import field_bytes as field, field_varint as vfield, varint  # noqa: E402
 n = int(sys.argv[1]); d = sys.argv[2]
 with gzip.open(f"{d}/chain.cpuprofile.gz", "wt") as f:
     f.write('{"nodes":[')
@@ -30,14 +32,6 @@ with gzip.open(f"{d}/opened.speedscope.json.gz", "wt") as f:
     ev = ['{"type":"O","at":%d,"frame":%d}' % (i, i) for i in range(n)]
     ev += ['{"type":"C","at":%d,"frame":%d}' % (2 * n - i, i) for i in reversed(range(n))]
     f.write(",".join(ev) + "]}]}")
-def varint(v):
-    out = bytearray()
-    while True:
-        b = v & 0x7F; v >>= 7
-        if v: out.append(b | 0x80)
-        else: out.append(b); return bytes(out)
-def field(num, payload): return varint(num << 3 | 2) + varint(len(payload)) + payload
-def vfield(num, v): return varint(num << 3) + varint(v)
 samples = 40
 strings = [b"", b"samples", b"count", b"x" * 100000] + [b"g%d" % i for i in range(samples)]
 p = bytearray(field(1, vfield(1, 1) + vfield(2, 2)))
