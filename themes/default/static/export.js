@@ -54,6 +54,26 @@ function swatchesWidth(scale) {
 }
 
 /**
+ * Where a wrapped header's pieces go, in CSS pixels, for the SVG and the PNG alike: its
+ * lines' text (the first in bold; `y` is the middle of the line) and the scale's swatches
+ * before the words of the line they start.
+ */
+function headerItems(header) {
+  const texts = [];
+  const swatches = [];
+  header.lines.forEach((text, i) => {
+    const y = 4 + (i + 0.5) * HEADER_LINE;
+    let x = 6;
+    if (i === header.scaleLine) {
+      header.scale.forEach((rgb, k) => swatches.push({ x: x + 18 * k, y: y - 6, w: 18, h: 12, rgb }));
+      x += swatchesWidth(header.scale);
+    }
+    texts.push({ x, y, text, bold: i === 0 });
+  });
+  return { texts, swatches };
+}
+
+/**
  * The SVG's own script: a click on a frame zooms to it (its ancestors across the width, what
  * is outside it hidden), "Reset zoom" and a click on the background go back, "Search" asks for
  * a regular expression and colours the frames it matches, saying their share of the graph. It
@@ -166,15 +186,11 @@ export function svgOf(scene, describe, ctx, title = "flame graph", header = { li
   ];
   // The header: what the file shows (its title in bold, a comparison's or a share palette's
   // scale as swatches before the colours' words), then the file's controls.
-  header.lines.forEach((line, i) => {
-    const y = 4 + (i + 0.5) * HEADER_LINE;
-    let x = 6;
-    if (i === header.scaleLine) {
-      header.scale.forEach((rgb, k) => out.push(`<rect class="fs-scale" x="${x + 18 * k}" y="${y - 6}" width="18" height="12" fill="${cssColor(rgb)}"/>`));
-      x += swatchesWidth(header.scale);
-    }
-    out.push(`<text class="fs-head" x="${x}" y="${y}" dominant-baseline="middle" fill="${text}"${i === 0 ? ' font-weight="bold"' : ""}>${xmlText(line)}</text>`);
-  });
+  const items = headerItems(header);
+  for (const w of items.swatches) out.push(`<rect class="fs-scale" x="${w.x}" y="${w.y}" width="${w.w}" height="${w.h}" fill="${cssColor(w.rgb)}"/>`);
+  for (const t of items.texts) {
+    out.push(`<text class="fs-head" x="${t.x}" y="${t.y}" dominant-baseline="middle" fill="${text}"${t.bold ? ' font-weight="bold"' : ""}>${xmlText(t.text)}</text>`);
+  }
   if (controls) {
     const y = 4 + (header.lines.length + 0.5) * HEADER_LINE;
     const link = `dominant-baseline="middle" fill="${text}" text-decoration="underline" style="cursor:pointer"`;
@@ -241,20 +257,16 @@ export function withHeader(canvas, dpr, header, bg, fg, make) {
   x.fillStyle = bg;
   x.fillRect(0, 0, out.width, top);
   x.textBaseline = "middle";
-  header.lines.forEach((line, i) => {
-    const y = (4 + (i + 0.5) * HEADER_LINE) * dpr;
-    let left = 6 * dpr;
-    if (i === header.scaleLine) {
-      header.scale.forEach((rgb, k) => {
-        x.fillStyle = cssColor(rgb);
-        x.fillRect(left + 18 * k * dpr, y - 6 * dpr, 18 * dpr, 12 * dpr);
-      });
-      left += swatchesWidth(header.scale) * dpr;
-    }
-    x.fillStyle = fg;
-    x.font = `${i === 0 ? "bold " : ""}${FONT.replace(/^\d+px/, `${Math.round(FONT_PX * dpr)}px`)}`;
-    x.fillText(line, left, y);
-  });
+  const items = headerItems(header);
+  for (const w of items.swatches) {
+    x.fillStyle = cssColor(w.rgb);
+    x.fillRect(w.x * dpr, w.y * dpr, w.w * dpr, w.h * dpr);
+  }
+  x.fillStyle = fg;
+  for (const t of items.texts) {
+    x.font = `${t.bold ? "bold " : ""}${FONT.replace(/^\d+px/, `${Math.round(FONT_PX * dpr)}px`)}`;
+    x.fillText(t.text, t.x * dpr, t.y * dpr);
+  }
   x.drawImage(canvas, 0, top);
   return out;
 }
