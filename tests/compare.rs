@@ -89,7 +89,7 @@ type Interval = (u64, u64, u32, u32);
 /// name id its intervals, and how many id steps did not fit in two bytes.
 fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<Interval>>, usize) {
     let manifest: serde_json::Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
-    assert_eq!(manifest["version"], 10);
+    assert_eq!(manifest["version"], 11);
     let mut names = Vec::new();
     for f in manifest["names"].as_array().unwrap() {
         let n: serde_json::Value = serde_json::from_str(&read(&graph.join(f["file"].as_str().unwrap()))).unwrap();
@@ -164,19 +164,19 @@ fn search_of_a_comparison_past_65536_frames_gives_the_values_counted_from_the_in
     assert!(frames > 70_000 && big_steps > 0, "{frames} frames, {big_steps} big id steps");
 }
 
-/// Builds a comparison of `before` and `after` and checks that what a
-/// reader sums from its search files for a few patterns is what the inputs' stacks matched.
+/// Compares `before` and `after` with `flamesite diff` (whose page keeps search files of its
+/// own: a comparison of two runs in a site reads its runs', tested below) and checks that what
+/// a reader sums from its search files for a few patterns is what the inputs' stacks matched.
 /// `more` adds patterns. Returns the comparison's frame count and its search files' big id steps.
 fn assert_search_matches_the_inputs(before: &str, after: &str, more: &[&str]) -> (u64, usize) {
     let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("in");
-    write(&input.join("api/2026-11-10.folded"), before.as_bytes());
-    write(&input.join("api/2026-11-11.folded"), after.as_bytes());
-    let out = dir.path().join("out");
-    let o = build(&input, &out, &[]);
+    write(&dir.path().join("before.folded"), before.as_bytes());
+    write(&dir.path().join("after.folded"), after.as_bytes());
+    let o = run(dir.path(), &["diff", "before.folded", "after.folded", "-o", "out"]);
     assert!(o.status.success(), "{}", stderr(&o));
+    let out = dir.path().join("out");
     {
-        let graph = out.join("p/api/2026-11-11/compare/g/samples");
+        let graph = out.join("g/samples");
         let (names, per_name, _) = diff_search(&graph);
         for pattern in ["recurse", "push_back|HashMap", "^main$", "<script>", "λ"].iter().chain(more) {
             let re = regex::Regex::new(pattern).unwrap();
@@ -201,9 +201,67 @@ fn assert_search_matches_the_inputs(before: &str, after: &str, more: &[&str]) ->
             assert_eq!((b, a), (matched(before), matched(after)), "pattern {pattern}");
         }
     }
-    let graph = out.join("p/api/2026-11-11/compare/g/samples");
+    let graph = out.join("g/samples");
     let manifest: serde_json::Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
     (manifest["frames"].as_u64().unwrap(), diff_search(&graph).2)
+}
+
+/// Each frame of `t` with a width, by its path of names: (offset, width).
+fn laid_out_paths(t: &flamesite::graph::frames::FrameTable) -> BTreeMap<String, (u64, u64)> {
+    let mut path: Vec<String> = Vec::with_capacity(t.len());
+    let mut out = BTreeMap::new();
+    for i in 0..t.len() {
+        let name = &t.names[t.name[i] as usize];
+        let p = if t.parent[i] == u32::MAX { name.clone() } else { format!("{};{name}", path[t.parent[i] as usize]) };
+        if t.total[i] > 0 {
+            out.insert(p.clone(), (t.offset[i], t.total[i]));
+        }
+        path.push(p);
+    }
+    out
+}
+
+#[test]
+fn a_comparison_of_two_runs_is_laid_out_as_each_run_and_searches_their_files() {
+    // Runs past 70,000 frames (chunks of narrow frames whose parents are in other chunks, whose
+    // union offsets are told from the other layouts), and a run of fractional counts, which the
+    // comparison holds in hundredths.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let before = awkward_profile(9, 9000);
+    let after: String = awkward_profile(10, 9000).lines().enumerate().map(|(i, l)| if i % 3 == 0 { format!("{l}.25\n") } else { format!("{l}\n") }).collect();
+    write(&input.join("api/2026-11-10.folded"), before.as_bytes());
+    write(&input.join("api/2026-11-11.folded"), after.as_bytes());
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let graph = out.join("p/api/2026-11-11/compare/g/samples");
+    let manifest: serde_json::Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
+    assert_eq!((manifest["version"].as_u64(), manifest["diff"]["search"].as_str(), manifest["search"].as_array().map(Vec::len)), (Some(11), Some("runs"), Some(0)));
+    assert!(!graph.join("s").exists(), "no search files of its own");
+    assert_eq!(manifest["decimals"], 2);
+    // Its after and before layouts, read back, are the runs' own graphs (in its hundredths):
+    // every frame a run has is where that run's graph has it, as wide.
+    use flamesite::graph::frames::Layout;
+    use flamesite::store::chunk::read_graph_in;
+    for (layout, run, scale) in [(Layout::After, "2026-11-11", 1), (Layout::Before, "2026-11-10", 100)] {
+        let (_, cmp) = read_graph_in(&graph, Some(layout)).unwrap();
+        let (_, own) = read_graph_in(&out.join(format!("p/api/{run}/g/samples")), None).unwrap();
+        let own: BTreeMap<String, (u64, u64)> = laid_out_paths(&own).into_iter().map(|(p, (o, w))| (p, (o * scale, w * scale))).collect();
+        assert!(own.len() > 70_000, "{} frames", own.len());
+        assert_eq!(laid_out_paths(&cmp), own, "{layout:?}");
+    }
+    // The union layout (told from the other two where a frame follows neither a sibling nor
+    // its parent in its chunk) is the one the runs' merge gives.
+    let (_, union) = read_graph_in(&graph, Some(Layout::Union)).unwrap();
+    let (_, b) = read_graph_in(&out.join("p/api/2026-11-10/g/samples"), None).unwrap();
+    let (_, a) = read_graph_in(&out.join("p/api/2026-11-11/g/samples"), None).unwrap();
+    let mut merged = flamesite::graph::diff::merge(&b, &a).unwrap();
+    flamesite::graph::diff::relayout(&mut merged, Layout::Union).unwrap();
+    assert_eq!(laid_out_paths(&union), laid_out_paths(&merged));
+    // The page says where the runs' graphs are.
+    let page = read(&out.join("p/api/2026-11-11/compare/index.html"));
+    assert!(page.contains(r#"data-before="../../../../p/api/2026-11-10/g/samples/" data-after="../../../../p/api/2026-11-11/g/samples/""#), "{page}");
 }
 
 #[test]

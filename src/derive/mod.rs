@@ -248,7 +248,13 @@ fn compare(
         let table = diff::merge(&tb, &ta).map_err(|e| e.to_string())?;
         let data = ga.data.clone();
         let graph_sink = |rel: &str, bytes: &[u8]| write(format!("{data}{rel}"), bytes);
-        let manifest = chunk::encode_graph(&ga.name, &ga.unit, &table, &chunk::Sides::new("the earlier run", "this run"), &config.chunks, config.palette, &graph_sink)?;
+        // Of two plain graphs, a search reads the runs' own (published beside it); two-count
+        // graphs have layouts of their own, so their comparison keeps its search files.
+        let manifest = if gb.differential || ga.differential {
+            chunk::encode_graph(&ga.name, &ga.unit, &table, &chunk::Sides::new("the earlier run", "this run"), &config.chunks, config.palette, &graph_sink)?
+        } else {
+            chunk::encode_comparison(&ga.name, &ga.unit, &table, &config.chunks, config.palette, &graph_sink)?
+        };
         if graphs.is_empty() {
             preload = manifest.first_view(crate::ingest::FIRST_VIEW_ROWS);
             if !config.base_url.is_empty() {

@@ -569,11 +569,24 @@ impl Site<'_> {
         let s = &self.archive.series[after.series];
         let root = path_to_root(c.url.matches('/').count());
         let changes = (self.changes)(&c.made.key);
-        let graphs: Vec<GraphEntry> = c
+        // Each graph with, where the runs have it as a plain graph, the folders of the runs'
+        // own graphs, which its search reads (docs/FORMAT.md, "Differential graphs").
+        let graph_of = |r: &crate::archive::run::Run, g: &crate::archive::run::GraphInfo| {
+            r.record.graphs.iter().find(|x| x.name == g.name && x.unit == g.unit && !x.differential).map(|x| format!("{root}{}{}", r.url, x.data))
+        };
+        let graphs: Vec<serde_json::Value> = c
             .made
             .graphs
             .iter()
-            .map(|g| GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data: g.data.clone(), decimals: g.decimals })
+            .map(|g| {
+                let mut entry = serde_json::to_value(GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data: g.data.clone(), decimals: g.decimals })
+                    .expect("an entry serialises");
+                if let (Some(b), Some(a)) = (graph_of(before, g), graph_of(after, g)) {
+                    entry["before"] = b.into();
+                    entry["after"] = a.into();
+                }
+                entry
+            })
             .collect();
         let fmt_points = |p: f64| if p >= 0.0 { format!("+{p:.2} pp") } else { format!("−{:.2} pp", -p) };
         let lists: Vec<_> = changes

@@ -36,12 +36,14 @@ pub const LAYOUTS_VERSION: u32 = 6;
 /// search buckets of [`DIFF_VERSION`], chunks and plain search buckets with coded columns
 /// ([`CODED`]), parents given as rows of the chunk ([`PARENT_ROWS`]) and offsets from parents'
 /// ([`FROM_PARENTS`]); its name files hold no colours (a reader reckons them from the names
-/// and the palette). Version 9 had the same files with offsets as gaps after the frame before
+/// and the palette); a comparison of two runs has no search buckets (its search reads its
+/// runs' graphs: [`DiffSearch::Runs`]), where version 10 had the same files with them. Version 9
+/// had the same files with offsets as gaps after the frame before
 /// at their depth only. Version 8 had the same
 /// files with ids and parents as steps and each name's colour in its name file; version 7 a
 /// differential graph's layouts in three folders, each with its own chunks of version 5;
 /// version 6 the same files as 7, their columns not coded.
-pub const MANIFEST_VERSION: u32 = 10;
+pub const MANIFEST_VERSION: u32 = 11;
 /// The manifest packed (see [`gz`]), beside `manifest.json`: what the page reads.
 pub const PACKED_MANIFEST: &str = "manifest.json.gz";
 /// The first manifest version whose data files are packed.
@@ -134,6 +136,20 @@ pub struct DiffInfo {
     /// What the two counts are, in the page's words; absent in graphs written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sides: Option<Sides>,
+    /// `runs` (version 11) when the graph has no search buckets of its own: it compares two
+    /// runs whose own graphs are laid out as its before and after layouts, and a search reads
+    /// theirs (docs/FORMAT.md, "Differential graphs"). Absent: the graph's own buckets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<String>,
+}
+
+/// Where a differential graph's search reads what was matched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DiffSearch {
+    /// Its own search buckets (a two-count file, a CPI graph, `flamesite diff`'s page).
+    Own,
+    /// The two runs' own graphs, published beside it ([`DiffInfo::search`]).
+    Runs,
 }
 
 /// What the two counts of a differential graph are, as noun phrases the page puts in its
@@ -325,7 +341,7 @@ pub fn encode(
     if table.before.is_some() {
         return Err(format!("graph {graph}: a differential table is written with its layouts (encode_graph)"));
     }
-    encode_layout(graph, unit, table, None, config, palette, sink, None)
+    encode_layout(graph, unit, table, None, config, palette, sink, None, DiffSearch::Own)
 }
 
 /// The after and before layouts of a differential graph, beside the union layout its table
@@ -359,6 +375,7 @@ fn encode_layout(
     palette: Palette,
     sink: Sink,
     others: Option<&Others>,
+    searched: DiffSearch,
 ) -> Result<Manifest, String> {
     let n = table.len();
     let grand = table.grand_total();
@@ -510,7 +527,8 @@ fn encode_layout(
     } else {
         Vec::new()
     };
-    let (search, name_files) = search_and_names(table, config, &old_id, &self_by_old, sink)?;
+    let runs = differential && searched == DiffSearch::Runs;
+    let (search, name_files) = search_and_names(table, config, &old_id, &self_by_old, !runs, sink)?;
     let (scale_points, scale_value) = match differential {
         true => (diff::deltas(table, Measure::Share).1, diff::deltas(table, Measure::Absolute).1),
         false => (0.0, 0.0),
@@ -523,6 +541,7 @@ fn encode_layout(
         scale_points,
         scale_value,
         sides: sides.cloned(),
+        search: runs.then(|| "runs".to_string()),
     });
     let manifest = Manifest {
         format: "flamesite-graph".into(),
@@ -568,18 +587,21 @@ fn search_and_names(
     config: &ChunkConfig,
     old_id: &[usize],
     self_by_old: &[u64],
+    buckets: bool,
     sink: Sink,
 ) -> Result<(Vec<SearchRef>, Vec<NamesRef>), String> {
     let values = Values::for_table(table);
     let differential = table.before.is_some();
-    let frames_of = if differential { Some(topmost_frames(table)) } else { None };
+    let frames_of = if differential && buckets { Some(topmost_frames(table)) } else { None };
     // Once for every bucket (it is a pass over every frame).
-    let last = if differential { Some(subtree_last(table)) } else { None };
+    let last = if differential && buckets { Some(subtree_last(table)) } else { None };
     let by_old = match &frames_of {
         Some(frames) => diff_intervals(table, frames),
+        None if differential => Vec::new(),
         None => name_intervals(table),
     };
-    let intervals: Vec<&Vec<(u64, u64)>> = old_id.iter().map(|&o| &by_old[o]).collect();
+    // A comparison of two runs has none: its search reads the runs' graphs.
+    let intervals: Vec<&Vec<(u64, u64)>> = if differential && !buckets { Vec::new() } else { old_id.iter().map(|&o| &by_old[o]).collect() };
     // A differential bucket's entry is about 10 bytes against a plain interval's 8: twice as
     // many entries a file keep its bytes below those of version 4's files (24 bytes an entry,
     // `search_intervals` of them) with half the files, and on a comparison's wide searches the
@@ -672,10 +694,26 @@ pub fn encode_graph(
     if table.before.is_none() {
         return encode(graph, unit, table, config, palette, sink);
     }
+    encode_diff(graph, unit, table, sides, config, palette, sink, DiffSearch::Own)
+}
+
+/// Writes the comparison of two runs' plain graphs as [`encode_graph`] does, but without search
+/// buckets: its before and after layouts are the runs' own graphs' layouts, whose buckets a
+/// search reads ([`DiffSearch::Runs`]; on the nightly series of docs/BENCHMARKS.md a
+/// comparison's buckets were nearly a quarter of the site).
+pub fn encode_comparison(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig, palette: Palette, sink: Sink) -> Result<Manifest, String> {
+    if table.before.is_none() {
+        return Err(format!("graph {graph}: a comparison is a differential table"));
+    }
+    encode_diff(graph, unit, table, &Sides::new("the earlier run", "this run"), config, palette, sink, DiffSearch::Runs)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn encode_diff(graph: &str, unit: &str, table: &FrameTable, sides: &Sides, config: &ChunkConfig, palette: Palette, sink: Sink, searched: DiffSearch) -> Result<Manifest, String> {
     let mut t = table.clone();
     diff::relayout(&mut t, Layout::Union).map_err(|e| e.to_string())?;
     let others = Others::of(&t)?;
-    encode_layout(graph, unit, &t, Some(sides), config, palette, sink, Some(&others))
+    encode_layout(graph, unit, &t, Some(sides), config, palette, sink, Some(&others), searched)
 }
 
 /// Per name, the sum of its frames' self (recursion adds nothing twice: self is exclusive).
@@ -878,6 +916,13 @@ const PARENT_ROWS: u32 = 8;
 /// the parent's distance from the frame before at its depth. It took the nightly series of
 /// benches/footprint.sh from 22.2 to 20.5 MB.
 const FROM_PARENTS: u32 = 16;
+/// Flag of a differential chunk with [`FROM_PARENTS`] whose union offsets that follow neither
+/// a sibling nor a parent in the chunk are told from the after and before layouts' offsets
+/// (docs/FORMAT.md "Coded columns"): what is stored is the step, from the row before at its
+/// depth, of the difference between the union offset and the sum of the other two in union
+/// widths; such rows were a quarter of a comparison's chunk bytes, numbers of the union's 2^31
+/// scale that do not pack.
+const UNION_FROM_LAYOUTS: u32 = 32;
 /// In a chunk with [`PARENT_ROWS`], the parent code of a row whose parent is not in the chunk.
 const OUTSIDE: u32 = u32::MAX;
 
@@ -892,7 +937,8 @@ fn encode_chunk(table: &FrameTable, others: Option<&Others>, rows: &[u32], new_i
     let mut out = Vec::with_capacity(32 + 4 * (hi - lo) as usize + n * (12 + columns * values.width()));
     out.extend_from_slice(CHUNK_MAGIC);
     put_u32(&mut out, if diff.is_some() { LAYOUTS_VERSION } else { VERSION });
-    put_u32(&mut out, diff.is_some() as u32 | ((values == Values::U32) as u32) << 1 | CODED | PARENT_ROWS | FROM_PARENTS);
+    let union_from_layouts = if others.is_some() { UNION_FROM_LAYOUTS } else { 0 };
+    put_u32(&mut out, diff.is_some() as u32 | ((values == Values::U32) as u32) << 1 | CODED | PARENT_ROWS | FROM_PARENTS | union_from_layouts);
     put_u32(&mut out, n as u32);
     put_u32(&mut out, lo);
     put_u32(&mut out, hi);
@@ -921,24 +967,35 @@ fn encode_chunk(table: &FrameTable, others: Option<&Others>, rows: &[u32], new_i
     // before it at its depth (the first of a depth: itself). Children start at their parent's
     // offset and follow each other, so most gaps are 0; frames of a depth do not overlap and
     // lie inside their parents, so gaps are never negative in a table the build made.
-    let gaps = |offset: &[u64], total: &[u64]| {
+    // With `others` (the union layout of a differential chunk, UNION_FROM_LAYOUTS), a row that
+    // follows neither a sibling nor its parent holds instead the step of its residual (its
+    // offset less the after and before offsets' sum in union widths, a small number: the
+    // floors left out of the widths to its left) from that of the row before at its depth.
+    let gaps = |offset: &[u64], total: &[u64], others: Option<&Others>| {
+        let residual = |r: usize| {
+            let o = others.expect("asked of the union layout only");
+            let at = diff::union_width(o.before.0[r], o.before.1[0]) + diff::union_width(o.after.0[r], o.after.1[0]);
+            offset[r].wrapping_sub(at)
+        };
         let gap = |(i, &r): (usize, &u32)| {
             let r = r as usize;
             let before = i.checked_sub(1).map(|p| rows[p] as usize).filter(|&p| table.depth[p] == table.depth[r]);
             match (before, parent_row[i]) {
                 (Some(p), _) if table.parent[p] == table.parent[r] => offset[r].wrapping_sub(offset[p] + total[p]),
                 (_, Some(j)) => offset[r].wrapping_sub(offset[rows[j] as usize]),
+                (Some(p), None) if others.is_some() => residual(r).wrapping_sub(residual(p)),
+                (None, None) if others.is_some() => residual(r),
                 (Some(p), None) => offset[r].wrapping_sub(offset[p] + total[p]),
                 (None, None) => offset[r],
             }
         };
         rows.iter().enumerate().map(gap).collect::<Vec<_>>()
     };
-    column(&mut out, &mut gaps(&table.offset, &table.total).into_iter());
+    column(&mut out, &mut gaps(&table.offset, &table.total, others).into_iter());
     if let Some(o) = others {
         // A differential chunk: the after and before layouts' offsets, coded alike.
-        column(&mut out, &mut gaps(&o.after.0, &o.after.1).into_iter());
-        column(&mut out, &mut gaps(&o.before.0, &o.before.1).into_iter());
+        column(&mut out, &mut gaps(&o.after.0, &o.after.1, None).into_iter());
+        column(&mut out, &mut gaps(&o.before.0, &o.before.1, None).into_iter());
     }
     let of = |col: &[u64]| rows.iter().map(|&r| col[r as usize]).collect::<Vec<_>>().into_iter();
     match diff {
@@ -1270,7 +1327,7 @@ fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, t
         return Err(format!("{} bytes, not those of {n} frames (truncated chunk)", b.len()));
     }
     let mut plain = b[..at].to_vec();
-    plain[8..12].copy_from_slice(&(flags & !(CODED | PARENT_ROWS | FROM_PARENTS)).to_le_bytes());
+    plain[8..12].copy_from_slice(&(flags & !(CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS)).to_le_bytes());
     // The offset column of `layout` (of a differential chunk: union, after, before), then the
     // value columns.
     let offsets = match (layouts, layout) {
@@ -1333,35 +1390,56 @@ fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, t
     }
     // Offsets: each gap added to the end of the frame before it at its depth; with
     // FROM_PARENTS, to its parent's offset instead when that frame is not a sibling and the
-    // parent is a row of the chunk (rows of lower depths are done first).
+    // parent is a row of the chunk (rows of lower depths are done first); with
+    // UNION_FROM_LAYOUTS, the union's rows that follow neither from the other two layouts'.
     let from_parents = flags & FROM_PARENTS != 0;
     let parent_of = |plain: &[u8], i: usize| u32_at(plain, u32s + 4 * (n + i));
     let value = |plain: &[u8], col: usize, i: usize| values.get(plain, at + w * (col * n + i)).unwrap_or(0);
-    let width = |plain: &[u8], i: usize| match diff {
-        false => value(plain, 1, i),
-        true => diff::widths(layout, (value(plain, 1, i), 0), (value(plain, 3, i), 0), totals.0, totals.1).0,
-    };
+    let fix = |v: u64| if values == Values::U32 { v & 0xFFFF_FFFF } else { v };
     let (lo, hi) = (u32_at(b, 16), u32_at(b, 20));
-    let mut end = 0u64;
-    for d in 0..(hi.saturating_sub(lo) as usize) {
-        let (first, last) = (u32_at(b, 24 + 4 * d) as usize, u32_at(b, 28 + 4 * d) as usize);
-        for i in first..last.min(n) {
-            let p = at + w * i;
-            let gap = match values {
-                Values::U32 => u32_at(&plain, p) as u64,
-                Values::F64 => f64::from_le_bytes(plain[p..p + 8].try_into().unwrap()) as i64 as u64,
-            };
-            let sibling = i > first && parent_of(&plain, i - 1) == parent_of(&plain, i);
-            let offset = match parent_row.get(i) {
-                Some(&Some(j)) if from_parents && !sibling => value(&plain, 0, j).wrapping_add(gap),
-                _ if i == first => gap,
-                _ => end.wrapping_add(gap),
-            };
-            end = offset.wrapping_add(width(&plain, i));
-            match values {
-                Values::U32 => plain[p..p + 4].copy_from_slice(&(offset as u32).to_le_bytes()),
-                Values::F64 => plain[p..p + 8].copy_from_slice(&(offset as f64).to_le_bytes()),
+    // The offsets of layout `lay` from the coded column `c` of the file; `from` the after and
+    // before layouts' offsets and the runs' totals, for the union's rows told from them.
+    let offsets_in = |lay: Layout, c: usize, from: Option<(&[u64], &[u64])>| -> Vec<u64> {
+        let col = planes::join(&b[at + c * w * n..][..w * n], w);
+        let gap_at = |i: usize| match values {
+            Values::U32 => u32_at(&col, w * i) as u64,
+            Values::F64 => f64::from_le_bytes(col[w * i..w * i + 8].try_into().unwrap()) as i64 as u64,
+        };
+        let width = |i: usize| match diff {
+            false => value(&plain, 1, i),
+            true => diff::widths(lay, (value(&plain, 1, i), 0), (value(&plain, 3, i), 0), totals.0, totals.1).0,
+        };
+        let told = |i: usize| from.map(|(a, bf)| diff::union_width(bf[i], totals.0) + diff::union_width(a[i], totals.1));
+        let mut out = vec![0u64; n];
+        for d in 0..(hi.saturating_sub(lo) as usize) {
+            let (first, last) = (u32_at(b, 24 + 4 * d) as usize, u32_at(b, 28 + 4 * d) as usize);
+            for i in first..last.min(n) {
+                let gap = gap_at(i);
+                let sibling = i > first && parent_of(&plain, i - 1) == parent_of(&plain, i);
+                let offset = match (parent_row.get(i), told(i)) {
+                    (Some(&Some(j)), _) if from_parents && !sibling => out[j].wrapping_add(gap),
+                    (_, Some(u)) if !sibling && i == first => u.wrapping_add(gap),
+                    (_, Some(u)) if !sibling => u.wrapping_add(out[i - 1].wrapping_sub(told(i - 1).unwrap_or(0))).wrapping_add(gap),
+                    _ if i == first => gap,
+                    _ => out[i - 1].wrapping_add(width(i - 1)).wrapping_add(gap),
+                };
+                out[i] = fix(offset);
             }
+        }
+        out
+    };
+    let kept = match (layouts && flags & UNION_FROM_LAYOUTS != 0, layout) {
+        (true, Layout::Union) => {
+            let (a, bf) = (offsets_in(Layout::After, 1, None), offsets_in(Layout::Before, 2, None));
+            offsets_in(Layout::Union, 0, Some((&a, &bf)))
+        }
+        _ => offsets_in(layout, offsets, None),
+    };
+    for (i, offset) in kept.into_iter().enumerate() {
+        let p = at + w * i;
+        match values {
+            Values::U32 => plain[p..p + 4].copy_from_slice(&(offset as u32).to_le_bytes()),
+            Values::F64 => plain[p..p + 8].copy_from_slice(&(offset as f64).to_le_bytes()),
         }
     }
     Ok(plain)
@@ -1382,7 +1460,11 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable, version: u32, totals: (u64, u64)) 
     if version == LAYOUTS_VERSION && flags & CODED == 0 {
         return Err(format!("a chunk of version {LAYOUTS_VERSION} whose columns are not coded"));
     }
-    if flags & !(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS) != 0 || (flags & PARENT_ROWS != 0 && flags & CODED == 0) || (flags & FROM_PARENTS != 0 && flags & PARENT_ROWS == 0) {
+    if flags & !(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS) != 0
+        || (flags & PARENT_ROWS != 0 && flags & CODED == 0)
+        || (flags & FROM_PARENTS != 0 && flags & PARENT_ROWS == 0)
+        || (flags & UNION_FROM_LAYOUTS != 0 && (flags & FROM_PARENTS == 0 || flags & 1 == 0 || version != LAYOUTS_VERSION))
+    {
         return Err(format!("flags {flags:#x} name columns this reader does not know"));
     }
     if flags & CODED != 0 {

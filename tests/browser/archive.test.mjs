@@ -525,6 +525,13 @@ describe("the archive under nginx", () => {
     c1 = await graphIdle(cmp.page);
     assert.equal(c1.zoom && c1.zoom.name, "server::handle_request");
     assert.deepEqual([c1.matched.before, c1.matched.after], [matchedByStacks(r1.stacks, new RegExp(query, "i")), matched]);
+    // In the zoomed frame: the stacks through it that match, in each run. Both from the runs'
+    // own search files; the comparison has none of its own.
+    const through = (stacks) => stacks.filter(([f]) => frame.every((n, i) => f[i] === n));
+    const re = new RegExp(query, "i");
+    assert.deepEqual([c1.matched.beforeInZoom, c1.matched.afterInZoom], [matchedByStacks(through(r1.stacks), re), matchedByStacks(through(r.stacks), re)]);
+    const read = [...new Set(c1.searchLoaded.map((u) => new URL(u).pathname.replace(/s\/\d+\.bin\.gz$/, "")))].sort();
+    assert.deepEqual(read, [`${PREFIX}p/${r1.slug}/g/samples/`, `${PREFIX}p/${r.slug}/g/samples/`], c1.searchLoaded.join(" "));
     await cmp.page.waitForFunction(() => /[#&]z=/.test(location.hash) && /[#&]q=/.test(location.hash));
     const cmpLink = cmp.page.url();
     const cmpText = await cmp.page.locator("#fs-matched").textContent();

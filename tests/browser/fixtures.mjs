@@ -268,10 +268,10 @@ export const hex = (rgb) => `#${rgb.toString(16).padStart(6, "0")}`;
  * Builds the profiles of `tmp/in` into `tmp/out` with the flamesite binary `bin` and the theme
  * folder `theme`, by a site.toml titled `title`; returns the output folder.
  */
-export function buildSite(bin, theme, tmp, title) {
+export function buildSite(bin, theme, tmp, title, extra = "") {
   const out = path.join(tmp, "out");
   const cfg = path.join(tmp, "site.toml");
-  fs.writeFileSync(cfg, `title = ${JSON.stringify(title)}\ninput = ${JSON.stringify(path.join(tmp, "in"))}\noutput = ${JSON.stringify(out)}\ntheme_dir = ${JSON.stringify(theme)}\n`);
+  fs.writeFileSync(cfg, `title = ${JSON.stringify(title)}\ninput = ${JSON.stringify(path.join(tmp, "in"))}\noutput = ${JSON.stringify(out)}\ntheme_dir = ${JSON.stringify(theme)}\n${extra}`);
   execFileSync(bin, ["build", "--config", cfg], { stdio: ["ignore", "pipe", "pipe"] });
   return out;
 }

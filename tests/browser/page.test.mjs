@@ -1217,6 +1217,56 @@ describe("the page", () => {
     }
   });
 
+  test("a comparison of two runs searches the runs' own files, in each run's decimal places, zoomed or not", async () => {
+    // Whole counts, then hundredths: the comparison holds both in hundredths (3 is 300).
+    const input = path.join(tmp, "in-runs");
+    fs.mkdirSync(path.join(input, "app"), { recursive: true });
+    fs.writeFileSync(path.join(input, "app", "2026-01-01.folded"), "main;a 3\nmain;b 1\n");
+    fs.writeFileSync(path.join(input, "app", "2026-01-02.folded"), "main;a 2.25\nmain;c 0.5\n");
+    const output = path.join(tmp, "out-runs");
+    build(input, output);
+    const graph = path.join(output, "p/app/2026-01-02/compare/g/samples");
+    const manifest = JSON.parse(fs.readFileSync(path.join(graph, "manifest.json"), "utf8"));
+    assert.deepEqual([manifest.search, manifest.diff.search], [[], "runs"], "no search files of its own");
+    assert.ok(!fs.existsSync(path.join(graph, "s")));
+    const site = await serve(output, "/perf/");
+    try {
+      const { page, done } = await openPage(`${site.url}p/app/2026-01-02/compare/`);
+      let st = await idle(page);
+      assert.deepEqual([st.totalBefore, st.total], [400, 275]);
+      await page.fill("#fs-search", "^(b|c)$");
+      st = await idle(page);
+      assert.deepEqual([st.matched.before, st.matched.after], [100, 50]);
+      const said = await page.locator("#fs-matched").textContent();
+      assert.ok(said.startsWith("Matched 1 sample → 0.5 samples (25.00% → 18.18%"), said);
+      const runs = st.searchLoaded.map((u) => new URL(u).pathname);
+      assert.deepEqual(runs.map((u) => u.replace(/s\/\d+\.bin\.gz$/, "")).sort(), ["/perf/p/app/2026-01-01/g/samples/", "/perf/p/app/2026-01-02/g/samples/"]);
+      // Zoomed to b, which only the earlier run has: in the union it follows a (3/4 and
+      // 2.25/2.75 of the runs: 0.784 of the width) and is 1/8 wide; in the earlier run it is
+      // [3, 4), in the later [2.25, 2.25). (Once the graph has taken the height the Matched
+      // line left it: its line wraps the toolbar.)
+      await page.waitForFunction(() => window.flamesite.state().viewport.height === document.getElementById("fs-scroll").clientHeight);
+      st = await idle(page);
+      const box = await page.locator("#fs-canvas").boundingBox();
+      const vp = st.viewport;
+      const content = Math.max(3 * vp.rowHeight, vp.height);
+      await page.mouse.click(box.x + 0.85 * vp.width, box.y + content - 3 * vp.rowHeight - vp.scrollTop + vp.rowHeight / 2);
+      st = await idle(page);
+      assert.equal(st.zoom && st.zoom.name, "b");
+      assert.deepEqual([st.matched.beforeInZoom, st.matched.afterInZoom], [100, 0]);
+      await page.fill("#fs-search", "^(a|c)$");
+      st = await idle(page);
+      assert.deepEqual([st.matched.before, st.matched.after, st.matched.beforeInZoom, st.matched.afterInZoom], [300, 275, 0, 0]);
+      // The later run's widths: its value.
+      await page.locator('#fs-layout button[data-layout="after"]').click();
+      st = await idle(page);
+      assert.deepEqual([st.matched.before, st.matched.after, st.matched.value], [300, 275, 275]);
+      await done();
+    } finally {
+      await site.close();
+    }
+  });
+
   test("markup in function names, titles, labels and notes is shown as text and never runs: hover, zoom, search, table, comparison, history", async () => {
     // Each payload sets window.__pwned to its own tag if it ever becomes HTML or script,
     // whether put in as an element, inside an attribute (both quotes) or in <title>.

@@ -26,6 +26,8 @@ const MANY = [
   ...Array.from({ length: 300 }, (_, i) => `main;w${i};x${i % 10};malloc 1`),
 ].join("\n");
 const MANY_STACKS = parseFolded(MANY);
+const LATER_STACKS = STACKS.flatMap(([frames, c], i) => (frames[1] !== "background::gc" ? [[frames, c]] : i % 5 === 0 ? [] : [[frames, i % 3 === 0 ? 2 * c : c]]));
+const LATER = LATER_STACKS.map(([f, c]) => `${f.join(";")} ${c}`).join("\n") + "\n";
 
 /**
  * The sandwich of `fn` from the stacks: for each stack that calls it, from its first `fn` on,
@@ -77,7 +79,16 @@ before(async () => {
     fs.writeFileSync(path.join(tmp, "in", "svc", `${name}.folded`), lines.join("\n") + "\n");
     fs.writeFileSync(path.join(tmp, "in", "svc", `${name}.toml`), `date = ${date}\n`);
   }
-  out = buildSite(BIN, THEME, tmp, "Sandwich");
+  // And two runs of the big profile, the later without every fifth gc stack and with every
+  // third doubled, for a comparison's sandwich of narrow frames.
+  fs.mkdirSync(path.join(tmp, "in", "bigsvc"), { recursive: true });
+  for (const [name, date, text] of [["a", "2026-11-01", BIG], ["b", "2026-11-02", LATER]]) {
+    fs.writeFileSync(path.join(tmp, "in", "bigsvc", `${name}.folded`), text);
+    fs.writeFileSync(path.join(tmp, "in", "bigsvc", `${name}.toml`), `date = ${date}\n`);
+  }
+  // Chunks of 512 frames: the big profile's narrow frames in tens of chunks, of which a
+  // sandwich reads only those over its function.
+  out = buildSite(BIN, THEME, tmp, "Sandwich", "[chunks]\ntarget_frames = 512\n");
   depthRows = JSON.parse(fs.readFileSync(path.join(out, "p/big/g/samples/manifest.json"), "utf8")).depth;
   site = await serve(out, "/perf/");
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -300,6 +311,20 @@ describe("the sandwich of a function", () => {
     assert.ok(st.errors.some((e) => e.includes("no_such_function")), st.errors.join("; "));
     assert.ok(!new URL(st.link).hash.includes("x=sandwich"));
     await done();
+  });
+
+  test("on a comparison of two runs, a sandwich of narrow frames reads only the chunks over them, found from the runs' own search files", async () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(out, "p/bigsvc/b/compare/g/samples/manifest.json"), "utf8"));
+    assert.equal(manifest.diff.search, "runs", "the premise: the comparison has no search files of its own");
+    for (const [layout, stacks] of [["after", LATER_STACKS], ["before", STACKS]]) {
+      const { page, done } = await openPage(`p/bigsvc/b/compare/#l=${layout}&x=sandwich&f=gc%3A%3Asweep_region_9`);
+      const st = await idle(page);
+      assert.equal(st.sandwich && st.sandwich.name, "gc::sweep_region_9");
+      // In a run's own widths, the sandwich's totals are that run's values.
+      checkTotals(st, reckon(stacks, "gc::sweep_region_9"));
+      assert.ok(st.chunksLoaded.length < manifest.chunks.length / 2, `${st.chunksLoaded.length} of ${manifest.chunks.length} chunks read`);
+      await done();
+    }
   });
 
   test("on a comparison, the sandwich merges before and after values", async () => {

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import { gzipSync } from "node:zlib";
 import assert from "node:assert/strict";
-import { GraphError, GraphSource, NameTable, checkManifest, checkNames, chunkWidths, decodeChunk, decodeSearch, idsOf, layoutView, nameIntervals, unionWidth } from "../../themes/default/static/fetch.js";
+import { GraphError, GraphSource, NameTable, checkManifest, checkNames, chunkWidths, decodeChunk, decodeSearch, idsOf, layoutOffsets, layoutView, nameIntervals, unionWidth } from "../../themes/default/static/fetch.js";
 import { buildGraph, chunkBytes, diffSearchBytes, diffTable, frameTable, memoryFetch, parseFolded, rng, searchBytes } from "./helpers.mjs";
 import { hotColor, langColor } from "./colors.mjs";
 
@@ -180,6 +180,38 @@ test("a comparison's chunk of every depth, offsets from parents in each of its t
     const want = f.map((x) => ({ union: [x.id, x.lo, x.width], after: [x.id, x.afterLo, x.after], before: [x.id, x.beforeLo, x.before] })[layout].concat([x.parent >>> 0]));
     assert.deepEqual(got, want, layout);
   }
+});
+
+test("a comparison's chunks whose union offsets are told from the other layouts read back exactly, whichever layout is decoded first", () => {
+  // One chunk per depth: every row below the root has its parent in another chunk, so every
+  // first row of a parent's children holds a residual's step (negative ones too: the floors of
+  // many narrow frames add up).
+  const lines = (k) => Array.from({ length: 40 }, (_, i) => `main;w${i % 7};x${i} ${1 + ((i * k) % 13)}`).join("\n");
+  const d = diffTable(parseFolded(`${lines(3)}\ngone;g 7\n`), parseFolded(`${lines(5)}\nnew;n 9\n`));
+  const f = d.frames;
+  const t = { depth: f.map((x) => x.depth), offset: f.map((x) => x.lo), total: f.map((x) => x.width), parent: f.map((x) => x.parent), name: f.map((x) => x.name) };
+  const diff = { beforeTotal: f.map((x) => x.before), beforeSelf: f.map((x) => x.beforeSelf), afterTotal: f.map((x) => x.after), afterSelf: f.map((x) => x.afterSelf) };
+  const layouts = { after: [f.map((x) => x.afterLo), diff.afterTotal], before: [f.map((x) => x.beforeLo), diff.beforeTotal] };
+  const want = (layout, x) => ({ union: x.lo, after: x.afterLo, before: x.beforeLo })[layout];
+  for (let k = 0; k <= Math.max(...t.depth); k++) {
+    const ids = f.filter((x) => x.depth === k).map((x) => x.id);
+    const bytes = chunkBytes(t, ids, k, k + 1, { diff, version: 6, coded: t.total, layouts, parentRows: true, fromParents: true, unionFromLayouts: true });
+    assert.equal(new DataView(bytes).getUint32(8, true) & 32, 32);
+    for (const shown of ["union", "after", "before"]) {
+      const c = decodeChunk(bytes, `c/0-${k}.bin`, { layout: shown, tb: d.tb, ta: d.ta });
+      for (const layout of ["union", "after", "before"]) {
+        const got = layoutOffsets(c, layout);
+        assert.deepEqual([...c.id].map((id, i) => [id, got[i]]), [...c.id].map((id) => [id, want(layout, f[id])]), `depth ${k}, decoded for ${shown}, offsets in ${layout}`);
+      }
+    }
+  }
+  // The premise: union offsets that the other two do not give exactly (the floors add up).
+  const told = f.filter((x) => x.lo !== unionWidth(x.beforeLo, d.tb) + unionWidth(x.afterLo, d.ta));
+  assert.ok(told.length > 20, `${told.length} union offsets differ from what the other layouts give`);
+  // The flag is refused on a plain chunk.
+  const plain = chunkBytes({ ...t, self: t.total }, f.map((x) => x.id), 0, Math.max(...t.depth) + 1, { coded: t.total, parentRows: true, fromParents: true });
+  new DataView(plain).setUint32(8, new DataView(plain).getUint32(8, true) | 32, true);
+  assert.throws(() => decodeChunk(plain, "c/p.bin"), /flags \d+ this page does not know/);
 });
 
 test("a comparison's chunk of version 6 holds every layout: each reads back its own offsets and widths", async () => {
@@ -413,7 +445,8 @@ test("checkManifest and checkNames refuse what they do not know", () => {
   assert.equal(checkManifest({ ...manifest, version: 6 }).version, 6);
   assert.equal(checkManifest({ ...manifest, version: 8 }).version, 8);
   assert.equal(checkManifest({ ...manifest, version: 10 }).version, 10);
-  assert.throws(() => checkManifest({ ...manifest, version: 11 }), /version 11 is not supported/);
+  assert.equal(checkManifest({ ...manifest, version: 11 }).version, 11);
+  assert.throws(() => checkManifest({ ...manifest, version: 12 }), /version 12 is not supported \(this page reads versions 1 to 11\)/);
   assert.throws(() => checkManifest({ format: "x" }), /not a flamesite graph manifest/);
   assert.throws(() => checkManifest({ ...manifest, names: [manifest.names[1]] }), /do not cover the name ids/);
   const entry = manifest.names[0];

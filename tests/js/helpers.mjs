@@ -79,9 +79,12 @@ const pad8 = (x) => (x + 7) & ~7;
  * `layouts` (version 6, coded): `{ after: [offsets, widths], before: [offsets, widths] }` by
  * id, whose gaps follow the union's offsets. `fromParents` (with `parentRows`, flag 16): an
  * offset that follows no sibling in the chunk is its gap from its parent's when the parent is
- * in the chunk.
+ * in the chunk. `unionFromLayouts` (with `layouts` and `fromParents`, flag 32): a union offset
+ * that follows neither a sibling nor its parent in the chunk is the step of its residual (the
+ * offset less floor(before · 2^30 / TB) + floor(after · 2^30 / TA) of its before and after
+ * offsets) from the row before's at its depth.
  */
-export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null, layouts = null, parentRows = false, fromParents = false } = {}) {
+export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null, layouts = null, parentRows = false, fromParents = false, unionFromLayouts = false } = {}) {
   const narrow = version >= 2 && values === "u32";
   const w = narrow ? 4 : 8;
   const rows = [...ids].sort((a, b) => t.depth[a] - t.depth[b] || t.offset[a] - t.offset[b] || a - b);
@@ -115,7 +118,7 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
   const dv = new DataView(buf);
   for (let i = 0; i < 4; i++) dv.setUint8(i, magic.charCodeAt(i));
   dv.setUint32(4, version, true);
-  dv.setUint32(8, (diff ? 1 : 0) | (narrow ? 2 : 0) | (coded ? 4 : 0) | (parentRows ? 8 : 0) | (fromParents ? 16 : 0), true);
+  dv.setUint32(8, (diff ? 1 : 0) | (narrow ? 2 : 0) | (coded ? 4 : 0) | (parentRows ? 8 : 0) | (fromParents ? 16 : 0) | (unionFromLayouts ? 32 : 0), true);
   dv.setUint32(12, n, true);
   dv.setUint32(16, depthLo, true);
   dv.setUint32(20, depthHi, true);
@@ -132,14 +135,20 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
     // With fromParents, a frame that follows no sibling and whose parent is in the chunk: the
     // gap from its parent's offset.
     const inChunk = new Set(rows);
-    const gaps = (offset, width) =>
+    const gaps = (offset, width, residual = null) =>
       rows.map((r, i) => {
         const prev = i > 0 && t.depth[rows[i - 1]] === t.depth[r] ? rows[i - 1] : null;
         const sibling = prev !== null && t.parent[prev] === t.parent[r];
         if (fromParents && !sibling && inChunk.has(t.parent[r])) return offset[r] - offset[t.parent[r]];
+        if (residual && !sibling) return prev !== null ? residual(r) - residual(prev) : residual(r);
         return prev !== null ? offset[r] - offset[prev] - width[prev] : offset[r];
       });
-    cols[0] = gaps(t.offset, coded);
+    // floor(v · 2^30 / T), by BigInt.
+    const share = (v, T) => (T === 0 ? 0 : Number((BigInt(v) << 30n) / BigInt(T)));
+    const residual = unionFromLayouts
+      ? (r) => t.offset[r] - share(layouts.before[0][r], layouts.before[0][0] + layouts.before[1][0]) - share(layouts.after[0][r], layouts.after[0][0] + layouts.after[1][0])
+      : null;
+    cols[0] = gaps(t.offset, coded, residual);
     if (layouts) cols.splice(1, 0, gaps(...layouts.after), gaps(...layouts.before));
     for (const c of [0, 1]) ints[c] = ints[c].map((v, i) => (i > 0 ? (v - ints[c][i - 1]) >>> 0 : v));
     if (parentRows) [ints[0], ints[1]] = [idCodes, parentCodes];

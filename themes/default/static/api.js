@@ -55,9 +55,10 @@ export function snapshot(v) {
     // (Its module on the way: what the sandwich says while its files load.)
     sandwich: st.sandwich ? (v.sandwich ? v.sandwich.snapshot() : { name: st.sandwich, loading: true, error: null }) : null,
     chunksLoaded: g ? [...g.source.loaded] : [],
-    searchLoaded: g ? [...g.source.bucketsLoaded] : [],
+    // (Of a comparison whose search reads its runs' graphs, their search files too.)
+    searchLoaded: g ? [...g.source.bucketsLoaded, ...runSources(g).flatMap((r) => r.bucketsLoaded)] : [],
     namesLoaded: g ? [...g.source.namesLoaded] : [],
-    errors: g ? [g.failed, ...g.source.errors.map((e) => e.message), v.notice].filter(Boolean) : [],
+    errors: g ? [g.failed, ...[g.source, ...runSources(g)].flatMap((x) => x.errors.map((e) => e.message)), v.notice].filter(Boolean) : [],
     paints: v.painter.paints,
     paintMs: v.painter.paintMs,
     viewport: view
@@ -67,6 +68,11 @@ export function snapshot(v) {
     searchMs: s.ms,
     link: location.href,
   };
+}
+
+/** The sources of the runs' own graphs a comparison's search has read, if any. */
+function runSources(g) {
+  return g.runs ? [g.runs.before.source, g.runs.after.source] : [];
 }
 
 /** Install `window.flamesite` for viewer `v`. */

@@ -82,6 +82,9 @@ export function addUp(col) {
  * else from the parent's offset when the parent is a row of the chunk.
  */
 const FROM_PARENTS = 16;
+// Flag of a comparison's chunk whose union offsets that follow neither a sibling nor a parent
+// in it are told from the after and before offsets (docs/FORMAT.md "Coded columns").
+const UNION_FROM_LAYOUTS = 32;
 
 /** In a chunk with PARENT_ROWS, the parent code of a row whose parent is not in the chunk. */
 const OUTSIDE = 0xffffffff;
@@ -134,7 +137,7 @@ const VERSIONS = [1, 2, 3, 4, 5, 6];
  * version 6, every layout in one folder; of 9 chunks give parents as rows (PARENT_ROWS), of 10
  * offsets from them too (FROM_PARENTS).
  */
-const MANIFEST_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
+const MANIFEST_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
 
 /** [version, field 8, field 12, field 16, field 20] of a chunk or search file. */
 function header(buf, file, magic) {
@@ -195,7 +198,12 @@ function deriveWidths(c, layout, tb, ta) {
 export function decodeChunk(data, file = "chunk", widths = null) {
   let buf = alignedBuffer(data);
   const [version, flags, n, depthLo, depthHi] = header(buf, file, "FSCH");
-  if (flags & ~(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS) || (flags & (CODED | PARENT_ROWS)) === PARENT_ROWS || (flags & (PARENT_ROWS | FROM_PARENTS)) === FROM_PARENTS) {
+  if (
+    flags & ~(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS) ||
+    (flags & (CODED | PARENT_ROWS)) === PARENT_ROWS ||
+    (flags & (PARENT_ROWS | FROM_PARENTS)) === FROM_PARENTS ||
+    (flags & UNION_FROM_LAYOUTS && (!(flags & FROM_PARENTS) || !(flags & 1) || version !== 6))
+  ) {
     throw new GraphError(file, `has flags ${flags} this page does not know`);
   }
   const diff = (flags & 1) !== 0;
@@ -252,25 +260,70 @@ export function decodeChunk(data, file = "chunk", widths = null) {
   if (derived) [c.total, c.self] = deriveWidths(c, widths.layout, widths.tb, widths.ta);
   if (coded) {
     // Ids and parents are steps from the row before (or, with PARENT_ROWS, parents are rows of
-    // the chunk and ids follow from them: parentsFromRows); an offset is the gap from the end
-    // of the frame before it at its depth (the first of a depth is itself), or with
-    // FROM_PARENTS from its parent's offset when it follows no sibling and its parent is a row
-    // of the chunk (rows of lower depths come first).
+    // the chunk and ids follow from them: parentsFromRows).
     const rowOf = parentRows ? parentsFromRows(id, parent, new Uint32Array(listed), file) : null;
     if (!parentRows) {
       addUp(id);
       addUp(parent);
     }
     const fromParents = (flags & FROM_PARENTS) !== 0;
-    for (let d = 0; d + 1 < rows; d++) {
-      for (let r = rowStart[d]; r < rowStart[d + 1]; r++) {
-        const sibling = r > rowStart[d] && parent[r - 1] === parent[r];
-        if (fromParents && !sibling && rowOf[r] >= 0) offset[r] += offset[rowOf[r]];
-        else if (r > rowStart[d]) offset[r] += offset[r - 1] + c.total[r - 1];
-      }
+    if (layouts) {
+      // The layout shown's offsets now; the others' stay coded until asked for (layoutOffsets).
+      const shown = ["union", "after", "before"][offsets.indexOf(offset)];
+      const fromLayouts = (flags & UNION_FROM_LAYOUTS) !== 0;
+      c.layouts = { shown, coded: { union: offsets[0], after: offsets[1], before: offsets[2] }, done: {}, rowOf, fromParents, fromLayouts, tb: widths.tb, ta: widths.ta };
+      layoutOffsets(c, shown);
+    } else {
+      addUpOffsets(offset, c.total, rowStart, parent, rowOf, fromParents);
     }
   }
   return c;
+}
+
+/**
+ * Offsets from their coded form, in place: each is the gap from the end of the frame before it
+ * at its depth (the first of a depth is itself), or with `fromParents` from its parent's offset
+ * when it follows no sibling and its parent is a row of the chunk (`rowOf`; rows of lower
+ * depths come first). `total` holds the widths of the same layout.
+ */
+function addUpOffsets(offset, total, rowStart, parent, rowOf, fromParents, told = null) {
+  for (let d = 0; d + 1 < rowStart.length; d++) {
+    for (let r = rowStart[d]; r < rowStart[d + 1]; r++) {
+      const first = r === rowStart[d];
+      const sibling = !first && parent[r - 1] === parent[r];
+      if (fromParents && !sibling && rowOf[r] >= 0) offset[r] += offset[rowOf[r]];
+      // The step of the residual (the offset less `told`) from the row before's; stored into
+      // a Uint32Array, a sum is taken modulo 2^32, as the step was written.
+      else if (told && !sibling) offset[r] = told[r] + offset[r] + (first ? 0 : offset[r - 1] - told[r - 1]);
+      else if (!first) offset[r] += offset[r - 1] + total[r - 1];
+    }
+  }
+}
+
+/**
+ * The offsets of a comparison's chunk `c` in `layout` ("union", "after" or "before"), whatever
+ * layout it was decoded for: the shown one's are `c.offset`, the others' are added up from
+ * their coded column the first time they are asked for. Null for a chunk without them (older
+ * than version 6).
+ */
+export function layoutOffsets(c, layout) {
+  const k = c.layouts;
+  if (!k) return null;
+  const offset = k.coded[layout];
+  if (!k.done[layout]) {
+    const total = layout === "after" ? c.afterTotal : layout === "before" ? c.beforeTotal : deriveWidths(c, "union", k.tb, k.ta)[0];
+    let told = null;
+    if (layout === "union" && k.fromLayouts) {
+      // What the after and before offsets add up to in union widths.
+      const b = layoutOffsets(c, "before");
+      const a = layoutOffsets(c, "after");
+      told = new Float64Array(c.n);
+      for (let i = 0; i < c.n; i++) told[i] = unionWidth(b[i], k.tb) + unionWidth(a[i], k.ta);
+    }
+    addUpOffsets(offset, total, c.rowStart, c.parent, k.rowOf, k.fromParents, told);
+    k.done[layout] = true;
+  }
+  return offset;
 }
 
 /**
@@ -430,7 +483,7 @@ export function nameFiles(m) {
 /** Check a parsed manifest.json; returns it, or throws GraphError saying what is wrong. */
 export function checkManifest(m, file = "manifest.json") {
   if (!m || m.format !== "flamesite-graph") throw new GraphError(file, "is not a flamesite graph manifest");
-  if (!MANIFEST_VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to 9)`);
+  if (!MANIFEST_VERSIONS.includes(m.version)) throw new GraphError(file, `version ${m.version} is not supported (this page reads versions 1 to ${MANIFEST_VERSIONS.length})`);
   for (const key of ["total", "depth", "root_width"]) {
     if (typeof m[key] !== "number") throw new GraphError(file, `has no number "${key}"`);
   }

@@ -8,6 +8,8 @@
 // (icicle false) puts depth 0 at its bottom, icicle mode at its top. The canvas shows the part
 // of it from scrollTop to scrollTop + height.
 
+import { layoutOffsets } from "./fetch.js";
+
 /** Frames narrower than this many CSS pixels are neither drawn nor fetched. */
 export const MIN_PX = 0.5;
 
@@ -183,6 +185,13 @@ export function frameInfo(chunk, row, names) {
     f.beforeSelf = chunk.beforeSelf[row];
     f.afterTotal = chunk.afterTotal[row];
     f.afterSelf = chunk.afterSelf[row];
+    // Where the frame is in each run's own layout (a comparison whose search reads its runs'
+    // graphs clips a zoomed search to these).
+    const b = layoutOffsets(chunk, "before");
+    if (b) {
+      f.beforeOffset = b[row];
+      f.afterOffset = layoutOffsets(chunk, "after")[row];
+    }
   }
   return f;
 }

@@ -86,6 +86,8 @@ class Viewer {
       unit: o.dataset.unit,
       total: Number(o.dataset.total),
       data: o.value,
+      // A comparison's: the runs' own graphs, whose search files its search reads.
+      runs: o.dataset.before && o.dataset.after ? { before: o.dataset.before, after: o.dataset.after } : null,
     }));
     this.url = new UrlState(location, history, this.isDiffPage);
     // Links to the previous and next run, the comparisons and the runs compared carry the
@@ -194,6 +196,9 @@ class Viewer {
       this.renderNow();
     });
     this.input.addEventListener("blur", () => (this.typing = false));
+    // A comparison searches its runs' graphs: their name tables are asked for as the search
+    // box is entered, not after the first key.
+    this.input.addEventListener("focus", () => this.warmRuns());
     $("fs-case").addEventListener("click", () => {
       this.st.caseSensitive = !this.st.caseSensitive;
       this.applyControls();
@@ -540,6 +545,7 @@ class Viewer {
       firstBy: 0, // when the first picture stops waiting for every file of its view
       firstTimer: 0,
       prefetch: undefined, // the rest of the names: undefined (not started), true (on the way), false (in)
+      runs: null, // of a comparison, the runs' own graphs once a search reads them (runGraphs)
     };
     this.search.reset();
     this.drawn = [];
@@ -581,6 +587,41 @@ class Viewer {
     } catch (e) {
       if (seq !== this.loadSeq) return;
       this.fail(e.message);
+    }
+  }
+
+  /**
+   * Of a comparison whose graph option names the runs' own graphs: { before, after }, each
+   * { source, manifest } (a GraphSource and its manifest's promise), made on first use; null
+   * otherwise.
+   */
+  runGraphs() {
+    const g = this.g;
+    if (!g || !g.meta.runs) return null;
+    if (!g.runs) {
+      const run = (url) => {
+        const source = new GraphSource(new URL(url, document.baseURI).href);
+        const manifest = source.manifest();
+        manifest.catch(() => {}); // said by the search that reads it
+        return { source, manifest, names: null };
+      };
+      g.runs = { before: run(g.meta.runs.before), after: run(g.meta.runs.after) };
+    }
+    return g.runs;
+  }
+
+  /** Start fetching the runs' manifests and name tables a comparison's search reads. */
+  warmRuns() {
+    const m = this.g && this.g.manifest;
+    const runs = m && m.diff && m.diff.search === "runs" ? this.runGraphs() : null;
+    if (!runs) return;
+    for (const r of [runs.before, runs.after]) {
+      r.manifest
+        .then((rm) => {
+          if (!r.names) r.names = r.source.nameTable(rm);
+          return r.source.allNames(r.names);
+        })
+        .catch(() => {}); // said by the search, which asks again
     }
   }
 
@@ -1007,6 +1048,7 @@ class Viewer {
               graph: () => this.g,
               zoom: () => this.zoom,
               diffTotals: () => this.diffTotals(),
+              runGraphs: () => this.runGraphs(),
               changed: (s) => {
                 if (this.table) this.table.mark(s.flags);
                 this.requestRender();

@@ -5,10 +5,11 @@
 import { bucketsFor, compileQuery, matchNames, matchedValue } from "./search.js";
 import { formatPercent, formatValue, groupDigits } from "./format.js";
 import { DiffMatch, formatPoints, matchedDiff } from "./diff.js";
+import { unionWidth } from "./fetch.js";
 
 /** A search that matched nothing yet. */
 export function emptySearch(seq = 0) {
-  return { seq, re: null, error: "", ids: null, flags: null, buckets: null, match: null, all: false, busy: false, value: 0, inZoom: 0, diff: null, ms: 0 };
+  return { seq, re: null, error: "", ids: null, flags: null, buckets: null, match: null, runs: null, all: false, busy: false, value: 0, inZoom: 0, diff: null, ms: 0 };
 }
 
 /**
@@ -36,6 +37,23 @@ export function matchedText(s, m, zoom, d) {
     text = `Matched ${formatValue(s.value, m.unit, m.decimals)} (${formatPercent(s.value, m.total)} of total${zoomed})`;
   }
   return `${text} in ${groupDigits(k)} ${k === 1 ? "function" : "functions"}`;
+}
+
+/**
+ * What regex `re` matched in one run of a comparison (manifest `m`): `run` is
+ * { source, manifest } of the run's own graph (a GraphSource and its manifest's promise).
+ * Returns { ids, buckets, scale }: the run's matched name ids, the search buckets that hold
+ * them, and the factor from the run's values to the comparison's (10^k when the comparison
+ * holds them in k more decimal places).
+ */
+export async function matchedInRun(run, re, m) {
+  const rm = await run.manifest;
+  if (rm.differential) throw new Error("a run's graph compared is not a plain graph");
+  if (!run.names) run.names = run.source.nameTable(rm);
+  await run.source.allNames(run.names);
+  const { ids } = matchNames(run.names.names, re);
+  const buckets = await Promise.all(bucketsFor(rm.search, ids).map((e) => run.source.bucket(e)));
+  return { ids, buckets, scale: 10 ** ((m.decimals || 0) - (rm.decimals || 0)) };
 }
 
 export class Search {
@@ -109,6 +127,23 @@ export class Search {
     }
     s.busy = true;
     this.show();
+    const runs = g.manifest.diff && g.manifest.diff.search === "runs" ? this.host.runGraphs() : null;
+    if (runs) {
+      // A comparison of two runs: what matched in each, from its own graph's search files.
+      Promise.all([runs.before, runs.after].map((r) => matchedInRun(r, re, g.manifest))).then(
+        ([before, after]) => {
+          if (this.s !== s) return;
+          s.runs = { before, after };
+          s.buckets = [];
+          s.busy = false;
+          this.count();
+          s.ms = performance.now() - t0;
+        },
+        () => failed("the runs' search data could not be loaded"),
+      );
+      return;
+    }
+    if (g.manifest.diff && g.manifest.diff.search === "runs") return failed("this page does not say where the runs' graphs are");
     const entries = bucketsFor(g.manifest.search, s.ids);
     // A comparison's matched frames are gathered from each bucket as it arrives, while the
     // others load; the sum at the end is one pass.
@@ -146,7 +181,29 @@ export class Search {
     const lo = z ? z.offset : -Infinity;
     const hi = z ? z.offset + z.total : Infinity;
     const d = this.host.diffTotals();
-    if (d && s.buckets.some((b) => b.diff)) {
+    if (d && s.runs) {
+      // Each run's matched value, and in a zoom the part inside the zoomed frame's extent in
+      // that run's own layout, once its chunk has said where that is.
+      const info = z && z.info && z.info.beforeOffset !== undefined ? z.info : null;
+      const side = (r, at, width) => {
+        if (r.ids.length === 0) return { value: 0, inRange: 0 };
+        const x = info ? matchedValue(r.buckets, r.ids, at / r.scale, (at + width) / r.scale) : matchedValue(r.buckets, r.ids);
+        return { value: x.value * r.scale, inRange: x.inRange * r.scale };
+      };
+      const b = side(s.runs.before, info && info.beforeOffset, info && info.beforeTotal);
+      const a = side(s.runs.after, info && info.afterOffset, info && info.afterTotal);
+      const zoomed = info && { before: info.beforeTotal, after: info.afterTotal };
+      s.diff = { before: b.value, after: a.value, zoomed: zoomed && { before: b.inRange, after: a.inRange, of: zoomed } };
+      const layout = m.diff.layout;
+      if (layout === "after" || layout === "before") {
+        s.value = layout === "after" ? a.value : b.value;
+        s.inZoom = null;
+      } else {
+        // The union's widths of the matched shares (docs/FORMAT.md, "Differential graphs").
+        s.value = unionWidth(b.value, d.tb) + unionWidth(a.value, d.ta);
+        s.inZoom = !z ? s.value : info ? unionWidth(b.inRange, d.tb) + unionWidth(a.inRange, d.ta) : null;
+      }
+    } else if (d && s.buckets.some((b) => b.diff)) {
       // A comparison's search files: the values before and after, and the union's widths.
       // The zoomed frame's own values, once its chunk has said them.
       const info = z && z.info && z.info.beforeTotal !== undefined ? z.info : null;
