@@ -1,7 +1,8 @@
-//! Profiles made by the real tools (perf script, node --cpu-prof, py-spy's speedscope), kept
-//! small in tests/data/<format>/ with the scripts that made them and their expected folded
-//! stacks (inferno-collapse-perf's for perf, an independent Python reading for the JSON
-//! formats). Each is built plain, gzipped and zstd-compressed, and `flamesite fold` of the
+//! Profiles made by the real tools (perf script, node --cpu-prof, py-spy's speedscope; DTrace,
+//! macOS `sample` and VTune files from FlameGraph's and inferno's repositories), kept small in
+//! tests/data/<format>/ with the scripts that made them and their expected folded stacks
+//! (inferno's commands' for perf, DTrace, `sample` and VTune, FlameGraph's scripts' for the CPI
+//! graph, an independent Python reading for the JSON formats). Each is built plain, gzipped and zstd-compressed, and `flamesite fold` of the
 //! built graph must equal the expected stacks.
 
 mod common;
@@ -458,25 +459,16 @@ fn a_perf_profile_of_cycles_and_instructions_gets_its_cpi_graph() {
     let index: serde_json::Value = common::listing(&out);
     let names: Vec<&str> = index["profiles"][0]["graphs"].as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["instructions", "cycles", "cpi"], "the events in the order of their first samples, then the CPI graph");
-    // The CPI graph holds, for every stack of either event, its instructions then its cycles:
-    // the two event graphs' own folded stacks, joined here.
-    let per_event = |event: &str| -> std::collections::BTreeMap<String, String> {
-        fold(dir.path(), &out.join(format!("p/noploop/g/{event}")))
-            .lines()
-            .map(|l| {
-                let (stack, count) = l.rsplit_once(' ').unwrap();
-                (stack.to_string(), count.to_string())
-            })
-            .collect()
-    };
-    let (instructions, cycles) = (per_event("instructions"), per_event("cycles"));
-    let stacks: std::collections::BTreeSet<&String> = instructions.keys().chain(cycles.keys()).collect();
-    assert!(stacks.len() > cycles.len() && stacks.len() > instructions.len(), "each event has stacks the other lacks");
-    let zero = "0".to_string();
-    let mut want: Vec<String> =
-        stacks.iter().map(|s| format!("{s} {} {}\n", instructions.get(*s).unwrap_or(&zero), cycles.get(*s).unwrap_or(&zero))).collect();
-    want.sort();
-    assert_eq!(fold(dir.path(), &out.join("p/noploop/g/cpi")), want.concat());
+    // The CPI graph holds, for every stack of either event, its instructions then its cycles
+    // (0 where an event lacks it): what FlameGraph's own scripts make of the file, each event
+    // folded by stackcollapse-perf.pl and the two joined by difffolded.pl (perf-cpi/make.sh).
+    let want = text("perf-cpi/cpi.difffolded");
+    let joined = |t: &str| -> std::collections::BTreeSet<String> { t.lines().map(str::to_string).collect() };
+    let counts = |l: &str| l.rsplitn(3, ' ').take(2).map(str::to_string).collect::<Vec<_>>();
+    let only_cycles = want.lines().filter(|l| counts(l)[1] == "0").count();
+    let only_instructions = want.lines().filter(|l| counts(l)[0] == "0").count();
+    assert!(only_cycles > 0 && only_instructions > 0, "the premise: each event has stacks the other lacks");
+    assert_eq!(joined(&fold(dir.path(), &out.join("p/noploop/g/cpi"))), joined(&want));
     // It is drawn as a comparison: a differential graph with the three layouts.
     let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join("p/noploop/g/cpi/manifest.json")).unwrap()).unwrap();
     assert_eq!(manifest["differential"], true);
@@ -500,6 +492,40 @@ fn a_perf_profile_of_cycles_and_instructions_gets_its_cpi_graph() {
     let mut graphs: Vec<String> = std::fs::read_dir(&compare).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     graphs.sort();
     assert_eq!(graphs, ["cycles", "instructions"], "the comparison's graphs");
+}
+
+#[test]
+fn dtrace_sample_and_vtune_files_of_the_real_tools_fold_as_infernos_commands_fold_them() {
+    // Real files from FlameGraph's and inferno's repositories, each with what inferno's own
+    // command prints for it (tests/data/{dtrace,sample,vtune}/README.md and make.sh).
+    let cases = [
+        // (file, its slug, graph folder, unit, inferno's folding)
+        ("dtrace/example-dtrace-stacks.txt.gz", "example-dtrace-stacks", "samples", "samples", "dtrace/example-dtrace-stacks.folded.gz"),
+        ("dtrace/stack-ustack.txt", "stack-ustack", "samples", "samples", "dtrace/stack-ustack.folded"),
+        ("sample/sample.txt", "sample", "samples", "samples", "sample/sample.folded"),
+        ("vtune/vtune.csv", "vtune.csv", "cpu_time", "milliseconds", "vtune/vtune.folded"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    for (file, ..) in cases {
+        write(&input.join(Path::new(file).file_name().unwrap()), &data(file));
+    }
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &["--keep-going"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for (file, slug, graph, unit, expected) in cases {
+        let want = if expected.ends_with(".gz") {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(data(expected).as_slice()), &mut text).unwrap();
+            text
+        } else {
+            text(expected)
+        };
+        assert!(want.lines().count() >= 4, "{expected}: several stacks");
+        let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(out.join(format!("p/{slug}/g/{graph}/manifest.json"))).unwrap()).unwrap();
+        assert_eq!(manifest["unit"], unit, "{file}");
+        assert_eq!(fold(dir.path(), &out.join(format!("p/{slug}/g/{graph}"))), merged_sorted(&want), "{file}");
+    }
 }
 
 /// Issue 31, item 15: a text profile saved with a UTF-8 byte order mark (Windows editors)

@@ -732,6 +732,10 @@ mod tests {
         assert!(decode_perf(&mut junk.as_bytes(), &Config::default()).is_ok());
     }
 
+    /// Small shapes and the sniffing; the expectations below are what `inferno-collapse-dtrace`,
+    /// `-sample` and `-vtune` 0.12.8 print for the same texts (checked by running them). Real
+    /// files of the three tools are in tests/formats_text.rs
+    /// `dtrace_sample_and_vtune_files_of_the_real_tools_fold_as_infernos_commands_fold_them`.
     #[test]
     fn dtrace_sample_and_vtune_fold_as_infernos_clis_do() {
         let dtrace = "CPU     ID                    FUNCTION:NAME\n  0  64091                        :tick-60s\n\n\n              libc.so.1`__write+0x15\n              prog`main+0x10\n                5\n\n              prog`main+0x10\n                2\n";
