@@ -530,6 +530,8 @@ impl Site<'_> {
                 "differential": rec.graphs.iter().any(|g| g.differential),
                 "totals": totals(run),
                 "prev": prev.map(run_link), "next": next.map(run_link),
+                // The series page's table of two runs, function by function: the run before and this one.
+                "pair": (prev.is_some() || next.is_some()).then(|| format!("{},{}", prev.map_or(&run.slug, |p| &p.slug), run.slug)),
                 "compare": run.compare.map(|c| &self.archive.comparisons[c].url),
                 "vs_baseline": run.vs_baseline.map(|c| &self.archive.comparisons[c].url),
             }),

@@ -459,6 +459,57 @@ describe("the archive under nginx", () => {
     await done();
   });
 
+  test("any two runs of a series, function by function: the series page's table from a link, its menus and the run page's link", async () => {
+    const logStart = site.requests().length;
+    const [r2, r3, r4] = [run("api", "run-2"), run("api", "run-3"), run("api", "run-4")];
+    const { page, done } = await openPage(`${site.url}s/api/#pair=${r2.slug},${r3.slug}`);
+    await page.waitForFunction(() => !!window.flamesitePair);
+    let st = await page.evaluate(() => window.flamesitePair.idle());
+    assert.deepEqual(st.pair, [r2.slug, r3.slug]);
+    // Every function of either run, each share reckoned here from the stacks: self, the stacks
+    // that end in it; total, the stacks through it; of each run's own total.
+    const share = (v, t) => (100 * v) / t;
+    const self = (stacks, f) => stacks.filter(([fr]) => fr[fr.length - 1] === f).reduce((s, [, c]) => s + c, 0);
+    const through = (stacks, f) => stacks.filter(([fr]) => fr.includes(f)).reduce((s, [, c]) => s + c, 0);
+    const names = new Set([r2, r3].flatMap((r) => r.stacks.flatMap(([fr]) => fr)));
+    const want = [...names].map((f) => ({
+      f,
+      dSelf: share(self(r3.stacks, f), r3.total) - share(self(r2.stacks, f), r2.total),
+      cells: [share(self(r2.stacks, f), r2.total), share(self(r3.stacks, f), r3.total), share(through(r2.stacks, f), r2.total), share(through(r3.stacks, f), r3.total)],
+    }));
+    assert.equal(st.note, `${Math.min(100, names.size)} of ${names.size} functions, by the largest change of self share.`);
+    const points = (cell) => Number(cell.replace("−", "-").replace(" pp", ""));
+    for (const row of st.rows) {
+      const w = want.find((x) => x.f === row[0]);
+      assert.ok(w, `${row[0]} is a function of the runs`);
+      assert.deepEqual([row[1], row[2], row[4], row[5]], w.cells.map((v) => `${v.toFixed(2)}%`), row[0]);
+      assert.ok(Math.abs(points(row[3]) - w.dSelf) < 0.006, `${row[0]}: ${row[3]} is ${w.dSelf}`);
+    }
+    // Largest change of self share first: the first row is the function that changed most.
+    const most = Math.max(...want.map((w) => Math.abs(w.dSelf)));
+    assert.ok(Math.abs(Math.abs(points(st.rows[0][3])) - most) < 0.006, `${st.rows[0]} changed most (${most})`);
+    // A function of one run only: 0.00% in the other.
+    const marker = st.rows.find((r) => r[0] === "marker::api_run_2");
+    assert.deepEqual([marker[2], marker[5]], ["0.00%", "0.00%"]);
+    // The menus choose another pair, which the link then holds.
+    await page.selectOption("#fs-pair-b", r4.slug);
+    st = await page.evaluate(() => window.flamesitePair.idle());
+    assert.deepEqual(st.pair, [r2.slug, r4.slug]);
+    assert.equal(new URL(page.url()).hash, `#pair=${r2.slug.replace(",", "%2C")}%2C${r4.slug}`);
+    assert.ok(st.rows.some((r) => r[0] === "marker::api_run_4" && r[1] === "0.00%"), "run-4's own frame, which run-2 lacks");
+    // A run's page links to the table of it and the run before it (run-1 comes before run-3 by date).
+    await page.goto(`${site.url}p/${r3.slug}/`);
+    const link = page.locator("a.fs-pair-link");
+    assert.equal(await link.textContent(), "Compare with any run");
+    await link.click();
+    await page.waitForFunction(() => !!window.flamesitePair);
+    st = await page.evaluate(() => window.flamesitePair.idle());
+    assert.deepEqual(st.pair, [run("api", "run-1").slug, r3.slug]);
+    assert.ok(st.rows.length > 10 && !st.hidden, st.status);
+    await done();
+    assertLogClean(logStart);
+  });
+
   test("the feeds are served: the whole archive's and each series'", async () => {
     const logStart = site.requests().length;
     for (const p of ["feed.xml", "s/api/feed.xml", "s/worker/feed.xml"]) {
