@@ -9,6 +9,8 @@
 # when it is not on the PATH (or named by FLAMESITE_S3_SERVER); the Azure tests (tests/azure.rs)
 # against Azurite, the Azure Storage emulator, installed from npm into tests/azure; some
 # reliability tests inject faults with strace (Debian's package, installed when missing).
+# First, scripts/cycles.py fails when files or folders of the code import one another in a
+# circle.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -51,6 +53,10 @@ if [ ! -x tests/azure/node_modules/.bin/azurite-blob ]; then
     exit 1
   }
 fi
+
+echo "== import circles among the code's files and folders (scripts/cycles.py)" >&2
+command -v python3 >/dev/null || { echo "error: python3 is not installed (Debian package: python3); scripts/cycles.py checks the code's imports" >&2; exit 1; }
+python3 scripts/cycles.py
 
 echo "== cargo test" >&2
 cargo test --workspace --all-targets

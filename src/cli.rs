@@ -244,7 +244,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 Some(path) => Config::load(&path)?,
                 None => Config::default(),
             };
-            let made = crate::derive::standalone::standalone(&config, &before, &after, output.as_deref())?;
+            let made = crate::diff::standalone(&config, &before, &after, output.as_deref())?;
             for g in &made.unmatched {
                 crate::say!("warning: graph {g:?} is in only one of the two profiles; not compared");
             }

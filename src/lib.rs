@@ -34,6 +34,7 @@ pub mod build;
 pub mod cli;
 pub mod config;
 pub mod derive;
+pub mod diff;
 pub mod error;
 pub mod graph;
 pub mod ingest;

@@ -118,7 +118,7 @@ fn build_in(config: &Config, options: &Options) -> Result<Summary, BuildError> {
     }
     b.summary.elapsed = start.elapsed();
     let summary = std::mem::take(&mut b.summary);
-    drop_later((std::mem::take(&mut b.scanned), std::mem::take(&mut b.data), std::mem::take(&mut b.names)));
+    state::drop_later((std::mem::take(&mut b.scanned), std::mem::take(&mut b.data), std::mem::take(&mut b.names)));
     Ok(summary)
 }
 
@@ -679,7 +679,7 @@ impl<'a> Build<'a> {
         let known = archive.runs.iter().map(|r| state::Known { source: r.record.source.clone(), stamps: r.record.stamps, hash: r.hash, graphs: r.record.graphs.len() }).collect();
         let comparisons = archive.comparisons.into_iter().map(|c| c.made).collect();
         let runs = archive.runs.into_iter().map(|r| SavedRun { record: r.record, hash: r.hash }).collect();
-        drop_later((archive.series, plan, old_live));
+        state::drop_later((archive.series, plan, old_live));
         let header = state::Header {
             version: 0,
             fingerprint: self.fingerprint.clone(),
@@ -938,14 +938,6 @@ pub(crate) fn scan_input(config: &Config, pool: &rayon::ThreadPool) -> Result<(s
     let remote = crate::ingest::remote::Remote::open(&input, dir).map_err(failed)?;
     let scanned = remote.scan(&exclude).map_err(failed)?;
     Ok((scanned, Some(remote)))
-}
-
-/// Frees `value` on a thread of its own. The records of a large archive are millions of small
-/// allocations: freeing them on the way out took a tenth of a rebuild that adds one run to
-/// 100,000. The process may end first; the memory goes with it.
-pub(crate) fn drop_later<T: Send + 'static>(value: T) {
-    // When no thread can be started, the closure, and `value` with it, is dropped here.
-    let _ = std::thread::Builder::new().name("flamesite-free".into()).spawn(move || drop(value));
 }
 
 /// Refuses a build whose output folder holds a folder the build reads or keeps (the input,

@@ -22,8 +22,7 @@ use crate::ingest::{RunRecord, Stamps};
 /// Version of the state's layout; another version is ignored (the build starts afresh).
 const VERSION: u32 = 5;
 
-/// File name of the marker of a build changing the previous tree.
-pub const DIRTY: &str = "state.dirty";
+pub use crate::output::record::DIRTY;
 
 /// A run as the last build published it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -235,8 +234,7 @@ pub struct Data {
     pub comparisons: Vec<crate::archive::run::Compared>,
 }
 
-/// File name of the state's data, beside [`crate::ingest::cache::STATE`].
-pub const DATA: &str = "state-data.bin";
+pub use crate::output::record::DATA;
 
 impl Header {
     /// The header saved in `dir` for builds of `fingerprint`, if any.
@@ -273,7 +271,7 @@ pub fn save(dir: &Path, mut header: Header, mut data: Data) -> Result<(), String
     write_state(dir, DATA, &data)?;
     write_state(dir, crate::ingest::cache::STATE, &header)?;
     let _ = fs::remove_file(dir.join(DIRTY));
-    super::drop_later((header, data));
+    drop_later((header, data));
     Ok(())
 }
 
@@ -293,6 +291,14 @@ pub fn mark_dirty(dir: &Path) -> Result<PathBuf, String> {
     let path = dir.join(DIRTY);
     fs::write(&path, b"a build is bringing the previous output tree up to date\n").map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(path)
+}
+
+/// Frees `value` on a thread of its own. The records of a large archive are millions of small
+/// allocations: freeing them on the way out took a tenth of a rebuild that adds one run to
+/// 100,000. The process may end first; the memory goes with it.
+pub(crate) fn drop_later<T: Send + 'static>(value: T) {
+    // When no thread can be started, the closure, and `value` with it, is dropped here.
+    let _ = std::thread::Builder::new().name("flamesite-free".into()).spawn(move || drop(value));
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@
 pub mod changes;
 pub mod history;
 pub mod report;
-pub mod standalone;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -627,6 +627,38 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
     i
 }
 
+
+/// Per name, the sum of its frames' self (recursion adds nothing twice: self is exclusive).
+pub fn self_by_name(table: &FrameTable) -> Vec<u64> {
+    let mut sums = vec![0u64; table.names.len()];
+    for (row, &name) in table.name.iter().enumerate() {
+        sums[name as usize] += table.self_[row];
+    }
+    sums
+}
+
+/// Per name, the rows of its frames that have no ancestor of the same name (its calls), in
+/// row order (which is offset order): a differential graph's search intervals, and the calls a
+/// precomputed sandwich merges (`crate::store::sandwich`).
+pub fn topmost_frames(table: &FrameTable) -> Vec<Vec<u32>> {
+    let mut per_name: Vec<Vec<u32>> = vec![Vec::new(); table.names.len()];
+    let mut open = vec![0u32; table.names.len()];
+    let mut path: Vec<u32> = Vec::new();
+    for r in 0..table.len() {
+        while path.len() > table.depth[r] as usize {
+            let top = path.pop().expect("not empty");
+            open[table.name[top as usize] as usize] -= 1;
+        }
+        let name = table.name[r] as usize;
+        if open[name] == 0 {
+            per_name[name].push(r as u32);
+        }
+        open[name] += 1;
+        path.push(r as u32);
+    }
+    per_name
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

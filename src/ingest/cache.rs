@@ -20,6 +20,7 @@
 //! it removes nothing whose name is not an entry's, so a `cache_dir` pointed at another folder
 //! cannot lose its files.
 
+pub use crate::output::record::{is_key, Changes, STATE};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::io::Read;
@@ -104,19 +105,6 @@ pub struct Cache {
     changes: std::sync::Mutex<Changes>,
     /// How many bytes of entry records (`entry.json`) this build added, less those it removed.
     records: std::sync::atomic::AtomicI64,
-}
-
-/// The entries a build made and removed, and the keys it kept when it pruned to a set.
-#[derive(Clone, Debug, Default)]
-pub struct Changes {
-    /// Entries made.
-    pub made: Vec<String>,
-    /// Entries removed.
-    pub removed: Vec<String>,
-    /// When the build pruned the cache to the entries it uses: those.
-    pub kept: Option<BTreeSet<String>>,
-    /// Entries whose files were looked for where a shard of a build stores them.
-    pub stored: Vec<String>,
 }
 
 impl Cache {
@@ -458,14 +446,6 @@ impl Cache {
     }
 }
 
-/// File name of the build state in the cache folder (see `crate::build::state`).
-pub const STATE: &str = "state.bin";
-
-/// Whether `name` is the name of an entry: 64 lower-case hex digits.
-pub fn is_key(name: &str) -> bool {
-    name.len() == 64 && name.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-}
-
 /// Checks that `dir` holds nothing but cache entries and the build state, so that pruning
 /// entries can never remove a file flamesite did not write. A folder that holds a build
 /// state was checked when that state was first saved, and is not listed again: with one
@@ -478,7 +458,7 @@ pub fn check_folder(dir: &Path) -> Result<(), String> {
     let Ok(entries) = fs::read_dir(dir) else { return Ok(()) };
     for e in entries.flatten() {
         let name = e.file_name().to_string_lossy().into_owned();
-        let ours = is_key(&name) || [STATE, crate::build::state::DATA, crate::build::state::DIRTY].contains(&name.as_str()) || name.starts_with('.') && name.ends_with(".tmp");
+        let ours = is_key(&name) || [STATE, crate::output::record::DATA, crate::output::record::DIRTY].contains(&name.as_str()) || name.starts_with('.') && name.ends_with(".tmp");
         if !ours {
             return Err(format!(
                 "cache folder {} holds {name:?}, which is not a flamesite cache entry; set cache_dir to a folder of its own (the default is .NAME.cache beside the output folder NAME)",

@@ -669,7 +669,7 @@ pub fn pull_state(bucket: &Bucket, dir: &Path, name: &str) -> Result<(), String>
 /// the records of the entries it made are uploaded (never their graph files, which the site
 /// holds), those it removed deleted (and when it pruned the cache to the entries it uses,
 /// every other), and the state last.
-pub fn push_record(bucket: &Bucket, dir: &Path, changes: &crate::ingest::cache::Changes) -> Result<(), String> {
+pub fn push_record(bucket: &Bucket, dir: &Path, changes: &super::record::Changes) -> Result<(), String> {
     let prefix = format!("{RECORD}/cache");
     let upload: Vec<(String, PathBuf)> = changes
         .made
@@ -682,7 +682,7 @@ pub fn push_record(bucket: &Bucket, dir: &Path, changes: &crate::ingest::cache::
     if let Some(kept) = &changes.kept {
         for (rel, _) in bucket.list(&prefix)? {
             let key = rel[prefix.len() + 1..].split('/').next().unwrap_or("");
-            if crate::ingest::cache::is_key(key) && !kept.contains(key) {
+            if super::record::is_key(key) && !kept.contains(key) {
                 gone.insert(key.to_string());
             }
         }
@@ -690,7 +690,7 @@ pub fn push_record(bucket: &Bucket, dir: &Path, changes: &crate::ingest::cache::
     bucket.delete_all(&gone.iter().map(|k| format!("{prefix}/{k}/entry.json")).collect::<Vec<_>>())?;
     // The data before the header that names it, as on disk; compressed (a state is mostly
     // paths and names, and every build reads it).
-    for name in [crate::build::state::DATA, crate::ingest::cache::STATE] {
+    for name in [super::record::DATA, super::record::STATE] {
         let path = dir.join(name);
         let Ok(bytes) = std::fs::read(&path) else { continue };
         let packed = zstd::encode_all(bytes.as_slice(), 9).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -705,7 +705,7 @@ pub fn push_record(bucket: &Bucket, dir: &Path, changes: &crate::ingest::cache::
 pub fn push_entries(bucket: &Bucket, dir: &Path, keys: &[String]) -> Result<(), String> {
     let mut files = Vec::new();
     let mut records = Vec::new();
-    for key in keys.iter().filter(|k| crate::ingest::cache::is_key(k)) {
+    for key in keys.iter().filter(|k| super::record::is_key(k)) {
         let entry = dir.join(key);
         for e in walkdir::WalkDir::new(entry.join("files")).sort_by_file_name().into_iter().flatten().filter(|e| e.file_type().is_file()) {
             let rel = e.path().strip_prefix(&entry).expect("inside").to_string_lossy().into_owned();
@@ -752,7 +752,7 @@ impl Mirror {
 impl Mirror {
     /// The record of cache entry `key` the bucket keeps.
     pub fn entry(&self, key: &str) -> Option<Vec<u8>> {
-        crate::ingest::cache::is_key(key).then(|| self.bucket.get(&format!("{RECORD}/cache/{key}/entry.json")).ok().flatten()).flatten()
+        super::record::is_key(key).then(|| self.bucket.get(&format!("{RECORD}/cache/{key}/entry.json")).ok().flatten()).flatten()
     }
 }
 

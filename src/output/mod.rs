@@ -5,6 +5,7 @@
 //! whichever it is.
 
 pub mod bucket;
+pub mod record;
 pub mod staging;
 
 use std::path::{Path, PathBuf};

@@ -55,9 +55,13 @@ pub struct Site<'a> {
     pub change_points: ChangePoints,
 }
 
+/// One series' change points, each with the index of its run in the series, reckoned once by
+/// whichever file needs them first.
+type SeriesChanges = std::sync::Arc<std::sync::OnceLock<Result<Vec<(usize, ChangePoint)>, String>>>;
+
 /// Change points of the archive's series, each reckoned once when a file first needs them.
 #[derive(Default)]
-pub struct ChangePoints(std::sync::Mutex<HashMap<usize, std::sync::Arc<std::sync::OnceLock<Result<Vec<(usize, ChangePoint)>, String>>>>>);
+pub struct ChangePoints(std::sync::Mutex<HashMap<usize, SeriesChanges>>);
 
 /// A file of the site made from the model, with a hash of what it shows.
 #[derive(Clone, Debug)]

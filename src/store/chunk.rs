@@ -14,9 +14,12 @@ use serde::{Deserialize, Serialize};
 use crate::graph::color::Palette;
 use crate::config::ChunkConfig;
 use crate::graph::diff::{self, Measure};
-use crate::graph::frames::{Before, FrameTable, Layout, NO_PARENT};
+use crate::graph::frames::{topmost_frames, Before, FrameTable, Layout, NO_PARENT};
 
 use super::{gz, planes};
+use super::columns::{pad8, put_column, put_u32, put_u32_column};
+pub use super::columns::{Sink, Values};
+pub use crate::graph::frames::self_by_name;
 use super::sandwich::{self, SandwichRef};
 
 /// Version of the graph format written for a plain graph. [`read_graph`] reads versions 1
@@ -175,44 +178,6 @@ fn f64_values() -> String {
     "f64".into()
 }
 
-/// How values are stored in the binary files of one graph.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Values {
-    /// Little-endian u32: every total (and before total) fits.
-    U32,
-    /// Little-endian f64, exact up to 2^53.
-    F64,
-}
-
-impl Values {
-    /// The type a table's values are stored as: `u32` when its totals fit.
-    pub fn for_table(table: &FrameTable) -> Values {
-        let max = table
-            .grand_total()
-            .max(table.before.as_ref().map_or(0, |b| b.total[0]))
-            .max(table.after.as_ref().map_or(0, |a| a.total[0]));
-        if max <= u32::MAX as u64 {
-            Values::U32
-        } else {
-            Values::F64
-        }
-    }
-
-    pub(crate) fn width(self) -> usize {
-        match self {
-            Values::U32 => 4,
-            Values::F64 => 8,
-        }
-    }
-
-    fn get(self, b: &[u8], at: usize) -> Option<u64> {
-        match self {
-            Values::U32 => b.get(at..at + 4).map(|s| u32::from_le_bytes(s.try_into().unwrap()) as u64),
-            Values::F64 => b.get(at..at + 8).map(|s| f64::from_le_bytes(s.try_into().unwrap()) as u64),
-        }
-    }
-}
-
 impl Manifest {
     /// The version of the contents of the graph's data files: a manifest of
     /// [`MANIFEST_VERSION`] states it by being differential or not; older ones were their
@@ -323,10 +288,6 @@ pub struct Names {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_before: Option<Vec<u64>>,
 }
-
-/// Where the files of a graph go: a path relative to the graph folder and its bytes. Called
-/// from several threads at once, each file once; `manifest.json` comes last.
-pub type Sink<'a> = &'a (dyn Fn(&str, &[u8]) -> Result<(), String> + Sync);
 
 /// Splits `table` into the files of one graph, handing each to `sink` as soon as it is made
 /// (so they are never all in memory at once), and returns the manifest.
@@ -716,37 +677,6 @@ fn encode_diff(graph: &str, unit: &str, table: &FrameTable, sides: &Sides, confi
     encode_layout(graph, unit, &t, Some(sides), config, palette, sink, Some(&others), searched)
 }
 
-/// Per name, the sum of its frames' self (recursion adds nothing twice: self is exclusive).
-pub fn self_by_name(table: &FrameTable) -> Vec<u64> {
-    let mut sums = vec![0u64; table.names.len()];
-    for (row, &name) in table.name.iter().enumerate() {
-        sums[name as usize] += table.self_[row];
-    }
-    sums
-}
-
-/// Per name, the rows of its frames that have no ancestor of the same name (its calls), in
-/// row order (which is offset order): a differential graph's search intervals, and the calls a
-/// precomputed sandwich merges (`super::sandwich`).
-pub(crate) fn topmost_frames(table: &FrameTable) -> Vec<Vec<u32>> {
-    let mut per_name: Vec<Vec<u32>> = vec![Vec::new(); table.names.len()];
-    let mut open = vec![0u32; table.names.len()];
-    let mut path: Vec<u32> = Vec::new();
-    for r in 0..table.len() {
-        while path.len() > table.depth[r] as usize {
-            let top = path.pop().expect("not empty");
-            open[table.name[top as usize] as usize] -= 1;
-        }
-        let name = table.name[r] as usize;
-        if open[name] == 0 {
-            per_name[name].push(r as u32);
-        }
-        open[name] += 1;
-        path.push(r as u32);
-    }
-    per_name
-}
-
 /// Of a differential table: each name's intervals, one per topmost frame (see
 /// [`topmost_frames`]), empty ones included, so that the buckets are cut alike in every layout.
 fn diff_intervals(table: &FrameTable, frames: &[Vec<u32>]) -> Vec<Vec<(u64, u64)>> {
@@ -890,16 +820,6 @@ fn name_intervals(table: &FrameTable) -> Vec<Vec<(u64, u64)>> {
         *list = merged;
     });
     per_name
-}
-
-pub(crate) fn put_u32(out: &mut Vec<u8>, v: u32) {
-    out.extend_from_slice(&v.to_le_bytes());
-}
-
-fn pad8(out: &mut Vec<u8>) {
-    while !out.len().is_multiple_of(8) {
-        out.push(0);
-    }
 }
 
 /// Flag of a chunk or search file whose columns are coded (docs/FORMAT.md "Coded columns"):
@@ -1051,28 +971,6 @@ fn parent_rows(table: &FrameTable, rows: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u32
         ids.push(if sibling { r.wrapping_sub(rows[i - 1]) } else { r.wrapping_sub(parent) });
     }
     (ids, parents, outside)
-}
-
-/// Appends a column of values: the bytes are reserved once and filled in place (a push per
-/// value, with its capacity check, was a large part of encoding a graph).
-pub(crate) fn put_column(out: &mut Vec<u8>, values: Values, column: impl ExactSizeIterator<Item = u64>) {
-    let w = values.width();
-    let start = out.len();
-    out.resize(start + w * column.len(), 0);
-    let dst = &mut out[start..];
-    match values {
-        Values::U32 => dst.chunks_exact_mut(4).zip(column).for_each(|(d, v)| d.copy_from_slice(&(v as u32).to_le_bytes())),
-        // Through i64, so that a wrapped negative step (see `encode_chunk`) is stored as the
-        // negative number it stands for; other values are below 2^53 and unchanged.
-        Values::F64 => dst.chunks_exact_mut(8).zip(column).for_each(|(d, v)| d.copy_from_slice(&(v as i64 as f64).to_le_bytes())),
-    }
-}
-
-/// Appends a column of u32, as [`put_column`] does.
-pub(crate) fn put_u32_column(out: &mut Vec<u8>, column: impl ExactSizeIterator<Item = u32>) {
-    let start = out.len();
-    out.resize(start + 4 * column.len(), 0);
-    out[start..].chunks_exact_mut(4).zip(column).for_each(|(d, v)| d.copy_from_slice(&v.to_le_bytes()));
 }
 
 fn encode_search(name_lo: u32, intervals: &[&Vec<(u64, u64)>], values: Values) -> Vec<u8> {

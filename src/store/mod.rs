@@ -4,6 +4,7 @@
 //! the precomputed sandwiches of a graph's most called functions.
 
 pub mod chunk;
+pub mod columns;
 pub mod fold;
 pub mod gz;
 mod planes;

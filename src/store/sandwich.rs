@@ -10,7 +10,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::chunk::{put_column, put_u32, put_u32_column, Values};
+use super::columns::{put_column, put_u32, put_u32_column, Sink, Values};
 use super::planes;
 use crate::graph::frames::{FrameTable, NO_PARENT};
 
@@ -224,7 +224,7 @@ const CODED: u32 = 4;
 /// on (ties by name; each function once; the first [`CANDIDATES`]), in that order, each whose
 /// file fits what is left of the budget; nodes cut at `1 / root_width` of the function's total
 /// (a pixel of a canvas `root_width` wide). `new_id`: name ids as the chunks number them;
-/// `self_of`: each name's self ([`super::chunk::self_by_name`]).
+/// `self_of`: each name's self ([`crate::graph::frames::self_by_name`]).
 pub fn encode(
     t: &FrameTable,
     new_id: &[u32],
@@ -232,14 +232,14 @@ pub fn encode(
     root_width: u32,
     budget: u64,
     values: Values,
-    sink: super::chunk::Sink,
+    sink: Sink,
 ) -> Result<Vec<SandwichRef>, String> {
     if t.before.is_some() || t.len() < 2 {
         return Ok(Vec::new());
     }
     // Each name's calls: its frames with no ancestor of the same name. The root (name 0) is
     // nobody's call, and not a candidate.
-    let calls = super::chunk::topmost_frames(t);
+    let calls = crate::graph::frames::topmost_frames(t);
     let eligible: Vec<usize> = (1..t.names.len()).filter(|&n| calls[n].len() >= MIN_CALLS).collect();
     let by_name = |a: usize, b: usize| t.names[a].as_bytes().cmp(t.names[b].as_bytes());
     let mut by_calls = eligible.clone();
@@ -291,7 +291,7 @@ mod tests {
     use std::sync::Mutex;
 
     use super::*;
-    use crate::store::chunk::self_by_name;
+    use crate::graph::frames::self_by_name;
     use crate::graph::frames::StackMerger;
 
     fn table(lines: &[(String, u64)]) -> FrameTable {

@@ -1,6 +1,8 @@
 //! `flamesite diff BEFORE AFTER -o DIR`: the comparison page of two profile files, as a
 //! folder any static host serves, for a CI job that compares a change's benchmark profile with
-//! main's. The page, its graphs and the page script are those of a site's comparison page.
+//! main's. The page, its graphs and the page script are those of a site's comparison page. A
+//! driver beside [`crate::build`]: it calls the phases (ingest's decoders, derive's change list,
+//! the site's page, the output's staging) as the build does, and none of them calls it.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -83,7 +85,7 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Pat
         }
         let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after);
         graphs.push(GraphInfo { name: name.clone(), unit: unit.clone(), total, frames: manifest.frames, data, differential: true, decimals: manifest.decimals });
-        changes.push(super::listed(name, unit, table));
+        changes.push(crate::derive::listed(name, unit, table));
     }
     let run = |path: &Path, d: &decode::Decoded| -> Result<Run, String> {
         let file = path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned());

@@ -1,0 +1,33 @@
+//! The names of what a build keeps as its record beside the published site (in the cache
+//! folder, or in a bucket's record folder): the build state's two files and the cache entries'
+//! keys, and what a build changed among those entries. The cache (`crate::ingest::cache`) and
+//! a bucket's publishing of the record ([`super::bucket`]) both read them from here.
+
+use std::collections::BTreeSet;
+
+/// File name of the build state in the cache folder (see `crate::build::state`).
+pub const STATE: &str = "state.bin";
+
+/// Whether `name` is the name of an entry: 64 lower-case hex digits.
+pub fn is_key(name: &str) -> bool {
+    name.len() == 64 && name.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// File name of the state's data, beside [`STATE`] (see `crate::build::state`).
+pub const DATA: &str = "state-data.bin";
+
+/// File name of the marker of a build changing the previous tree.
+pub const DIRTY: &str = "state.dirty";
+
+/// The entries a build made and removed, and the keys it kept when it pruned to a set.
+#[derive(Clone, Debug, Default)]
+pub struct Changes {
+    /// Entries made.
+    pub made: Vec<String>,
+    /// Entries removed.
+    pub removed: Vec<String>,
+    /// When the build pruned the cache to the entries it uses: those.
+    pub kept: Option<BTreeSet<String>>,
+    /// Entries whose files were looked for where a shard of a build stores them.
+    pub stored: Vec<String>,
+}
