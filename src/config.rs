@@ -64,6 +64,12 @@ pub struct Config {
     pub budgets: Vec<Budget>,
 }
 
+/// The budgets as text, one line each, for the fingerprints of what they change (a
+/// comparison's cache entry, the build state).
+pub fn budgets_text(budgets: &[Budget]) -> String {
+    budgets.iter().map(|b| format!("budget {:?} {} {:?}\n", b.function.as_str(), b.max_increase, b.graph)).collect()
+}
+
 /// A `[[budget]]` of site.toml: the total share of the functions `function` matches (their
 /// frames counted once, as a search counts them) may grow by at most `max_increase`
 /// percentage points from one profile to the next, in `graph` or in every graph.

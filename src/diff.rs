@@ -111,7 +111,7 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Pat
         Ok(Run { record, hash: 0, slug: String::new(), url: String::new(), series: 0, prev: None, next: None, compare: None, vs_baseline: None })
     };
     let top = None;
-    let made = Compared { key: String::new(), graphs: graphs.clone(), preload, preview: false, top };
+    let made = Compared { key: String::new(), graphs: graphs.clone(), preload, preview: false, top, budgets: Vec::new() };
     let archive = Archive {
         runs: vec![run(before, &b)?, run(after, &a)?],
         series: vec![Series { name: "diff".into(), url: String::new(), runs: vec![0, 1], baseline: None }],

@@ -265,6 +265,35 @@ fn a_comparison_of_two_runs_is_laid_out_as_each_run_and_searches_their_files() {
 }
 
 #[test]
+fn the_archive_shows_the_budgets_its_comparisons_exceed_on_run_and_series_pages_and_in_the_feeds() {
+    // malloc: 10% of the first run, 40% of the second (+30 points), 40% of the third (±0).
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("api/2026-11-10.folded"), b"main;work 90\nmain;malloc 10\n");
+    write(&input.join("api/2026-11-11.folded"), b"main;work 60\nmain;malloc 40\n");
+    write(&input.join("api/2026-11-12.folded"), b"main;work 60\nmain;malloc 40\n");
+    let out = dir.path().join("out");
+    let page = |rel: &str| read(&out.join(rel));
+    let said = "samples: the total share of /^malloc$/ grew by +30.00 pp since the previous run (budget 5.00 pp).";
+    for (limit, exceeded) in [("5pp", true), ("50pp", false), ("5pp", true)] {
+        // The same site rebuilt with another budget: its marks come and go with it.
+        write(&dir.path().join("site.toml"), format!("[[budget]]\nfunction = \"^malloc$\"\nmax_increase = \"{limit}\"\n").as_bytes());
+        let o = build(&input, &out, &[]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let run = page("p/api/2026-11-11/index.html");
+        assert_eq!(run.contains(&format!("Budget exceeded: {said}")), exceeded, "{limit}: {run}");
+        assert!(!page("p/api/2026-11-12/index.html").contains("Budget exceeded"), "the third run's share did not grow");
+        let series = page("s/api/index.html");
+        assert_eq!(series.matches("⚠ budget /^malloc$/ +30.00 pp").count(), exceeded as usize, "{limit}: {series}");
+        for feed in ["feed.xml", "s/api/feed.xml"] {
+            assert_eq!(page(feed).contains(&format!("Budget exceeded: {said}")), exceeded, "{limit}: {feed}");
+        }
+        let compare = page("p/api/2026-11-11/compare/index.html");
+        assert_eq!(compare.contains("Budget exceeded in samples: the total share of <code>/^malloc$/</code> grew by +30.00 pp (budget 5.00 pp)."), exceeded, "{limit}");
+    }
+}
+
+#[test]
 fn adding_a_run_makes_one_comparison_and_baselines_and_regressions_are_shown() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");

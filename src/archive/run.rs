@@ -160,6 +160,23 @@ pub struct Compared {
     pub preview: bool,
     /// The function whose self share grew most, in the first graph, if any grew.
     pub top: Option<Regression>,
+    /// The `[[budget]]`s of site.toml it exceeded, in the order of its graphs and of the budgets.
+    #[serde(default)]
+    pub budgets: Vec<Exceeded>,
+}
+
+/// A `[[budget]]` of site.toml that a comparison exceeded: the total share of the functions its
+/// regular expression matches (their frames counted once) grew by more than it allows.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Exceeded {
+    /// The graph.
+    pub graph: String,
+    /// The budget's regular expression.
+    pub function: String,
+    /// How much the matched functions' total share grew, in percentage points.
+    pub increase_pp: f64,
+    /// How much it allows.
+    pub max_increase_pp: f64,
 }
 
 /// A function whose share of the total grew.

@@ -1044,6 +1044,8 @@ fn fingerprint(config: &Config, theme: &Theme) -> String {
         )
         .as_bytes(),
     );
+    // The budgets: their marks are on the pages.
+    h.update(crate::config::budgets_text(&config.budgets).as_bytes());
     for (name, text) in theme.templates() {
         h.update(format!("template {name} {}\n", text.len()).as_bytes());
         h.update(text.as_bytes());

@@ -162,7 +162,7 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, mut known:
             };
             Some(made.map(|p| {
                 let top = top_regression(&p.changes);
-                let compared = Compared { key: key.clone(), graphs: p.graphs, preload: p.preload, preview: p.files.iter().any(|f| f == PREVIEW), top };
+                let compared = Compared { key: key.clone(), graphs: p.graphs, preload: p.preload, preview: p.files.iter().any(|f| f == PREVIEW), top, budgets: p.budgets };
                 Made::New(compared, (!cached).then_some(p.changes))
             }))
         })
@@ -239,6 +239,7 @@ fn compare(
     };
     let mut graphs = Vec::new();
     let mut changes = Vec::new();
+    let mut budgets = Vec::new();
     let mut preload = Vec::new();
     for (gb, ga) in shared {
         // The two runs' graphs are read back at once: each read is one thread's work.
@@ -264,11 +265,13 @@ fn compare(
         let total = manifest.diff.as_ref().map_or(ga.total, |d| d.total_after);
         graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total, frames: manifest.frames, data: ga.data.clone(), differential: true, decimals: manifest.decimals });
         changes.push(listed(&ga.name, &ga.unit, &table));
+        // The budgets of site.toml it exceeds, shown on the run's pages and in the feeds.
+        budgets.extend(exceeded_budgets(&ga.name, &table, &config.budgets));
     }
     let mut files = files.into_inner().expect("no panic while holding it");
     files.sort();
     let metadata = [("before".to_string(), before.record.source.clone()), ("after".to_string(), after.record.source.clone())].into();
-    Ok(Product { format: "comparison".into(), metadata, graphs, preload, warnings: Vec::new(), files, changes, sums: Vec::new(), seal: String::new() })
+    Ok(Product { format: "comparison".into(), metadata, graphs, preload, warnings: Vec::new(), files, changes, budgets, sums: Vec::new(), seal: String::new() })
 }
 
 /// The functions of a differential table whose self share grew most and shrank most.
@@ -280,4 +283,15 @@ pub fn listed(graph: &str, unit: &str, table: &crate::graph::frames::FrameTable)
     let grew = all.iter().filter(|(p, _)| *p > 0.0).take(LISTED).map(|(_, c)| c.clone()).collect();
     let shrank = all.iter().rev().filter(|(p, _)| *p < 0.0).take(LISTED).map(|(_, c)| c.clone()).collect();
     GraphChanges { graph: graph.into(), unit: unit.into(), decimals: table.decimals, total_before: tb, total_after: ta, grew, shrank }
+}
+
+/// The `[[budget]]`s of site.toml that a comparison's differential `table` of graph `graph`
+/// exceeds (the total share of the functions each matches grew by more than it allows), as
+/// `flamesite diff` checks them.
+pub fn exceeded_budgets(graph: &str, table: &crate::graph::frames::FrameTable, budgets: &[crate::config::Budget]) -> Vec<crate::archive::run::Exceeded> {
+    report::check_budgets(graph, table, None, budgets)
+        .into_iter()
+        .filter(|b| b.exceeded)
+        .map(|b| crate::archive::run::Exceeded { graph: b.graph, function: b.function, increase_pp: b.increase_pp, max_increase_pp: b.max_increase_pp })
+        .collect()
 }

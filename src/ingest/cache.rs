@@ -50,6 +50,9 @@ pub struct Product {
     /// Of a comparison: what changed, per graph.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<crate::archive::run::GraphChanges>,
+    /// Of a comparison: the `[[budget]]`s of site.toml it exceeded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub budgets: Vec<crate::archive::run::Exceeded>,
     /// Length and BLAKE3 hash of each of `files`, in their order: what a restored file must be.
     #[serde(default)]
     pub sums: Vec<FileSum>,
@@ -92,6 +95,8 @@ pub use crate::store::is_inside;
 pub struct Cache {
     dir: PathBuf,
     fingerprint: String,
+    /// The budgets comparisons are checked against ([`crate::config::budgets_text`]).
+    budgets: String,
     /// The published site, where an entry's files are once its run is published.
     published: Option<crate::output::Published>,
     /// Per entry, the run or comparison folders of the published site that hold its files
@@ -125,7 +130,8 @@ impl Cache {
             config.palette.as_str(),
             !config.base_url.is_empty()
         );
-        Cache { dir: dir.to_path_buf(), fingerprint, published: None, homes: Default::default(), filled: Default::default(), changes: Default::default(), records: Default::default() }
+        let budgets = crate::config::budgets_text(&config.budgets);
+        Cache { dir: dir.to_path_buf(), fingerprint, budgets, published: None, homes: Default::default(), filled: Default::default(), changes: Default::default(), records: Default::default() }
     }
 
     /// The same cache, whose entries' files may also be found in the published site
@@ -204,6 +210,8 @@ impl Cache {
         let mut hasher = blake3::Hasher::new();
         hasher.update(self.fingerprint.as_bytes());
         hasher.update(format!("\ncomparison 2\n{before}\n{after}\n").as_bytes());
+        // The budgets it is checked against: other budgets, another entry.
+        hasher.update(self.budgets.as_bytes());
         hasher.finalize().to_hex().to_string()
     }
 

@@ -244,5 +244,5 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
     }
     let mut files = files.into_inner().expect("no panic while holding it");
     files.sort();
-    Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, preload, warnings: decoded.warnings, files, changes: Vec::new(), sums: Vec::new(), seal: String::new() })
+    Ok(Product { format: decoded.format.into(), metadata: decoded.metadata, graphs, preload, warnings: decoded.warnings, files, changes: Vec::new(), budgets: Vec::new(), sums: Vec::new(), seal: String::new() })
 }

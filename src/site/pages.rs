@@ -102,10 +102,22 @@ impl Site<'_> {
     /// What a link to run `i` shows, for a page's hash: the run, and its regression mark (the
     /// function and the exact growth, which decides the text shown; nothing is formatted here,
     /// since the plan makes this for every link of every page).
-    fn link_hash(&self, i: usize) -> (u64, &str, Option<(&str, u64)>) {
+    fn link_hash(&self, i: usize) -> (u64, &str, Option<(&str, u64)>, Vec<(&str, &str, u64, u64)>) {
         let r = self.run(i);
         let mark = r.compare.and_then(|c| self.archive.comparisons[c].made.top.as_ref()).filter(|t| t.points > self.config.archive.regression_points);
-        (r.hash, r.url.as_str(), mark.map(|t| (t.name.as_str(), t.points.to_bits())))
+        (r.hash, r.url.as_str(), mark.map(|t| (t.name.as_str(), t.points.to_bits())), self.budget_marks(i))
+    }
+
+    /// The budgets run `i`'s comparison with the run before exceeded, for a page's hash.
+    fn budget_marks(&self, i: usize) -> Vec<(&str, &str, u64, u64)> {
+        let Some(c) = self.run(i).compare else { return Vec::new() };
+        self.archive.comparisons[c].made.budgets.iter().map(|b| (b.graph.as_str(), b.function.as_str(), b.increase_pp.to_bits(), b.max_increase_pp.to_bits())).collect()
+    }
+
+    /// The budgets run `i`'s comparison with the run before exceeded, as its pages say them.
+    fn budgets(&self, i: usize) -> Vec<serde_json::Value> {
+        let Some(c) = self.run(i).compare else { return Vec::new() };
+        budget_words(&self.archive.comparisons[c].made.budgets)
     }
 
     /// The function whose self share grew by more than `archive.regression_points` since
@@ -206,9 +218,10 @@ impl Site<'_> {
             let prev = r.prev.map(|p| self.link_hash(p));
             let next = r.next.map(|n| self.link_hash(n));
             let compared = [r.compare, r.vs_baseline].map(|c| c.map(|c| &a.comparisons[c].url));
+            let budgets = self.budget_marks(i);
             pages.push(Page {
                 path: format!("{}index.html", r.url),
-                hash: hash_of((base, "run", r.hash, &r.url, &s.name, &s.url, prev, next, compared)),
+                hash: hash_of((base, "run", r.hash, &r.url, &s.name, &s.url, prev, next, compared, budgets)),
                 kind: Kind::Run(i),
             });
         }
@@ -538,6 +551,7 @@ impl Site<'_> {
                 "pair": (prev.is_some() || next.is_some()).then(|| format!("{},{}", prev.map_or(&run.slug, |p| &p.slug), run.slug)),
                 "compare": run.compare.map(|c| &self.archive.comparisons[c].url),
                 "vs_baseline": run.vs_baseline.map(|c| &self.archive.comparisons[c].url),
+                "budgets": self.budgets(i),
             }),
         );
         let (total, unit, decimals) = headline(run);
@@ -634,6 +648,7 @@ impl Site<'_> {
         ctx.insert("preload", &c.made.preload);
         ctx.insert("lists", &lists);
         ctx.insert("threshold", &self.config.archive.regression_points);
+        ctx.insert("budgets", &budget_words(&c.made.budgets));
         let title = format!("{} vs {} · {}", after.record.title, before.record.title, s.name);
         let mut description = format!("What changed in {} between {} and {}", s.name, before.record.date.display(), after.record.date.display());
         // What a link pasted in chat should say: the largest growth and shrinkage of the first
@@ -717,7 +732,8 @@ impl Site<'_> {
                             format_scaled(total as i128, unit, decimals)
                         ),
                         None => format!("{} run of {}: {}", rec.series, rec.date.display(), format_scaled(total as i128, unit, decimals)),
-                    } + &starts.get(&i).map(|l| format!(" {}", l.join(" "))).unwrap_or_default(),
+                    } + &starts.get(&i).map(|l| format!(" {}", l.join(" "))).unwrap_or_default()
+                        + &self.budgets(i).iter().map(|b| format!(" Budget exceeded: {}", b["sentence"].as_str().unwrap_or_default())).collect::<String>(),
                     content_html: rec.notes.clone(),
                     categories: vec![rec.series.clone()],
                 }
@@ -746,6 +762,7 @@ impl Site<'_> {
         let run = self.run(i);
         let mut link = run_link(run);
         link.regression = self.regression(i).map(|(name, points)| json!({ "name": name, "points": points }));
+        link.budget = self.budgets(i).into_iter().next();
         link.compare = run.compare.map(|c| self.archive.comparisons[c].url.clone());
         link
     }
@@ -796,6 +813,8 @@ struct RunLink {
     labels: BTreeMap<String, String>,
     /// A function that grew by more than the threshold since the previous run.
     regression: Option<serde_json::Value>,
+    /// The first budget of site.toml its comparison with the run before exceeded.
+    budget: Option<serde_json::Value>,
     /// Its comparison with the previous run.
     compare: Option<String>,
 }
@@ -812,6 +831,7 @@ fn run_link(run: &Run) -> RunLink {
         title_differs: rec.title != rec.date.day() && rec.title != rec.date.display(),
         labels: rec.labels.clone(),
         regression: None,
+        budget: None,
         compare: None,
     }
 }
@@ -846,4 +866,18 @@ fn plotted(runs: &[&Run]) -> (Vec<u64>, u32) {
         })
         .collect();
     (values, places)
+}
+
+/// What the pages say of exceeded budgets: `{ graph, function, increase, limit, sentence }`.
+fn budget_words(budgets: &[crate::archive::run::Exceeded]) -> Vec<serde_json::Value> {
+    budgets
+        .iter()
+        .map(|b| {
+            let (increase, limit) = (format!("{:+.2} pp", b.increase_pp), format!("{:.2} pp", b.max_increase_pp));
+            json!({
+                "graph": b.graph, "function": b.function, "increase": increase, "limit": limit,
+                "sentence": format!("{}: the total share of /{}/ grew by {increase} since the previous run (budget {limit}).", b.graph, b.function),
+            })
+        })
+        .collect()
 }
