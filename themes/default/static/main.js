@@ -610,19 +610,24 @@ class Viewer {
     return g.runs;
   }
 
-  /** Start fetching the runs' manifests and name tables a comparison's search reads. */
+  /**
+   * Start fetching the runs' manifests and name tables a comparison's search reads (once the
+   * first view is painted, or when the search box is entered); a promise of their arrival.
+   */
   warmRuns() {
     const m = this.g && this.g.manifest;
     const runs = m && m.diff && m.diff.search === "runs" ? this.runGraphs() : null;
-    if (!runs) return;
-    for (const r of [runs.before, runs.after]) {
-      r.manifest
-        .then((rm) => {
-          if (!r.names) r.names = r.source.nameTable(rm);
-          return r.source.allNames(r.names);
-        })
-        .catch(() => {}); // said by the search, which asks again
-    }
+    if (!runs) return Promise.resolve();
+    return Promise.all(
+      [runs.before, runs.after].map((r) =>
+        r.manifest
+          .then((rm) => {
+            if (!r.names) r.names = r.source.nameTable(rm);
+            return r.source.allNames(r.names);
+          })
+          .catch(() => {}), // said by the search, which asks again
+      ),
+    );
   }
 
   fail(message) {
@@ -742,14 +747,19 @@ class Viewer {
   }
 
   /**
-   * Once the first view is complete, fetch the rest of the name table while the page is idle:
-   * a first search reads every name and would otherwise wait for all of them. Once per graph.
+   * Once the first view is complete, fetch the rest of the name table while the page is idle
+   * (of a comparison of two runs, the runs' name tables too): a first search reads every name
+   * and would otherwise wait for all of them. Once per graph.
    */
   prefetchNames(g) {
-    if (g.prefetch !== undefined || !g.names || g.names.complete()) return;
+    if (g.prefetch !== undefined || !g.names) return;
+    // Of a comparison whose search reads its runs' graphs, their name tables too.
+    const own = !g.names.complete();
+    const runs = !!(g.manifest && g.manifest.diff && g.manifest.diff.search === "runs" && g.meta.runs);
+    if (!own && !runs) return;
     g.prefetch = true; // busy until the files are in (see api.js busy())
     const done = () => (g.prefetch = false);
-    const go = () => (this.g === g ? g.source.allNames(g.names).then(done, done) : done());
+    const go = () => (this.g === g ? Promise.all([own && g.source.allNames(g.names), runs && this.warmRuns()]).then(done, done) : done());
     if (window.requestIdleCallback) requestIdleCallback(go, { timeout: 300 });
     else setTimeout(go, 50);
   }
