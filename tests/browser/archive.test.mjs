@@ -536,6 +536,36 @@ describe("the archive under nginx", () => {
     assertLogClean(logStart);
   });
 
+  test("a zoom goes along from a run into its comparison, in that run's own widths, and back to it", async () => {
+    const logStart = site.requests().length;
+    const r = run("api", "run-3");
+    const { page, done } = await openPage(`${site.url}p/${r.slug}/`);
+    let st = await graphIdle(page);
+    const manifest = JSON.parse(fs.readFileSync(path.join(output, "p", r.slug, "g/samples/manifest.json"), "utf8"));
+    const frame = ["main", "server::run", "server::handle_request"];
+    const pt = await frameCenter(page, r.stacks, frame, st, manifest.depth);
+    await page.mouse.click(pt.x, pt.y);
+    st = await graphIdle(page);
+    const zoomed = st.zoom;
+    assert.deepEqual([zoomed.name, zoomed.offset, zoomed.total], ["server::handle_request", pathOffset(r.stacks, frame), pathTotal(r.stacks, frame)]);
+    // "Compare with the previous run": the comparison in this run's widths, zoomed alike.
+    await page.locator("a.fs-compare:not(.fs-vs-baseline)").click();
+    await page.waitForURL(/compare\/.*l=after/);
+    st = await graphIdle(page);
+    assert.equal(st.layout, "after");
+    assert.deepEqual(st.zoom, zoomed, "the same frame, where this run's own graph has it");
+    assert.deepEqual(st.errors, []);
+    // Back to this run from there keeps it; the earlier run's widths are another run's, whose
+    // link does not take the zoom.
+    assert.ok(!new URL(await page.locator("a.fs-before").getAttribute("href"), page.url()).hash.includes("z="));
+    await page.locator("a.fs-after").click();
+    await page.waitForURL(new RegExp(`p/${r.slug}/(index\\.html)?#`));
+    st = await graphIdle(page);
+    assert.deepEqual(st.zoom, zoomed);
+    await done();
+    assertLogClean(logStart);
+  });
+
   test("a permalink (zoom, search) opens the same view after more profiles are added and the site is rebuilt", async () => {
     const logStart = site.requests().length;
     const r = run("api", "run-3");

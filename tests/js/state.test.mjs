@@ -72,3 +72,21 @@ test("a link to another run carries the graph, the search, its case, the colours
   carryContext([a], defaultState());
   assert.equal(a.attrs.href, "../b/");
 });
+
+test("the zoom goes along where its offsets hold: from a run into its comparison's own layout, and back from that layout", () => {
+  const zoom = { depth: 3, offset: 10, total: 5, hash: "0badcafe" };
+  const run = { ...defaultState(), query: "malloc", zoom };
+  // From a run page to its comparison with an earlier run: the comparison in this run's widths.
+  assert.equal(carriedFragment(run, { to: "after" }), "#z=3.10.5.0badcafe&q=malloc&l=after");
+  assert.equal(carriedFragment({ ...run, zoom: null }, { to: "after" }), "#q=malloc", "no zoom, no layout forced");
+  // From a comparison to one of its runs: only when it shows that run's widths.
+  const cmp = { ...run, layout: "before" };
+  assert.equal(carriedFragment(cmp, { from: "before" }), "#z=3.10.5.0badcafe&q=malloc");
+  assert.equal(carriedFragment(cmp, { from: "after" }), "#q=malloc");
+  assert.equal(carriedFragment({ ...run, layout: "union" }, { from: "after" }), "#q=malloc", "the union's offsets are no run's");
+  // Links say which, by their data attributes.
+  const link = (data) => ({ dataset: { ...data }, attrs: { href: "../c/" }, getAttribute(k) { return this.attrs[k]; }, setAttribute(k, v) { this.attrs[k] = v; } });
+  const [to, from, plain] = [link({ zoomTo: "after" }), link({ zoomFrom: "before" }), link({})];
+  carryContext([to, from, plain], cmp);
+  assert.deepEqual([to.attrs.href, from.attrs.href, plain.attrs.href], ["../c/#z=3.10.5.0badcafe&q=malloc&l=after", "../c/#z=3.10.5.0badcafe&q=malloc", "../c/#q=malloc"]);
+});

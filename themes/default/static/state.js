@@ -41,19 +41,29 @@ export function historyStep(prev, next, typing = false) {
 /**
  * The fragment a link to another page of the same series carries from state `st`: the graph,
  * the search (and its case), the colours and the sandwich, so that following a function from
- * run to run, or into a comparison, keeps it in view. Not the zoom, whose offsets belong to one
- * graph, nor the table's order or the view.
+ * run to run, or into a comparison, keeps it in view. Not the table's order or the view. The
+ * zoom only where its offsets hold on the other page (docs/FORMAT.md: a comparison's after and
+ * before layouts are its runs' own graphs): `zoom` is `{ to: "after" }` for a link from a run
+ * to a comparison of it with an earlier run (opened in that layout, zoomed alike), or
+ * `{ from: "after" }` / `{ from: "before" }` for a link from a comparison to that run, which
+ * carries the zoom when the comparison shows that layout.
  */
-export function carriedFragment(st) {
-  return formatFragment({ ...defaultState(), graph: st.graph, query: st.query, caseSensitive: st.caseSensitive, palette: st.palette, sandwich: st.sandwich });
+export function carriedFragment(st, zoom = null) {
+  const carried = { ...defaultState(), graph: st.graph, query: st.query, caseSensitive: st.caseSensitive, palette: st.palette, sandwich: st.sandwich };
+  if (st.zoom && zoom && zoom.to) Object.assign(carried, { zoom: st.zoom, layout: zoom.to });
+  if (st.zoom && zoom && zoom.from && st.layout === zoom.from) carried.zoom = st.zoom;
+  return formatFragment(carried);
 }
 
-/** Each link of `links` (anchors) pointed at its own page with the fragment `carriedFragment(st)`. */
+/**
+ * Each link of `links` (anchors) pointed at its own page with the fragment `carriedFragment`
+ * of `st`, the zoom where its `data-zoom-to` or `data-zoom-from` says it holds.
+ */
 export function carryContext(links, st) {
-  const frag = carriedFragment(st);
   for (const a of links) {
     if (a.dataset.page === undefined) a.dataset.page = (a.getAttribute("href") || "").replace(/#.*$/, "");
-    a.setAttribute("href", a.dataset.page + frag);
+    const zoom = a.dataset.zoomTo ? { to: a.dataset.zoomTo } : a.dataset.zoomFrom ? { from: a.dataset.zoomFrom } : null;
+    a.setAttribute("href", a.dataset.page + carriedFragment(st, zoom));
   }
 }
 
