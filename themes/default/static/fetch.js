@@ -135,7 +135,9 @@ const VERSIONS = [1, 2, 3, 4, 5, 6];
  * are gzip members (unpacked as they arrive, unpack.js) holding version 2 (plain) or 5
  * (comparison) files, of 7 with coded columns (flag CODED); of 8 a comparison's chunks are of
  * version 6, every layout in one folder; of 9 chunks give parents as rows (PARENT_ROWS), of 10
- * offsets from them too (FROM_PARENTS).
+ * offsets from them too (FROM_PARENTS); of 11 a comparison of two runs has no search files (its
+ * search reads the runs' graphs: query.js) and its chunks tell union offsets from the other
+ * layouts (UNION_FROM_LAYOUTS).
  */
 const MANIFEST_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
 
