@@ -328,6 +328,11 @@ export function layoutOffsets(c, layout) {
   return offset;
 }
 
+/** Whether graph `m` is a comparison of two runs whose search reads the runs' own graphs (version 11). */
+export function searchesRuns(m) {
+  return !!(m && m.diff && m.diff.search === "runs");
+}
+
 /**
  * The manifest of a comparison as `layout` ("union", "after" or "before") shows it, when its
  * chunks hold every layout (version 8): `total` the layout's root width, each chunk's `offset`

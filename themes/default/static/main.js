@@ -6,7 +6,7 @@
 // browser fetches them all at once (scripts.html preloads the same list); the rest (`later`)
 // is loaded when first used, or once the first view is painted and the page is idle.
 
-import { GraphSource } from "./fetch.js";
+import { GraphSource, searchesRuns } from "./fetch.js";
 import { MIN_PX, depthAtY, elidedAt, frameAt, frameInfo, frameStartingAt, framesIn, pixelValue, rowY, valueAtX } from "./layout.js";
 import { Palette } from "./draw.js";
 import { describeElided, describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
@@ -592,18 +592,25 @@ class Viewer {
 
   /**
    * Of a comparison whose graph option names the runs' own graphs: { before, after }, each
-   * { source, manifest } (a GraphSource and its manifest's promise), made on first use; null
-   * otherwise.
+   * { source, load }, made on first use; null otherwise. `load()` is the promise, asked for
+   * once, of the run's `{ manifest, names, scale }`: its manifest, its whole name table, and the
+   * factor from its values to the comparison's (10^k when the comparison holds them in k more
+   * decimal places).
    */
   runGraphs() {
     const g = this.g;
-    if (!g || !g.meta.runs) return null;
+    if (!g || !g.meta.runs || !g.manifest) return null;
     if (!g.runs) {
       const run = (url) => {
         const source = new GraphSource(new URL(url, document.baseURI).href);
-        const manifest = source.manifest();
-        manifest.catch(() => {}); // said by the search that reads it
-        return { source, manifest, names: null };
+        let loaded = null;
+        const load = () =>
+          (loaded ||= source.manifest().then(async (rm) => {
+            const names = source.nameTable(rm);
+            await source.allNames(names);
+            return { manifest: rm, names, scale: 10 ** ((g.manifest.decimals || 0) - (rm.decimals || 0)) };
+          }));
+        return { source, load };
       };
       g.runs = { before: run(g.meta.runs.before), after: run(g.meta.runs.after) };
     }
@@ -615,19 +622,10 @@ class Viewer {
    * first view is painted, or when the search box is entered); a promise of their arrival.
    */
   warmRuns() {
-    const m = this.g && this.g.manifest;
-    const runs = m && m.diff && m.diff.search === "runs" ? this.runGraphs() : null;
+    const runs = searchesRuns(this.g && this.g.manifest) ? this.runGraphs() : null;
     if (!runs) return Promise.resolve();
-    return Promise.all(
-      [runs.before, runs.after].map((r) =>
-        r.manifest
-          .then((rm) => {
-            if (!r.names) r.names = r.source.nameTable(rm);
-            return r.source.allNames(r.names);
-          })
-          .catch(() => {}), // said by the search, which asks again
-      ),
-    );
+    // A failure is said by the search that reads them.
+    return Promise.all([runs.before, runs.after].map((r) => r.load().catch(() => {})));
   }
 
   fail(message) {
@@ -755,7 +753,7 @@ class Viewer {
     if (g.prefetch !== undefined || !g.names) return;
     // Of a comparison whose search reads its runs' graphs, their name tables too.
     const own = !g.names.complete();
-    const runs = !!(g.manifest && g.manifest.diff && g.manifest.diff.search === "runs" && g.meta.runs);
+    const runs = searchesRuns(g.manifest) && !!g.meta.runs;
     if (!own && !runs) return;
     g.prefetch = true; // busy until the files are in (see api.js busy())
     const done = () => (g.prefetch = false);

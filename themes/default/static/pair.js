@@ -145,7 +145,7 @@ class PairView {
   }
 
   /** A run's graph at `data` (relative to the site root): its name table and total. */
-  async table_of(data) {
+  async tableOf(data) {
     let t = this.sources.get(data);
     if (!t) {
       const source = new GraphSource(new URL(`${this.root}${data}`, document.baseURI).href);
@@ -178,7 +178,7 @@ class PairView {
     this.busy = true;
     this.status.textContent = "Loading…";
     try {
-      const [ta, tb] = await Promise.all(graphs.map((g) => this.table_of(g.data)));
+      const [ta, tb] = await Promise.all(graphs.map((g) => this.tableOf(g.data)));
       if (seq !== this.seq) return;
       this.rows = joinFunctions(ta, tb);
       this.tables = [ta, tb];

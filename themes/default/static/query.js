@@ -5,7 +5,7 @@
 import { bucketsFor, compileQuery, matchNames, matchedValue } from "./search.js";
 import { formatPercent, formatValue, groupDigits } from "./format.js";
 import { DiffMatch, formatPoints, matchedDiff } from "./diff.js";
-import { unionWidth } from "./fetch.js";
+import { searchesRuns, unionWidth } from "./fetch.js";
 
 /** A search that matched nothing yet. */
 export function emptySearch(seq = 0) {
@@ -40,20 +40,16 @@ export function matchedText(s, m, zoom, d) {
 }
 
 /**
- * What regex `re` matched in one run of a comparison (manifest `m`): `run` is
- * { source, manifest } of the run's own graph (a GraphSource and its manifest's promise).
- * Returns { ids, buckets, scale }: the run's matched name ids, the search buckets that hold
- * them, and the factor from the run's values to the comparison's (10^k when the comparison
- * holds them in k more decimal places).
+ * What regex `re` matched in one run of a comparison: `run` is { source, load } of the run's
+ * own graph (main.js runGraphs). Returns { ids, buckets, scale }: the run's matched name ids,
+ * the search buckets that hold them, and the factor from the run's values to the comparison's.
  */
-export async function matchedInRun(run, re, m) {
-  const rm = await run.manifest;
+export async function matchedInRun(run, re) {
+  const { manifest: rm, names, scale } = await run.load();
   if (rm.differential) throw new Error("a run's graph compared is not a plain graph");
-  if (!run.names) run.names = run.source.nameTable(rm);
-  await run.source.allNames(run.names);
-  const { ids } = matchNames(run.names.names, re);
+  const { ids } = matchNames(names.names, re);
   const buckets = await Promise.all(bucketsFor(rm.search, ids).map((e) => run.source.bucket(e)));
-  return { ids, buckets, scale: 10 ** ((m.decimals || 0) - (rm.decimals || 0)) };
+  return { ids, buckets, scale };
 }
 
 export class Search {
@@ -127,10 +123,10 @@ export class Search {
     }
     s.busy = true;
     this.show();
-    const runs = g.manifest.diff && g.manifest.diff.search === "runs" ? this.host.runGraphs() : null;
+    const runs = searchesRuns(g.manifest) ? this.host.runGraphs() : null;
     if (runs) {
       // A comparison of two runs: what matched in each, from its own graph's search files.
-      Promise.all([runs.before, runs.after].map((r) => matchedInRun(r, re, g.manifest))).then(
+      Promise.all([runs.before, runs.after].map((r) => matchedInRun(r, re))).then(
         ([before, after]) => {
           if (this.s !== s) return;
           s.runs = { before, after };
@@ -143,7 +139,7 @@ export class Search {
       );
       return;
     }
-    if (g.manifest.diff && g.manifest.diff.search === "runs") return failed("this page does not say where the runs' graphs are");
+    if (searchesRuns(g.manifest)) return failed("this page does not say where the runs' graphs are");
     const entries = bucketsFor(g.manifest.search, s.ids);
     // A comparison's matched frames are gathered from each bucket as it arrives, while the
     // others load; the sum at the end is one pass.

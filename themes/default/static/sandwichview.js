@@ -10,7 +10,7 @@
 import { Painter } from "./paint.js";
 import { MIN_PX, depthAtY, frameAt, frameInfo, pixelValue, rowY, valueAtX } from "./layout.js";
 import { bucketIndex } from "./search.js";
-import { layoutView, nameIntervals } from "./fetch.js";
+import { layoutView, nameIntervals, searchesRuns } from "./fetch.js";
 import { FrameIndex, decodeSandwich, layoutTree, mergeSandwich, sandwichChunks, topNodes } from "./sandwich.js";
 import { formatPercent, formatValue, groupDigits } from "./format.js";
 import { describeDiffFrame } from "./diff.js";
@@ -42,19 +42,15 @@ export function describeNode(f, side, s, g) {
 
 /** One canvas of the sandwich: the callers or the callees tree, its zoom, hover and keyboard frame. */
 /**
- * The intervals of the function named `name` in one run's own graph (`run`: { source,
- * manifest, names }, main.js runGraphs), in the values of comparison `m` (the run's times 10^k
- * when the comparison holds k more decimal places); null when the run has no such function.
+ * The intervals of the function named `name` in one run's own graph (`run`: { source, load },
+ * main.js runGraphs), in the comparison's values; null when the run has no such function.
  */
-async function runIntervals(run, name, m) {
-  const rm = await run.manifest;
-  if (!run.names) run.names = run.source.nameTable(rm);
-  await run.source.allNames(run.names);
-  const n = run.names.names.indexOf(name, 1);
+async function runIntervals(run, name) {
+  const { manifest: rm, names, scale } = await run.load();
+  const n = names.names.indexOf(name, 1);
   if (n < 1) return null;
   const b = await run.source.bucket(rm.search[bucketIndex(rm.search, n)]);
   const iv = nameIntervals(b, n, null);
-  const scale = 10 ** ((m.decimals || 0) - (rm.decimals || 0));
   return scale === 1 ? iv : Float64Array.from(iv, (v) => v * scale);
 }
 
@@ -346,13 +342,13 @@ export class SandwichView {
     const m = g.manifest;
     let iv = null;
     let entries = null;
-    const runs = m.diff && m.diff.search === "runs" ? this.v.runGraphs() : null;
+    const runs = searchesRuns(m) ? this.v.runGraphs() : null;
     if (runs) {
       // A comparison of two runs: the chunks over the function's intervals in each run's own
       // graph, by the chunks' extents in that run's layout.
       const name = g.names.names[id];
       const sides = await Promise.all(["before", "after"].map(async (side) => {
-        const ivs = await runIntervals(runs[side], name, m);
+        const ivs = await runIntervals(runs[side], name);
         return ivs ? sandwichChunks(layoutView(m, side), ivs) : [];
       }));
       if (stale()) return null;
