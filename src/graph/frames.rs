@@ -6,7 +6,12 @@
 //! with checked integer arithmetic. The browser never walks this tree: the chunk files carry
 //! the laid-out columns.
 
-use rustc_hash::FxHashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxBuildHasher;
+
+use super::lists::Lists;
 
 /// Label of the root frame, which is name 0 of every name table.
 pub const ROOT_NAME: &str = "all";
@@ -189,7 +194,10 @@ impl StackBatch {
 /// shares, byte for byte, with the previous one, so that sorted or clustered input (the usual
 /// case) costs one byte comparison per shared frame rather than one hash lookup.
 pub struct Tokenizer {
-    interned: FxHashMap<Box<str>, u32>,
+    /// Ids of `names`, found by a name's hash: each name is held once, in `names` (a map from
+    /// names to ids held each twice, 60 to 90 bytes a name, and a profile whose every line has
+    /// a new name has millions: docs/RELIABILITY.md, "Memory per byte decoded").
+    interned: HashTable<u32>,
     names: Vec<Box<str>>,
     prev: Vec<u8>,
     prev_ends: Vec<usize>,
@@ -206,7 +214,7 @@ impl Tokenizer {
     /// A tokenizer that refuses stacks deeper than `max_depth` frames.
     pub fn new(max_depth: u32) -> Self {
         Tokenizer {
-            interned: FxHashMap::default(),
+            interned: HashTable::new(),
             names: Vec::new(),
             prev: Vec::new(),
             prev_ends: Vec::new(),
@@ -312,15 +320,16 @@ impl Tokenizer {
 
     /// The id of a frame name, for [`Tokenizer::push_ids`]: the same name always gets the same id.
     pub fn intern(&mut self, frame: &str) -> u32 {
-        match self.interned.get(frame) {
-            Some(&id) => id,
-            None => {
-                let id = self.names.len() as u32;
-                self.names.push(frame.into());
-                self.interned.insert(frame.into(), id);
-                id
-            }
+        let names = &self.names;
+        let hash = name_hash(frame);
+        if let Some(&id) = self.interned.find(hash, |&id| &*names[id as usize] == frame) {
+            return id;
         }
+        let id = self.names.len() as u32;
+        let names = &self.names;
+        self.interned.insert_unique(hash, id, |&id| name_hash(&names[id as usize]));
+        self.names.push(frame.into());
+        id
     }
 
     /// The interned names, indexed by the ids in the batches.
@@ -361,8 +370,10 @@ impl Tokenizer {
 
 /// The second stage of merging: the prefix tree of name ids, with each node's own counts.
 pub struct Tree {
-    /// `(parent << 32) | name` to node.
-    children: FxHashMap<u64, u32>,
+    /// Nodes found by the hash of their parent and name ([`child_hash`]); the key is read from
+    /// `parent` and `name`, not held again (a map keyed by both took 17 to 34 bytes a node
+    /// where this takes 5 to 10).
+    children: HashTable<u32>,
     parent: Vec<u32>,
     name: Vec<u32>,
     self_: Vec<u64>,
@@ -375,7 +386,7 @@ impl Tree {
     /// An empty tree (just the root) for plain or two-count stacks.
     pub fn new(differential: bool) -> Self {
         Tree {
-            children: FxHashMap::default(),
+            children: HashTable::new(),
             parent: vec![NO_PARENT],
             name: vec![u32::MAX],
             self_: vec![0],
@@ -409,17 +420,23 @@ impl Tree {
             self.path.truncate(shared);
             for &name in &w[i + 8..i + 8 + n] {
                 let parent = self.path.last().copied().unwrap_or(0);
-                let key = ((parent as u64) << 32) | name as u64;
-                let next = self.parent.len() as u32;
-                let node = *self.children.entry(key).or_insert(next);
-                if node == next {
-                    self.parent.push(parent);
-                    self.name.push(name);
-                    self.self_.push(0);
-                    if let Some(b) = &mut self.before_self {
-                        b.push(0);
+                let hash = child_hash(parent, name);
+                let (parents, names) = (&self.parent, &self.name);
+                let found = self.children.find(hash, |&c| parents[c as usize] == parent && names[c as usize] == name);
+                let node = match found {
+                    Some(&node) => node,
+                    None => {
+                        let node = self.parent.len() as u32;
+                        self.children.insert_unique(hash, node, |&c| child_hash(parents[c as usize], names[c as usize]));
+                        self.parent.push(parent);
+                        self.name.push(name);
+                        self.self_.push(0);
+                        if let Some(b) = &mut self.before_self {
+                            b.push(0);
+                        }
+                        node
                     }
-                }
+                };
                 self.path.push(node);
             }
             i += 8 + n;
@@ -450,6 +467,7 @@ impl Tree {
             sorted.extend(order.iter().map(|&old| by_id[old as usize].take().unwrap_or_default().into_string()));
             sorted
         };
+        drop(order);
         let sorted_name = |node: usize| if node == 0 { 0 } else { rank[self.name[node] as usize] };
 
         let total = subtree_sums(&self.self_, &self.parent)?;
@@ -481,6 +499,8 @@ impl Tree {
             kids[fill[p] as usize] = node as u32;
             fill[p] += 1;
         }
+        drop(fill);
+        drop(std::mem::take(&mut self.parent));
         for p in 0..n {
             let group = &mut kids[first[p] as usize..first[p + 1] as usize];
             if group.len() > 1 {
@@ -505,18 +525,23 @@ impl Tree {
             layout: Layout::After,
             decimals: self.decimals,
         };
-        // Pending frames as (node, depth, offset); `rows_on_path[d]` is the row of the last
-        // frame laid out at depth d, which is the parent of the next frame at depth d + 1.
-        let mut rows_on_path: Vec<u32> = Vec::new();
-        let mut todo: Vec<(u32, u32, u64)> = vec![(0, 0, 0)];
-        while let Some((node, depth, offset)) = todo.pop() {
-            let node = node as usize;
+        // The frames open on the path from the root, each with its row, depth, the next of its
+        // children to lay out and where that child starts. Children are taken one at a time,
+        // so the path, not a node's children, is what is held: a root with 2,000,000 children
+        // (a profile whose every line has a new name) held all of them, 32 MB.
+        struct Open {
+            row: u32,
+            depth: u32,
+            next: u32,
+            end: u32,
+            offset: u64,
+        }
+        let mut path: Vec<Open> = Vec::new();
+        let lay = |table: &mut FrameTable, node: usize, depth: u32, parent: u32, offset: u64| {
             let row = table.name.len() as u32;
-            rows_on_path.truncate(depth as usize);
             table.name.push(sorted_name(node));
             table.depth.push(depth);
-            table.parent.push(rows_on_path.last().copied().unwrap_or(NO_PARENT));
-            rows_on_path.push(row);
+            table.parent.push(parent);
             table.offset.push(offset);
             table.total.push(total[node]);
             table.self_.push(self.self_[node]);
@@ -524,13 +549,21 @@ impl Tree {
                 b.total.push(bt[node]);
                 b.self_.push(bs[node]);
             }
-            let group = &kids[first[node] as usize..first[node + 1] as usize];
-            // Children's offsets, right to left, so that the leftmost is popped first.
-            let mut end = offset + total[node] - self.self_[node];
-            for &c in group.iter().rev() {
-                end -= total[c as usize];
-                todo.push((c, depth + 1, end));
+            Open { row, depth, next: first[node], end: first[node + 1], offset }
+        };
+        path.push(lay(&mut table, 0, 0, NO_PARENT, 0));
+        while let Some(top) = path.last_mut() {
+            if top.next == top.end {
+                path.pop();
+                continue;
             }
+            let child = kids[top.next as usize] as usize;
+            top.next += 1;
+            let offset = top.offset;
+            top.offset += total[child];
+            let (depth, parent) = (top.depth + 1, top.row);
+            let open = lay(&mut table, child, depth, parent, offset);
+            path.push(open);
         }
         Ok(table)
     }
@@ -640,23 +673,32 @@ pub fn self_by_name(table: &FrameTable) -> Vec<u64> {
 /// Per name, the rows of its frames that have no ancestor of the same name (its calls), in
 /// row order (which is offset order): a differential graph's search intervals, and the calls a
 /// precomputed sandwich merges (`crate::store::sandwich`).
-pub fn topmost_frames(table: &FrameTable) -> Vec<Vec<u32>> {
-    let mut per_name: Vec<Vec<u32>> = vec![Vec::new(); table.names.len()];
-    let mut open = vec![0u32; table.names.len()];
-    let mut path: Vec<u32> = Vec::new();
-    for r in 0..table.len() {
-        while path.len() > table.depth[r] as usize {
-            let top = path.pop().expect("not empty");
-            open[table.name[top as usize] as usize] -= 1;
-        }
-        let name = table.name[r] as usize;
-        if open[name] == 0 {
-            per_name[name].push(r as u32);
-        }
-        open[name] += 1;
-        path.push(r as u32);
-    }
-    per_name
+pub fn topmost_frames(table: &FrameTable) -> Lists<u32> {
+    Lists::collect(table.names.len(), || {
+        let mut open = vec![0u32; table.names.len()];
+        let mut path: Vec<u32> = Vec::new();
+        (0..table.len()).filter_map(move |r| {
+            while path.len() > table.depth[r] as usize {
+                let top = path.pop().expect("not empty");
+                open[table.name[top as usize] as usize] -= 1;
+            }
+            let name = table.name[r];
+            let topmost = open[name as usize] == 0;
+            open[name as usize] += 1;
+            path.push(r as u32);
+            topmost.then_some((name, r as u32))
+        })
+    })
+}
+
+/// The hash a [`Tree`] finds the child `name` of node `parent` by.
+fn child_hash(parent: u32, name: u32) -> u64 {
+    FxBuildHasher.hash_one(((parent as u64) << 32) | name as u64)
+}
+
+/// The hash a [`Tokenizer`] finds a name by.
+fn name_hash(name: &str) -> u64 {
+    FxBuildHasher.hash_one(name)
 }
 
 #[cfg(test)]

@@ -4,4 +4,5 @@
 pub mod color;
 pub mod diff;
 pub mod frames;
+pub mod lists;
 pub mod preview;

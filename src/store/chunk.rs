@@ -15,12 +15,16 @@ use crate::graph::color::Palette;
 use crate::config::ChunkConfig;
 use crate::graph::diff::{self, Measure};
 use crate::graph::frames::{topmost_frames, Before, FrameTable, Layout, NO_PARENT};
+use crate::graph::lists::Lists;
 
 use super::{gz, planes};
 use super::columns::{pad8, put_column, put_u32, put_u32_column};
 pub use super::columns::{Sink, Values};
 pub use crate::graph::frames::self_by_name;
 use super::sandwich::{self, SandwichRef};
+
+/// Value intervals by name id.
+type Intervals = Lists<(u64, u64)>;
 
 /// Version of the graph format written for a plain graph. [`read_graph`] reads versions 1
 /// (values always f64) to [`DIFF_VERSION`].
@@ -558,11 +562,12 @@ fn search_and_names(
     let last = if differential && buckets { Some(subtree_last(table)) } else { None };
     let by_old = match &frames_of {
         Some(frames) => diff_intervals(table, frames),
-        None if differential => Vec::new(),
+        None if differential => Lists::default(),
         None => name_intervals(table),
     };
     // A comparison of two runs has none: its search reads the runs' graphs.
-    let intervals: Vec<&Vec<(u64, u64)>> = if differential && !buckets { Vec::new() } else { old_id.iter().map(|&o| &by_old[o]).collect() };
+    let searched = if differential && !buckets { 0 } else { old_id.len() };
+    let intervals = |new: usize| &by_old[old_id[new]];
     // A differential bucket's entry is about 10 bytes against a plain interval's 8: twice as
     // many entries a file keep its bytes below those of version 4's files (24 bytes an entry,
     // `search_intervals` of them) with half the files, and on a comparison's wide searches the
@@ -570,11 +575,11 @@ fn search_and_names(
     let per_bucket = config.search_intervals as usize * if differential { 2 } else { 1 };
     let mut buckets = Vec::new();
     let mut lo = 0usize;
-    while lo < intervals.len() {
+    while lo < searched {
         let mut hi = lo;
         let mut count = 0;
-        while hi < intervals.len() && (hi == lo || count + intervals[hi].len() <= per_bucket) {
-            count += intervals[hi].len();
+        while hi < searched && (hi == lo || count + intervals(hi).len() <= per_bucket) {
+            count += intervals(hi).len();
             hi += 1;
         }
         buckets.push((lo, hi, count));
@@ -586,10 +591,10 @@ fn search_and_names(
         .map(|(k, &(lo, hi, count))| {
             let bytes = match &frames_of {
                 Some(frames) => {
-                    let lists: Vec<&Vec<u32>> = old_id[lo..hi].iter().map(|&o| &frames[o]).collect();
+                    let lists: Vec<&[u32]> = old_id[lo..hi].iter().map(|&o| &frames[o]).collect();
                     encode_diff_search(lo as u32, table, &lists, last.as_ref().expect("made for a differential table"), values)
                 }
-                None => encode_search(lo as u32, &intervals[lo..hi], values),
+                None => encode_search(lo as u32, &(lo..hi).map(intervals).collect::<Vec<_>>(), values),
             };
             let bytes = gz::pack(&bytes);
             let file = format!("s/{k}.bin{}", gz::SUFFIX);
@@ -679,11 +684,9 @@ fn encode_diff(graph: &str, unit: &str, table: &FrameTable, sides: &Sides, confi
 
 /// Of a differential table: each name's intervals, one per topmost frame (see
 /// [`topmost_frames`]), empty ones included, so that the buckets are cut alike in every layout.
-fn diff_intervals(table: &FrameTable, frames: &[Vec<u32>]) -> Vec<Vec<(u64, u64)>> {
-    frames
-        .iter()
-        .map(|rows| rows.iter().map(|&r| (table.offset[r as usize], table.offset[r as usize] + table.total[r as usize])).collect())
-        .collect()
+fn diff_intervals(table: &FrameTable, frames: &Lists<u32>) -> Intervals {
+    let extent = |r: u32| (table.offset[r as usize], table.offset[r as usize] + table.total[r as usize]);
+    Lists::collect(frames.len(), || (0..frames.len()).flat_map(|k| frames[k].iter().map(move |&r| (k as u32, extent(r)))))
 }
 
 /// A differential graph's search bucket (version 5, docs/FORMAT.md "Search buckets"): one entry
@@ -696,7 +699,7 @@ fn diff_intervals(table: &FrameTable, frames: &[Vec<u32>]) -> Vec<Vec<(u64, u64)
 /// of a name's frames are near each other, and these files are what a search on a comparison
 /// fetches.
 /// `last` is [`subtree_last`] of the table.
-fn encode_diff_search(name_lo: u32, table: &FrameTable, lists: &[&Vec<u32>], last: &[u32], values: Values) -> Vec<u8> {
+fn encode_diff_search(name_lo: u32, table: &FrameTable, lists: &[&[u32]], last: &[u32], values: Values) -> Vec<u8> {
     let rows: Vec<usize> = lists.iter().flat_map(|l| l.iter().map(|&r| r as usize)).collect();
     let k = rows.len();
     let before = table.before.as_ref().expect("a differential table");
@@ -801,25 +804,45 @@ fn depth_groups<'a>(rows: &'a [u32], depth: &[u32], target: usize) -> Vec<&'a [u
 }
 
 /// Each name's extents, merged into sorted disjoint intervals.
-fn name_intervals(table: &FrameTable) -> Vec<Vec<(u64, u64)>> {
-    let mut per_name: Vec<Vec<(u64, u64)>> = vec![Vec::new(); table.names.len()];
-    for row in 0..table.len() {
-        if table.total[row] > 0 {
-            per_name[table.name[row] as usize].push((table.offset[row], table.offset[row] + table.total[row]));
-        }
+fn name_intervals(table: &FrameTable) -> Intervals {
+    let drawn = || (0..table.len()).filter(|&row| table.total[row] > 0);
+    let mut lists = Lists::collect(table.names.len(), || drawn().map(|row| (table.name[row], (table.offset[row], table.offset[row] + table.total[row]))));
+    let mut kept = vec![0u32; lists.len()];
+    let (starts, spans) = lists.parts_mut();
+    merge_lists(spans, starts, &mut kept);
+    lists.truncate_each(&kept);
+    lists
+}
+
+/// Sorts each list of `spans` (the lists `starts` delimits, from `starts[0]`) and merges its
+/// overlapping intervals at its front, writing how many it kept into `kept`; lists in
+/// parallel.
+fn merge_lists(spans: &mut [(u64, u64)], starts: &[u32], kept: &mut [u32]) {
+    let lists = kept.len();
+    if lists > 1 && spans.len() > 1 << 14 {
+        let mid = lists / 2;
+        let (left, right) = spans.split_at_mut((starts[mid] - starts[0]) as usize);
+        let (kept_left, kept_right) = kept.split_at_mut(mid);
+        rayon::join(|| merge_lists(left, &starts[..=mid], kept_left), || merge_lists(right, &starts[mid..], kept_right));
+        return;
     }
-    per_name.par_iter_mut().for_each(|list| {
+    for k in 0..lists {
+        let list = &mut spans[(starts[k] - starts[0]) as usize..(starts[k + 1] - starts[0]) as usize];
         list.sort_unstable();
-        let mut merged: Vec<(u64, u64)> = Vec::with_capacity(list.len());
-        for &(a, b) in list.iter() {
-            match merged.last_mut() {
-                Some(last) if a <= last.1 => last.1 = last.1.max(b),
-                _ => merged.push((a, b)),
+        let mut n = 0;
+        for i in 0..list.len() {
+            let (a, b) = list[i];
+            match n {
+                0 => n = 1,
+                _ if a <= list[n - 1].1 => list[n - 1].1 = list[n - 1].1.max(b),
+                _ => {
+                    list[n] = (a, b);
+                    n += 1;
+                }
             }
         }
-        *list = merged;
-    });
-    per_name
+        kept[k] = n as u32;
+    }
 }
 
 /// Flag of a chunk or search file whose columns are coded (docs/FORMAT.md "Coded columns"):
@@ -973,7 +996,7 @@ fn parent_rows(table: &FrameTable, rows: &[u32]) -> (Vec<u32>, Vec<u32>, Vec<u32
     (ids, parents, outside)
 }
 
-fn encode_search(name_lo: u32, intervals: &[&Vec<(u64, u64)>], values: Values) -> Vec<u8> {
+fn encode_search(name_lo: u32, intervals: &[&[(u64, u64)]], values: Values) -> Vec<u8> {
     let k: usize = intervals.iter().map(|l| l.len()).sum();
     let mut out = Vec::with_capacity(32 + 4 * intervals.len() + 2 * values.width() * k);
     out.extend_from_slice(SEARCH_MAGIC);
