@@ -21,6 +21,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
 
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use super::cpuprofile::{clean, contains};
@@ -52,36 +55,126 @@ struct Frame {
     line: Option<u64>,
 }
 
+/// A profile as it is read: every field of both types, the type told by a plain field. (As a
+/// `#[serde(tag = "type")]` enum, serde held each profile whole as generic values before
+/// choosing the variant: 128 bytes a one-frame sample, 30 times the file's bytes.)
 #[derive(Deserialize)]
-#[serde(tag = "type")]
-enum Profile {
+struct RawProfile {
+    #[serde(rename = "type")]
+    kind: Kind,
+    #[serde(default)]
+    name: String,
+    unit: String,
+    #[serde(default)]
+    samples: Option<Stacks>,
+    #[serde(default)]
+    weights: Option<Vec<f64>>,
+    #[serde(default)]
+    events: Option<Vec<Event>>,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+enum Kind {
     #[serde(rename = "sampled")]
-    Sampled {
-        #[serde(default)]
-        name: String,
-        unit: String,
-        samples: Vec<Vec<usize>>,
-        weights: Vec<f64>,
-    },
-    #[serde(rename = "evented", rename_all = "camelCase")]
-    Evented {
-        #[serde(default)]
-        name: String,
-        unit: String,
-        #[allow(dead_code)]
-        start_value: f64,
-        #[allow(dead_code)]
-        end_value: f64,
-        events: Vec<Event>,
-    },
+    Sampled,
+    #[serde(rename = "evented")]
+    Evented,
+}
+
+#[derive(Deserialize)]
+#[serde(try_from = "RawProfile")]
+enum Profile {
+    Sampled { name: String, unit: String, samples: Stacks, weights: Vec<f64> },
+    Evented { name: String, unit: String, events: Vec<Event> },
+}
+
+impl TryFrom<RawProfile> for Profile {
+    type Error = String;
+    fn try_from(p: RawProfile) -> Result<Profile, String> {
+        let missing = |field: &str| format!("missing field `{field}` of a profile of type \"{}\"", match p.kind {
+            Kind::Sampled => "sampled",
+            Kind::Evented => "evented",
+        });
+        Ok(match p.kind {
+            Kind::Sampled => Profile::Sampled {
+                samples: p.samples.ok_or_else(|| missing("samples"))?,
+                weights: p.weights.ok_or_else(|| missing("weights"))?,
+                name: p.name,
+                unit: p.unit,
+            },
+            Kind::Evented => Profile::Evented { events: p.events.ok_or_else(|| missing("events"))?, name: p.name, unit: p.unit },
+        })
+    }
+}
+
+/// A sampled profile's stacks (frame indexes, root first), one after another: a vector per
+/// sample took 48 bytes and an allocation even for a sample of one frame.
+#[derive(Default)]
+struct Stacks {
+    frames: Vec<u32>,
+    /// Where each stack ends in `frames`.
+    ends: Vec<usize>,
+}
+
+impl Stacks {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    /// Each stack, in the file's order.
+    fn iter(&self) -> impl Iterator<Item = &[u32]> {
+        self.ends.iter().scan(0, |start, &end| Some(&self.frames[std::mem::replace(start, end)..end]))
+    }
+}
+
+impl<'de> Deserialize<'de> for Stacks {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Stacks, D::Error> {
+        struct All;
+        impl<'de> Visitor<'de> for All {
+            type Value = Stacks;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an array of stacks, each an array of frame indexes")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Stacks, A::Error> {
+                let mut stacks = Stacks::default();
+                while seq.next_element_seed(Stack(&mut stacks.frames))?.is_some() {
+                    stacks.ends.push(stacks.frames.len());
+                }
+                Ok(stacks)
+            }
+        }
+        /// Appends one stack's frames.
+        struct Stack<'a>(&'a mut Vec<u32>);
+        impl<'de> DeserializeSeed<'de> for Stack<'_> {
+            type Value = ();
+            fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+                d.deserialize_seq(self)
+            }
+        }
+        impl<'de> Visitor<'de> for Stack<'_> {
+            type Value = ();
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a stack: an array of frame indexes")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+                while let Some(frame) = seq.next_element::<u64>()? {
+                    let frame = u32::try_from(frame).map_err(|_| de::Error::custom(format_args!("frame {frame} does not exist")))?;
+                    self.0.push(frame);
+                }
+                Ok(())
+            }
+        }
+        d.deserialize_seq(All)
+    }
 }
 
 #[derive(Deserialize)]
 struct Event {
+    /// `O` (open) or `C` (close).
     #[serde(rename = "type")]
-    kind: String,
+    kind: char,
     at: f64,
-    frame: usize,
+    frame: u32,
 }
 
 /// Whether `sniff` is JSON that names speedscope's schema.
@@ -122,19 +215,27 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
         // the unit that makes every weight whole, the second merges. Each looks at the frames
         // a stack does not share with the one before only, so deep stacks opened and closed
         // by events cost their events, not their depth at each event.
-        let mut weights = Vec::new();
+        // An evented profile's weights are the times between its events.
+        let mut between = Vec::new();
+        let evented = matches!(profile, Profile::Evented { .. });
         visit(i, profile, &mut |stack, keep, w| {
-            if let Some(bad) = stack[keep..].iter().find(|&&f| f >= frames) {
+            if let Some(bad) = stack[keep..].iter().find(|&&f| f as usize >= frames) {
                 return Err(format!("{context}: frame {bad} does not exist (the file has {frames} frames)"));
             }
             if !w.is_finite() || w < 0.0 {
                 return Err(format!("{context}: weight {w} is not a finite number of at least 0"));
             }
-            weights.push(w);
+            if evented {
+                between.push(w);
+            }
             Ok(())
         })?;
+        let weights = match profile {
+            Profile::Sampled { weights, .. } => weights,
+            Profile::Evented { .. } => &between,
+        };
         let (unit, factor, decimals, rounded) = integer_unit(unit, weights.iter().copied());
-        drop(weights);
+        drop(between);
         if rounded {
             let to = if decimals == 0 { "a whole nanosecond".to_string() } else { format!("{decimals} decimal places") };
             warnings.push(format!("{context}: weights finer than {to} were rounded to it"));
@@ -158,6 +259,7 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
             }
             new.clear();
             for &f in &stack[low..] {
+                let f = f as usize;
                 if ids[f] == u32::MAX {
                     ids[f] = merger.intern(&frame_name(&file.shared.frames[f]));
                 }
@@ -208,14 +310,14 @@ fn frame_name(f: &Frame) -> String {
 
 /// What [`visit`] calls with each stack (frame indexes, root first), how many of its first
 /// frames are those of the stack of the call before, and its weight.
-type Visitor<'a> = dyn FnMut(&[usize], usize, f64) -> Result<(), String> + 'a;
+type StackVisitor<'a> = dyn FnMut(&[u32], usize, f64) -> Result<(), String> + 'a;
 
 /// Calls `f` with each stack of the profile (frame indexes, root first), the frames it shares
 /// with the previous stack, and its weight.
-fn visit(i: usize, profile: &Profile, f: &mut Visitor) -> Result<(), String> {
+fn visit(i: usize, profile: &Profile, f: &mut StackVisitor) -> Result<(), String> {
     match profile {
         Profile::Sampled { samples, weights, .. } => {
-            let mut prev: &[usize] = &[];
+            let mut prev: &[u32] = &[];
             for (stack, &w) in samples.iter().zip(weights) {
                 let keep = prev.iter().zip(stack).take_while(|(a, b)| a == b).count();
                 f(stack, keep, w)?;
@@ -229,9 +331,9 @@ fn visit(i: usize, profile: &Profile, f: &mut Visitor) -> Result<(), String> {
 
 /// Stacks and their durations from open and close events: between two events, the open
 /// stack gets the time between them.
-fn evented(i: usize, events: &[Event], f: &mut Visitor) -> Result<(), String> {
+fn evented(i: usize, events: &[Event], f: &mut StackVisitor) -> Result<(), String> {
     let context = |k: usize| format!("speedscope: profile {}, event {}", i + 1, k + 1);
-    let mut open: Vec<usize> = Vec::new();
+    let mut open: Vec<u32> = Vec::new();
     // How deep the open stack was at its shallowest since the last call of `f`.
     let mut low = 0usize;
     let mut last: Option<f64> = None;
@@ -249,9 +351,9 @@ fn evented(i: usize, events: &[Event], f: &mut Visitor) -> Result<(), String> {
             }
         }
         last = Some(e.at);
-        match e.kind.as_str() {
-            "O" => open.push(e.frame),
-            "C" => match open.last() {
+        match e.kind {
+            'O' => open.push(e.frame),
+            'C' => match open.last() {
                 Some(&top) if top == e.frame => {
                     open.pop();
                     low = low.min(open.len());
@@ -384,6 +486,10 @@ mod tests {
             (file(r#"{"type": "sampled", "name": "x", "unit": "none", "samples": [[7]], "weights": [1]}"#), "frame 7 does not exist"),
             (file(r#"{"type": "sampled", "name": "x", "unit": "none", "samples": [[0]], "weights": [-1]}"#), "weight -1"),
             (file(r#"{"type": "flat", "name": "x"}"#), "unknown variant `flat`"),
+            (file(r#"{"type": "sampled", "name": "x", "unit": "none", "weights": [1]}"#), "missing field `samples` of a profile of type \"sampled\""),
+            (file(r#"{"type": "evented", "name": "x", "unit": "none"}"#), "missing field `events`"),
+            (file(r#"{"type": "sampled", "name": "x", "unit": "none", "samples": [[0, 4294967296]], "weights": [1]}"#), "frame 4294967296 does not exist"),
+            (file(r#"{"type": "sampled", "name": "x", "unit": "none", "samples": [0], "weights": [1]}"#), "expected a stack: an array of frame indexes"),
             (file(""), "no profiles"),
             (file(r#"{"type": "evented", "name": "x", "unit": "none", "startValue": 0, "endValue": 1,
                       "events": [{"type": "C", "at": 0, "frame": 0}]}"#), "closes frame 0 but no frame is open"),
