@@ -686,6 +686,49 @@ fn files_put_in_the_output_by_hand_are_named_before_they_go() {
     assert!(told_removed, "the removal was not told");
 }
 
+/// Item 7: a file put by hand inside one of the site's folders (a run's, a series', `p/`) was
+/// never named and came back every other build, from the tree swapped out. Now each is named
+/// at the build after it was put there ("not in the new site"), removed from that tree at the
+/// build after ("removed"), and never seen again.
+#[test]
+fn files_put_inside_the_sites_folders_by_hand_are_named_and_do_not_come_back() {
+    let work = tempfile::tempdir().unwrap();
+    let input = work.path().join("in");
+    write(&input.join("api/2026-01-01.folded"), &profile(1, 50));
+    let out = work.path().join("public");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let run = out.join("p/api/2026-01-01");
+    assert!(run.join("index.html").is_file(), "the run's folder is not where the test puts a file");
+    let put = ["p/api/2026-01-01/notes.txt", "p/extra/x.txt", "s/api/.htaccess"];
+    for rel in put {
+        write(&out.join(rel), b"put here by hand\n");
+    }
+    let mut told = [[false; 2]; 3];
+    for round in 2..7u64 {
+        write(&input.join(format!("api/2026-01-0{round}.folded")), &profile(round, 50));
+        let o = build(&input, &out, &[]);
+        let err = stderr(&o);
+        assert!(o.status.success(), "{err}");
+        for (k, rel) in put.iter().enumerate() {
+            // A folder put by hand is named, not each file in it.
+            let named = if rel.starts_with("p/extra") { "p/extra" } else { rel };
+            let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("warning") && l.contains(named)).collect();
+            let gone = lines.iter().any(|l| l.contains("not in the new site"));
+            let removed = lines.iter().any(|l| l.contains("removed"));
+            match round {
+                2 => assert!(gone && !removed, "round 2, {rel}: {err}"),
+                3 => assert!(removed && !gone, "round 3, {rel}: {err}"),
+                _ => assert!(lines.is_empty(), "round {round}, {rel}: named again: {err}"),
+            }
+            told[k][0] |= gone;
+            told[k][1] |= removed;
+            assert!(!out.join(rel).exists(), "round {round}: {rel} is in the published site");
+        }
+    }
+    assert!(told.iter().all(|t| t[0] && t[1]), "{told:?}");
+}
+
 /// Runs `flamesite build` under real resource limits: `as_bytes` of address space
 /// (RLIMIT_AS: an allocation past it fails, and the process aborts) and `cpu_seconds` of CPU
 /// time (RLIMIT_CPU: past it the kernel kills the process with SIGXCPU), set in the child

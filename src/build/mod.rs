@@ -584,10 +584,17 @@ impl<'a> Build<'a> {
                 site_files.push((rel.as_str(), bytes.as_slice()));
             }
         }
+        let live_ino = self.live_ino;
+        let old_known = live_ino != 0 && data.live.ino == live_ino;
+        let mut found_inside = None;
         match &staging {
             Output::Folder(s) => {
                 let foreign = foreign_files(self.config, &generated, &site_files, s)?;
                 self.summary.warnings.extend(foreign);
+                let left = data.foreign.take().filter(|(ino, _)| *ino == staging_ino).map(|(_, paths)| paths);
+                let (warnings, found) = foreign_inside(self.config, old_known.then_some(&data.live), left.as_deref().unwrap_or_default(), s)?;
+                self.summary.warnings.extend(warnings);
+                found_inside = (!found.is_empty()).then_some((live_ino, found));
             }
             // A bucket is often shared: only the folders and files the site writes are its.
             Output::Bucket(s) => s.set_ours(generated.iter().map(|n| n.to_string()).chain(site_files.iter().filter_map(|(rel, _)| rel.split('/').next().map(str::to_string)))),
@@ -597,13 +604,12 @@ impl<'a> Build<'a> {
             pages: plan.iter().map(|p| (p.path.clone(), p.hash)).collect(),
             runs: graph_sets(&archive).map(|(url, key)| (url.to_string(), key.to_string())).collect(),
             bytes: BTreeMap::new(),
+            sealed: 0,
         };
         // The state knows them as pages: one that is gone is removed from the staging tree
         // as a page that is gone is.
         desired.pages.extend(site_files.iter().map(|(rel, bytes)| (rel.to_string(), hash_bytes(bytes))));
         // The staging tree is known when the state describes it.
-        let live_ino = self.live_ino;
-        let old_known = live_ino != 0 && data.live.ino == live_ino;
         let incremental = cache.is_some() && old_known && data.next.as_ref().is_some_and(|n| n.ino == staging_ino);
         let sizes = Sizes::default();
         for (name, bytes) in &self.theme.statics {
@@ -638,6 +644,8 @@ impl<'a> Build<'a> {
             lock.held()?;
         }
         let to_folder = matches!(staging, Output::Folder(_));
+        // Every folder of the new tree has been written (the swap renames the tree's top).
+        desired.sealed = staging.clock();
         let mirror = staging.commit(!incremental, cache.is_some() && !old_known)?;
 
         let Some(cache) = cache else { return Ok(()) };
@@ -690,7 +698,7 @@ impl<'a> Build<'a> {
             records,
         };
         let names = std::mem::take(&mut self.names);
-        state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next, comparisons })?;
+        state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next, comparisons, foreign: found_inside })?;
         if to_folder {
             let state = [crate::ingest::cache::STATE, state::DATA].iter().map(|f| std::fs::metadata(cache.dir().join(f)).map_or(0, |m| m.len())).sum::<u64>();
             self.summary.kept_bytes = Some(records + state);
@@ -765,6 +773,70 @@ fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&st
         staging.remove(&name)?;
     }
     Ok(warnings)
+}
+
+/// Files and folders put by hand inside the site's folders (`p/api/notes.txt`), which the
+/// top-level look of [`foreign_files`] does not see (issue 31, item 7). In the published
+/// tree, described by the state as `live`, a folder is looked into only when it changed after
+/// the build that wrote it had finished (`Tree::sealed`, the file system's time then; a folder
+/// stamped in the same tick is looked into too, and holds nothing foreign when the build
+/// wrote it): one `lstat` per folder of the site,
+/// not a walk of its files; the graph folders inside a run's folder are not looked into (they
+/// are a cache entry's files). Each entry found is named in a warning, as at the top, and
+/// returned: the state keeps them, and the next build, which brings that tree up to date,
+/// removes them first. `left`: those the last build found, removed here from the staging tree
+/// (the tree they were found in), each named in a warning, so that they do not come back
+/// every other build.
+fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging: &crate::output::staging::Staging) -> Result<(Vec<Warning>, Vec<String>), BuildError> {
+    let mut warnings = Vec::new();
+    for rel in left {
+        if std::fs::symlink_metadata(staging.path(rel)).is_ok() {
+            warnings.push(Warning {
+                path: shown(&staging.path(rel)),
+                message: "was not written by flamesite (it was put in the output folder before the last build): removed".into(),
+            });
+            staging.remove(rel)?;
+        }
+    }
+    let Some(live) = live.filter(|t| t.sealed != 0) else { return Ok((warnings, Vec::new())) };
+    let sealed = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(live.sealed);
+    // Each folder of the tree but its top, with the names the build put in it.
+    let mut expected: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for path in live.pages.keys().chain(live.runs.keys()) {
+        let mut at = 0;
+        while let Some(i) = path[at..].find('/') {
+            let (folder, rest) = (&path[..at + i], &path[at + i + 1..]);
+            if let Some(name) = rest.split('/').next().filter(|n| !n.is_empty()) {
+                expected.entry(folder).or_default().insert(name);
+            }
+            at += i + 1;
+        }
+    }
+    for run in live.runs.keys() {
+        expected.entry(run.trim_end_matches('/')).or_default().extend(["g", PREVIEW]);
+    }
+    let output = &config.output;
+    let mut found = Vec::new();
+    for (folder, names) in &expected {
+        let dir = output.join(folder);
+        let changed = std::fs::symlink_metadata(&dir).ok().filter(|m| m.is_dir()).and_then(|m| m.modified().ok()).is_some_and(|t| t >= sealed);
+        if !changed {
+            continue;
+        }
+        let mut here: Vec<String> = std::fs::read_dir(&dir)
+            .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !names.contains(n.as_str())).collect())
+            .unwrap_or_default();
+        here.sort();
+        for name in here {
+            let rel = format!("{folder}/{name}");
+            warnings.push(Warning {
+                path: shown(&output.join(&rel)),
+                message: "was not written by flamesite: the output folder is replaced whole, so it is not in the new site (put files to publish as they are in the static/ folder beside site.toml)".into(),
+            });
+            found.push(rel);
+        }
+    }
+    Ok((warnings, found))
 }
 
 /// The bytes of every file under `dir`.

@@ -20,7 +20,7 @@ use crate::archive::slug;
 use crate::ingest::{RunRecord, Stamps};
 
 /// Version of the state's layout; another version is ignored (the build starts afresh).
-const VERSION: u32 = 6;
+const VERSION: u32 = 7;
 
 pub use crate::output::record::DIRTY;
 
@@ -45,6 +45,9 @@ pub struct Tree {
     /// The size in bytes of every page and file (by path) and of every run folder's graph
     /// files (by the folder): what the site costs to keep and to serve.
     pub bytes: BTreeMap<String, u64>,
+    /// When the build that wrote the tree had written it (nanoseconds since 1970; 0: not
+    /// known): a folder of it changed later had something put in it by hand.
+    pub sealed: u64,
 }
 
 impl Tree {
@@ -232,6 +235,10 @@ pub struct Data {
     pub next: Option<TreeDiff>,
     /// Every comparison published.
     pub comparisons: Vec<crate::archive::run::Compared>,
+    /// Files and folders put by hand inside the folders of the tree that was published when
+    /// the last build began (named by that tree's identity): that tree is the one the next
+    /// build brings up to date, which removes them first.
+    pub foreign: Option<(u64, Vec<String>)>,
 }
 
 pub use crate::output::record::DATA;
@@ -311,6 +318,7 @@ mod tests {
             pages: pages.iter().map(|(p, h)| (p.to_string(), *h)).collect(),
             runs: runs.iter().map(|(u, k)| (u.to_string(), k.to_string())).collect(),
             bytes: BTreeMap::new(),
+            sealed: 0,
         }
     }
 

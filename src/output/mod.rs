@@ -80,6 +80,15 @@ impl Output {
         }
     }
 
+    /// The file system's time now, as it stamps the output's files ([`staging::Staging::clock`];
+    /// 0 for a bucket, whose objects are not looked into).
+    pub fn clock(&self) -> u64 {
+        match self {
+            Output::Folder(s) => s.clock(),
+            Output::Bucket(_) => 0,
+        }
+    }
+
     /// Publishes the new site (see [`staging::Staging::commit`], [`bucket::Staging::commit`]);
     /// returns the identity of the tree the next build starts from when it is a copy of the new
     /// site.

@@ -197,6 +197,23 @@ impl Staging {
         link_or_copy(from, &path)
     }
 
+    /// The file system's time now, as it stamps what is written beside the output
+    /// (nanoseconds since 1970; 0 when it cannot be read): the lock file is touched and its
+    /// time read back. Files are stamped with a clock that can lag the system's by a tick (and
+    /// on a network file system it is the server's), so a time to compare stamps with comes
+    /// from the file system itself.
+    pub fn clock(&self) -> u64 {
+        use std::os::fd::AsRawFd;
+        let now = [libc::timespec { tv_sec: 0, tv_nsec: libc::UTIME_NOW }; 2];
+        // SAFETY: the descriptor is the lock file's, open for as long as `self`; `now` is the
+        // two timestamps futimens reads.
+        if unsafe { libc::futimens(self._lock.as_raw_fd(), now.as_ptr()) } != 0 {
+            return 0;
+        }
+        let stamp = self._lock.metadata().ok().and_then(|m| m.modified().ok());
+        stamp.and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos() as u64)
+    }
+
     /// Inodes of the staging folder and of the output folder (0 when it does not exist yet),
     /// which tell the two trees apart across swaps.
     pub fn inodes(&self) -> (u64, u64) {
