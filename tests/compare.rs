@@ -610,8 +610,9 @@ fn the_comparison_page_marks_the_changes_within_sampling_noise() {
         page[start..page[at..].find("</li>").unwrap() + at].to_string()
     };
     assert!(!item("z").contains("fs-noise") && !item("z").contains("within noise"), "{}", item("z"));
-    assert!(item("w").starts_with("<li class=\"fs-noise\">") && item("w").contains("· within noise"), "{}", item("w"));
-    assert!(page.contains("<input type=\"checkbox\" class=\"fs-hide-noise\"> Hide the changes within sampling noise"));
+    assert!(item("w").starts_with("<li class=\"fs-noise\">") && item("w").contains("· within sampling noise"), "{}", item("w"));
+    assert!(page.contains("<input type=\"checkbox\" class=\"fs-hide-noise\"> Hide the changes within noise"));
+    assert!(page.contains("sampling alone would make more than once in 1,000") && !page.contains("from night to night"), "two runs have no series' noise");
     // A graph whose unit does not count events is not judged: no marks, no checkbox.
     write(&input.join("svc/2026-11-02.toml"), b"unit = \"nanoseconds\"\n");
     write(&input.join("svc/2026-11-01.toml"), b"unit = \"nanoseconds\"\n");
@@ -619,6 +620,44 @@ fn the_comparison_page_marks_the_changes_within_sampling_noise() {
     assert!(o.status.success(), "{}", stderr(&o));
     let page = read(&out.join("p/svc/2026-11-02/compare/index.html"));
     assert!(!page.contains("fs-noise") && !page.contains("fs-hide-noise"), "{page}");
+}
+
+/// Issue 27, item 2: in a series, a change is judged against how much the function's share
+/// differs from night to night in the runs before, not only against sampling. Twelve nights
+/// with thousands of samples: `noisy` swings between 600 and 1,400 samples every night and
+/// grows from 600 to 1,400 at the last (+4.7 points, which sampling alone would never make, and
+/// which its nights make all the time: they differ by 6.5 points, 1.4826 times the median
+/// difference of consecutive nights); `jumps` holds 500 samples for eleven nights and takes
+/// 2,500 at the last (+13.5 points against 0.3). The first is marked and hidden with the
+/// others within noise, the second is not; a comparison with too few nights before it is
+/// judged by sampling alone.
+#[test]
+fn the_comparison_page_marks_the_changes_within_the_series_noise() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let noisy = [1000, 600, 1400, 700, 1300, 900, 1200, 650, 1350, 800, 600, 1400];
+    for (k, n) in noisy.iter().enumerate() {
+        let jumps = if k == 11 { 2500 } else { 500 };
+        write(&input.join(format!("svc/2026-11-{:02}.folded", k + 1)), format!("main;x 10000\nmain;noisy {n}\nmain;jumps {jumps}\n").as_bytes());
+    }
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = read(&out.join("p/svc/2026-11-12/compare/index.html"));
+    let item = |page: &str, name: &str| {
+        let at = page.find(&format!("class=\"fs-fn\">{name}</a>")).unwrap_or_else(|| panic!("{name} is listed: {page}"));
+        let start = page[..at].rfind("<li").unwrap();
+        page[start..page[at..].find("</li>").unwrap() + at].to_string()
+    };
+    let noisy_item = item(&page, "noisy");
+    assert!(noisy_item.starts_with("<li class=\"fs-noise\">") && noisy_item.contains("· within the series' noise (its nights differ by ±6.48 pp)"), "{noisy_item}");
+    let jumps_item = item(&page, "jumps");
+    assert!(!jumps_item.contains("fs-noise") && !jumps_item.contains("within"), "{jumps_item}");
+    assert!(page.contains("those of the samples graph no larger than three times how much the function's share differs from night to night in the 11 runs before this one"), "{page}");
+    // The fourth night has three before it: sampling alone judges (noisy stands out of it).
+    let early = read(&out.join("p/svc/2026-11-04/compare/index.html"));
+    assert!(!item(&early, "noisy").contains("within"), "{}", item(&early, "noisy"));
+    assert!(!early.contains("from night to night"), "too few nights before it");
 }
 
 /// A nightly series of `nights` folded profiles in `dir/<series>/`: 30 functions under main

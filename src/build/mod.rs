@@ -539,6 +539,18 @@ impl<'a> Build<'a> {
             .iter()
             .map(|s| derive::history::spans(s.runs.len()).into_iter().map(|(_, n)| std::sync::Mutex::new(SpanCell { span: None, uses: 1 + derive::history::buckets(n) })).collect())
             .collect();
+        // A comparison's noise marks read the spans of the runs before its later one.
+        for ci in 0..archive.comparisons.len() {
+            if let Some((si, _, window)) = crate::site::pages::noise_window(&archive, ci) {
+                let mut spans: Vec<usize> = window.iter().map(|j| j / derive::history::SPAN).collect();
+                spans.dedup();
+                for k in spans {
+                    if let Some(cell) = histories[si].get(k) {
+                        cell.lock().expect("no panic while holding it").uses += 1;
+                    }
+                }
+            }
+        }
         let graph_dir = |run: &crate::archive::run::Run, g: &crate::archive::run::GraphInfo| match cache {
             Some(c) => c.file_at(&run.record.key, Some(&run.url), &g.data),
             None => staging.path(&format!("{}{}", run.url, g.data)),

@@ -71,6 +71,31 @@ fn median(v: &[f64]) -> f64 {
     }
 }
 
+/// Runs before a comparison's later run whose shares say how much a function's share differs
+/// from night to night ([`night_to_night`]).
+pub const NOISE_WINDOW: usize = 16;
+/// Fewest such runs that say it.
+pub const NOISE_MIN_RUNS: usize = 6;
+/// How many times the night-to-night spread a comparison's change must be to stand out of the
+/// series' noise: a run against the one before differs by more in about 3 of 1,000 pairs of
+/// nights of an unchanged service when the shares vary normally.
+pub const NOISE_STANDS_OUT: f64 = 3.0;
+
+/// How much a function's share differs between two nights of an unchanged service, from its
+/// `shares` in the runs before (oldest first): √2 times [`series_noise`], the spread of one
+/// night's share, since a difference of two nights adds two such spreads. `None` with fewer
+/// than [`NOISE_MIN_RUNS`] runs.
+pub fn night_to_night(shares: &[f64]) -> Option<f64> {
+    (shares.len() >= NOISE_MIN_RUNS).then(|| series_noise(shares) * std::f64::consts::SQRT_2)
+}
+
+/// Whether a change of a function's share by `delta` (a fraction of 1) stands out of its
+/// night-to-night spread `spread` ([`night_to_night`]): by more than [`NOISE_STANDS_OUT`]
+/// times it. A share that never moved (spread 0) stands out of it by any change.
+pub fn stands_out_of_series(delta: f64, spread: f64) -> bool {
+    delta.abs() > NOISE_STANDS_OUT * spread
+}
+
 /// The spread of one night's share, from the series itself (see the module's comment).
 pub fn series_noise(shares: &[f64]) -> f64 {
     let diffs: Vec<f64> = shares.windows(2).map(|w| (w[1] - w[0]).abs()).collect();
@@ -152,6 +177,20 @@ pub fn of_spans(spans: &[&super::history::Span], runs: &[usize], samples: Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_change_stands_out_of_the_series_noise_only_past_three_night_to_night_spreads() {
+        // Nights around 10% that wobble by ±2 points: two nights differ by about 2.6 points.
+        let nights: Vec<f64> = wobbly(16, 0.10, 0.2, 3);
+        let spread = night_to_night(&nights).expect("16 nights say it");
+        assert!(spread > 0.005 && spread < 0.05, "{spread}");
+        assert!(!stands_out_of_series(0.02, spread), "a change of 2 points is ordinary here ({spread})");
+        assert!(stands_out_of_series(0.10, spread), "a change of 10 points is not ({spread})");
+        assert_eq!(night_to_night(&nights[..NOISE_MIN_RUNS - 1]), None, "too few nights say nothing");
+        // A share that never moved: any change stands out, none that is 0.
+        let flat = night_to_night(&[0.0; 8]).unwrap();
+        assert!(stands_out_of_series(0.001, flat) && !stands_out_of_series(0.0, flat));
+    }
 
     /// A share series of `n` nights around `level` with a deterministic wobble of ±`wobble`.
     fn wobbly(n: usize, level: f64, wobble: f64, seed: u64) -> Vec<f64> {

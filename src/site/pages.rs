@@ -229,7 +229,19 @@ impl Site<'_> {
             let s = &a.series[self.run(c.after).series];
             pages.push(Page {
                 path: format!("{}index.html", c.url),
-                hash: hash_of((base, "compare", &c.made.key, &c.url, &s.name, &s.url, c.baseline, self.link_hash(c.before), self.link_hash(c.after))),
+                // Its noise marks read the runs before its later one (not those after).
+                hash: hash_of((
+                    base,
+                    "compare",
+                    &c.made.key,
+                    &c.url,
+                    &s.name,
+                    &s.url,
+                    c.baseline,
+                    self.link_hash(c.before),
+                    self.link_hash(c.after),
+                    self.noise_window(ci).map(|(si, g, w)| (&g.name, w.iter().map(|&j| self.run(a.series[si].runs[j]).hash).collect::<Vec<_>>())),
+                )),
                 kind: Kind::Compare(ci),
             });
         }
@@ -579,6 +591,35 @@ impl Site<'_> {
         self.compare_page(ci, true)
     }
 
+    /// See [`noise_window`].
+    fn noise_window(&self, ci: usize) -> Option<(usize, &crate::archive::run::GraphInfo, Vec<usize>)> {
+        noise_window(self.archive, ci)
+    }
+
+    /// How much each of `names`' self share differs from night to night before comparison
+    /// `ci`'s later run, in the graph its series' history follows (which is returned with
+    /// them): from the history's spans of those runs. A function missing from a run counts as
+    /// a share of 0 there.
+    fn series_spreads<'n>(&self, ci: usize, names: &[&'n str]) -> Result<Option<(String, HashMap<&'n str, Option<f64>>)>, String> {
+        let Some((si, followed, window)) = self.noise_window(ci) else { return Ok(None) };
+        let mut spans: Vec<usize> = window.iter().map(|j| j / history::SPAN).collect();
+        spans.dedup();
+        let held: Vec<std::sync::Arc<Span>> = spans.into_iter().map(|k| (self.history)(si, k)).collect::<Result<_, _>>()?;
+        let spread = |name: &str| {
+            let mut shares = vec![0.0; window.len()];
+            for span in &held {
+                let Ok(at) = span.names.binary_search_by(|n| n.as_str().cmp(name)) else { continue };
+                for &(run, self_share, _) in &span.points[at] {
+                    if let Ok(w) = window.binary_search(&(run as usize)) {
+                        shares[w] = self_share;
+                    }
+                }
+            }
+            crate::derive::changes::night_to_night(&shares)
+        };
+        Ok(Some((followed.name.clone(), names.iter().map(|&n| (n, spread(n))).collect())))
+    }
+
     fn compare(&self, ci: usize) -> Result<String, String> {
         self.compare_page(ci, false)
     }
@@ -609,22 +650,33 @@ impl Site<'_> {
             })
             .collect();
         let fmt_points = |p: f64| if p >= 0.0 { format!("+{p:.2} pp") } else { format!("−{:.2} pp", -p) };
+        // How much each listed function's share differs from night to night in the series,
+        // for the graph its history follows.
+        let listed: Vec<&str> = changes.iter().flat_map(|g| g.grew.iter().chain(&g.shrank)).map(|ch| ch.name.as_str()).collect();
+        let spreads = self.series_spreads(ci, &listed)?;
         let lists: Vec<_> = changes
             .iter()
             .map(|g| {
                 let row = |ch: &crate::graph::diff::Change| {
+                    let points = ch.self_points(g.total_before, g.total_after);
+                    let sampling = crate::derive::report::stands_out(&g.unit, ch.self_before, g.total_before, ch.self_after, g.total_after);
+                    let spread = spreads.as_ref().filter(|(graph, _)| *graph == g.graph).and_then(|(_, by)| by.get(ch.name.as_str()).copied().flatten());
+                    let series = spread.map(|s| crate::derive::changes::stands_out_of_series(points / 100.0, s));
                     json!({
                         "name": ch.name,
-                        "points": fmt_points(ch.self_points(g.total_before, g.total_after)),
+                        "points": fmt_points(points),
                         "before": format_scaled(ch.self_before as i128, &g.unit, g.decimals),
                         "after": format_scaled(ch.self_after as i128, &g.unit, g.decimals),
                         "href": format!("#g={}&q={}&c=1", fragment_escape(&g.graph), fragment_escape(&exact_regex(&ch.name))),
-                        // Of counts (samples): whether sampling alone would rarely make this change.
-                        "noise": match crate::derive::report::stands_out(&g.unit, ch.self_before, g.total_before, ch.self_after, g.total_after) {
-                            Some(true) => "stands out",
-                            Some(false) => "within noise",
-                            None => "",
+                        // Of counts (samples): whether sampling alone would rarely make this
+                        // change; in a series, whether its nights differ by as much.
+                        "noise": match (sampling, series) {
+                            (Some(false), _) => "within noise",
+                            (_, Some(false)) => "within the series' noise",
+                            (Some(true), _) | (_, Some(true)) => "stands out",
+                            (None, None) => "",
                         },
+                        "spread": spread.map(|s| format!("±{:.2} pp", s * 100.0)).unwrap_or_default(),
                     })
                 };
                 let d = g.total_after as i128 - g.total_before as i128;
@@ -647,6 +699,8 @@ impl Site<'_> {
         ctx.insert("graphs", &graphs);
         ctx.insert("preload", &c.made.preload);
         ctx.insert("lists", &lists);
+        ctx.insert("noise_series", &spreads.as_ref().map(|(graph, _)| graph.clone()));
+        ctx.insert("noise_runs", &self.noise_window(ci).map_or(0, |(_, _, w)| w.len()));
         ctx.insert("threshold", &self.config.archive.regression_points);
         ctx.insert("budgets", &budget_words(&c.made.budgets));
         let title = format!("{} vs {} · {}", after.record.title, before.record.title, s.name);
@@ -880,4 +934,25 @@ fn budget_words(budgets: &[crate::archive::run::Exceeded]) -> Vec<serde_json::Va
             })
         })
         .collect()
+}
+
+/// The runs before comparison `ci`'s later run whose shares say how much a function's share
+/// differs from night to night (derive::changes::night_to_night): its series, the graph the
+/// series' history follows and the runs' places in the series (those with that graph, of the
+/// [`NOISE_WINDOW`](crate::derive::changes::NOISE_WINDOW) before). `None` when fewer than
+/// [`NOISE_MIN_RUNS`](crate::derive::changes::NOISE_MIN_RUNS) have it. The build counts the
+/// history spans these read (each is read once for all its readers).
+pub fn noise_window(archive: &Archive, ci: usize) -> Option<(usize, &crate::archive::run::GraphInfo, Vec<usize>)> {
+    use crate::derive::changes::{NOISE_MIN_RUNS, NOISE_WINDOW};
+    let c = &archive.comparisons[ci];
+    let si = archive.runs[c.after].series;
+    let s = &archive.series[si];
+    let k = s.runs.iter().position(|&i| i == c.after)?;
+    if k < NOISE_MIN_RUNS {
+        return None;
+    }
+    let followed = history::followed_graph(&archive.runs[*s.runs.last()?])?;
+    let has = |j: usize| archive.runs[s.runs[j]].record.graphs.iter().any(|g| g.name == followed.name && g.total > 0);
+    let window: Vec<usize> = (k.saturating_sub(NOISE_WINDOW)..k).filter(|&j| has(j)).collect();
+    (window.len() >= NOISE_MIN_RUNS).then_some((si, followed, window))
 }
