@@ -18,6 +18,7 @@ import path from "node:path";
 import { chromium } from "playwright-core";
 import { startNginx } from "./nginx.mjs";
 import { CHROMIUM_ARGS, frameCenter, matchedByStacks, parseFolded, pathOffset, pathTotal, testTools, total } from "./fixtures.mjs";
+import { nameHash } from "../../themes/default/static/format.js";
 import { rng } from "../js/helpers.mjs";
 
 const { bin: BIN, chromium: CHROMIUM } = testTools();
@@ -562,6 +563,35 @@ describe("the archive under nginx", () => {
     await page.waitForURL(new RegExp(`p/${r.slug}/(index\\.html)?#`));
     st = await graphIdle(page);
     assert.deepEqual(st.zoom, zoomed);
+
+    // The previous run (run-1, by date) opens zoomed to the same frame, found by its path of
+    // names in run-1's own graph, where it lies elsewhere (issue 27, item 5); and its next run
+    // link brings the zoom back to run-3.
+    const r1 = run("api", "run-1");
+    const prev = page.locator("nav.fs-runnav a[rel~=prev]");
+    const byPath = frame.map(nameHash).join(".");
+    assert.equal(new URL(await prev.getAttribute("href"), page.url()).hash, `#zp=${byPath}`, "the previous run's link names the zoomed frame by its path");
+    await prev.click();
+    await page.waitForURL(new RegExp(`p/${r1.slug}/`));
+    st = await graphIdle(page);
+    const there = [pathOffset(r1.stacks, frame), pathTotal(r1.stacks, frame)];
+    assert.notEqual(there[0], zoomed.offset, "the frame is elsewhere in run-1, so its offset could not have been carried");
+    assert.deepEqual([st.zoom.name, st.zoom.depth, st.zoom.offset, st.zoom.total], ["server::handle_request", 3, ...there]);
+    assert.deepEqual(st.errors, []);
+    assert.equal(new URL(page.url()).hash, `#z=3.${there[0]}.${there[1]}.${nameHash("server::handle_request")}`, "the entry holds run-1's own zoom");
+    await page.locator("nav.fs-runnav a[rel~=next]").click();
+    await page.waitForURL(new RegExp(`p/${r.slug}/`));
+    st = await graphIdle(page);
+    assert.deepEqual(st.zoom, zoomed, "and back to run-3's frame by the next run's link");
+    // A path the other run lacks (run-3's own marker frame, in run-4): the whole graph, said,
+    // the rest of the link kept.
+    const r4 = run("api", "run-4");
+    await page.goto(`${site.url}p/${r4.slug}/#zp=${["main", "marker::api_run_3"].map(nameHash).join(".")}&q=db::query`);
+    st = await graphIdle(page);
+    assert.equal(st.zoom, null);
+    assert.equal(st.query, "db::query");
+    assert.ok(st.errors.some((e) => e.includes("The frame the other run was zoomed to is not in this graph")), st.errors.join("\n"));
+    assert.equal(new URL(page.url()).hash, "#q=db::query");
     await done();
     assertLogClean(logStart);
   });

@@ -40,6 +40,7 @@ test("fragment state round-trips, defaults are left out", () => {
   const st = {
     graph: "alloc_space",
     zoom: { depth: 12, offset: 345678, total: 999, hash: "0badcafe" },
+    zoomPath: null,
     query: `^std::vector<int>::push_back$|a&b=c #x%y+z "q' <script>`,
     caseSensitive: true,
     view: "both",

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { UrlState, carriedFragment, carryContext, historyStep, isStateFragment, sameZoom } from "../../themes/default/static/state.js";
-import { defaultState } from "../../themes/default/static/format.js";
+import { defaultState, formatFragment, parseFragment } from "../../themes/default/static/format.js";
 
 test("a fragment is the viewer's state or an in-page anchor", () => {
   for (const h of ["", "#", "#q=main", "#z=1.2.3.0badcafe&q=x", "#m=icicle", "#s=total&r=1", "#v=both", "#x=sandwich&f=malloc"]) assert.equal(isStateFragment(h), true, h);
@@ -89,4 +89,26 @@ test("the zoom goes along where its offsets hold: from a run into its comparison
   const [to, from, plain] = [link({ zoomTo: "after" }), link({ zoomFrom: "before" }), link({})];
   carryContext([to, from, plain], cmp);
   assert.deepEqual([to.attrs.href, from.attrs.href, plain.attrs.href], ["../c/#z=3.10.5.0badcafe&q=malloc&l=after", "../c/#z=3.10.5.0badcafe&q=malloc", "../c/#q=malloc"]);
+});
+
+test("a link to another run carries the zoom by its frame's path, once the path is known, and the other page reads it", () => {
+  const zoom = { depth: 3, offset: 10, total: 5, hash: "0badcafe" };
+  const run = { ...defaultState(), query: "malloc", zoom };
+  const path = ["0000abcd", "12345678", "0badcafe"];
+  assert.equal(carriedFragment(run, { path }), "#zp=0000abcd.12345678.0badcafe&q=malloc");
+  assert.equal(carriedFragment({ ...run, zoom: null }, { path }), "#q=malloc", "no zoom, no path");
+  const link = (data) => ({ dataset: { ...data }, attrs: { href: "../r2/" }, getAttribute(k) { return this.attrs[k]; }, setAttribute(k, v) { this.attrs[k] = v; } });
+  const [byPath, plain] = [link({ zoomPath: "" }), link({})];
+  carryContext([byPath, plain], run, null);
+  assert.deepEqual([byPath.attrs.href, plain.attrs.href], ["../r2/#q=malloc", "../r2/#q=malloc"], "the path not known yet: no zoom");
+  carryContext([byPath, plain], run, path);
+  assert.deepEqual([byPath.attrs.href, plain.attrs.href], ["../r2/#zp=0000abcd.12345678.0badcafe&q=malloc", "../r2/#q=malloc"]);
+  // The page it opens: the path, not a zoom; a zoom by offsets wins over a path; a malformed
+  // path is ignored, the rest of the link kept.
+  assert.ok(isStateFragment("#zp=0000abcd"));
+  const read = parseFragment("#zp=0000abcd.12345678.0badcafe&q=malloc");
+  assert.deepEqual([read.zoom, read.zoomPath, read.query], [null, path, "malloc"]);
+  assert.deepEqual(parseFragment("#z=3.10.5.0badcafe&zp=0000abcd").zoomPath, null);
+  assert.deepEqual([parseFragment("#zp=0000abcd.xyz&q=a").zoomPath, parseFragment("#zp=0000abcd.xyz&q=a").query], [null, "a"]);
+  assert.equal(formatFragment(read), "#zp=0000abcd.12345678.0badcafe&q=malloc", "it round-trips");
 });

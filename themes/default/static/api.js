@@ -10,7 +10,7 @@ export function busy(v) {
   if (g.failed) return false;
   return (
     !g.manifest || g.source.pending > 0 || g.prefetch || v.scheduled || v.search.s.busy || (v.table && v.table.waiting) || (v.zoom && !v.zoom.info && !v.hidden) || v.waiting > 0 ||
-    (v.sandwich && v.sandwich.busy) || v.modulesLoading > 0
+    (v.sandwich && v.sandwich.busy) || v.modulesLoading > 0 || v.pathsPending > 0
   );
 }
 

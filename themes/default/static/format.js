@@ -120,6 +120,9 @@ export function nameHash(s) {
 //      the name's FNV-1a hash check that it is the same frame and not a changed input. Total
 //      also gives the zoomed range before any chunk arrives, so a link fetches no more than
 //      the view it shows.
+//   zp a zoom by the frame's path, for a link from another run (whose offsets are not this
+//      graph's): the FNV-1a hashes of the names from depth 1 down to the frame, dot-separated.
+//      The page finds the frame by walking down that path and puts its `z` in its place.
 //   q  search regex, c=1 case sensitive
 //   v  view: graph | table | both (absent: graph)
 //   m  icicle when the root is at the top
@@ -160,7 +163,7 @@ export function defaultSort(diff = false) {
 
 /** The default state: what an empty fragment means (on a comparison's page when `diff`). */
 export function defaultState(diff = false) {
-  return { graph: null, zoom: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: defaultSort(diff), sortReversed: false, layout: "union", measure: "share", palette: null, sandwich: null };
+  return { graph: null, zoom: null, zoomPath: null, query: "", caseSensitive: false, view: "graph", icicle: false, sort: defaultSort(diff), sortReversed: false, layout: "union", measure: "share", palette: null, sandwich: null };
 }
 
 /**
@@ -193,11 +196,18 @@ export function parseFragment(hash, diff = false) {
     else if (key === "z") {
       const m = /^(\d+)\.(\d+)\.(\d+)\.([0-9a-f]{8})$/.exec(val);
       if (m && Number(m[3]) > 0) st.zoom = { depth: Number(m[1]), offset: Number(m[2]), total: Number(m[3]), hash: m[4] };
+    } else if (key === "zp") {
+      const path = val.split(".");
+      if (path.length <= MAX_ZOOM_PATH && path.every((h) => /^[0-9a-f]{8}$/.test(h))) st.zoomPath = path;
     }
   }
   if (mode === "sandwich" && fn) st.sandwich = fn;
+  if (st.zoom) st.zoomPath = null; // a zoom by its offsets says it all
   return st;
 }
+
+/** The deepest zoom path a link may give (a stack's depth is bounded at build time too). */
+export const MAX_ZOOM_PATH = 10000;
 
 /**
  * The fragment for a state, keys in a fixed order, defaults left out ("" for the default
@@ -207,6 +217,7 @@ export function formatFragment(st, diff = false) {
   const parts = [];
   if (st.graph) parts.push(`g=${fragmentValue(st.graph)}`);
   if (st.zoom) parts.push(`z=${st.zoom.depth}.${st.zoom.offset}.${st.zoom.total}.${st.zoom.hash}`);
+  else if (st.zoomPath && st.zoomPath.length) parts.push(`zp=${st.zoomPath.join(".")}`);
   if (st.query) parts.push(`q=${fragmentValue(st.query)}`);
   if (st.caseSensitive) parts.push("c=1");
   if (st.view && st.view !== "graph") parts.push(`v=${st.view}`);

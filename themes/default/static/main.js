@@ -47,6 +47,7 @@ const later = {
   nav: lazy(() => import("./nav.js")),
   exporter: lazy(() => import("./export.js")),
   sandwich: lazy(() => import("./sandwichview.js")),
+  zoomPath: lazy(() => import("./zoompath.js")),
 };
 const ARROWS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"];
 /**
@@ -93,7 +94,11 @@ class Viewer {
     // Links to the previous and next run, the comparisons and the runs compared carry the
     // search, the graph and the colours (state.js, carriedFragment).
     this.carried = [...document.querySelectorAll("a[data-carry]")];
-    this.url.onWrite = (st) => carryContext(this.carried, st);
+    this.url.onWrite = (st) => this.carry(st);
+    // Links to another run (previous, next) take the zoom by its frame's path, found once per
+    // zoom: { zoom, path } (path null while it is being found, or when it cannot be).
+    this.zoomPath = null;
+    this.pathsPending = 0; // paths being found or followed (busy, see api.js)
     carryContext(this.carried, this.url.st);
     this.g = null; // the graph shown (see `loadGraph`)
     this.zoom = null; // { depth, offset, total, hash, info } — info once the frame is verified
@@ -421,7 +426,7 @@ class Viewer {
       return;
     }
     this.url.st = next;
-    carryContext(this.carried, next);
+    this.carry(next);
     if ((next.graph || null) !== (prev.graph || null) || next.layout !== prev.layout) {
       this.applyControls();
       this.loadGraph();
@@ -429,6 +434,7 @@ class Viewer {
     }
     const z = next.zoom;
     if (!sameZoom(z, prev.zoom)) this.setZoom(z ? { ...z, info: null } : null, false);
+    if (next.zoomPath && !z && this.g && this.g.manifest) this.followPath(this.g, next.zoomPath);
     this.applyControls();
     if (next.query !== prev.query || next.caseSensitive !== prev.caseSensitive) this.applySearch();
     if (next.measure !== prev.measure) this.painter.invalidate();
@@ -581,6 +587,9 @@ class Viewer {
       // The info line first: its text settles the layout, so the first view's size is final.
       this.showInfo(null);
       this.applyMode();
+      // A link from another run names its zoomed frame by its path: found while the first
+      // view is drawn, then zoomed to.
+      if (this.st.zoomPath && !this.st.zoom) this.followPath(this.g, this.st.zoomPath);
       this.render(); // asks for the first view's chunks and their name files
       this.showTable();
       this.applySearch();
@@ -1016,9 +1025,72 @@ class Viewer {
   }
 
   afterZoom() {
+    this.carry(this.st);
     this.search.count();
     this.showInfo(this.hover || this.keyboardFrame());
     $("fs-reset").disabled = !this.zoom;
+  }
+
+  /**
+   * Point the links that carry the context (state.js, carryContext) at state `st`; those to
+   * another run with the zoomed frame's path, once zoompath.js has found it (they carry no
+   * zoom until then).
+   */
+  carry(st) {
+    const z = st.zoom;
+    const mark = this.zoomPath && sameZoom(this.zoomPath.zoom, z) ? this.zoomPath : null;
+    carryContext(this.carried, st, mark ? mark.path : null);
+    const g = this.g;
+    if (!z || mark || !g || !g.manifest || !g.names || !this.carried.some((a) => a.dataset.zoomPath !== undefined)) return;
+    const wanted = { zoom: z, path: null };
+    this.zoomPath = wanted;
+    this.withModule(later.zoomPath, (m) => {
+      this.pathsPending += 1;
+      m.pathOf(g, z)
+        .then((path) => {
+          wanted.path = path;
+          if (this.zoomPath === wanted && path) carryContext(this.carried, this.st, path);
+        })
+        .catch(() => {}) // the links then carry no zoom
+        .finally(() => (this.pathsPending -= 1));
+    });
+  }
+
+  /**
+   * Zoom to the frame at the end of `path` (a link from another run, format.js `zp`), found
+   * by zoompath.js; the link's history entry then holds the frame's own zoom (`z`). A path
+   * this graph lacks shows the whole graph, with a notice.
+   */
+  followPath(g, path) {
+    this.withModule(later.zoomPath, (m) => {
+      this.pathsPending += 1;
+      m.findPath(g, path)
+        .then(
+          (hit) => {
+            if (this.g !== g) return;
+            this.st.zoomPath = null;
+            if (hit) {
+              const info = frameInfo(hit.chunk, hit.row, g.names);
+              this.setZoom({ depth: info.depth, offset: info.offset, total: info.total, hash: nameHash(info.name), info }, false);
+            } else {
+              this.notice = "The frame the other run was zoomed to is not in this graph; showing the whole graph.";
+            }
+            this.url.restore();
+            this.carry(this.st);
+          },
+          (e) => {
+            if (this.g !== g) return;
+            this.st.zoomPath = null;
+            this.notice = `The frame the other run was zoomed to could not be looked for: ${e && e.message ? e.message : e}`;
+            this.url.restore();
+          },
+        )
+        .finally(() => {
+          this.pathsPending -= 1;
+          this.showStatus();
+          this.requestRender();
+        });
+    });
   }
 
   // ---- export -------------------------------------------------------------------------------

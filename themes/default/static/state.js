@@ -7,7 +7,7 @@
 import { defaultState, formatFragment, parseFragment } from "./format.js";
 
 /** Keys a state fragment can hold (format.js, `parseFragment`). */
-const STATE_KEYS = new Set(["g", "z", "q", "c", "v", "m", "s", "r", "l", "d", "p", "x", "f"]);
+const STATE_KEYS = new Set(["g", "z", "zp", "q", "c", "v", "m", "s", "r", "l", "d", "p", "x", "f"]);
 
 /** True when `hash` is the viewer's state (empty, or `k=v` pairs with a key of ours), not an in-page anchor. */
 export function isStateFragment(hash) {
@@ -46,23 +46,27 @@ export function historyStep(prev, next, typing = false) {
  * before layouts are its runs' own graphs): `zoom` is `{ to: "after" }` for a link from a run
  * to a comparison of it with an earlier run (opened in that layout, zoomed alike), or
  * `{ from: "after" }` / `{ from: "before" }` for a link from a comparison to that run, which
- * carries the zoom when the comparison shows that layout.
+ * carries the zoom when the comparison shows that layout, or `{ path }` for a link to another
+ * run (previous, next), whose offsets are its own: the zoomed frame's path of name hashes
+ * (format.js `zp`), which that page walks down.
  */
 export function carriedFragment(st, zoom = null) {
   const carried = { ...defaultState(), graph: st.graph, query: st.query, caseSensitive: st.caseSensitive, palette: st.palette, sandwich: st.sandwich };
   if (st.zoom && zoom && zoom.to) Object.assign(carried, { zoom: st.zoom, layout: zoom.to });
   if (st.zoom && zoom && zoom.from && st.layout === zoom.from) carried.zoom = st.zoom;
+  if (st.zoom && zoom && zoom.path) carried.zoomPath = zoom.path;
   return formatFragment(carried);
 }
 
 /**
  * Each link of `links` (anchors) pointed at its own page with the fragment `carriedFragment`
- * of `st`, the zoom where its `data-zoom-to` or `data-zoom-from` says it holds.
+ * of `st`, the zoom where its `data-zoom-to` or `data-zoom-from` says it holds, or by `path`
+ * (the zoomed frame's, null while it is not known) where it has `data-zoom-path`.
  */
-export function carryContext(links, st) {
+export function carryContext(links, st, path = null) {
   for (const a of links) {
     if (a.dataset.page === undefined) a.dataset.page = (a.getAttribute("href") || "").replace(/#.*$/, "");
-    const zoom = a.dataset.zoomTo ? { to: a.dataset.zoomTo } : a.dataset.zoomFrom ? { from: a.dataset.zoomFrom } : null;
+    const zoom = a.dataset.zoomTo ? { to: a.dataset.zoomTo } : a.dataset.zoomFrom ? { from: a.dataset.zoomFrom } : a.dataset.zoomPath !== undefined && path ? { path } : null;
     a.setAttribute("href", a.dataset.page + carriedFragment(st, zoom));
   }
 }
