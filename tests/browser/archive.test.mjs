@@ -570,19 +570,25 @@ describe("the archive under nginx", () => {
     const r1 = run("api", "run-1");
     const prev = page.locator("nav.fs-runnav a[rel~=prev]");
     const byPath = frame.map(nameHash).join(".");
-    assert.equal(new URL(await prev.getAttribute("href"), page.url()).hash, `#zp=${byPath}`, "the previous run's link names the zoomed frame by its path");
+    // With colours by module, which go along too.
+    await page.selectOption("#fs-palette", "module");
+    st = await graphIdle(page);
+    assert.equal(st.palette, "module");
+    assert.equal(new URL(await prev.getAttribute("href"), page.url()).hash, `#zp=${byPath}&p=module`, "the previous run's link names the zoomed frame by its path");
     await prev.click();
     await page.waitForURL(new RegExp(`p/${r1.slug}/`));
     st = await graphIdle(page);
+    assert.equal(st.palette, "module", "run-1 opens with the colours");
     const there = [pathOffset(r1.stacks, frame), pathTotal(r1.stacks, frame)];
     assert.notEqual(there[0], zoomed.offset, "the frame is elsewhere in run-1, so its offset could not have been carried");
     assert.deepEqual([st.zoom.name, st.zoom.depth, st.zoom.offset, st.zoom.total], ["server::handle_request", 3, ...there]);
     assert.deepEqual(st.errors, []);
-    assert.equal(new URL(page.url()).hash, `#z=3.${there[0]}.${there[1]}.${nameHash("server::handle_request")}`, "the entry holds run-1's own zoom");
+    assert.equal(new URL(page.url()).hash, `#z=3.${there[0]}.${there[1]}.${nameHash("server::handle_request")}&p=module`, "the entry holds run-1's own zoom");
     await page.locator("nav.fs-runnav a[rel~=next]").click();
     await page.waitForURL(new RegExp(`p/${r.slug}/`));
     st = await graphIdle(page);
     assert.deepEqual(st.zoom, zoomed, "and back to run-3's frame by the next run's link");
+    assert.equal(st.palette, "module");
     // A path the other run lacks (run-3's own marker frame, in run-4): the whole graph, said,
     // the rest of the link kept.
     const r4 = run("api", "run-4");
