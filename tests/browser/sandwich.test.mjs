@@ -100,8 +100,9 @@ after(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-async function openPage(url = "p/big/") {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+async function openPage(url = "p/big/", phone = false) {
+  const screen = phone ? { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } : { viewport: { width: 1280, height: 900 } };
+  const ctx = await browser.newContext({ ...screen, deviceScaleFactor: 1 });
   const page = await ctx.newPage();
   const problems = [];
   page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
@@ -347,6 +348,20 @@ describe("the sandwich of a function", () => {
     const label = await page.locator(".fs-sw-pane[data-side=callers] .fs-sw-facts").textContent();
     assert.ok(label.includes("total 40 samples → 60 samples"), `the label says values, not widths: ${label}`);
     await shot(page, "sandwich-diff");
+    await done();
+  });
+
+  test("on a phone, a comparison's sandwich gives each of its panes a third of the screen", async () => {
+    // Issue 28, item 3: the panes were about 100 px tall at 390 x 844 under the header and the
+    // toolbar's rows; the toolbar folds now.
+    const { page, done } = await openPage("p/svc/b/compare/#x=sandwich&f=malloc", true);
+    const st = await idle(page);
+    assert.equal(st.mode, "sandwich");
+    const heights = await page.locator(".fs-sw-pane canvas.fs-sw-canvas").evaluateAll((cs) => cs.map((c) => c.getBoundingClientRect().height));
+    assert.equal(heights.length, 2);
+    for (const h of heights) assert.ok(h >= 844 / 3 - 60, `a pane's graph is ${h} px tall on an 844 px screen: ${heights}`);
+    const bottom = await page.locator(".fs-sw-pane[data-side=callees]").evaluate((e) => e.getBoundingClientRect().bottom);
+    assert.ok(bottom <= 844 + 1, `the callees' pane ends on the screen (${bottom})`);
     await done();
   });
 });
