@@ -801,7 +801,10 @@ fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&st
 /// every other build.
 fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging: &crate::output::staging::Staging) -> Result<(Vec<Warning>, Vec<String>), BuildError> {
     let mut warnings = Vec::new();
-    for rel in left {
+    // Names the last build read from the output's folders; a state that says otherwise (one
+    // climbing out, or naming the tree's top) is not acted on.
+    let inside = |rel: &str| !rel.starts_with('/') && rel.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
+    for rel in left.iter().filter(|r| r.contains('/') && inside(r)) {
         if std::fs::symlink_metadata(staging.path(rel)).is_ok() {
             warnings.push(Warning {
                 path: shown(&staging.path(rel)),
@@ -829,7 +832,7 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
     }
     let output = &config.output;
     let mut found = Vec::new();
-    for (folder, names) in &expected {
+    for (folder, names) in expected.iter().filter(|(f, _)| inside(f)) {
         let dir = output.join(folder);
         let changed = std::fs::symlink_metadata(&dir).ok().filter(|m| m.is_dir()).and_then(|m| m.modified().ok()).is_some_and(|t| t >= sealed);
         if !changed {
