@@ -149,6 +149,15 @@ impl Staging {
     /// previous site, `chmod`ed while it was published), makes the folders from the staging
     /// folder down to it writable again and runs it once more.
     fn retrying(&self, rel: &str, change: impl Fn() -> Result<(), OutputError>) -> Result<(), OutputError> {
+        // Every change stays inside the staging folder: a path comes from the build's plan or
+        // from its state in the cache folder, which can be damaged or tampered with, and a
+        // page path climbing out (`../../x`) would write or remove outside it.
+        if rel.is_empty() || rel.starts_with('/') || rel.split('/').any(|c| c == ".." || c == ".") {
+            return Err(OutputError::Io {
+                path: self.dir.join(rel),
+                source: io::Error::new(io::ErrorKind::InvalidInput, "not a path inside the site; the build state may be damaged (remove the cache folder to build afresh)"),
+            });
+        }
         match change() {
             Err(OutputError::Io { source, .. }) if source.kind() == io::ErrorKind::PermissionDenied => {
                 let mut folder = self.dir.clone();
@@ -552,6 +561,23 @@ fn exchange(_a: &Path, _b: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paths_that_climb_out_of_the_site_are_neither_written_nor_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        let victim = dir.path().join("victim.txt");
+        fs::write(&victim, b"a user's file").unwrap();
+        let s = Staging::new(&out).unwrap();
+        for rel in ["../victim.txt", "a/../../victim.txt", "/tmp/x", "./x", ""] {
+            let e = s.remove(rel).unwrap_err().to_string();
+            assert!(e.contains("not a path inside the site"), "{rel}: {e}");
+            assert!(s.write(rel, b"over").is_err(), "{rel}");
+        }
+        assert_eq!(fs::read(&victim).unwrap(), b"a user's file");
+        s.write("a/b.txt", b"fine").unwrap();
+        s.remove("a/b.txt").unwrap();
+    }
 
     #[test]
     fn commit_replaces_and_drop_keeps_the_old_site() {
