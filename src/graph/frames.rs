@@ -320,13 +320,11 @@ impl Tokenizer {
 
     /// The id of a frame name, for [`Tokenizer::push_ids`]: the same name always gets the same id.
     pub fn intern(&mut self, frame: &str) -> u32 {
-        let names = &self.names;
-        let hash = name_hash(frame);
+        let (names, hash) = (&self.names, name_hash(frame));
         if let Some(&id) = self.interned.find(hash, |&id| &*names[id as usize] == frame) {
             return id;
         }
-        let id = self.names.len() as u32;
-        let names = &self.names;
+        let id = names.len() as u32;
         self.interned.insert_unique(hash, id, |&id| name_hash(&names[id as usize]));
         self.names.push(frame.into());
         id
