@@ -2,7 +2,8 @@
 //! are fed inputs made by mutating real files (tests/data, and graph folders written from them)
 //! and must return a result, never panic, hang or abort.
 //!
-//! There is no coverage guidance here (libFuzzer needs a nightly compiler): each input is a
+//! There is no coverage guidance here: that is `scripts/libfuzz.sh` (libFuzzer on a nightly
+//! compiler, tests/libfuzzer), which the test command runs briefly. Here each input is a
 //! seed mutated 1 to 8 times (bit flips, byte and chunk insertions, deletions and copies,
 //! "interesting" numbers, digits and JSON/protobuf tokens, splices of two seeds), from a
 //! seeded generator, so a run is reproducible from its seed.
@@ -20,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use flamesite::config::Config;
-use flamesite::ingest::decode::{collapse, cpuprofile, folded, pprof, speedscope};
+use flamesite::ingest::decode::{collapse, cpuprofile, folded, jfr, pprof, speedscope};
 
 /// A target: takes bytes, returns whether they were accepted (ignored: only panics, hangs and
 /// aborts are failures).
@@ -46,6 +47,7 @@ const TARGETS: &[(&str, Target)] = &[
     ("cpuprofile", |b, z| decoder(cpuprofile::decode)(b, z)),
     ("speedscope", |b, z| decoder(speedscope::decode)(b, z)),
     ("pprof", |b, z| pprof::decode(&mut &b[..], &z.config.limits, &z.config.pprof).is_ok()),
+    ("jfr", |b, z| jfr::decode(&mut &b[..], &z.config.limits).is_ok()),
     ("chunks", chunks),
 ];
 

@@ -325,9 +325,18 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    /// The bytes left before the end of the part being read (none when the cursor is past it).
+    fn left(&self) -> usize {
+        self.end.min(self.data.len()).saturating_sub(self.pos)
+    }
+
     fn need(&self, n: usize) -> Result<()> {
-        if n > self.end - self.pos {
-            return err(self.pos, format!("{n} bytes needed, {} left in this part of the recording", self.end - self.pos));
+        // `pos` can be past `end`: an event's size is read before the event is bounded by it,
+        // and a size smaller than its own varint ends the event behind the cursor (found by
+        // coverage-guided fuzzing: the subtraction wrapped and the read went past the file).
+        let left = self.left();
+        if n > left {
+            return err(self.pos, format!("{n} bytes needed, {left} left in this part of the recording"));
         }
         Ok(())
     }
@@ -390,8 +399,9 @@ impl<'a> Cursor<'a> {
     fn count(&mut self) -> Result<usize> {
         let at = self.pos;
         let n = self.int()?;
-        if n < 0 || n as usize > self.end - self.pos {
-            return err(at, format!("a count of {n}, but {} bytes are left", self.end - self.pos));
+        let left = self.left();
+        if n < 0 || n as usize > left {
+            return err(at, format!("a count of {n}, but {left} bytes are left"));
         }
         Ok(n as usize)
     }
@@ -1272,5 +1282,20 @@ mod tests {
         assert_eq!(c.long().ok(), Some(55301));
         let e = c.long().expect_err("the end");
         assert_eq!(e.at, 12);
+    }
+
+    #[test]
+    fn an_event_whose_size_is_smaller_than_its_own_size_field_is_an_error_not_a_panic() {
+        // Found by coverage-guided fuzzing (scripts/libfuzz.sh, target jfr): the metadata
+        // event's size, 0x30 after a 9-byte varint of 0xff bytes, ends the event behind the
+        // cursor; the bytes left were reckoned as `end - pos`, which wrapped, and the next read
+        // went past the end of the 88-byte file.
+        let file = b"\x46\x4c\x52\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x48\x00\x00\x00\x00\x00\x00\x00\x44\x00\x00\x00\x00\x00\x00\x00\x44\x9b\x00\x00\x00\x00\x00\x00\x00\x48\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x44\x00\x00\x01\x00\x00\x00\x00\xff\x30\xff\xff\xef\x73\x6c\x09\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x48\x00\x00\x00\x00\x00\x00";
+        let e = decode(&mut &file[..], &Limits::default()).expect_err("a damaged recording");
+        assert!(e.contains("bytes needed") || e.contains("left"), "{e}");
+        let mut work = 0;
+        let mut c = Cursor { data: &file[..], pos: 10, end: 4, compressed: true, work: &mut work, max_work: 10 };
+        assert_eq!(c.left(), 0);
+        assert!(c.u8().is_err());
     }
 }
