@@ -10,7 +10,9 @@
 # against Azurite, the Azure Storage emulator, installed from npm into tests/azure; some
 # reliability tests inject faults with strace (Debian's package, installed when missing).
 # First, scripts/cycles.py fails when files or folders of the code import one another in a
-# circle.
+# circle. Last, every decoder, the chunk reader and the notes renderer are fuzzed briefly with
+# libFuzzer (scripts/libfuzz.sh --ci; it installs rustup's nightly toolchain and cargo-fuzz
+# when missing, and needs a C++ compiler, Debian package g++).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -64,3 +66,6 @@ cargo test --workspace --all-targets
 echo "== page script unit tests and browser tests" >&2
 cargo build --release --quiet
 FLAMESITE_BIN=$PWD/target/release/flamesite bash tests/browser/run.sh
+
+echo "== coverage-guided fuzzing, a short run that is the same every time (scripts/libfuzz.sh --ci)" >&2
+bash scripts/libfuzz.sh --ci
