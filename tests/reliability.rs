@@ -657,16 +657,23 @@ fn warnings_about_the_output_folder_and_site_toml_name_the_real_files_even_from_
     assert!(baseline.starts_with(&format!("warning: {}: ", site.join("site.toml").display())), "{baseline}");
 }
 
-/// Item 10 (in part): files put in the output folder by hand are named in a warning when they
-/// leave the site, and again when they are removed; they never come back every other build.
-#[test]
-fn files_put_in_the_output_by_hand_are_named_before_they_go() {
+/// A site built from one run, `api/2026-01-01`: the folder holding it all, the input folder
+/// and the output folder (`public`).
+fn site_of_one_run() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let work = tempfile::tempdir().unwrap();
     let input = work.path().join("in");
     write(&input.join("api/2026-01-01.folded"), &profile(1, 50));
     let out = work.path().join("public");
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
+    (work, input, out)
+}
+
+/// Item 10 (in part): files put in the output folder by hand are named in a warning when they
+/// leave the site, and again when they are removed; they never come back every other build.
+#[test]
+fn files_put_in_the_output_by_hand_are_named_before_they_go() {
+    let (_work, input, out) = site_of_one_run();
     std::fs::write(out.join("CNAME"), b"perf.example.com\n").unwrap();
     std::fs::write(out.join("robots.txt"), b"User-agent: *\n").unwrap();
     let mut told_removed = false;
@@ -692,12 +699,7 @@ fn files_put_in_the_output_by_hand_are_named_before_they_go() {
 /// build after ("removed"), and never seen again.
 #[test]
 fn files_put_inside_the_sites_folders_by_hand_are_named_and_do_not_come_back() {
-    let work = tempfile::tempdir().unwrap();
-    let input = work.path().join("in");
-    write(&input.join("api/2026-01-01.folded"), &profile(1, 50));
-    let out = work.path().join("public");
-    let o = build(&input, &out, &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let (_work, input, out) = site_of_one_run();
     let run = out.join("p/api/2026-01-01");
     assert!(run.join("index.html").is_file(), "the run's folder is not where the test puts a file");
     let put = ["p/api/2026-01-01/notes.txt", "p/extra/x.txt", "s/api/.htaccess"];
@@ -1095,12 +1097,7 @@ fn fifos_sockets_and_devices_among_the_profiles_are_reported_and_skipped() {
 /// it: no secret printed, no memory exhausted, no hang.
 #[test]
 fn fold_refuses_hostile_graph_folders_before_reading_them() {
-    let work = tempfile::tempdir().unwrap();
-    let input = work.path().join("in");
-    write(&input.join("api/2026-01-01.folded"), &profile(1, 50));
-    let out = work.path().join("public");
-    let o = build(&input, &out, &[]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    let (work, _, out) = site_of_one_run();
     let graph = out.join("p/api/2026-01-01/g/samples");
     let manifest: serde_json::Value = serde_json::from_slice(&std::fs::read(graph.join("manifest.json")).unwrap()).unwrap();
     let chunk = manifest["chunks"][0]["file"].as_str().unwrap().to_string();
