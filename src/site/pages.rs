@@ -596,12 +596,16 @@ impl Site<'_> {
         noise_window(self.archive, ci)
     }
 
-    /// How much each of `names`' self share differs from night to night before comparison
-    /// `ci`'s later run, in the graph its series' history follows (which is returned with
-    /// them): from the history's spans of those runs. A function missing from a run counts as
-    /// a share of 0 there.
-    fn series_spreads<'n>(&self, ci: usize, names: &[&'n str]) -> Result<Option<(String, HashMap<&'n str, Option<f64>>)>, String> {
-        let Some((si, followed, window)) = self.noise_window(ci) else { return Ok(None) };
+    /// How much each of `names`' self share differs from night to night in the runs of
+    /// `window` (a comparison's [`noise_window`]), in the graph its series' history follows
+    /// (which is returned with them): from the history's spans of those runs. A function
+    /// missing from a run counts as a share of 0 there.
+    fn series_spreads<'n>(
+        &self,
+        window: Option<(usize, &crate::archive::run::GraphInfo, Vec<usize>)>,
+        names: &[&'n str],
+    ) -> Result<Option<(String, HashMap<&'n str, Option<f64>>)>, String> {
+        let Some((si, followed, window)) = window else { return Ok(None) };
         let mut spans: Vec<usize> = window.iter().map(|j| j / history::SPAN).collect();
         spans.dedup();
         let held: Vec<std::sync::Arc<Span>> = spans.into_iter().map(|k| (self.history)(si, k)).collect::<Result<_, _>>()?;
@@ -653,7 +657,9 @@ impl Site<'_> {
         // How much each listed function's share differs from night to night in the series,
         // for the graph its history follows.
         let listed: Vec<&str> = changes.iter().flat_map(|g| g.grew.iter().chain(&g.shrank)).map(|ch| ch.name.as_str()).collect();
-        let spreads = self.series_spreads(ci, &listed)?;
+        let window = self.noise_window(ci);
+        let noise_runs = window.as_ref().map_or(0, |(_, _, w)| w.len());
+        let spreads = self.series_spreads(window, &listed)?;
         let lists: Vec<_> = changes
             .iter()
             .map(|g| {
@@ -700,7 +706,7 @@ impl Site<'_> {
         ctx.insert("preload", &c.made.preload);
         ctx.insert("lists", &lists);
         ctx.insert("noise_series", &spreads.as_ref().map(|(graph, _)| graph.clone()));
-        ctx.insert("noise_runs", &self.noise_window(ci).map_or(0, |(_, _, w)| w.len()));
+        ctx.insert("noise_runs", &noise_runs);
         ctx.insert("threshold", &self.config.archive.regression_points);
         ctx.insert("budgets", &budget_words(&c.made.budgets));
         let title = format!("{} vs {} · {}", after.record.title, before.record.title, s.name);
