@@ -803,7 +803,7 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
     let mut warnings = Vec::new();
     // Names the last build read from the output's folders; a state that says otherwise (one
     // climbing out, or naming the tree's top) is not acted on.
-    let inside = |rel: &str| !rel.starts_with('/') && rel.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
+    let inside = crate::store::is_within;
     for rel in left.iter().filter(|r| r.contains('/') && inside(r)) {
         if std::fs::symlink_metadata(staging.path(rel)).is_ok() {
             warnings.push(Warning {
@@ -1092,7 +1092,7 @@ fn published_names(read: &dyn Fn(&str) -> Option<Vec<u8>>) -> slug::Record {
     let mut profiles = index.profiles;
     for s in &index.series {
         // A listing is read only from inside the output folder.
-        let inside = !s.index.is_empty() && !s.index.starts_with('/') && !s.index.split('/').any(|c| c == "..");
+        let inside = crate::store::is_within(&s.index);
         if let Some(listing) = read(&s.index).filter(|_| inside).and_then(|b| serde_json::from_slice::<SeriesIndex>(&b).ok()) {
             profiles.extend(listing.profiles);
         }

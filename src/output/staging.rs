@@ -152,7 +152,7 @@ impl Staging {
         // Every change stays inside the staging folder: a path comes from the build's plan or
         // from its state in the cache folder, which can be damaged or tampered with, and a
         // page path climbing out (`../../x`) would write or remove outside it.
-        if rel.is_empty() || rel.starts_with('/') || rel.split('/').any(|c| c == ".." || c == ".") {
+        if !crate::store::is_within(rel) {
             return Err(OutputError::Io {
                 path: self.dir.join(rel),
                 source: io::Error::new(io::ErrorKind::InvalidInput, "not a path inside the site; the build state may be damaged (remove the cache folder to build afresh)"),

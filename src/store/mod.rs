@@ -10,8 +10,15 @@ pub mod gz;
 mod planes;
 pub mod sandwich;
 
-/// Whether `rel` names a file inside a folder: relative, `/`-separated, no `.`, `..` or empty
-/// component (the files a manifest or a cache entry lists, which are read as data).
+/// Whether `rel` names something inside a folder of this machine: relative, `/`-separated, no
+/// `.`, `..` or empty component (a path the build writes or removes in the staging folder, a
+/// name read back from its state or from a published listing).
+pub fn is_within(rel: &str) -> bool {
+    !rel.is_empty() && !rel.starts_with('/') && rel.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+}
+
+/// Whether `rel` names a file inside a folder on any machine: [`is_within`], and no `\` or NUL
+/// (the files a manifest or a cache entry lists, which are read as data wherever they go).
 pub fn is_inside(rel: &str) -> bool {
-    !rel.is_empty() && !rel.starts_with('/') && !rel.contains('\\') && !rel.contains('\0') && rel.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+    is_within(rel) && !rel.contains('\\') && !rel.contains('\0')
 }
