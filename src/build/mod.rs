@@ -752,6 +752,13 @@ fn generated_names<'p>(plan: &'p [Page], archive: &'p Archive) -> BTreeSet<&'p s
     ours
 }
 
+/// What a build says of a file put in the published site by hand (at its top or inside its
+/// folders), which the new site does not have.
+const NOT_IN_THE_NEW_SITE: &str =
+    "was not written by flamesite: the output folder is replaced whole, so it is not in the new site (put files to publish as they are in the static/ folder beside site.toml)";
+/// What the build after says as it removes that file from the tree it brings up to date.
+const REMOVED_FROM_THE_OLD_SITE: &str = "was not written by flamesite (it was in the output folder before the last build): removed";
+
 /// Files at the top of the output folder that flamesite does not write (a `CNAME`, a
 /// `robots.txt` put there by hand rather than in the site's `static/` folder) are not in the
 /// new site, since the output folder is replaced whole: each is named in a warning. In the
@@ -774,13 +781,13 @@ fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&st
     for name in foreign(output) {
         warnings.push(Warning {
             path: shown(&output.join(&name)),
-            message: "was not written by flamesite: the output folder is replaced whole, so it is not in the new site (put files to publish as they are in the static/ folder beside site.toml)".into(),
+            message: NOT_IN_THE_NEW_SITE.into(),
         });
     }
     for name in foreign(&staging.path("")) {
         warnings.push(Warning {
             path: shown(&staging.path(&name)),
-            message: "was not written by flamesite (it was in the output folder before the last build): removed".into(),
+            message: REMOVED_FROM_THE_OLD_SITE.into(),
         });
         staging.remove(&name)?;
     }
@@ -808,7 +815,7 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
         if std::fs::symlink_metadata(staging.path(rel)).is_ok() {
             warnings.push(Warning {
                 path: shown(&staging.path(rel)),
-                message: "was not written by flamesite (it was put in the output folder before the last build): removed".into(),
+                message: REMOVED_FROM_THE_OLD_SITE.into(),
             });
             staging.remove(rel)?;
         }
@@ -846,7 +853,7 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
             let rel = format!("{folder}/{name}");
             warnings.push(Warning {
                 path: shown(&output.join(&rel)),
-                message: "was not written by flamesite: the output folder is replaced whole, so it is not in the new site (put files to publish as they are in the static/ folder beside site.toml)".into(),
+                message: NOT_IN_THE_NEW_SITE.into(),
             });
             found.push(rel);
         }
