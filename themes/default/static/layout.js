@@ -103,6 +103,11 @@ export function chunksAt(manifest, depth, v) {
   );
 }
 
+/** The chunk entries that may hold frames at `depth` starting in the value range [lo, hi). */
+export function chunksIn(manifest, depth, lo, hi) {
+  return manifest.chunks.filter((c) => c.depth[0] <= depth && depth < c.depth[1] && c.offset[0] < hi && lo < c.offset[1] && c.max_total > 0);
+}
+
 /** Rows of `depth` in a decoded chunk: [first, end). Empty when the chunk lacks the depth. */
 export function depthRows(chunk, depth) {
   if (depth < chunk.depthLo || depth >= chunk.depthHi) return [0, 0];
@@ -313,18 +318,21 @@ export function elidedAt(chunks, d, v, x0, x1, minTotal, reach = 0) {
   return best;
 }
 
+/** Frames of depth `d` (total above 0) starting in [lo, hi) among decoded chunks, as { chunk, row }. */
+export function* framesStartingIn(chunks, d, lo, hi) {
+  for (const c of chunks) {
+    const [i, j] = rowsInRange(c, d, lo, hi);
+    for (let r = i; r < j; r++) if (c.offset[r] >= lo && c.total[r] > 0) yield { chunk: c, row: r };
+  }
+}
+
 /** Frames of depth `d` (total above 0) starting in [lo, hi) among decoded chunks: how many there are, and their sum. */
 export function framesIn(chunks, d, lo, hi) {
   let count = 0;
   let sum = 0;
-  for (const c of chunks) {
-    const [i, j] = rowsInRange(c, d, lo, hi);
-    for (let r = i; r < j; r++) {
-      if (c.offset[r] >= lo && c.total[r] > 0) {
-        count += 1;
-        sum += c.total[r];
-      }
-    }
+  for (const { chunk, row } of framesStartingIn(chunks, d, lo, hi)) {
+    count += 1;
+    sum += chunk.total[row];
   }
   return { count, sum };
 }

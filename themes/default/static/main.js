@@ -7,7 +7,7 @@
 // is loaded when first used, or once the first view is painted and the page is idle.
 
 import { GraphSource, searchesRuns } from "./fetch.js";
-import { MIN_PX, depthAtY, elidedAt, frameAt, frameInfo, frameStartingAt, framesIn, pixelValue, rowY, valueAtX } from "./layout.js";
+import { MIN_PX, chunksIn, depthAtY, elidedAt, frameAt, frameInfo, frameStartingAt, framesIn, pixelValue, rowY, valueAtX } from "./layout.js";
 import { Palette } from "./draw.js";
 import { describeElided, describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
 import { Tooltip, copyText } from "./ui.js";
@@ -831,7 +831,7 @@ class Viewer {
     const f = { elided: true, id, depth: d, offset: lo, total: hi - lo, self: 0, name: "", count: null };
     this.lastElided = f;
     const g = this.g;
-    const entries = g.manifest.chunks.filter((c) => c.depth[0] <= d && d < c.depth[1] && c.offset[0] < hi && c.offset[1] > lo && c.max_total > 0);
+    const entries = chunksIn(g.manifest, d, lo, hi);
     const done = () => {
       f.count = framesIn(entries.map((c) => g.source.ready(c)), d, lo, hi).count;
       if (this.hover === f) this.setHover(f, this.pointer, true);

@@ -4,7 +4,7 @@
 // the chunks over the frame above at that depth. Loaded when a page has such links and is
 // zoomed, or opens with such a path: the first view does without it.
 
-import { chunksAt, frameAt, rowsInRange } from "./layout.js";
+import { chunksAt, chunksIn, frameAt, framesStartingIn } from "./layout.js";
 import { nameHash } from "./format.js";
 
 /**
@@ -37,13 +37,8 @@ export async function findPath(g, path) {
   let hi = g.manifest.total;
   let found = null;
   for (let d = 1; d <= path.length; d++) {
-    const entries = g.manifest.chunks.filter((c) => c.depth[0] <= d && d < c.depth[1] && c.offset[0] < hi && lo < c.offset[1] && c.max_total > 0);
-    const chunks = await Promise.all(entries.map((e) => g.source.chunk(e)));
-    const rows = [];
-    for (const c of chunks) {
-      const [i, j] = rowsInRange(c, d, lo, hi);
-      for (let r = i; r < j; r++) if (c.offset[r] >= lo && c.offset[r] < hi && c.total[r] > 0) rows.push({ chunk: c, row: r });
-    }
+    const chunks = await Promise.all(chunksIn(g.manifest, d, lo, hi).map((e) => g.source.chunk(e)));
+    const rows = [...framesStartingIn(chunks, d, lo, hi)];
     const files = new Set(rows.map((f) => g.names.fileOf(f.chunk.name[f.row])));
     await Promise.all([...files].map((i) => g.source.nameFile(g.names, i)));
     found = rows.find((f) => nameHash(g.names.names[f.chunk.name[f.row]]) === path[d - 1]) || null;
