@@ -482,29 +482,18 @@ impl Tree {
             }
         }
 
-        // Children lists (CSR), each sorted by name.
-        let mut first = vec![0u32; n + 1];
-        for &p in &self.parent[1..] {
-            first[p as usize + 1] += 1;
-        }
-        for i in 0..n {
-            first[i + 1] += first[i];
-        }
-        let mut fill = first.clone();
-        let mut kids = vec![0u32; n.saturating_sub(1)];
-        for node in 1..n {
-            let p = self.parent[node] as usize;
-            kids[fill[p] as usize] = node as u32;
-            fill[p] += 1;
-        }
-        drop(fill);
+        // Children lists, each sorted by name.
+        let parents = &self.parent;
+        let mut children = Lists::collect(n, || (1..n).map(|node| (parents[node], node as u32)));
         drop(std::mem::take(&mut self.parent));
+        let (first, kids) = children.parts_mut();
         for p in 0..n {
             let group = &mut kids[first[p] as usize..first[p + 1] as usize];
             if group.len() > 1 {
                 group.sort_unstable_by_key(|&c| sorted_name(c as usize));
             }
         }
+        let (first, kids) = children.parts();
 
         // Depth-first walk, without recursion (stacks can be 100,000 frames deep).
         let mut table = FrameTable {

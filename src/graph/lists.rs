@@ -61,10 +61,15 @@ impl<T> Lists<T> {
         self.len() == 0
     }
 
-    /// Every item, the lists one after another, and where each list starts in them (with the
-    /// end of the last): for working on all lists at once.
+    /// Where each list starts in the items (with the end of the last), and every item, the
+    /// lists one after another: for working on all lists at once.
     pub fn parts_mut(&mut self) -> (&[u32], &mut [T]) {
         (&self.starts, &mut self.items)
+    }
+
+    /// The same, to read.
+    pub fn parts(&self) -> (&[u32], &[T]) {
+        (&self.starts, &self.items)
     }
 }
 
