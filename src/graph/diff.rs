@@ -24,6 +24,7 @@
 use std::collections::HashMap;
 
 use super::frames::{pow10, Before, FrameTable, Layout, MergeError, MAX_EXACT, NO_PARENT, ROOT_NAME};
+use super::lists::Lists;
 
 /// One whole in `Union` widths: a run's total is this wide.
 pub const UNION_SCALE: u64 = 1 << 30;
@@ -110,8 +111,8 @@ pub fn merge(before: &FrameTable, after: &FrameTable) -> Result<FrameTable, Merg
         a.total.push(if ra != NONE { scaled(va.0[ra as usize], fa)? } else { 0 });
         a.self_.push(if ra != NONE { scaled(va.1[ra as usize], fa)? } else { 0 });
         // Children of both, merged by name (both lists are sorted by name).
-        let cb: &[u32] = if rb != NONE { kids_b.of(rb) } else { &[] };
-        let ca: &[u32] = if ra != NONE { kids_a.of(ra) } else { &[] };
+        let cb: &[u32] = if rb != NONE { &kids_b[rb as usize] } else { &[] };
+        let ca: &[u32] = if ra != NONE { &kids_a[ra as usize] } else { &[] };
         merged.clear();
         let (mut i, mut j) = (0, 0);
         while i < cb.len() || j < ca.len() {
@@ -145,39 +146,10 @@ pub fn merge(before: &FrameTable, after: &FrameTable) -> Result<FrameTable, Merg
     Ok(out)
 }
 
-/// Children lists of a table in depth-first order (CSR): each list in row order, which is
-/// name order.
-struct Children {
-    first: Vec<u32>,
-    kids: Vec<u32>,
-}
-
-impl Children {
-    fn of(&self, row: u32) -> &[u32] {
-        &self.kids[self.first[row as usize] as usize..self.first[row as usize + 1] as usize]
-    }
-}
-
-fn children(t: &FrameTable) -> Children {
-    let n = t.len();
-    let mut first = vec![0u32; n + 1];
-    for &p in &t.parent {
-        if p != NO_PARENT {
-            first[p as usize + 1] += 1;
-        }
-    }
-    for i in 0..n {
-        first[i + 1] += first[i];
-    }
-    let mut fill = first.clone();
-    let mut kids = vec![0u32; n.saturating_sub(1)];
-    for (row, &p) in t.parent.iter().enumerate() {
-        if p != NO_PARENT {
-            kids[fill[p as usize] as usize] = row as u32;
-            fill[p as usize] += 1;
-        }
-    }
-    Children { first, kids }
+/// Children lists of a table in depth-first order: each list in row order, which is name
+/// order.
+fn children(t: &FrameTable) -> Lists<u32> {
+    Lists::collect(t.len(), || t.parent.iter().enumerate().filter(|&(_, &p)| p != NO_PARENT).map(|(row, &p)| (p, row as u32)))
 }
 
 /// Gives a differential table (before columns present) the widths of `layout`. A table laid

@@ -25,6 +25,7 @@ use serde::Deserialize;
 use super::{read_json, Compression, Decoded, FrameBudget, Graph};
 use crate::config::Config;
 use crate::graph::frames::{FrameTable, StackMerger};
+use crate::graph::lists::Lists;
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -221,40 +222,20 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
 
 /// The call tree: each node's children, and the nodes without a parent.
 struct CallTree {
-    /// `kids[first[i]..first[i + 1]]` are node i's children.
-    first: Vec<usize>,
-    kids: Vec<usize>,
+    kids: Lists<usize>,
+    /// In index order.
     roots: Vec<usize>,
 }
 
 impl CallTree {
     fn new(parent: &[Option<usize>]) -> CallTree {
-        let n = parent.len();
-        let mut first = vec![0usize; n + 1];
-        for &p in parent.iter().flatten() {
-            first[p + 1] += 1;
-        }
-        for i in 0..n {
-            first[i + 1] += first[i];
-        }
-        let mut fill = first.clone();
-        let mut kids = vec![0usize; first[n]];
-        let mut roots = Vec::new();
-        // In index order, so that `roots` is sorted.
-        for (i, p) in parent.iter().enumerate() {
-            match *p {
-                Some(p) => {
-                    kids[fill[p]] = i;
-                    fill[p] += 1;
-                }
-                None => roots.push(i),
-            }
-        }
-        CallTree { first, kids, roots }
+        let kids = Lists::collect(parent.len(), || parent.iter().enumerate().filter_map(|(i, p)| p.map(|p| (p as u32, i))));
+        let roots = parent.iter().enumerate().filter(|(_, p)| p.is_none()).map(|(i, _)| i).collect();
+        CallTree { kids, roots }
     }
 
     fn children(&self, node: usize) -> &[usize] {
-        &self.kids[self.first[node]..self.first[node + 1]]
+        &self.kids[node]
     }
 }
 
