@@ -89,7 +89,7 @@ type Interval = (u64, u64, u32, u32);
 /// name id its intervals, and how many id steps did not fit in two bytes.
 fn diff_search(graph: &Path) -> (Vec<String>, Vec<Vec<Interval>>, usize) {
     let manifest: serde_json::Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
-    assert_eq!(manifest["version"], 11);
+    assert_eq!(manifest["version"], 12);
     let mut names = Vec::new();
     for f in manifest["names"].as_array().unwrap() {
         let n: serde_json::Value = serde_json::from_str(&read(&graph.join(f["file"].as_str().unwrap()))).unwrap();
@@ -237,7 +237,7 @@ fn a_comparison_of_two_runs_is_laid_out_as_each_run_and_searches_their_files() {
     assert!(o.status.success(), "{}", stderr(&o));
     let graph = out.join("p/api/2026-11-11/compare/g/samples");
     let manifest: serde_json::Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
-    assert_eq!((manifest["version"].as_u64(), manifest["diff"]["search"].as_str(), manifest["search"].as_array().map(Vec::len)), (Some(11), Some("runs"), Some(0)));
+    assert_eq!((manifest["version"].as_u64(), manifest["diff"]["search"].as_str(), manifest["search"].as_array().map(Vec::len)), (Some(12), Some("runs"), Some(0)));
     assert!(!graph.join("s").exists(), "no search files of its own");
     assert_eq!(manifest["decimals"], 2);
     // Its after and before layouts, read back, are the runs' own graphs (in its hundredths):

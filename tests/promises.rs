@@ -251,7 +251,7 @@ fn every_palette_is_named_in_the_manifest_and_no_name_file_repeats_the_colours()
         let graph = site.out().join("p/p/g/samples");
         let manifest: Value = serde_json::from_str(&read(&graph.join("manifest.json"))).unwrap();
         assert_eq!(manifest["palette"], palette.as_str());
-        assert_eq!(manifest["version"], 11);
+        assert_eq!(manifest["version"], 12);
         let mut built = BTreeSet::new();
         for file in manifest["names"].as_array().unwrap() {
             let n: Value = serde_json::from_slice(&common::unpacked(&graph.join(file["file"].as_str().unwrap()))).unwrap();

@@ -678,6 +678,31 @@ pub fn topmost_frames(table: &FrameTable) -> Lists<u32> {
     })
 }
 
+/// Each frame's offset in the **left-heavy** layout (speedscope's "Left Heavy"): the same
+/// frames and widths, but the children of every frame ordered by their totals, heaviest first
+/// (equal totals in name order), so that the biggest callees line up on the left at every
+/// depth. Computed at build time, as every layout is (docs/FORMAT.md, "Left-heavy offsets").
+pub fn left_heavy_offsets(table: &FrameTable) -> Vec<u64> {
+    let n = table.len();
+    let mut children = Lists::collect(n, || (1..n).map(|r| (table.parent[r], r as u32)));
+    let (starts, items) = children.parts_mut();
+    let mut left = vec![0u64; n];
+    // Parents come before their children in id order, so a frame's offset is known when its
+    // children are placed.
+    for p in 0..n {
+        let kids = &mut items[starts[p] as usize..starts[p + 1] as usize];
+        if kids.len() > 1 {
+            kids.sort_by_key(|&c| (std::cmp::Reverse(table.total[c as usize]), c));
+        }
+        let mut at = left[p];
+        for &c in kids.iter() {
+            left[c as usize] = at;
+            at += table.total[c as usize];
+        }
+    }
+    left
+}
+
 /// The hash a [`Tree`] finds the child `name` of node `parent` by.
 fn child_hash(parent: u32, name: u32) -> u64 {
     FxBuildHasher.hash_one(((parent as u64) << 32) | name as u64)
@@ -698,6 +723,33 @@ mod tests {
             m.add(s.as_bytes(), *c, 0).unwrap();
         }
         m.finish().unwrap()
+    }
+
+    #[test]
+    fn left_heavy_puts_the_heaviest_child_first_at_every_depth() {
+        // By name: a (2) before b (5) under main, and x (1), y (3) under b; left-heavy: b then
+        // a, and y then x. Equal totals keep name order (c, d under a).
+        let t = merge(&[("main;a;c", 1), ("main;a;d", 1), ("main;b;x", 1), ("main;b;y", 3), ("main;b", 1)]);
+        let left = left_heavy_offsets(&t);
+        let at = |path: &str| {
+            let names: Vec<&str> = path.split(';').collect();
+            (0..t.len()).find(|&r| {
+                let mut r2 = r;
+                let mut got: Vec<&str> = Vec::new();
+                while r2 != 0 {
+                    got.push(t.names[t.name[r2] as usize].as_ref());
+                    r2 = t.parent[r2] as usize;
+                }
+                got.reverse();
+                got == names
+            }).unwrap()
+        };
+        let l = |path: &str| left[at(path)];
+        assert_eq!((l("main"), l("main;b"), l("main;a")), (0, 0, 5));
+        assert_eq!((l("main;b;y"), l("main;b;x")), (0, 3));
+        assert_eq!((l("main;a;c"), l("main;a;d")), (5, 6));
+        // The default layout is by name: a first.
+        assert_eq!((t.offset[at("main;a")], t.offset[at("main;b")]), (0, 2));
     }
 
     fn rows(t: &FrameTable) -> Vec<(String, u32, u64, u64, u64)> {

@@ -44,13 +44,15 @@ pub const LAYOUTS_VERSION: u32 = 6;
 /// ([`CODED`]), parents given as rows of the chunk ([`PARENT_ROWS`]) and offsets from parents'
 /// ([`FROM_PARENTS`]); its name files hold no colours (a reader reckons them from the names
 /// and the palette); a comparison of two runs has no search buckets (its search reads its
-/// runs' graphs: [`DiffSearch::Runs`]), where version 10 had the same files with them. Version 9
+/// runs' graphs: [`DiffSearch::Runs`]), and a plain graph's chunks hold its left-heavy offsets
+/// ([`LEFT_HEAVY`]), which version 11 had not; version 10 had the same files with a comparison's
+/// search buckets. Version 9
 /// had the same files with offsets as gaps after the frame before
 /// at their depth only. Version 8 had the same
 /// files with ids and parents as steps and each name's colour in its name file; version 7 a
 /// differential graph's layouts in three folders, each with its own chunks of version 5;
 /// version 6 the same files as 7, their columns not coded.
-pub const MANIFEST_VERSION: u32 = 11;
+pub const MANIFEST_VERSION: u32 = 12;
 /// The manifest packed (see [`gz`]), beside `manifest.json`: what the page reads.
 pub const PACKED_MANIFEST: &str = "manifest.json.gz";
 /// The first manifest version whose data files are packed.
@@ -246,9 +248,14 @@ pub struct ChunkRef {
     /// The same in the before layout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<Span>,
+    /// Of a plain graph (version 12): `offset` and `max_total` in the left-heavy layout
+    /// ([`LEFT_HEAVY`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub left: Option<Span>,
 }
 
-/// Where a chunk's frames lie in one layout of a differential graph.
+/// Where a chunk's frames lie in one layout of a differential graph (or a plain graph's
+/// left-heavy layout).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Span {
     /// Smallest offset and largest end of its frames.
@@ -450,11 +457,13 @@ fn encode_layout(
             format!("c/{class}-{}.bin{}", seq[*class as usize] - 1, gz::SUFFIX)
         })
         .collect();
+    // A plain graph is laid out twice: children in name order, and heaviest first.
+    let left = (table.before.is_none()).then(|| crate::graph::frames::left_heavy_offsets(table));
     let chunks = tiles
         .par_iter()
         .zip(chunk_files)
         .map(|((class, tile), file)| {
-            let bytes = gz::pack(&encode_chunk(table, others, tile, &new_id, values));
+            let bytes = gz::pack(&encode_chunk(table, others, left.as_deref(), tile, &new_id, values));
             sink(&file, &bytes)?;
             let r = |i: usize| tile[i] as usize;
             let span = |offset: &[u64], total: &[u64]| Span {
@@ -476,6 +485,7 @@ fn encode_layout(
                 file,
                 after: others.map(|o| span(&o.after.0, &o.after.1)),
                 before: others.map(|o| span(&o.before.0, &o.before.1)),
+                left: left.as_deref().map(|l| span(l, &table.total)),
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -866,22 +876,31 @@ const FROM_PARENTS: u32 = 16;
 /// widths; such rows were a quarter of a comparison's chunk bytes, numbers of the union's 2^31
 /// scale that do not pack.
 const UNION_FROM_LAYOUTS: u32 = 32;
+/// Flag of a plain chunk with [`FROM_PARENTS`] that holds a fourth value column after `self`:
+/// each frame's offset in the **left-heavy** layout (children heaviest first,
+/// [`crate::graph::frames::left_heavy_offsets`]), as its distance from its parent's left-heavy
+/// offset when the parent is a row of the chunk, else from its own offset (modulo 2^32 in a
+/// `u32` column, a negative number in a `f64` one). Most frames are their parent's heaviest
+/// child, at distance 0 (docs/FORMAT.md, "Left-heavy offsets").
+pub const LEFT_HEAVY: u32 = 64;
 /// In a chunk with [`PARENT_ROWS`], the parent code of a row whose parent is not in the chunk.
 const OUTSIDE: u32 = u32::MAX;
 
 /// A chunk file of `rows` (by depth, then offset) of `table`; of a differential table, with
-/// the offsets of its `others` layouts.
-fn encode_chunk(table: &FrameTable, others: Option<&Others>, rows: &[u32], new_id: &[u32], values: Values) -> Vec<u8> {
+/// the offsets of its `others` layouts; of a plain one, with its `left` (left-heavy) offsets.
+fn encode_chunk(table: &FrameTable, others: Option<&Others>, left: Option<&[u64]>, rows: &[u32], new_id: &[u32], values: Values) -> Vec<u8> {
     let n = rows.len();
     let lo = table.depth[rows[0] as usize];
     let hi = table.depth[rows[n - 1] as usize] + 1;
     let diff = table.before.as_ref();
-    let columns = if diff.is_some() { 7 } else { 3 };
+    let left = left.filter(|_| diff.is_none());
+    let columns = if diff.is_some() { 7 } else if left.is_some() { 4 } else { 3 };
     let mut out = Vec::with_capacity(32 + 4 * (hi - lo) as usize + n * (12 + columns * values.width()));
     out.extend_from_slice(CHUNK_MAGIC);
     put_u32(&mut out, if diff.is_some() { LAYOUTS_VERSION } else { VERSION });
     let union_from_layouts = if others.is_some() { UNION_FROM_LAYOUTS } else { 0 };
-    put_u32(&mut out, diff.is_some() as u32 | ((values == Values::U32) as u32) << 1 | CODED | PARENT_ROWS | FROM_PARENTS | union_from_layouts);
+    let left_heavy = if left.is_some() { LEFT_HEAVY } else { 0 };
+    put_u32(&mut out, diff.is_some() as u32 | ((values == Values::U32) as u32) << 1 | CODED | PARENT_ROWS | FROM_PARENTS | union_from_layouts | left_heavy);
     put_u32(&mut out, n as u32);
     put_u32(&mut out, lo);
     put_u32(&mut out, hi);
@@ -953,6 +972,13 @@ fn encode_chunk(table: &FrameTable, others: Option<&Others>, rows: &[u32], new_i
             column(&mut out, &mut of(&table.total));
             column(&mut out, &mut of(&table.self_));
         }
+    }
+    if let Some(left) = left {
+        let from = |(i, &r): (usize, &u32)| match parent_row[i] {
+            Some(j) => left[r as usize].wrapping_sub(left[rows[j] as usize]),
+            None => left[r as usize].wrapping_sub(table.offset[r as usize]),
+        };
+        column(&mut out, &mut rows.iter().enumerate().map(from).collect::<Vec<_>>().into_iter());
     }
     let names: Vec<u32> = rows.iter().map(|&r| new_id[table.name[r as usize] as usize]).collect();
     for col in [ids, parents, names] {
@@ -1232,7 +1258,9 @@ fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, t
     let values = if flags & 2 != 0 { Values::U32 } else { Values::F64 };
     let w = values.width();
     let n = u32_at(b, 12) as usize;
-    let cols = if layouts { 7 } else if diff { 5 } else { 3 };
+    // A plain chunk's left-heavy offsets are a fourth value column, which `fold` does not need.
+    let left = !diff && flags & LEFT_HEAVY != 0;
+    let cols = if layouts { 7 } else if diff { 5 } else if left { 4 } else { 3 };
     let columns_end = at + (cols * w + 12) * n;
     // With PARENT_ROWS, the parents outside the chunk follow the columns: their count, then them.
     let outside = match flags & PARENT_ROWS {
@@ -1248,7 +1276,7 @@ fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, t
         return Err(format!("{} bytes, not those of {n} frames (truncated chunk)", b.len()));
     }
     let mut plain = b[..at].to_vec();
-    plain[8..12].copy_from_slice(&(flags & !(CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS)).to_le_bytes());
+    plain[8..12].copy_from_slice(&(flags & !(CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS | LEFT_HEAVY)).to_le_bytes());
     // The offset column of `layout` (of a differential chunk: union, after, before), then the
     // value columns.
     let offsets = match (layouts, layout) {
@@ -1256,7 +1284,7 @@ fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, t
         (true, Layout::Before) => 2,
         _ => 0,
     };
-    let kept = std::iter::once(offsets).chain(if layouts { 3..cols } else { 1..cols });
+    let kept = std::iter::once(offsets).chain(if layouts { 3..cols } else if left { 1..3 } else { 1..cols });
     for c in kept {
         plain.extend(planes::join(&b[at + c * w * n..][..w * n], w));
     }
@@ -1381,8 +1409,9 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable, version: u32, totals: (u64, u64)) 
     if version == LAYOUTS_VERSION && flags & CODED == 0 {
         return Err(format!("a chunk of version {LAYOUTS_VERSION} whose columns are not coded"));
     }
-    if flags & !(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS) != 0
+    if flags & !(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS | LEFT_HEAVY) != 0
         || (flags & PARENT_ROWS != 0 && flags & CODED == 0)
+        || (flags & LEFT_HEAVY != 0 && (flags & FROM_PARENTS == 0 || flags & 1 != 0))
         || (flags & FROM_PARENTS != 0 && flags & PARENT_ROWS == 0)
         || (flags & UNION_FROM_LAYOUTS != 0 && (flags & FROM_PARENTS == 0 || flags & 1 == 0 || version != LAYOUTS_VERSION))
     {
@@ -1639,11 +1668,12 @@ mod tests {
         let (_, back) = read_graph(dir.path()).unwrap();
         assert_eq!(back, t);
         // The root-view chunk (all, main, work; depths 0..3): the header and row index (24 + 4 * 4,
-        // padded to 40), then per frame three f64 columns and three u32 columns, then how many
-        // parents are outside the chunk and those parents: one, the root's.
+        // padded to 40), then per frame four f64 columns (offset, total, self and the left-heavy
+        // offset) and three u32 columns, then how many parents are outside the chunk and those
+        // parents: one, the root's.
         let chunk = files.lock().unwrap().iter().find(|(f, _)| f == "c/0-0.bin.gz").unwrap().1;
         assert_eq!(m.chunks[0].frames, 3);
-        assert_eq!(chunk, 40 + 3 * (3 * 8 + 3 * 4) + 4 + 4);
+        assert_eq!(chunk, 40 + 3 * (4 * 8 + 3 * 4) + 4 + 4);
         // The same files as version 1 wrote them (f64 values, no `values` key) still read back.
         let path = dir.path().join("manifest.json");
         let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();

@@ -191,6 +191,38 @@ export function framesAtDepth(stacks, d) {
 }
 
 /**
+ * The left-heavy layout of `stacks`, reckoned from the stacks alone: every frame's children
+ * ordered by their totals, heaviest first, equal totals by name bytes, each after the totals of
+ * the ones before it. A Map from the path (names joined by ";") to { offset, total }.
+ */
+export function leftHeavy(stacks) {
+  const root = { kids: new Map(), total: 0 };
+  for (const [frames, c] of stacks) {
+    let n = root;
+    n.total += c;
+    for (const f of frames) {
+      if (!n.kids.has(f)) n.kids.set(f, { kids: new Map(), total: 0 });
+      n = n.kids.get(f);
+      n.total += c;
+    }
+  }
+  const out = new Map();
+  const lay = (node, p, offset) => {
+    let o = offset;
+    const names = [...node.kids.keys()].sort((a, b) => node.kids.get(b).total - node.kids.get(a).total || byteCompare(a, b));
+    for (const name of names) {
+      const k = node.kids.get(name);
+      const path = [...p, name];
+      out.set(path.join(";"), { offset: o, total: k.total });
+      lay(k, path, o);
+      o += k.total;
+    }
+  };
+  lay(root, [], 0);
+  return out;
+}
+
+/**
  * The canvas's pixels ([r, g, b] each) of the CSS pixel row `y` of #fs-canvas, as it is on
  * screen (getImageData, device pixel ratio 1): what a user sees, not what the page reports.
  */

@@ -12,7 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
-import { CHROMIUM_ARGS, TEMPLATE_FN, THEME, bigProfile, buildSite, canvasRow, frameCenter, framesAtDepth, isRgb, parseFolded, rowTop, testTools, total, xOfValue } from "./fixtures.mjs";
+import { CHROMIUM_ARGS, TEMPLATE_FN, THEME, bigProfile, buildSite, canvasRow, frameCenter, framesAtDepth, isRgb, leftHeavy, matchedByStacks, parseFolded, pathOffset, pathTotal, rowTop, testTools, total, xOfValue } from "./fixtures.mjs";
 
 const { bin: BIN, chromium: CHROMIUM } = testTools();
 const ARGS = CHROMIUM_ARGS;
@@ -382,6 +382,79 @@ describe("change points", () => {
     await other.page.locator(".fs-changestart[data-read]").waitFor({ state: "attached" });
     assert.equal(await other.page.locator(".fs-changestart").isHidden(), true);
     await other.done();
+  });
+});
+
+describe("the left-heavy view", () => {
+  /** Page coordinates of the middle of the frame at depth `d` over [offset, offset + total). */
+  async function at(page, st, d, offset, tot) {
+    const box = await page.locator("#fs-canvas").boundingBox();
+    const vp = st.viewport;
+    const mid = Math.max(offset, vp.x0) + (Math.min(offset + tot, vp.x1) - Math.max(offset, vp.x0)) / 2;
+    const content = Math.max(depthRows * vp.rowHeight, vp.height);
+    return { x: box.x + ((mid - vp.x0) / (vp.x1 - vp.x0)) * vp.width, y: box.y + content - (d + 1) * vp.rowHeight - vp.scrollTop + vp.rowHeight / 2 };
+  }
+
+  test("orders every frame's children heaviest first; zoom, search, links and the sandwich follow", async () => {
+    const left = leftHeavy(STACKS);
+    const { page, done } = await openPage();
+    await page.click("#fs-left");
+    let st = await idle(page);
+    assert.equal(st.layout, "left");
+    assert.match(new URL(page.url()).hash, /(^#|&)l=left(&|$)/);
+    assert.equal(await page.getAttribute("#fs-left", "aria-pressed"), "true");
+
+    // main's heaviest child is server::run, which by name comes after deep::, background:: and
+    // the others: left-heavy, it starts where main does; a click on it zooms to it.
+    const kids = [...left.keys()].filter((k) => k.split(";").length === 2);
+    const heaviest = kids.reduce((a, b) => (left.get(b).total > left.get(a).total ? b : a));
+    assert.equal(heaviest, "main;server::run", "the premise");
+    assert.ok(pathOffset(STACKS, ["main", "server::run"]) > 0, "the premise: not first by name");
+    // Four levels down, the heaviest handler is first under handle_request.
+    const handlers = [...left.keys()].filter((k) => k.startsWith("main;server::run;server::handle_request;") && k.split(";").length === 4);
+    const top = handlers.reduce((a, b) => (left.get(b).total > left.get(a).total ? b : a));
+    const second = handlers.find((k) => left.get(k).offset === left.get(top).offset + left.get(top).total);
+    assert.ok(second, "a second handler follows the heaviest");
+    const path = second.split(";");
+    const want = left.get(second);
+    let p = await at(page, st, path.length, want.offset, want.total);
+    await page.mouse.click(p.x, p.y);
+    st = await idle(page);
+    assert.deepEqual([st.zoom.name, st.zoom.depth, st.zoom.offset, st.zoom.total], [path[path.length - 1], path.length, want.offset, want.total]);
+    assert.match(new URL(page.url()).hash, new RegExp(`z=${path.length}\\.${want.offset}\\.${want.total}\\.`));
+
+    // A search counts the same whatever the layout: all of the graph, and inside the zoom.
+    await page.fill("#fs-search", "malloc");
+    st = await idle(page);
+    const re = /malloc/;
+    const under = STACKS.filter(([frames]) => path.every((f, i) => frames[i] === f));
+    assert.equal(st.matched.value, matchedByStacks(STACKS, re));
+    assert.equal(st.matched.inZoom, matchedByStacks(under, re));
+
+    // The link opens the same view.
+    const link = page.url();
+    await page.goto("about:blank");
+    await page.goto(link);
+    st = await idle(page);
+    assert.equal(st.layout, "left");
+    assert.deepEqual([st.zoom.name, st.zoom.offset], [path[path.length - 1], want.offset]);
+    assert.equal(st.matched.inZoom, matchedByStacks(under, re));
+    await shot(page, "left-heavy-zoomed");
+
+    // Back to children by name: the zoom goes over by its path, at that layout's offset.
+    await page.click("#fs-left");
+    st = await idle(page);
+    assert.equal(st.layout, null);
+    assert.deepEqual([st.zoom.name, st.zoom.depth, st.zoom.offset, st.zoom.total], [path[path.length - 1], path.length, pathOffset(STACKS, path), pathTotal(STACKS, path)]);
+    assert.doesNotMatch(new URL(page.url()).hash, /l=left/);
+    assert.equal(st.matched.inZoom, matchedByStacks(under, re));
+
+    // A sandwich merged from the chunks, left-heavy: the same function, the same total.
+    await page.goto(`${site.url}p/big/#l=left&x=sandwich&f=regex%3A%3Aexec`);
+    st = await idle(page);
+    assert.equal(st.sandwich.error, null);
+    assert.equal(st.sandwich.total, matchedByStacks(STACKS, /^regex::exec$/));
+    await done();
   });
 });
 

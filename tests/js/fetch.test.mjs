@@ -2,7 +2,7 @@ import { test } from "node:test";
 import { gzipSync } from "node:zlib";
 import assert from "node:assert/strict";
 import { GraphError, GraphSource, NameTable, checkManifest, checkNames, chunkWidths, decodeChunk, decodeSearch, idsOf, layoutOffsets, layoutView, nameIntervals, unionWidth } from "../../themes/default/static/fetch.js";
-import { buildGraph, chunkBytes, diffSearchBytes, diffTable, frameTable, memoryFetch, parseFolded, rng, searchBytes } from "./helpers.mjs";
+import { buildGraph, chunkBytes, diffSearchBytes, diffTable, frameTable, leftHeavyOffsets, memoryFetch, parseFolded, rng, searchBytes } from "./helpers.mjs";
 import { hotColor, langColor } from "./colors.mjs";
 
 const FOLDED = "main;a;b 5\nmain;a 2\nmain;c 3\nother 1\n";
@@ -100,6 +100,38 @@ test("parents as rows: random graphs and random parts of them read back as writt
     const want = columns(decodeChunk(chunkBytes(t, part, lo, hi)));
     assert.deepEqual(columns(decodeChunk(chunkBytes(t, part, lo, hi, { coded: t.total, parentRows: true }))), want, lines.join(" / "));
     assert.deepEqual(columns(decodeChunk(chunkBytes(t, part, lo, hi, { coded: t.total, parentRows: true, fromParents: true }))), want, lines.join(" / "));
+  }
+});
+
+test("left-heavy offsets: random graphs and parts of them read back in that layout, rows in its order", () => {
+  const random = rng(12);
+  for (let round = 0; round < 40; round++) {
+    const lines = [];
+    for (let k = 0; k < 1 + Math.floor(random() * 30); k++) {
+      const depth = 1 + Math.floor(random() * 6);
+      lines.push(`${Array.from({ length: depth }, () => "abcd"[Math.floor(random() * 4)]).join(";")} ${1 + Math.floor(random() * 9)}`);
+    }
+    const t = frameTable(parseFolded(lines.join("\n") + "\n"));
+    const left = leftHeavyOffsets(t);
+    const part = t.name.map((_, i) => i).filter(() => random() < 0.6);
+    if (part.length === 0) continue;
+    const lo = Math.min(...part.map((i) => t.depth[i]));
+    const hi = Math.max(...part.map((i) => t.depth[i])) + 1;
+    const bytes = () => chunkBytes(t, part, lo, hi, { coded: t.total, parentRows: true, fromParents: true, left });
+    // Read in the default layout, the column is passed over.
+    const plain = decodeChunk(bytes());
+    assert.deepEqual(columns(plain), columns(decodeChunk(chunkBytes(t, part, lo, hi))), lines.join(" / "));
+    assert.equal(plain.nameOffset, undefined);
+    // Read left-heavy: each frame at its left-heavy offset, the default one kept beside it,
+    // and the rows of each depth in order of the new offsets.
+    const c = decodeChunk(bytes(), "chunk", { layout: "left" });
+    for (let r = 0; r < c.n; r++) {
+      const id = c.id[r];
+      assert.deepEqual([c.offset[r], c.nameOffset[r], c.total[r], c.self[r], c.parent[r] >>> 0, c.name[r]], [left[id], t.offset[id], t.total[id], t.self[id], t.parent[id] >>> 0, t.name[id]], lines.join(" / "));
+    }
+    for (let d = 0; d + 1 < c.rowStart.length; d++) {
+      for (let r = c.rowStart[d] + 1; r < c.rowStart[d + 1]; r++) assert.ok(c.offset[r - 1] <= c.offset[r], lines.join(" / "));
+    }
   }
 });
 
@@ -446,7 +478,8 @@ test("checkManifest and checkNames refuse what they do not know", () => {
   assert.equal(checkManifest({ ...manifest, version: 8 }).version, 8);
   assert.equal(checkManifest({ ...manifest, version: 10 }).version, 10);
   assert.equal(checkManifest({ ...manifest, version: 11 }).version, 11);
-  assert.throws(() => checkManifest({ ...manifest, version: 12 }), /version 12 is not supported \(this page reads versions 1 to 11\)/);
+  assert.equal(checkManifest({ ...manifest, version: 12 }).version, 12);
+  assert.throws(() => checkManifest({ ...manifest, version: 13 }), /version 13 is not supported \(this page reads versions 1 to 12\)/);
   assert.throws(() => checkManifest({ format: "x" }), /not a flamesite graph manifest/);
   assert.throws(() => checkManifest({ ...manifest, names: [manifest.names[1]] }), /do not cover the name ids/);
   const entry = manifest.names[0];

@@ -56,7 +56,13 @@ test("fragment state round-trips, defaults are left out", () => {
   assert.match(frag, /^#g=alloc_space&z=12\.345678\.999\.0badcafe&q=/);
   assert.match(frag, /&s=name&r=1&l=after&d=abs&p=total&x=sandwich&f=operator%20new\(unsigned%20long\)%26f%3Dx%23y%25z%2B%C3%BC%20%3Cscript%3E$/);
   assert.ok(!/[ <>"#&](?![a-z]=)/.test(frag.slice(1).replace(/&(?=[a-z]=)/g, "")), frag);
-  assert.deepEqual(parseFragment(frag), st);
+  // A comparison's layouts are read on a comparison's page; a plain graph's page has its own.
+  assert.deepEqual(parseFragment(frag, true), st);
+  assert.equal(parseFragment(frag).layout, "union");
+  const left = { ...defaultState(), layout: "left" };
+  assert.equal(formatFragment(left), "#l=left");
+  assert.deepEqual(parseFragment("#l=left"), left);
+  assert.equal(parseFragment("#l=left", true).layout, "union");
   const st2 = { ...defaultState(), query: "main" };
   assert.equal(formatFragment(st2), "#q=main");
   assert.deepEqual(parseFragment("#q=main"), st2);

@@ -82,9 +82,11 @@ const pad8 = (x) => (x + 7) & ~7;
  * in the chunk. `unionFromLayouts` (with `layouts` and `fromParents`, flag 32): a union offset
  * that follows neither a sibling nor its parent in the chunk is the step of its residual (the
  * offset less floor(before · 2^30 / TB) + floor(after · 2^30 / TA) of its before and after
- * offsets) from the row before's at its depth.
+ * offsets) from the row before's at its depth. `left` (with `fromParents`, flag 64): each
+ * frame's left-heavy offset by id, a fourth value column, as its distance from its parent's
+ * left-heavy offset when the parent is a row of the chunk, else from its own offset.
  */
-export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null, layouts = null, parentRows = false, fromParents = false, unionFromLayouts = false } = {}) {
+export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null, layouts = null, parentRows = false, fromParents = false, unionFromLayouts = false, left = null } = {}) {
   const narrow = version >= 2 && values === "u32";
   const w = narrow ? 4 : 8;
   const rows = [...ids].sort((a, b) => t.depth[a] - t.depth[b] || t.offset[a] - t.offset[b] || a - b);
@@ -92,7 +94,7 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
   const m = depthHi - depthLo + 1;
   const a = pad8(24 + 4 * m);
   // Version 4 (a comparison): the before and after columns instead of the widths.
-  const fcols = layouts ? 7 : diff ? 5 : 3;
+  const fcols = layouts ? 7 : diff ? 5 : left ? 4 : 3;
   // With parentRows (docs/FORMAT.md "Coded columns"): each parent as the row it is in the chunk,
   // counted from the row of the parent before, or 0xFFFFFFFF and listed after the columns when
   // it is not in the chunk; each id from the row before's (same parent) or from its parent's.
@@ -118,7 +120,7 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
   const dv = new DataView(buf);
   for (let i = 0; i < 4; i++) dv.setUint8(i, magic.charCodeAt(i));
   dv.setUint32(4, version, true);
-  dv.setUint32(8, (diff ? 1 : 0) | (narrow ? 2 : 0) | (coded ? 4 : 0) | (parentRows ? 8 : 0) | (fromParents ? 16 : 0) | (unionFromLayouts ? 32 : 0), true);
+  dv.setUint32(8, (diff ? 1 : 0) | (narrow ? 2 : 0) | (coded ? 4 : 0) | (parentRows ? 8 : 0) | (fromParents ? 16 : 0) | (unionFromLayouts ? 32 : 0) | (left ? 64 : 0), true);
   dv.setUint32(12, n, true);
   dv.setUint32(16, depthLo, true);
   dv.setUint32(20, depthHi, true);
@@ -150,6 +152,10 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
       : null;
     cols[0] = gaps(t.offset, coded, residual);
     if (layouts) cols.splice(1, 0, gaps(...layouts.after), gaps(...layouts.before));
+    if (left) {
+      const rowOf = new Map(rows.map((r, i) => [r, i]));
+      cols.push(rows.map((r, i) => (rowOf.has(t.parent[r]) && rowOf.get(t.parent[r]) < i ? left[r] - left[t.parent[r]] : left[r] - t.offset[r])));
+    }
     for (const c of [0, 1]) ints[c] = ints[c].map((v, i) => (i > 0 ? (v - ints[c][i - 1]) >>> 0 : v));
     if (parentRows) [ints[0], ints[1]] = [idCodes, parentCodes];
   }
@@ -181,6 +187,24 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
     });
   }
   return buf;
+}
+
+/**
+ * Each frame's left-heavy offset (children heaviest first, equal totals by id, which is name
+ * order), by id, from table `t`.
+ */
+export function leftHeavyOffsets(t) {
+  const left = new Array(t.name.length).fill(0);
+  const kids = t.name.map(() => []);
+  for (let i = 1; i < t.name.length; i++) kids[t.parent[i]].push(i);
+  for (let p = 0; p < t.name.length; p++) {
+    let o = left[p];
+    for (const k of kids[p].sort((a, b) => t.total[b] - t.total[a] || a - b)) {
+      left[k] = o;
+      o += t.total[k];
+    }
+  }
+  return left;
 }
 
 /** Per name id, the union of the extents of its frames as sorted disjoint intervals. */

@@ -45,7 +45,8 @@ export function snapshot(v) {
       beforeInZoom: s.diff && s.diff.zoomed ? s.diff.zoomed.before : null,
       afterInZoom: s.diff && s.diff.zoomed ? s.diff.zoomed.after : null,
     },
-    layout: v.isDiffPage ? st.layout : null,
+    // Of a plain graph: "left" shown left-heavy, else null (children by name).
+    layout: v.isDiffPage ? st.layout : st.layout === "left" ? "left" : null,
     measure: d ? st.measure : null,
     palette: d ? "diff" : v.paletteName(),
     view: st.view,

@@ -85,6 +85,10 @@ const FROM_PARENTS = 16;
 // Flag of a comparison's chunk whose union offsets that follow neither a sibling nor a parent
 // in it are told from the after and before offsets (docs/FORMAT.md "Coded columns").
 const UNION_FROM_LAYOUTS = 32;
+// Flag of a plain chunk with FROM_PARENTS that holds each frame's left-heavy offset (children
+// heaviest first) in a fourth value column: from its parent's when the parent is a row of the
+// chunk, else from its own offset (docs/FORMAT.md "Left-heavy offsets").
+const LEFT_HEAVY = 64;
 
 /** In a chunk with PARENT_ROWS, the parent code of a row whose parent is not in the chunk. */
 const OUTSIDE = 0xffffffff;
@@ -137,9 +141,10 @@ const VERSIONS = [1, 2, 3, 4, 5, 6];
  * version 6, every layout in one folder; of 9 chunks give parents as rows (PARENT_ROWS), of 10
  * offsets from them too (FROM_PARENTS); of 11 a comparison of two runs has no search files (its
  * search reads the runs' graphs: query.js) and its chunks tell union offsets from the other
- * layouts (UNION_FROM_LAYOUTS).
+ * layouts (UNION_FROM_LAYOUTS); of 12 a plain graph's chunks hold its left-heavy offsets too
+ * (LEFT_HEAVY).
  */
-const MANIFEST_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11];
+const MANIFEST_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 
 /** [version, field 8, field 12, field 16, field 20] of a chunk or search file. */
 function header(buf, file, magic) {
@@ -201,7 +206,8 @@ export function decodeChunk(data, file = "chunk", widths = null) {
   let buf = alignedBuffer(data);
   const [version, flags, n, depthLo, depthHi] = header(buf, file, "FSCH");
   if (
-    flags & ~(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS) ||
+    flags & ~(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS | LEFT_HEAVY) ||
+    (flags & LEFT_HEAVY && (!(flags & FROM_PARENTS) || flags & 1)) ||
     (flags & (CODED | PARENT_ROWS)) === PARENT_ROWS ||
     (flags & (PARENT_ROWS | FROM_PARENTS)) === FROM_PARENTS ||
     (flags & UNION_FROM_LAYOUTS && (!(flags & FROM_PARENTS) || !(flags & 1) || version !== 6))
@@ -222,7 +228,8 @@ export function decodeChunk(data, file = "chunk", widths = null) {
   const derived = diff && version >= 4;
   const layouts = diff && version >= 6;
   if (derived && !widths) throw new GraphError(file, "is a comparison's chunk, read without its manifest's layout and totals");
-  const fcols = layouts ? 7 : derived ? 5 : withAfter ? 7 : diff ? 5 : 3;
+  const left = (flags & LEFT_HEAVY) !== 0;
+  const fcols = layouts ? 7 : derived ? 5 : withAfter ? 7 : diff ? 5 : left ? 4 : 3;
   const columnsEnd = a + w * fcols * n + 12 * n;
   // With PARENT_ROWS, the parents outside the chunk follow: their count, then them.
   const outside = parentRows && buf.byteLength >= columnsEnd + 4 ? new DataView(buf).getUint32(columnsEnd, true) : 0;
@@ -255,6 +262,7 @@ export function decodeChunk(data, file = "chunk", widths = null) {
   // Of a graph laid out by its second count, the widths are that count.
   const afterTotal = withAfter ? col() : diff ? total : null;
   const afterSelf = withAfter ? col() : diff ? self : null;
+  const leftCoded = left ? col() : null;
   const id = u32s(buf, at, n);
   const parent = u32s(buf, at + 4 * n, n);
   const name = u32s(buf, at + 8 * n, n);
@@ -278,8 +286,32 @@ export function decodeChunk(data, file = "chunk", widths = null) {
     } else {
       addUpOffsets(offset, c.total, rowStart, parent, rowOf, fromParents);
     }
+    if (leftCoded && widths && widths.layout === "left") showLeftHeavy(c, leftCoded, rowOf);
   }
   return c;
+}
+
+/**
+ * Chunk `c` (a plain graph's, decoded in its default layout) shown left-heavy: `offset` becomes
+ * each frame's left-heavy offset, added up from the coded column `left` (from the parent's row,
+ * `rowOf`, else from the frame's own offset), and `nameOffset` keeps the default layout's; the
+ * rows of each depth are put in order of their new offsets, as every reader of a chunk expects.
+ */
+function showLeftHeavy(c, left, rowOf) {
+  for (let r = 0; r < c.n; r++) left[r] += rowOf[r] >= 0 ? left[rowOf[r]] : c.offset[r];
+  const order = new Uint32Array(c.n);
+  for (let r = 0; r < c.n; r++) order[r] = r;
+  for (let d = 0; d + 1 < c.rowStart.length; d++) {
+    order.subarray(c.rowStart[d], c.rowStart[d + 1]).sort((a, b) => left[a] - left[b] || c.id[a] - c.id[b]);
+  }
+  const moved = (col) => {
+    const out = new col.constructor(c.n);
+    for (let r = 0; r < c.n; r++) out[r] = col[order[r]];
+    return out;
+  };
+  c.nameOffset = moved(c.offset);
+  c.offset = moved(left);
+  for (const k of ["total", "self", "id", "parent", "name"]) c[k] = moved(c[k]);
 }
 
 /**
@@ -340,6 +372,11 @@ export function searchesRuns(m) {
  * returned as it is.
  */
 export function layoutView(m, layout) {
+  if (!m.diff && layout === "left" && m.chunks.length && m.chunks.every((c) => c.left && Array.isArray(c.left.offset))) {
+    // A plain graph's left-heavy layout: each chunk's extent in it; `nameOffset` keeps the
+    // default layout's, which search intervals and sandwiches are in.
+    return { ...m, layout: "left", chunks: m.chunks.map((c) => ({ ...c, offset: c.left.offset, nameOffset: c.offset })) };
+  }
   if (!m.diff || !layout || layout === m.diff.layout || !(layout === "after" || layout === "before")) return m;
   if (!m.chunks.every((c) => c[layout] && Array.isArray(c[layout].offset))) return m;
   return {
@@ -352,7 +389,13 @@ export function layoutView(m, layout) {
 
 /** What decodeChunk needs of a manifest to read its chunks: `{ layout, tb, ta }`, or null. */
 export function chunkWidths(m) {
+  if (m && !m.diff && m.layout === "left") return { layout: "left" };
   return m && m.diff ? { layout: m.diff.layout, tb: m.diff.total_before, ta: m.diff.total_after } : null;
+}
+
+/** Whether plain graph `m` can be shown left-heavy (its chunks hold those offsets: version 12). */
+export function hasLeftHeavy(m) {
+  return !!(m && !m.diff && m.chunks.length && m.chunks.every((c) => c.left && Array.isArray(c.left.offset)));
 }
 
 /**

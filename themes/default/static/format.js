@@ -129,7 +129,8 @@ export function nameHash(s) {
 //   s  table sort: self | total | name (absent: self); of a comparison also self_before,
 //      self_change, total_before, total_change (absent: self_change, largest growth first)
 //   r  r=1: the table's order reversed (ascending values, names Z to A)
-//   l  layout of a comparison: after | before (absent: union, widths from both runs)
+//   l  layout of a comparison: after | before (absent: union, widths from both runs); of a
+//      plain graph: left (left-heavy: children heaviest first; absent: children by name)
 //   d  colour of a comparison: abs for the change in value (absent: the change in share)
 //   p  palette: hot | module | lang | blue, names' colours by that palette (docs/FORMAT.md);
 //      self | total, frames coloured by their self or total share of the graph (absent: the
@@ -140,6 +141,8 @@ export function nameHash(s) {
 export const VIEWS = ["graph", "table", "both"];
 export const SORTS = ["self", "total", "name", "self_before", "self_change", "total_before", "total_change"];
 export const LAYOUTS = ["union", "after", "before"];
+/** The layouts of a plain graph's page besides its default (children by name): left-heavy. */
+export const PLAIN_LAYOUTS = ["union", "left"];
 export const PALETTES = ["hot", "module", "lang", "blue", "self", "total"];
 
 /** `s` as a value of a fragment's key: escaped, `/` and `:` left readable. */
@@ -188,7 +191,7 @@ export function parseFragment(hash, diff = false) {
     else if (key === "m") st.icicle = val === "icicle";
     else if (key === "s" && SORTS.includes(val)) st.sort = val;
     else if (key === "r") st.sortReversed = val === "1";
-    else if (key === "l" && LAYOUTS.includes(val)) st.layout = val;
+    else if (key === "l" && (diff ? LAYOUTS : PLAIN_LAYOUTS).includes(val)) st.layout = val;
     else if (key === "d" && val === "abs") st.measure = "abs";
     else if (key === "p" && PALETTES.includes(val)) st.palette = val;
     else if (key === "x") mode = val;

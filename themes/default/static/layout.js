@@ -185,6 +185,8 @@ export function frameInfo(chunk, row, names) {
     total: chunk.total[row],
     self: chunk.self[row],
   };
+  // Shown left-heavy: where the frame is in the default layout, which search intervals are in.
+  if (chunk.nameOffset) f.nameOffset = chunk.nameOffset[row];
   if (chunk.diff) {
     f.beforeTotal = chunk.beforeTotal[row];
     f.beforeSelf = chunk.beforeSelf[row];

@@ -6,7 +6,7 @@
 // browser fetches them all at once (scripts.html preloads the same list); the rest (`later`)
 // is loaded when first used, or once the first view is painted and the page is idle.
 
-import { GraphSource, searchesRuns } from "./fetch.js";
+import { GraphSource, hasLeftHeavy, searchesRuns } from "./fetch.js";
 import { MIN_PX, chunksIn, depthAtY, elidedAt, frameAt, frameInfo, frameStartingAt, framesIn, pixelValue, rowY, valueAtX } from "./layout.js";
 import { Palette } from "./draw.js";
 import { describeElided, describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
@@ -218,6 +218,8 @@ class Viewer {
       this.updateUrl();
       this.requestRender();
     });
+    const left = $("fs-left");
+    if (left) left.addEventListener("click", () => this.toggleLeftHeavy());
     for (const b of document.querySelectorAll("#fs-diffmode button[data-measure]")) {
       b.addEventListener("click", () => {
         this.st.measure = b.dataset.measure;
@@ -465,6 +467,12 @@ class Viewer {
       $("fs-share-text").textContent = `${palette === "self" ? "Self" : "Total"} share: 0% → 100% (25% half way)`;
     }
     $("fs-icicle").setAttribute("aria-pressed", String(this.st.icicle));
+    const leftButton = $("fs-left");
+    if (leftButton) {
+      leftButton.setAttribute("aria-pressed", String(this.st.layout === "left"));
+      // A graph built before version 12 has no left-heavy offsets.
+      leftButton.disabled = !!(this.g && this.g.manifest && !hasLeftHeavy(this.g.manifest) && this.g.manifest.layout !== "left");
+    }
     for (const b of document.querySelectorAll("#fs-diffmode button[data-measure]")) {
       b.setAttribute("aria-pressed", String(b.dataset.measure === this.st.measure));
     }
@@ -537,7 +545,8 @@ class Viewer {
     this.select.selectedIndex = this.graphs.indexOf(meta);
     // A comparison's chunks hold all three layouts (graphs built before that have a folder
     // for each, which the source finds from the manifest).
-    const source = new GraphSource(new URL(meta.data, document.baseURI).href, undefined, this.isDiffPage ? this.st.layout : null);
+    const layout = this.isDiffPage ? this.st.layout : this.st.layout === "left" ? "left" : null;
+    const source = new GraphSource(new URL(meta.data, document.baseURI).href, undefined, layout);
     // The files the page preloads for its first view: asked for now, not after the manifest.
     source.early([...document.querySelectorAll('link[rel="preload"][as="fetch"]')].map((l) => l.href));
     this.g = {
@@ -1090,6 +1099,31 @@ class Viewer {
           this.showStatus();
           this.requestRender();
         });
+    });
+  }
+
+  /**
+   * Show the graph left-heavy (children heaviest first), or by name again. The offsets differ
+   * between the two, so a zoom goes over by its frame's path (format.js `zp`), as to another run.
+   */
+  toggleLeftHeavy() {
+    const g = this.g;
+    const z = this.zoom;
+    const to = this.st.layout === "left" ? "union" : "left";
+    const go = (path) => {
+      if (this.g !== g) return;
+      this.st.layout = to;
+      this.st.zoom = null;
+      this.st.zoomPath = path && path.length ? path : null;
+      this.updateUrl();
+      this.loadGraph();
+    };
+    if (!z || !g || !g.manifest || !g.names) return go(null);
+    this.withModule(later.zoomPath, (m) => {
+      this.pathsPending += 1;
+      m.pathOf(g, z)
+        .then(go, () => go(null))
+        .finally(() => (this.pathsPending -= 1));
     });
   }
 

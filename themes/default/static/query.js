@@ -174,8 +174,12 @@ export class Search {
       return this.show();
     }
     if (!s.buckets || !s.ids || !m) return this.show();
-    const lo = z ? z.offset : -Infinity;
-    const hi = z ? z.offset + z.total : Infinity;
+    // The search intervals are in the default layout: a left-heavy zoom is clipped to the
+    // zoomed frame's extent there, once its chunk has said where that is.
+    const left = !!(z && m.layout === "left");
+    const at = left ? (z.info && z.info.nameOffset !== undefined ? z.info.nameOffset : null) : z ? z.offset : -Infinity;
+    const lo = at === null ? -Infinity : at;
+    const hi = at === null ? Infinity : z ? at + z.total : Infinity;
     const d = this.host.diffTotals();
     if (d && s.runs) {
       // Each run's matched value, and in a zoom the part inside the zoomed frame's extent in
@@ -218,7 +222,7 @@ export class Search {
     } else {
       const r = matchedValue(s.buckets, s.ids, lo, hi);
       s.value = r.value;
-      s.inZoom = r.inRange;
+      s.inZoom = z && at === null ? null : r.inRange;
       s.diff = null;
     }
     this.show();

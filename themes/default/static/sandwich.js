@@ -49,15 +49,17 @@ export function sandwichChunks(manifest, iv) {
       out.push(c);
       continue;
     }
-    // The first interval ending after the chunk's start; it intersects when it starts before its end.
+    // The first interval ending after the chunk's start; it intersects when it starts before
+    // its end. (The intervals are in the default layout: a left-heavy view's entries keep it.)
+    const at = c.nameOffset || c.offset;
     let lo = 0;
     let hi = iv.length / 2;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (iv[2 * mid + 1] > c.offset[0]) hi = mid;
+      if (iv[2 * mid + 1] > at[0]) hi = mid;
       else lo = mid + 1;
     }
-    if (lo < iv.length / 2 && iv[2 * lo] < c.offset[1]) out.push(c);
+    if (lo < iv.length / 2 && iv[2 * lo] < at[1]) out.push(c);
   }
   return out;
 }

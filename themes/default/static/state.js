@@ -52,7 +52,11 @@ export function historyStep(prev, next, typing = false) {
  */
 export function carriedFragment(st, zoom = null) {
   const carried = { ...defaultState(), graph: st.graph, query: st.query, caseSensitive: st.caseSensitive, palette: st.palette, sandwich: st.sandwich };
-  if (st.zoom && zoom && zoom.to) Object.assign(carried, { zoom: st.zoom, layout: zoom.to });
+  // A run's left-heavy view goes to the other runs' pages left-heavy (a comparison ignores it),
+  // and its zoom, whose offsets are of that layout, only by its path.
+  const left = st.layout === "left";
+  if (left) carried.layout = "left";
+  if (st.zoom && zoom && zoom.to && !left) Object.assign(carried, { zoom: st.zoom, layout: zoom.to });
   if (st.zoom && zoom && zoom.from && st.layout === zoom.from) carried.zoom = st.zoom;
   if (st.zoom && zoom && zoom.path) carried.zoomPath = zoom.path;
   return formatFragment(carried);
