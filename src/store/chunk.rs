@@ -879,9 +879,9 @@ const UNION_FROM_LAYOUTS: u32 = 32;
 /// Flag of a plain chunk with [`FROM_PARENTS`] that holds a fourth value column after `self`:
 /// each frame's offset in the **left-heavy** layout (children heaviest first,
 /// [`crate::graph::frames::left_heavy_offsets`]), as its distance from its parent's left-heavy
-/// offset when the parent is a row of the chunk, else from its own offset (modulo 2^32 in a
-/// `u32` column, a negative number in a `f64` one). Most frames are their parent's heaviest
-/// child, at distance 0 (docs/FORMAT.md, "Left-heavy offsets").
+/// offset (the root's: itself), whether or not the parent is a row of the chunk: a reader
+/// places a chunk's frames once their parents' chunks are placed. Most frames are their
+/// parent's heaviest child, at distance 0 (docs/FORMAT.md, "Left-heavy offsets").
 pub const LEFT_HEAVY: u32 = 64;
 /// In a chunk with [`PARENT_ROWS`], the parent code of a row whose parent is not in the chunk.
 const OUTSIDE: u32 = u32::MAX;
@@ -974,11 +974,15 @@ fn encode_chunk(table: &FrameTable, others: Option<&Others>, left: Option<&[u64]
         }
     }
     if let Some(left) = left {
-        let from = |(i, &r): (usize, &u32)| match parent_row[i] {
-            Some(j) => left[r as usize].wrapping_sub(left[rows[j] as usize]),
-            None => left[r as usize].wrapping_sub(table.offset[r as usize]),
+        // Each left-heavy offset from its parent's, wherever the parent is: most frames are
+        // their parent's heaviest child (0). From the frame's own default offset instead, which
+        // a reader would not need to look up, the large profile's column took four times the
+        // bytes (its rows' parents are mostly in coarser chunks, and those shifts do not pack).
+        let from = |&r: &u32| match table.parent[r as usize] {
+            NO_PARENT => left[r as usize],
+            p => left[r as usize].wrapping_sub(left[p as usize]),
         };
-        column(&mut out, &mut rows.iter().enumerate().map(from).collect::<Vec<_>>().into_iter());
+        column(&mut out, &mut rows.iter().map(from).collect::<Vec<_>>().into_iter());
     }
     let names: Vec<u32> = rows.iter().map(|&r| new_id[table.name[r as usize] as usize]).collect();
     for col in [ids, parents, names] {

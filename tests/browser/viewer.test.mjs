@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
 import { serve } from "./server.mjs";
+import { nameHash } from "../../themes/default/static/format.js";
 import { CHROMIUM_ARGS, TEMPLATE_FN, THEME, bigProfile, buildSite, canvasRow, frameCenter, framesAtDepth, isRgb, leftHeavy, matchedByStacks, parseFolded, pathOffset, pathTotal, rowTop, testTools, total, xOfValue } from "./fixtures.mjs";
 
 const { bin: BIN, chromium: CHROMIUM } = testTools();
@@ -448,6 +449,20 @@ describe("the left-heavy view", () => {
     assert.deepEqual([st.zoom.name, st.zoom.depth, st.zoom.offset, st.zoom.total], [path[path.length - 1], path.length, pathOffset(STACKS, path), pathTotal(STACKS, path)]);
     assert.doesNotMatch(new URL(page.url()).hash, /l=left/);
     assert.equal(st.matched.inZoom, matchedByStacks(under, re));
+
+    // Frames too narrow for the root view (gc's 4,000 children and theirs, in finer chunks whose
+    // parents are in coarser ones) are placed too: a link by path zooms to one at its offset.
+    const gcKids = [...left.keys()].filter((k) => k.startsWith("main;background::gc;") && k.split(";").length === 3);
+    gcKids.sort((a, b) => left.get(a).offset - left.get(b).offset);
+    const mid = gcKids[Math.floor(gcKids.length / 2)];
+    const deep = [...left.keys()].find((k) => k.startsWith(`${mid};`)).split(";");
+    const there = left.get(deep.join(";"));
+    assert.ok(there.offset !== pathOffset(STACKS, deep), "the premise: it moved");
+    await page.goto("about:blank");
+    await page.goto(`${site.url}p/big/#l=left&zp=${deep.map(nameHash).join(".")}`);
+    st = await idle(page);
+    assert.deepEqual([st.zoom.name, st.zoom.depth, st.zoom.offset, st.zoom.total], [deep[deep.length - 1], deep.length, there.offset, there.total]);
+    assert.deepEqual(st.errors, []);
 
     // A sandwich merged from the chunks, left-heavy: the same function, the same total.
     await page.goto(`${site.url}p/big/#l=left&x=sandwich&f=regex%3A%3Aexec`);

@@ -2,6 +2,7 @@ import { test } from "node:test";
 import { gzipSync } from "node:zlib";
 import assert from "node:assert/strict";
 import { GraphError, GraphSource, NameTable, checkManifest, checkNames, chunkWidths, decodeChunk, decodeSearch, idsOf, layoutOffsets, layoutView, nameIntervals, unionWidth } from "../../themes/default/static/fetch.js";
+import { placeLeftHeavy, unplacedParents } from "../../themes/default/static/leftheavy.js";
 import { buildGraph, chunkBytes, diffSearchBytes, diffTable, frameTable, leftHeavyOffsets, memoryFetch, parseFolded, rng, searchBytes } from "./helpers.mjs";
 import { hotColor, langColor } from "./colors.mjs";
 
@@ -122,9 +123,17 @@ test("left-heavy offsets: random graphs and parts of them read back in that layo
     const plain = decodeChunk(bytes());
     assert.deepEqual(columns(plain), columns(decodeChunk(chunkBytes(t, part, lo, hi))), lines.join(" / "));
     assert.equal(plain.nameOffset, undefined);
-    // Read left-heavy: each frame at its left-heavy offset, the default one kept beside it,
-    // and the rows of each depth in order of the new offsets.
+    // Read left-heavy: placed once the left-heavy offsets of the parents outside the chunk are
+    // known; then each frame at its left-heavy offset, the default one kept beside it, and the
+    // rows of each depth in order of the new offsets.
     const c = decodeChunk(bytes(), "chunk", { layout: "left" });
+    const inside = new Set(part);
+    const outside = part.filter((i) => i !== 0 && !inside.has(t.parent[i]));
+    assert.deepEqual(unplacedParents(c, new Map()).map((r) => c.id[r]).sort((a, b) => a - b), outside.sort((a, b) => a - b));
+    const leftOf = new Map(t.name.map((_, i) => i).filter((i) => !inside.has(i)).map((i) => [i, left[i]]));
+    assert.deepEqual(unplacedParents(c, leftOf), []);
+    placeLeftHeavy(c, leftOf);
+    for (const i of part) assert.equal(leftOf.get(i), left[i], "placed frames go into the map");
     for (let r = 0; r < c.n; r++) {
       const id = c.id[r];
       assert.deepEqual([c.offset[r], c.nameOffset[r], c.total[r], c.self[r], c.parent[r] >>> 0, c.name[r]], [left[id], t.offset[id], t.total[id], t.self[id], t.parent[id] >>> 0, t.name[id]], lines.join(" / "));

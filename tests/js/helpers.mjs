@@ -84,7 +84,7 @@ const pad8 = (x) => (x + 7) & ~7;
  * offset less floor(before · 2^30 / TB) + floor(after · 2^30 / TA) of its before and after
  * offsets) from the row before's at its depth. `left` (with `fromParents`, flag 64): each
  * frame's left-heavy offset by id, a fourth value column, as its distance from its parent's
- * left-heavy offset when the parent is a row of the chunk, else from its own offset.
+ * left-heavy offset (the root's: itself), wherever the parent is.
  */
 export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null, layouts = null, parentRows = false, fromParents = false, unionFromLayouts = false, left = null } = {}) {
   const narrow = version >= 2 && values === "u32";
@@ -152,10 +152,7 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
       : null;
     cols[0] = gaps(t.offset, coded, residual);
     if (layouts) cols.splice(1, 0, gaps(...layouts.after), gaps(...layouts.before));
-    if (left) {
-      const rowOf = new Map(rows.map((r, i) => [r, i]));
-      cols.push(rows.map((r, i) => (rowOf.has(t.parent[r]) && rowOf.get(t.parent[r]) < i ? left[r] - left[t.parent[r]] : left[r] - t.offset[r])));
-    }
+    if (left) cols.push(rows.map((r) => (r === 0 ? left[r] : left[r] - left[t.parent[r]])));
     for (const c of [0, 1]) ints[c] = ints[c].map((v, i) => (i > 0 ? (v - ints[c][i - 1]) >>> 0 : v));
     if (parentRows) [ints[0], ints[1]] = [idCodes, parentCodes];
   }

@@ -86,8 +86,8 @@ const FROM_PARENTS = 16;
 // in it are told from the after and before offsets (docs/FORMAT.md "Coded columns").
 const UNION_FROM_LAYOUTS = 32;
 // Flag of a plain chunk with FROM_PARENTS that holds each frame's left-heavy offset (children
-// heaviest first) in a fourth value column: from its parent's when the parent is a row of the
-// chunk, else from its own offset (docs/FORMAT.md "Left-heavy offsets").
+// heaviest first) in a fourth value column, from its parent's wherever that is (docs/FORMAT.md
+// "Left-heavy offsets"): leftheavy.js places them.
 const LEFT_HEAVY = 64;
 
 /** In a chunk with PARENT_ROWS, the parent code of a row whose parent is not in the chunk. */
@@ -286,32 +286,10 @@ export function decodeChunk(data, file = "chunk", widths = null) {
     } else {
       addUpOffsets(offset, c.total, rowStart, parent, rowOf, fromParents);
     }
-    if (leftCoded && widths && widths.layout === "left") showLeftHeavy(c, leftCoded, rowOf);
+    // Shown left-heavy: placed (leftheavy.js) once the parents outside it are.
+    if (leftCoded && widths && widths.layout === "left") Object.assign(c, { leftRel: leftCoded, rowOf });
   }
   return c;
-}
-
-/**
- * Chunk `c` (a plain graph's, decoded in its default layout) shown left-heavy: `offset` becomes
- * each frame's left-heavy offset, added up from the coded column `left` (from the parent's row,
- * `rowOf`, else from the frame's own offset), and `nameOffset` keeps the default layout's; the
- * rows of each depth are put in order of their new offsets, as every reader of a chunk expects.
- */
-function showLeftHeavy(c, left, rowOf) {
-  for (let r = 0; r < c.n; r++) left[r] += rowOf[r] >= 0 ? left[rowOf[r]] : c.offset[r];
-  const order = new Uint32Array(c.n);
-  for (let r = 0; r < c.n; r++) order[r] = r;
-  for (let d = 0; d + 1 < c.rowStart.length; d++) {
-    order.subarray(c.rowStart[d], c.rowStart[d + 1]).sort((a, b) => left[a] - left[b] || c.id[a] - c.id[b]);
-  }
-  const moved = (col) => {
-    const out = new col.constructor(c.n);
-    for (let r = 0; r < c.n; r++) out[r] = col[order[r]];
-    return out;
-  };
-  c.nameOffset = moved(c.offset);
-  c.offset = moved(left);
-  for (const k of ["total", "self", "id", "parent", "name"]) c[k] = moved(c[k]);
 }
 
 /**
@@ -659,6 +637,11 @@ export class GraphSource {
     this.pending = 0;
     this.started = new Map(); // url -> Promise of the Response, for files asked for early
     this.widths = null; // what a comparison's chunks need of its manifest (chunkWidths)
+    this.view = null; // the manifest as the layout shown has it (layoutView)
+    this.leftOf = new Map(); // shown left-heavy: frame id -> left-heavy offset, of the chunks placed
+    this.placing = new Map(); // url -> Promise of the chunk placed left-heavy
+    this.placed = new Map(); // url -> chunk placed left-heavy
+    this.unplaceable = new Set(); // urls of chunks that could not be placed left-heavy
   }
 
   /**
@@ -757,6 +740,7 @@ export class GraphSource {
       }
       const view = layoutView(m, this.layout);
       this.widths = chunkWidths(view);
+      this.view = view;
       return view;
     });
   }
@@ -789,8 +773,16 @@ export class GraphSource {
     return this.namesUpTo(table, table.count - 1);
   }
 
-  /** The decoded chunk for a manifest entry; checks it against the entry. */
+  /**
+   * The decoded chunk for a manifest entry; checks it against the entry. Shown left-heavy, once
+   * it is placed: after the chunks that hold its frames' parents (leftheavy.js).
+   */
   chunk(entry) {
+    if (this.widths && this.widths.layout === "left") return this.leftChunk(entry);
+    return this.decoded(entry);
+  }
+
+  decoded(entry) {
     return this.get(entry.file, "chunk", (buf) => {
       const c = decodeChunk(buf, entry.file, this.widths);
       if (c.depthLo !== entry.depth[0] || c.depthHi !== entry.depth[1] || c.n !== entry.frames) {
@@ -801,14 +793,34 @@ export class GraphSource {
     });
   }
 
-  /** The decoded chunk if it has arrived, else undefined (for drawing without waiting). */
+  /**
+   * Chunk `entry` placed left-heavy (leftheavy.js, loaded only for that view): after the chunks
+   * that hold its frames' parents.
+   */
+  leftChunk(entry) {
+    const url = this.url(entry.file);
+    let p = this.placing.get(url);
+    if (p) return p;
+    this.pending += 1;
+    p = import("./leftheavy.js").then((m) => m.place(this, entry, GraphError)).finally(() => (this.pending -= 1));
+    p.catch((e) => {
+      this.unplaceable.add(url);
+      if (e instanceof GraphError && !this.errors.includes(e)) this.errors.push(e);
+    });
+    this.placing.set(url, p);
+    return p;
+  }
+
+  /** The decoded chunk if it has arrived (and is placed), else undefined (for drawing without waiting). */
   ready(entry) {
-    return this.done.get(this.url(entry.file));
+    const url = this.url(entry.file);
+    return this.widths && this.widths.layout === "left" ? this.placed.get(url) : this.done.get(url);
   }
 
   /** True when the entry was fetched and failed. */
   failed(entry) {
     const url = this.url(entry.file);
+    if (this.unplaceable.has(url)) return true;
     return this.cache.has(url) && !this.done.has(url) && this.errors.some((e) => e.file === entry.file);
   }
 
