@@ -44,9 +44,9 @@ pub const LAYOUTS_VERSION: u32 = 6;
 /// ([`CODED`]), parents given as rows of the chunk ([`PARENT_ROWS`]) and offsets from parents'
 /// ([`FROM_PARENTS`]); its name files hold no colours (a reader reckons them from the names
 /// and the palette); a comparison of two runs has no search buckets (its search reads its
-/// runs' graphs: [`DiffSearch::Runs`]), and a plain graph's chunks hold its left-heavy offsets
-/// ([`LEFT_HEAVY`]), which version 11 had not; version 10 had the same files with a comparison's
-/// search buckets. Version 9
+/// runs' graphs: [`DiffSearch::Runs`]), and each chunk of a plain graph has a file of its
+/// frames' left-heavy offsets beside it ([`LeftRef`]), which version 11 had not; version 10 had
+/// the same files with a comparison's search buckets. Version 9
 /// had the same files with offsets as gaps after the frame before
 /// at their depth only. Version 8 had the same
 /// files with ids and parents as steps and each name's colour in its name file; version 7 a
@@ -248,14 +248,20 @@ pub struct ChunkRef {
     /// The same in the before layout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<Span>,
-    /// Of a plain graph (version 12): `offset` and `max_total` in the left-heavy layout
-    /// ([`LEFT_HEAVY`]).
+    /// Of a plain graph (version 12): the smallest offset and largest end of its frames in the
+    /// left-heavy layout, whose offsets are in a file of their own ([`left_file`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub left: Option<Span>,
+    pub left: Option<[u64; 2]>,
 }
 
-/// Where a chunk's frames lie in one layout of a differential graph (or a plain graph's
-/// left-heavy layout).
+/// The file of a plain graph's chunk's left-heavy offsets (docs/FORMAT.md "Left-heavy offsets"):
+/// `l/<class>-<n>.bin.gz` for the chunk `c/<class>-<n>.bin.gz`. Apart from the chunk, so that a
+/// view by name, the default, never fetches them.
+pub fn left_file(chunk: &str) -> String {
+    format!("l/{}", chunk.strip_prefix("c/").unwrap_or(chunk))
+}
+
+/// Where a chunk's frames lie in one layout of a differential graph.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Span {
     /// Smallest offset and largest end of its frames.
@@ -463,7 +469,7 @@ fn encode_layout(
         .par_iter()
         .zip(chunk_files)
         .map(|((class, tile), file)| {
-            let bytes = gz::pack(&encode_chunk(table, others, left.as_deref(), tile, &new_id, values));
+            let bytes = gz::pack(&encode_chunk(table, others, tile, &new_id, values));
             sink(&file, &bytes)?;
             let r = |i: usize| tile[i] as usize;
             let span = |offset: &[u64], total: &[u64]| Span {
@@ -472,6 +478,14 @@ fn encode_layout(
                     tile.iter().map(|&x| offset[x as usize] + total[x as usize]).max().unwrap_or(0),
                 ],
                 max_total: tile.iter().map(|&x| total[x as usize]).max().unwrap_or(0),
+            };
+            // A plain chunk's left-heavy offsets, in a file of their own (`l/` for `c/`).
+            let left = match left.as_deref() {
+                Some(l) => {
+                    sink(&left_file(&file), &gz::pack(&encode_left(table, l, tile, values)))?;
+                    Some(span(l, &table.total).offset)
+                }
+                None => None,
             };
             let union = span(&table.offset, &table.total);
             Ok(ChunkRef {
@@ -485,7 +499,7 @@ fn encode_layout(
                 file,
                 after: others.map(|o| span(&o.after.0, &o.after.1)),
                 before: others.map(|o| span(&o.before.0, &o.before.1)),
-                left: left.as_deref().map(|l| span(l, &table.total)),
+                left,
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -876,31 +890,47 @@ const FROM_PARENTS: u32 = 16;
 /// widths; such rows were a quarter of a comparison's chunk bytes, numbers of the union's 2^31
 /// scale that do not pack.
 const UNION_FROM_LAYOUTS: u32 = 32;
-/// Flag of a plain chunk with [`FROM_PARENTS`] that holds a fourth value column after `self`:
-/// each frame's offset in the **left-heavy** layout (children heaviest first,
-/// [`crate::graph::frames::left_heavy_offsets`]), as its distance from its parent's left-heavy
-/// offset (the root's: itself), whether or not the parent is a row of the chunk: a reader
-/// places a chunk's frames once their parents' chunks are placed. Most frames are their
-/// parent's heaviest child, at distance 0 (docs/FORMAT.md, "Left-heavy offsets").
-pub const LEFT_HEAVY: u32 = 64;
+/// Magic of a file of left-heavy offsets ([`encode_left`]).
+const LEFT_MAGIC: &[u8; 4] = b"FSLH";
 /// In a chunk with [`PARENT_ROWS`], the parent code of a row whose parent is not in the chunk.
 const OUTSIDE: u32 = u32::MAX;
 
+/// The left-heavy offsets (`left`, by frame) of the chunk of `rows`, in its row order
+/// (docs/FORMAT.md "Left-heavy offsets"): a header (magic, version 1, flags with bit 1 when
+/// values are `u32`, the row count), then each row's left-heavy offset less its parent's,
+/// wherever the parent is (the root: its own), in byte planes. Most frames are their parent's
+/// heaviest child, at distance 0. From the frame's own default offset instead, which a reader
+/// could add without other chunks, the large profile's took four times the bytes (its rows'
+/// parents are mostly in coarser chunks, and those shifts do not pack).
+fn encode_left(table: &FrameTable, left: &[u64], rows: &[u32], values: Values) -> Vec<u8> {
+    let mut out = Vec::with_capacity(16 + rows.len() * values.width());
+    out.extend_from_slice(LEFT_MAGIC);
+    put_u32(&mut out, 1);
+    put_u32(&mut out, ((values == Values::U32) as u32) << 1);
+    put_u32(&mut out, rows.len() as u32);
+    let from = |&r: &u32| match table.parent[r as usize] {
+        NO_PARENT => left[r as usize],
+        p => left[r as usize].wrapping_sub(left[p as usize]),
+    };
+    let start = out.len();
+    put_column(&mut out, values, rows.iter().map(from).collect::<Vec<_>>().into_iter());
+    planes::split(&mut out[start..], values.width());
+    out
+}
+
 /// A chunk file of `rows` (by depth, then offset) of `table`; of a differential table, with
-/// the offsets of its `others` layouts; of a plain one, with its `left` (left-heavy) offsets.
-fn encode_chunk(table: &FrameTable, others: Option<&Others>, left: Option<&[u64]>, rows: &[u32], new_id: &[u32], values: Values) -> Vec<u8> {
+/// the offsets of its `others` layouts.
+fn encode_chunk(table: &FrameTable, others: Option<&Others>, rows: &[u32], new_id: &[u32], values: Values) -> Vec<u8> {
     let n = rows.len();
     let lo = table.depth[rows[0] as usize];
     let hi = table.depth[rows[n - 1] as usize] + 1;
     let diff = table.before.as_ref();
-    let left = left.filter(|_| diff.is_none());
-    let columns = if diff.is_some() { 7 } else if left.is_some() { 4 } else { 3 };
+    let columns = if diff.is_some() { 7 } else { 3 };
     let mut out = Vec::with_capacity(32 + 4 * (hi - lo) as usize + n * (12 + columns * values.width()));
     out.extend_from_slice(CHUNK_MAGIC);
     put_u32(&mut out, if diff.is_some() { LAYOUTS_VERSION } else { VERSION });
     let union_from_layouts = if others.is_some() { UNION_FROM_LAYOUTS } else { 0 };
-    let left_heavy = if left.is_some() { LEFT_HEAVY } else { 0 };
-    put_u32(&mut out, diff.is_some() as u32 | ((values == Values::U32) as u32) << 1 | CODED | PARENT_ROWS | FROM_PARENTS | union_from_layouts | left_heavy);
+    put_u32(&mut out, diff.is_some() as u32 | ((values == Values::U32) as u32) << 1 | CODED | PARENT_ROWS | FROM_PARENTS | union_from_layouts);
     put_u32(&mut out, n as u32);
     put_u32(&mut out, lo);
     put_u32(&mut out, hi);
@@ -972,17 +1002,6 @@ fn encode_chunk(table: &FrameTable, others: Option<&Others>, left: Option<&[u64]
             column(&mut out, &mut of(&table.total));
             column(&mut out, &mut of(&table.self_));
         }
-    }
-    if let Some(left) = left {
-        // Each left-heavy offset from its parent's, wherever the parent is: most frames are
-        // their parent's heaviest child (0). From the frame's own default offset instead, which
-        // a reader would not need to look up, the large profile's column took four times the
-        // bytes (its rows' parents are mostly in coarser chunks, and those shifts do not pack).
-        let from = |&r: &u32| match table.parent[r as usize] {
-            NO_PARENT => left[r as usize],
-            p => left[r as usize].wrapping_sub(left[p as usize]),
-        };
-        column(&mut out, &mut rows.iter().map(from).collect::<Vec<_>>().into_iter());
     }
     let names: Vec<u32> = rows.iter().map(|&r| new_id[table.name[r as usize] as usize]).collect();
     for col in [ids, parents, names] {
@@ -1262,9 +1281,7 @@ fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, t
     let values = if flags & 2 != 0 { Values::U32 } else { Values::F64 };
     let w = values.width();
     let n = u32_at(b, 12) as usize;
-    // A plain chunk's left-heavy offsets are a fourth value column, which `fold` does not need.
-    let left = !diff && flags & LEFT_HEAVY != 0;
-    let cols = if layouts { 7 } else if diff { 5 } else if left { 4 } else { 3 };
+    let cols = if layouts { 7 } else if diff { 5 } else { 3 };
     let columns_end = at + (cols * w + 12) * n;
     // With PARENT_ROWS, the parents outside the chunk follow the columns: their count, then them.
     let outside = match flags & PARENT_ROWS {
@@ -1280,7 +1297,7 @@ fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, t
         return Err(format!("{} bytes, not those of {n} frames (truncated chunk)", b.len()));
     }
     let mut plain = b[..at].to_vec();
-    plain[8..12].copy_from_slice(&(flags & !(CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS | LEFT_HEAVY)).to_le_bytes());
+    plain[8..12].copy_from_slice(&(flags & !(CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS)).to_le_bytes());
     // The offset column of `layout` (of a differential chunk: union, after, before), then the
     // value columns.
     let offsets = match (layouts, layout) {
@@ -1288,7 +1305,7 @@ fn uncode_chunk(b: &[u8], version: u32, flags: u32, at: usize, layout: Layout, t
         (true, Layout::Before) => 2,
         _ => 0,
     };
-    let kept = std::iter::once(offsets).chain(if layouts { 3..cols } else if left { 1..3 } else { 1..cols });
+    let kept = std::iter::once(offsets).chain(if layouts { 3..cols } else { 1..cols });
     for c in kept {
         plain.extend(planes::join(&b[at + c * w * n..][..w * n], w));
     }
@@ -1413,9 +1430,8 @@ fn decode_chunk(b: &[u8], t: &mut FrameTable, version: u32, totals: (u64, u64)) 
     if version == LAYOUTS_VERSION && flags & CODED == 0 {
         return Err(format!("a chunk of version {LAYOUTS_VERSION} whose columns are not coded"));
     }
-    if flags & !(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS | LEFT_HEAVY) != 0
+    if flags & !(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS) != 0
         || (flags & PARENT_ROWS != 0 && flags & CODED == 0)
-        || (flags & LEFT_HEAVY != 0 && (flags & FROM_PARENTS == 0 || flags & 1 != 0))
         || (flags & FROM_PARENTS != 0 && flags & PARENT_ROWS == 0)
         || (flags & UNION_FROM_LAYOUTS != 0 && (flags & FROM_PARENTS == 0 || flags & 1 == 0 || version != LAYOUTS_VERSION))
     {
@@ -1672,12 +1688,13 @@ mod tests {
         let (_, back) = read_graph(dir.path()).unwrap();
         assert_eq!(back, t);
         // The root-view chunk (all, main, work; depths 0..3): the header and row index (24 + 4 * 4,
-        // padded to 40), then per frame four f64 columns (offset, total, self and the left-heavy
-        // offset) and three u32 columns, then how many parents are outside the chunk and those
-        // parents: one, the root's.
-        let chunk = files.lock().unwrap().iter().find(|(f, _)| f == "c/0-0.bin.gz").unwrap().1;
+        // padded to 40), then per frame three f64 columns and three u32 columns, then how many
+        // parents are outside the chunk and those parents: one, the root's. Its left-heavy
+        // offsets: a header of 16 bytes and an f64 per frame.
+        let size = |name: &str| files.lock().unwrap().iter().find(|(f, _)| f == name).unwrap().1;
         assert_eq!(m.chunks[0].frames, 3);
-        assert_eq!(chunk, 40 + 3 * (4 * 8 + 3 * 4) + 4 + 4);
+        assert_eq!(size("c/0-0.bin.gz"), 40 + 3 * (3 * 8 + 3 * 4) + 4 + 4);
+        assert_eq!(size(&left_file("c/0-0.bin.gz")), 16 + 3 * 8);
         // The same files as version 1 wrote them (f64 values, no `values` key) still read back.
         let path = dir.path().join("manifest.json");
         let mut json: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();

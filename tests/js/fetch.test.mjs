@@ -1,9 +1,11 @@
 import { test } from "node:test";
 import { gzipSync } from "node:zlib";
 import assert from "node:assert/strict";
-import { GraphError, GraphSource, NameTable, checkManifest, checkNames, chunkWidths, decodeChunk, decodeSearch, idsOf, layoutOffsets, layoutView, nameIntervals, unionWidth } from "../../themes/default/static/fetch.js";
-import { placeLeftHeavy, unplacedParents } from "../../themes/default/static/leftheavy.js";
-import { buildGraph, chunkBytes, diffSearchBytes, diffTable, frameTable, leftHeavyOffsets, memoryFetch, parseFolded, rng, searchBytes } from "./helpers.mjs";
+import { GraphError, GraphSource, NameTable, checkManifest, checkNames, chunkWidths, decodeChunk, decodeSearch, idsOf, layoutOffsets, layoutView, nameIntervals, unionWidth, READERS } from "../../themes/default/static/fetch.js";
+import { decodeLeft as decodeLeftWith, leftFile, placeLeftHeavy, unplacedParents } from "../../themes/default/static/leftheavy.js";
+
+const decodeLeft = (data, file, n) => decodeLeftWith(data, file, n, READERS);
+import { buildGraph, chunkBytes, diffSearchBytes, diffTable, frameTable, leftBytes, leftHeavyOffsets, memoryFetch, parseFolded, rng, searchBytes } from "./helpers.mjs";
 import { hotColor, langColor } from "./colors.mjs";
 
 const FOLDED = "main;a;b 5\nmain;a 2\nmain;c 3\nother 1\n";
@@ -104,7 +106,7 @@ test("parents as rows: random graphs and random parts of them read back as writt
   }
 });
 
-test("left-heavy offsets: random graphs and parts of them read back in that layout, rows in its order", () => {
+test("left-heavy offsets: random graphs and parts of them are placed in that layout, rows in its order", () => {
   const random = rng(12);
   for (let round = 0; round < 40; round++) {
     const lines = [];
@@ -118,15 +120,15 @@ test("left-heavy offsets: random graphs and parts of them read back in that layo
     if (part.length === 0) continue;
     const lo = Math.min(...part.map((i) => t.depth[i]));
     const hi = Math.max(...part.map((i) => t.depth[i])) + 1;
-    const bytes = () => chunkBytes(t, part, lo, hi, { coded: t.total, parentRows: true, fromParents: true, left });
-    // Read in the default layout, the column is passed over.
-    const plain = decodeChunk(bytes());
-    assert.deepEqual(columns(plain), columns(decodeChunk(chunkBytes(t, part, lo, hi))), lines.join(" / "));
-    assert.equal(plain.nameOffset, undefined);
-    // Read left-heavy: placed once the left-heavy offsets of the parents outside the chunk are
-    // known; then each frame at its left-heavy offset, the default one kept beside it, and the
-    // rows of each depth in order of the new offsets.
+    const bytes = () => chunkBytes(t, part, lo, hi, { coded: t.total, parentRows: true, fromParents: true });
+    // Read left-heavy: placed, with its file of left-heavy offsets, once the left-heavy offsets
+    // of the parents outside the chunk are known; then each frame at its left-heavy offset, the
+    // default one kept beside it, and the rows of each depth in order of the new offsets.
     const c = decodeChunk(bytes(), "chunk", { layout: "left" });
+    c.leftRel = decodeLeft(leftBytes(t, part, left), "left", c.n);
+    assert.throws(() => decodeLeft(leftBytes(t, part, left), "l/0-0.bin.gz", c.n + 1), /l\/0-0\.bin\.gz: has \d+ rows where its chunk has/);
+    assert.throws(() => decodeLeft(leftBytes(t, part, left).slice(0, 16 + 4 * c.n - 1), "x", c.n), /truncated or corrupt/);
+    assert.equal(leftFile("c/2-17.bin.gz"), "l/2-17.bin.gz");
     const inside = new Set(part);
     const outside = part.filter((i) => i !== 0 && !inside.has(t.parent[i]));
     assert.deepEqual(unplacedParents(c, new Map()).map((r) => c.id[r]).sort((a, b) => a - b), outside.sort((a, b) => a - b));

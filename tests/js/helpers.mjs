@@ -82,11 +82,9 @@ const pad8 = (x) => (x + 7) & ~7;
  * in the chunk. `unionFromLayouts` (with `layouts` and `fromParents`, flag 32): a union offset
  * that follows neither a sibling nor its parent in the chunk is the step of its residual (the
  * offset less floor(before · 2^30 / TB) + floor(after · 2^30 / TA) of its before and after
- * offsets) from the row before's at its depth. `left` (with `fromParents`, flag 64): each
- * frame's left-heavy offset by id, a fourth value column, as its distance from its parent's
- * left-heavy offset (the root's: itself), wherever the parent is.
+ * offsets) from the row before's at its depth.
  */
-export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null, layouts = null, parentRows = false, fromParents = false, unionFromLayouts = false, left = null } = {}) {
+export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2, magic = "FSCH", values = "u32", coded = null, layouts = null, parentRows = false, fromParents = false, unionFromLayouts = false } = {}) {
   const narrow = version >= 2 && values === "u32";
   const w = narrow ? 4 : 8;
   const rows = [...ids].sort((a, b) => t.depth[a] - t.depth[b] || t.offset[a] - t.offset[b] || a - b);
@@ -94,7 +92,7 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
   const m = depthHi - depthLo + 1;
   const a = pad8(24 + 4 * m);
   // Version 4 (a comparison): the before and after columns instead of the widths.
-  const fcols = layouts ? 7 : diff ? 5 : left ? 4 : 3;
+  const fcols = layouts ? 7 : diff ? 5 : 3;
   // With parentRows (docs/FORMAT.md "Coded columns"): each parent as the row it is in the chunk,
   // counted from the row of the parent before, or 0xFFFFFFFF and listed after the columns when
   // it is not in the chunk; each id from the row before's (same parent) or from its parent's.
@@ -120,7 +118,7 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
   const dv = new DataView(buf);
   for (let i = 0; i < 4; i++) dv.setUint8(i, magic.charCodeAt(i));
   dv.setUint32(4, version, true);
-  dv.setUint32(8, (diff ? 1 : 0) | (narrow ? 2 : 0) | (coded ? 4 : 0) | (parentRows ? 8 : 0) | (fromParents ? 16 : 0) | (unionFromLayouts ? 32 : 0) | (left ? 64 : 0), true);
+  dv.setUint32(8, (diff ? 1 : 0) | (narrow ? 2 : 0) | (coded ? 4 : 0) | (parentRows ? 8 : 0) | (fromParents ? 16 : 0) | (unionFromLayouts ? 32 : 0), true);
   dv.setUint32(12, n, true);
   dv.setUint32(16, depthLo, true);
   dv.setUint32(20, depthHi, true);
@@ -152,7 +150,6 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
       : null;
     cols[0] = gaps(t.offset, coded, residual);
     if (layouts) cols.splice(1, 0, gaps(...layouts.after), gaps(...layouts.before));
-    if (left) cols.push(rows.map((r) => (r === 0 ? left[r] : left[r] - left[t.parent[r]])));
     for (const c of [0, 1]) ints[c] = ints[c].map((v, i) => (i > 0 ? (v - ints[c][i - 1]) >>> 0 : v));
     if (parentRows) [ints[0], ints[1]] = [idCodes, parentCodes];
   }
@@ -183,6 +180,28 @@ export function chunkBytes(t, ids, depthLo, depthHi, { diff = null, version = 2,
       for (let b = 0; b < 4; b++) bytes[at + 4 + b * steps.length + k] = (v >>> (8 * b)) & 255;
     });
   }
+  return buf;
+}
+
+/**
+ * Bytes of the file of left-heavy offsets (`FSLH`) of the chunk of frame ids `ids` of table
+ * `t`, rows in the chunk's order: each frame's left-heavy offset (`left`, by id) less its
+ * parent's (the root: its own), u32 in byte planes.
+ */
+export function leftBytes(t, ids, left) {
+  const rows = [...ids].sort((a, b) => t.depth[a] - t.depth[b] || t.offset[a] - t.offset[b] || a - b);
+  const n = rows.length;
+  const buf = new ArrayBuffer(16 + 4 * n);
+  const dv = new DataView(buf);
+  for (let i = 0; i < 4; i++) dv.setUint8(i, "FSLH".charCodeAt(i));
+  dv.setUint32(4, 1, true);
+  dv.setUint32(8, 2, true);
+  dv.setUint32(12, n, true);
+  const bytes = new Uint8Array(buf);
+  rows.forEach((r, i) => {
+    const v = (r === 0 ? left[r] : left[r] - left[t.parent[r]]) >>> 0;
+    for (let k = 0; k < 4; k++) bytes[16 + k * n + i] = (v >>> (8 * k)) & 255;
+  });
   return buf;
 }
 

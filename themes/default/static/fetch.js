@@ -85,10 +85,6 @@ const FROM_PARENTS = 16;
 // Flag of a comparison's chunk whose union offsets that follow neither a sibling nor a parent
 // in it are told from the after and before offsets (docs/FORMAT.md "Coded columns").
 const UNION_FROM_LAYOUTS = 32;
-// Flag of a plain chunk with FROM_PARENTS that holds each frame's left-heavy offset (children
-// heaviest first) in a fourth value column, from its parent's wherever that is (docs/FORMAT.md
-// "Left-heavy offsets"): leftheavy.js places them.
-const LEFT_HEAVY = 64;
 
 /** In a chunk with PARENT_ROWS, the parent code of a row whose parent is not in the chunk. */
 const OUTSIDE = 0xffffffff;
@@ -141,8 +137,8 @@ const VERSIONS = [1, 2, 3, 4, 5, 6];
  * version 6, every layout in one folder; of 9 chunks give parents as rows (PARENT_ROWS), of 10
  * offsets from them too (FROM_PARENTS); of 11 a comparison of two runs has no search files (its
  * search reads the runs' graphs: query.js) and its chunks tell union offsets from the other
- * layouts (UNION_FROM_LAYOUTS); of 12 a plain graph's chunks hold its left-heavy offsets too
- * (LEFT_HEAVY).
+ * layouts (UNION_FROM_LAYOUTS); of 12 each chunk of a plain graph has a file of its frames'
+ * left-heavy offsets beside it (leftheavy.js).
  */
 const MANIFEST_VERSIONS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
 
@@ -206,8 +202,7 @@ export function decodeChunk(data, file = "chunk", widths = null) {
   let buf = alignedBuffer(data);
   const [version, flags, n, depthLo, depthHi] = header(buf, file, "FSCH");
   if (
-    flags & ~(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS | LEFT_HEAVY) ||
-    (flags & LEFT_HEAVY && (!(flags & FROM_PARENTS) || flags & 1)) ||
+    flags & ~(1 | 2 | CODED | PARENT_ROWS | FROM_PARENTS | UNION_FROM_LAYOUTS) ||
     (flags & (CODED | PARENT_ROWS)) === PARENT_ROWS ||
     (flags & (PARENT_ROWS | FROM_PARENTS)) === FROM_PARENTS ||
     (flags & UNION_FROM_LAYOUTS && (!(flags & FROM_PARENTS) || !(flags & 1) || version !== 6))
@@ -228,8 +223,7 @@ export function decodeChunk(data, file = "chunk", widths = null) {
   const derived = diff && version >= 4;
   const layouts = diff && version >= 6;
   if (derived && !widths) throw new GraphError(file, "is a comparison's chunk, read without its manifest's layout and totals");
-  const left = (flags & LEFT_HEAVY) !== 0;
-  const fcols = layouts ? 7 : derived ? 5 : withAfter ? 7 : diff ? 5 : left ? 4 : 3;
+  const fcols = layouts ? 7 : derived ? 5 : withAfter ? 7 : diff ? 5 : 3;
   const columnsEnd = a + w * fcols * n + 12 * n;
   // With PARENT_ROWS, the parents outside the chunk follow: their count, then them.
   const outside = parentRows && buf.byteLength >= columnsEnd + 4 ? new DataView(buf).getUint32(columnsEnd, true) : 0;
@@ -262,7 +256,6 @@ export function decodeChunk(data, file = "chunk", widths = null) {
   // Of a graph laid out by its second count, the widths are that count.
   const afterTotal = withAfter ? col() : diff ? total : null;
   const afterSelf = withAfter ? col() : diff ? self : null;
-  const leftCoded = left ? col() : null;
   const id = u32s(buf, at, n);
   const parent = u32s(buf, at + 4 * n, n);
   const name = u32s(buf, at + 8 * n, n);
@@ -286,8 +279,9 @@ export function decodeChunk(data, file = "chunk", widths = null) {
     } else {
       addUpOffsets(offset, c.total, rowStart, parent, rowOf, fromParents);
     }
-    // Shown left-heavy: placed (leftheavy.js) once the parents outside it are.
-    if (leftCoded && widths && widths.layout === "left") Object.assign(c, { leftRel: leftCoded, rowOf });
+    // Shown left-heavy: placed (leftheavy.js) with its file of left-heavy offsets, by the rows of
+    // its parents in it.
+    if (widths && widths.layout === "left") c.rowOf = rowOf;
   }
   return c;
 }
@@ -350,10 +344,10 @@ export function searchesRuns(m) {
  * returned as it is.
  */
 export function layoutView(m, layout) {
-  if (!m.diff && layout === "left" && m.chunks.length && m.chunks.every((c) => c.left && Array.isArray(c.left.offset))) {
+  if (!m.diff && layout === "left" && hasLeftHeavy(m)) {
     // A plain graph's left-heavy layout: each chunk's extent in it; `nameOffset` keeps the
     // default layout's, which search intervals and sandwiches are in.
-    return { ...m, layout: "left", chunks: m.chunks.map((c) => ({ ...c, offset: c.left.offset, nameOffset: c.offset })) };
+    return { ...m, layout: "left", chunks: m.chunks.map((c) => ({ ...c, offset: c.left, nameOffset: c.offset })) };
   }
   if (!m.diff || !layout || layout === m.diff.layout || !(layout === "after" || layout === "before")) return m;
   if (!m.chunks.every((c) => c[layout] && Array.isArray(c[layout].offset))) return m;
@@ -373,7 +367,7 @@ export function chunkWidths(m) {
 
 /** Whether plain graph `m` can be shown left-heavy (its chunks hold those offsets: version 12). */
 export function hasLeftHeavy(m) {
-  return !!(m && !m.diff && m.chunks.length && m.chunks.every((c) => c.left && Array.isArray(c.left.offset)));
+  return !!(m && !m.diff && m.chunks.length && m.chunks.every((c) => Array.isArray(c.left) && c.left.length === 2));
 }
 
 /**
@@ -637,11 +631,7 @@ export class GraphSource {
     this.pending = 0;
     this.started = new Map(); // url -> Promise of the Response, for files asked for early
     this.widths = null; // what a comparison's chunks need of its manifest (chunkWidths)
-    this.view = null; // the manifest as the layout shown has it (layoutView)
-    this.leftOf = new Map(); // shown left-heavy: frame id -> left-heavy offset, of the chunks placed
-    this.placing = new Map(); // url -> Promise of the chunk placed left-heavy
-    this.placed = new Map(); // url -> chunk placed left-heavy
-    this.unplaceable = new Set(); // urls of chunks that could not be placed left-heavy
+    this.left = null; // shown left-heavy: leftheavy.js's Placer, loaded with the manifest
   }
 
   /**
@@ -740,8 +730,11 @@ export class GraphSource {
       }
       const view = layoutView(m, this.layout);
       this.widths = chunkWidths(view);
-      this.view = view;
-      return view;
+      if (view.layout !== "left") return view;
+      return import("./leftheavy.js").then((k) => {
+        this.left = new k.Placer(this, view, READERS);
+        return view;
+      });
     });
   }
 
@@ -775,11 +768,10 @@ export class GraphSource {
 
   /**
    * The decoded chunk for a manifest entry; checks it against the entry. Shown left-heavy, once
-   * it is placed: after the chunks that hold its frames' parents (leftheavy.js).
+   * it is placed (leftheavy.js).
    */
   chunk(entry) {
-    if (this.widths && this.widths.layout === "left") return this.leftChunk(entry);
-    return this.decoded(entry);
+    return this.left ? this.left.chunk(entry) : this.decoded(entry);
   }
 
   decoded(entry) {
@@ -793,34 +785,16 @@ export class GraphSource {
     });
   }
 
-  /**
-   * Chunk `entry` placed left-heavy (leftheavy.js, loaded only for that view): after the chunks
-   * that hold its frames' parents.
-   */
-  leftChunk(entry) {
-    const url = this.url(entry.file);
-    let p = this.placing.get(url);
-    if (p) return p;
-    this.pending += 1;
-    p = import("./leftheavy.js").then((m) => m.place(this, entry, GraphError)).finally(() => (this.pending -= 1));
-    p.catch((e) => {
-      this.unplaceable.add(url);
-      if (e instanceof GraphError && !this.errors.includes(e)) this.errors.push(e);
-    });
-    this.placing.set(url, p);
-    return p;
-  }
-
   /** The decoded chunk if it has arrived (and is placed), else undefined (for drawing without waiting). */
   ready(entry) {
     const url = this.url(entry.file);
-    return this.widths && this.widths.layout === "left" ? this.placed.get(url) : this.done.get(url);
+    return this.left ? this.left.placed.get(url) : this.done.get(url);
   }
 
   /** True when the entry was fetched and failed. */
   failed(entry) {
     const url = this.url(entry.file);
-    if (this.unplaceable.has(url)) return true;
+    if (this.left && this.left.failed.has(url)) return true;
     return this.cache.has(url) && !this.done.has(url) && this.errors.some((e) => e.file === entry.file);
   }
 
@@ -834,3 +808,6 @@ export class GraphSource {
     });
   }
 }
+
+/** What leftheavy.js reads its files with (it imports nothing, so that no module circle is made). */
+export const READERS = { GraphError, alignedBuffer, joinPlanes, u32s, f64s };

@@ -1,8 +1,35 @@
 // A plain graph shown left-heavy (children heaviest first; docs/FORMAT.md "Left-heavy
-// offsets"): each chunk's frames placed at their left-heavy offsets, which the chunk gives as
-// distances from their parents', once the chunks that hold the parents outside it are placed.
+// offsets"): each chunk's frames placed at their left-heavy offsets, which a file beside the
+// chunk gives as distances from their parents', once the chunks that hold the parents outside
+// it are placed.
 // Loaded by fetch.js only for that view, so the default view's first paint does not wait for it;
 // it imports nothing (fetch.js hands it its error type), so no module circle is made.
+
+/**
+ * Decode a file of a chunk's left-heavy offsets (`FSLH`, docs/FORMAT.md "Left-heavy offsets")
+ * for a chunk of `n` rows: each row's distance from its parent's left-heavy offset, a
+ * Uint32Array (modulo 2^32) or a Float64Array as the file stores them. `of` are fetch.js's
+ * error type and column readers.
+ */
+export function decodeLeft(data, file, n, { GraphError, alignedBuffer, joinPlanes, u32s, f64s }) {
+  const buf = alignedBuffer(data);
+  if (buf.byteLength < 16) throw new GraphError(file, `too short (${buf.byteLength} bytes) to be a FSLH file`);
+  const dv = new DataView(buf);
+  const got = String.fromCharCode(dv.getUint8(0), dv.getUint8(1), dv.getUint8(2), dv.getUint8(3));
+  if (got !== "FSLH") throw new GraphError(file, "not a FSLH file (bad magic)");
+  const [version, flags, rows] = [dv.getUint32(4, true), dv.getUint32(8, true), dv.getUint32(12, true)];
+  if (version !== 1 || (flags & ~2) !== 0) throw new GraphError(file, `version ${version} with flags ${flags} is not what this page reads (version 1)`);
+  if (rows !== n) throw new GraphError(file, `has ${rows} rows where its chunk has ${n}`);
+  const w = flags & 2 ? 4 : 8;
+  if (buf.byteLength !== 16 + w * n) throw new GraphError(file, `is ${buf.byteLength} bytes, expected ${16 + w * n} for ${n} frames (truncated or corrupt)`);
+  const joined = joinPlanes(buf, 16, n, [w]);
+  return w === 4 ? u32s(joined, 16, n) : f64s(joined, 16, n);
+}
+
+/** The file of the left-heavy offsets of chunk file `c/K-N.bin.gz`: `l/K-N.bin.gz`. */
+export function leftFile(chunk) {
+  return chunk.startsWith("c/") ? `l/${chunk.slice(2)}` : `l/${chunk}`;
+}
 
 /** The depth, less the chunk's first, of row `r` of chunk `c` (its rowStart says). */
 function rowDepth(c, r) {
@@ -62,29 +89,60 @@ export function placeLeftHeavy(c, leftOf) {
 }
 
 /**
- * Chunk `entry` of GraphSource `source` placed left-heavy: decoded, then the chunks that hold
- * the parents of its rows whose parents are outside it (a depth up, over their default offsets,
- * at least as wide) placed first (each such chunk is of lower depths, so this ends), then it.
- * `GraphError` is fetch.js's, for a chunk whose parents no chunk holds.
+ * The chunks of a GraphSource `source` shown left-heavy (manifest `view`, layoutView's): each
+ * placed once (`chunk`), after the chunks that hold the parents of its rows whose parents are
+ * outside it (a depth up, over their default offsets, at least as wide; each such chunk is of
+ * lower depths, so this ends). `of`: fetch.js's error type and column readers (decodeLeft).
  */
-export async function place(source, entry, GraphError) {
-  const c = await source.decoded(entry);
-  let rows = unplacedParents(c, source.leftOf);
-  if (rows.length) {
-    const want = new Set();
-    for (const r of rows) {
-      const d = c.depthLo + rowDepth(c, r) - 1;
-      const x = c.offset[r];
-      for (const e of source.view.chunks) {
-        const at = e.nameOffset || e.offset;
-        if (e !== entry && e.depth[0] <= d && d < e.depth[1] && at[0] <= x && x <= at[1] && e.max_total >= c.total[r]) want.add(e);
-      }
-    }
-    await Promise.all([...want].map((e) => source.leftChunk(e)));
-    rows = unplacedParents(c, source.leftOf);
-    if (rows.length) throw new GraphError(entry.file, `frame ${c.id[rows[0]]}'s parent ${c.parent[rows[0]]} is in no chunk over it`);
+export class Placer {
+  constructor(source, view, of) {
+    this.source = source;
+    this.view = view;
+    this.of = of;
+    this.leftOf = new Map(); // frame id -> left-heavy offset, of the chunks placed
+    this.placing = new Map(); // url -> Promise of the chunk placed
+    this.placed = new Map(); // url -> chunk placed
+    this.failed = new Set(); // urls of chunks that could not be placed
   }
-  if (c.leftRel) placeLeftHeavy(c, source.leftOf);
-  source.placed.set(source.url(entry.file), c);
-  return c;
+
+  chunk(entry) {
+    const source = this.source;
+    const url = source.url(entry.file);
+    let p = this.placing.get(url);
+    if (p) return p;
+    source.pending += 1;
+    p = this.place(entry).finally(() => (source.pending -= 1));
+    p.catch((e) => {
+      this.failed.add(url);
+      if (e instanceof this.of.GraphError && !source.errors.includes(e)) source.errors.push(e);
+    });
+    this.placing.set(url, p);
+    return p;
+  }
+
+  async place(entry) {
+    const { source, of } = this;
+    const { GraphError } = of;
+    const file = leftFile(entry.file);
+    const [c, rel] = await Promise.all([source.decoded(entry), source.get(file, "left", (buf) => decodeLeft(buf, file, entry.frames, of))]);
+    if (rel.length !== c.n) throw new GraphError(file, `has ${rel.length} rows where its chunk has ${c.n}`);
+    c.leftRel = rel;
+    let rows = unplacedParents(c, this.leftOf);
+    if (rows.length) {
+      const want = new Set();
+      for (const r of rows) {
+        const d = c.depthLo + rowDepth(c, r) - 1;
+        const x = c.offset[r];
+        for (const e of this.view.chunks) {
+          if (e !== entry && e.depth[0] <= d && d < e.depth[1] && e.nameOffset[0] <= x && x <= e.nameOffset[1] && e.max_total >= c.total[r]) want.add(e);
+        }
+      }
+      await Promise.all([...want].map((e) => this.chunk(e)));
+      rows = unplacedParents(c, this.leftOf);
+      if (rows.length) throw new GraphError(entry.file, `frame ${c.id[rows[0]]}'s parent ${c.parent[rows[0]]} is in no chunk over it`);
+    }
+    placeLeftHeavy(c, this.leftOf);
+    this.placed.set(source.url(entry.file), c);
+    return c;
+  }
 }

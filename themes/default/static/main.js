@@ -1102,29 +1102,9 @@ class Viewer {
     });
   }
 
-  /**
-   * Show the graph left-heavy (children heaviest first), or by name again. The offsets differ
-   * between the two, so a zoom goes over by its frame's path (format.js `zp`), as to another run.
-   */
+  /** Show the graph left-heavy (children heaviest first), or by name again (zoompath.js). */
   toggleLeftHeavy() {
-    const g = this.g;
-    const z = this.zoom;
-    const to = this.st.layout === "left" ? "union" : "left";
-    const go = (path) => {
-      if (this.g !== g) return;
-      this.st.layout = to;
-      this.st.zoom = null;
-      this.st.zoomPath = path && path.length ? path : null;
-      this.updateUrl();
-      this.loadGraph();
-    };
-    if (!z || !g || !g.manifest || !g.names) return go(null);
-    this.withModule(later.zoomPath, (m) => {
-      this.pathsPending += 1;
-      m.pathOf(g, z)
-        .then(go, () => go(null))
-        .finally(() => (this.pathsPending -= 1));
-    });
+    this.withModule(later.zoomPath, (m) => m.toggleLeftHeavy(this));
   }
 
   // ---- export -------------------------------------------------------------------------------

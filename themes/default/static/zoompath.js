@@ -2,7 +2,8 @@
 // `zp`), since the other run's offsets are its own. The page a link leaves gives the path of
 // its zoomed frame; the page it opens walks down that path, one depth at a time, reading only
 // the chunks over the frame above at that depth. Loaded when a page has such links and is
-// zoomed, or opens with such a path: the first view does without it.
+// zoomed, or opens with such a path, or switches between the layouts of a plain graph (by name,
+// left-heavy): the first view does without it.
 
 import { chunksAt, chunksIn, frameAt, framesStartingIn } from "./layout.js";
 import { nameHash } from "./format.js";
@@ -47,4 +48,27 @@ export async function findPath(g, path) {
     hi = lo + found.chunk.total[found.row];
   }
   return found;
+}
+
+/**
+ * Viewer `v` shows its graph left-heavy (children heaviest first), or by name again. The
+ * offsets differ between the two, so its zoom goes over by its frame's path, as to another run.
+ */
+export function toggleLeftHeavy(v) {
+  const g = v.g;
+  const z = v.zoom;
+  const to = v.st.layout === "left" ? "union" : "left";
+  const go = (path) => {
+    if (v.g !== g) return;
+    v.st.layout = to;
+    v.st.zoom = null;
+    v.st.zoomPath = path && path.length ? path : null;
+    v.updateUrl();
+    v.loadGraph();
+  };
+  if (!z || !g || !g.manifest || !g.names) return go(null);
+  v.pathsPending += 1;
+  pathOf(g, z)
+    .then(go, () => go(null))
+    .finally(() => (v.pathsPending -= 1));
 }
