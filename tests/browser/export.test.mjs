@@ -430,7 +430,7 @@ describe("colour modes", () => {
   test("a flame graph keeps its root in view when the toolbar wraps (a search's Matched line) and the graph box shrinks", async () => {
     // Wide enough for the toolbar and the share palette's scale on one line, until the
     // Matched line comes.
-    const { page, done } = await openPage("#p=total", { viewport: { width: 1600, height: 800 } });
+    const { page, done } = await openPage("#p=total", { viewport: { width: 1700, height: 800 } });
     const before = await state(page);
     assert.equal(before.viewport.depths[0], 0, "the root is in view");
     const h0 = (await page.locator(".fs-toolbar").boundingBox()).height;
