@@ -49,8 +49,11 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Pat
     // Both at once: a decoder keeps about one core busy (a folded profile's parse and merge
     // threads wait on each other), and one after the other left the second core idle.
     let (b, a) = rayon::join(|| read(before), || read(after));
-    let (b, a) = (b?, a?);
-    // The graphs of both, each with its folder (named as the later profile's graphs are).
+    let (mut b, mut a) = (b?, a?);
+    // The graphs of both, each with its folder (named as the later profile's graphs are). A
+    // time-order graph is not compared: two profiles' stacks in time do not line up.
+    a.graphs.retain(|g| !g.timeline);
+    b.graphs.retain(|g| !g.timeline);
     let names: Vec<&str> = a.graphs.iter().map(|g| g.name.as_str()).collect();
     let mut tables = Vec::new();
     let mut folders = Vec::new();
@@ -87,7 +90,7 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Pat
             preload = manifest.first_view(crate::ingest::FIRST_VIEW_ROWS);
         }
         let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after);
-        graphs.push(GraphInfo { name: name.clone(), unit: unit.clone(), total, frames: manifest.frames, data, differential: true, decimals: manifest.decimals });
+        graphs.push(GraphInfo { name: name.clone(), unit: unit.clone(), total, frames: manifest.frames, data, differential: true, decimals: manifest.decimals, timeline: false });
         changes.push(crate::derive::listed(name, unit, table));
     }
     let run = |path: &Path, d: &decode::Decoded| -> Result<Run, String> {

@@ -63,7 +63,10 @@ pub struct GraphInfo {
     pub differential: bool,
     /// Decimal places of its values (fractional counts; see `FrameTable::decimals`).
     #[serde(default)]
-    pub decimals: u32,
+    pub decimals: u32,    /// Whether it is a time-order graph (stacks in the order they were taken, not merged:
+    /// `graph::frames::Timeline`), which is never compared with another run's.
+    #[serde(default)]
+    pub timeline: bool,
 }
 
 /// Everything the later phases need to know of one run: what the profile held, what its

@@ -112,12 +112,14 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, mut known:
         .map(|((b, a, _, url), key)| {
             let (before, after) = (&archive.runs[*b], &archive.runs[*a]);
             // Like with like: graphs of the same name and unit (a Go profile's `samples`, a
-            // count, is not a folded file's `samples`); runs with none are not compared.
+            // count, is not a folded file's `samples`); runs with none are not compared. A
+            // time-order graph is not: two runs' stacks in time do not line up.
             let mut shared: Vec<(&GraphInfo, &GraphInfo)> = after
                 .record
                 .graphs
                 .iter()
-                .filter_map(|g| before.record.graphs.iter().find(|x| x.name == g.name && x.unit == g.unit).map(|x| (x, g)))
+                .filter(|g| !g.timeline)
+                .filter_map(|g| before.record.graphs.iter().find(|x| x.name == g.name && x.unit == g.unit && !x.timeline).map(|x| (x, g)))
                 .collect();
             // A differential graph of a run (a CPI graph: instructions against cycles) is read
             // back by its second count, so comparing it again would repeat the comparison of
@@ -263,7 +265,7 @@ fn compare(
         }
         // The diff's values are in the finer run's decimal places.
         let total = manifest.diff.as_ref().map_or(ga.total, |d| d.total_after);
-        graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total, frames: manifest.frames, data: ga.data.clone(), differential: true, decimals: manifest.decimals });
+        graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total, frames: manifest.frames, data: ga.data.clone(), differential: true, decimals: manifest.decimals, timeline: false });
         changes.push(listed(&ga.name, &ga.unit, &table));
         // The budgets of site.toml it exceeds, shown on the run's pages and in the feeds.
         budgets.extend(exceeded_budgets(&ga.name, &table, &config.budgets));

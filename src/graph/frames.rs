@@ -613,6 +613,116 @@ impl StackMerger {
     }
 }
 
+/// A **time-order** graph (speedscope's "Time Order", a flame chart): stacks in the order
+/// they were taken, each merged with the one before it along the frames they share only, so
+/// that the horizontal axis is time (or sample order). A frame's children are in the order
+/// they ran, not by name: such a graph is drawn and searched as any other, but is not compared
+/// with another run's (docs/FORMAT.md, "Time-order graphs"). Frames are numbered as they open,
+/// which is depth-first order.
+pub struct Timeline {
+    tokens: Tokenizer,
+    table: FrameTable,
+    /// Rows of the open stack, the root first.
+    open: Vec<u32>,
+    /// The value laid out so far: where the next frame starts.
+    end: u64,
+    max_depth: usize,
+}
+
+impl Timeline {
+    /// An empty time-order graph of stacks at most `max_depth` frames deep (a deeper one is an
+    /// error, as in the merge).
+    pub fn new(max_depth: u32) -> Self {
+        let mut table = FrameTable {
+            names: Vec::new(),
+            name: Vec::new(),
+            depth: Vec::new(),
+            parent: Vec::new(),
+            offset: Vec::new(),
+            total: Vec::new(),
+            self_: Vec::new(),
+            before: None,
+            after: None,
+            layout: Layout::default(),
+            decimals: 0,
+        };
+        table.name.push(u32::MAX);
+        table.depth.push(0);
+        table.parent.push(NO_PARENT);
+        table.offset.push(0);
+        table.total.push(0);
+        table.self_.push(0);
+        Timeline { tokens: Tokenizer::new(max_depth), table, open: vec![0], end: 0, max_depth: max_depth as usize }
+    }
+
+    /// The id of a frame name, for [`Timeline::add_ids`].
+    pub fn intern(&mut self, name: &str) -> u32 {
+        self.tokens.intern(name)
+    }
+
+    /// Frames made so far, the root included.
+    pub fn frames(&self) -> usize {
+        self.table.name.len()
+    }
+
+    /// Adds the next stack in time: the first `keep` frames of the stack before it (which stay
+    /// open: this stack continues them), then the frames `ids` (from [`Timeline::intern`]),
+    /// worth `value`. A stack of value 0 changes nothing but what is open. Returns the number
+    /// of frames made.
+    pub fn add_ids(&mut self, keep: usize, ids: &[u32], value: u64) -> Result<usize, MergeError> {
+        let keep = keep.min(self.open.len() - 1);
+        if keep + ids.len() > self.max_depth {
+            return Err(MergeError::TooDeep(self.max_depth as u32));
+        }
+        self.open.truncate(keep + 1);
+        let t = &mut self.table;
+        let before = t.name.len();
+        for &id in ids {
+            let parent = *self.open.last().expect("the root is open");
+            let row = t.name.len() as u32;
+            t.name.push(id);
+            t.depth.push(self.open.len() as u32);
+            t.parent.push(parent);
+            t.offset.push(self.end);
+            t.total.push(0);
+            t.self_.push(0);
+            self.open.push(row);
+        }
+        if value > 0 {
+            match self.end.checked_add(value) {
+                Some(e) if e < MAX_EXACT => {}
+                Some(e) => return Err(MergeError::TooLarge(e)),
+                None => return Err(MergeError::Overflow),
+            }
+            for &row in &self.open {
+                t.total[row as usize] += value;
+            }
+            t.self_[*self.open.last().expect("the root is open") as usize] += value;
+            self.end += value;
+        }
+        Ok(t.name.len() - before)
+    }
+
+    /// The graph as a frame table, its names in byte order (the root's first). Frames that
+    /// were opened by stacks of value 0 only have total 0.
+    pub fn finish(self) -> FrameTable {
+        let mut t = self.table;
+        let names = self.tokens.into_names();
+        let mut order: Vec<u32> = (0..names.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| names[a as usize].cmp(&names[b as usize]));
+        let mut rank = vec![0u32; names.len()];
+        for (r, &old) in order.iter().enumerate() {
+            rank[old as usize] = r as u32 + 1;
+        }
+        t.names = std::iter::once(ROOT_NAME.to_string()).chain(order.iter().map(|&old| names[old as usize].to_string())).collect();
+        t.name[0] = 0;
+        for x in t.name.iter_mut().skip(1) {
+            *x = rank[*x as usize];
+        }
+        t
+    }
+}
+
 /// `10^places`, when it fits.
 pub fn pow10(places: u32) -> Option<u64> {
     10u64.checked_pow(places)
@@ -723,6 +833,29 @@ mod tests {
             m.add(s.as_bytes(), *c, 0).unwrap();
         }
         m.finish().unwrap()
+    }
+
+    #[test]
+    fn a_timeline_keeps_the_stacks_in_their_order_merging_only_what_continues() {
+        // main;a for 2, main;b for 1, main;a;x for 3 (a opens again: b ran between), main;a
+        // for 1 (continues it), then a stack of value 0 that only closes frames.
+        let mut t = Timeline::new(10);
+        let (main, a, b, x) = (t.intern("main"), t.intern("a"), t.intern("b"), t.intern("x"));
+        assert_eq!(t.add_ids(0, &[main, a], 2).unwrap(), 2);
+        assert_eq!(t.add_ids(1, &[b], 1).unwrap(), 1);
+        assert_eq!(t.add_ids(1, &[a, x], 3).unwrap(), 2);
+        assert_eq!(t.add_ids(2, &[], 1).unwrap(), 0);
+        assert!(matches!(t.add_ids(0, &[0; 11], 1), Err(MergeError::TooDeep(10))));
+        let t = t.finish();
+        let row = |i: usize| (t.names[t.name[i] as usize].as_str(), t.depth[i], t.parent[i], t.offset[i], t.total[i], t.self_[i]);
+        assert_eq!(t.len(), 6);
+        assert_eq!(row(0), ("all", 0, NO_PARENT, 0, 7, 0));
+        assert_eq!(row(1), ("main", 1, 0, 0, 7, 0));
+        assert_eq!(row(2), ("a", 2, 1, 0, 2, 2));
+        assert_eq!(row(3), ("b", 2, 1, 2, 1, 1));
+        assert_eq!(row(4), ("a", 2, 1, 3, 4, 1));
+        assert_eq!(row(5), ("x", 3, 4, 3, 3, 3));
+        assert_eq!(t.names, ["all", "a", "b", "main", "x"]);
     }
 
     #[test]

@@ -173,7 +173,7 @@ fn cpi_graph(decoded: &decode::Decoded) -> Result<Option<decode::Graph>, String>
         return Ok(None);
     };
     let table = crate::graph::diff::merge(&instructions.table, &cycles.table).map_err(|e| format!("the CPI graph: {e}"))?;
-    Ok(Some(decode::Graph { name: "cpi".into(), unit: cycles.unit.clone(), table }))
+    Ok(Some(decode::Graph { name: "cpi".into(), unit: cycles.unit.clone(), table, timeline: false }))
 }
 
 /// Decodes one profile and hands its graphs and (with a `base_url`) its preview image to
@@ -219,10 +219,13 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
                 Some((at, sides)) if *at == i => sides,
                 _ => &counts,
             };
-            let manifest = chunk::encode_graph(&graph.name, unit, &graph.table, sides, &config.chunks, config.palette, &graph_sink)?;
+            let manifest = match graph.timeline {
+                true => chunk::encode_time_order(&graph.name, unit, &graph.table, &config.chunks, config.palette, &graph_sink)?,
+                false => chunk::encode_graph(&graph.name, unit, &graph.table, sides, &config.chunks, config.palette, &graph_sink)?,
+            };
             // A differential graph's widths are not its values: its total is the second count's.
             let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after);
-            let info = GraphInfo { name: graph.name.clone(), unit: unit.to_string(), total, frames: manifest.frames, data, differential: manifest.differential, decimals: manifest.decimals };
+            let info = GraphInfo { name: graph.name.clone(), unit: unit.to_string(), total, frames: manifest.frames, data, differential: manifest.differential, decimals: manifest.decimals, timeline: graph.timeline };
             Ok((info, manifest))
         })
         .collect();

@@ -138,6 +138,17 @@ pub struct GraphEntry {
     /// counts). Absent when 0.
     #[serde(default, skip_serializing_if = "crate::store::chunk::is_zero")]
     pub decimals: u32,
+    /// `"time"` for a time-order graph (stacks in the order they were taken, not merged);
+    /// absent for a flame graph, whose stacks are merged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
+}
+
+impl GraphEntry {
+    /// The entry of graph `g` of a run, its data folder `data`.
+    pub fn of(g: &crate::archive::run::GraphInfo, data: String) -> GraphEntry {
+        GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data, decimals: g.decimals, order: g.timeline.then(|| "time".to_string()) }
+    }
 }
 
 

@@ -312,7 +312,7 @@ impl Site<'_> {
             graphs: rec
                 .graphs
                 .iter()
-                .map(|g| GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data: format!("{}{}", r.url, g.data), decimals: g.decimals })
+                .map(|g| GraphEntry::of(g, format!("{}{}", r.url, g.data)))
                 .collect(),
         }
     }
@@ -543,7 +543,7 @@ impl Site<'_> {
         let graphs: Vec<GraphEntry> = rec
             .graphs
             .iter()
-            .map(|g| GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data: g.data.clone(), decimals: g.decimals })
+            .map(|g| GraphEntry::of(g, g.data.clone()))
             .collect();
         let prev = run.prev.map(|p| self.run(p));
         let next = run.next.map(|n| self.run(n));
@@ -644,7 +644,7 @@ impl Site<'_> {
             .graphs
             .iter()
             .map(|g| {
-                let mut entry = serde_json::to_value(GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data: g.data.clone(), decimals: g.decimals })
+                let mut entry = serde_json::to_value(GraphEntry::of(g, g.data.clone()))
                     .expect("an entry serialises");
                 if let (Some(b), Some(a)) = (graph_of(before, g), graph_of(after, g)) {
                     entry["before"] = b.into();

@@ -121,6 +121,11 @@ pub struct Manifest {
     /// (`super::sandwich`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sandwiches: Vec<SandwichRef>,
+    /// `"time"` for a time-order graph (version 12): stacks in the order they were taken, each
+    /// merged with the one before along what they share only, children in time order. Absent:
+    /// a flame graph, children by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<String>,
 }
 
 /// The manifest of a differential graph says how it is laid out, where its other layouts
@@ -319,7 +324,23 @@ pub fn encode(
     if table.before.is_some() {
         return Err(format!("graph {graph}: a differential table is written with its layouts (encode_graph)"));
     }
-    encode_layout(graph, unit, table, None, config, palette, sink, None, DiffSearch::Own)
+    encode_layout(graph, unit, table, None, config, palette, sink, None, DiffSearch::Own, Order::Merged)
+}
+
+/// Writes a time-order graph ([`crate::graph::frames::Timeline`]): as [`encode`], its manifest
+/// saying `"order": "time"`, and without left-heavy offsets (its children are in time order,
+/// which is the point of it).
+pub fn encode_time_order(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig, palette: Palette, sink: Sink) -> Result<Manifest, String> {
+    encode_layout(graph, unit, table, None, config, palette, sink, None, DiffSearch::Own, Order::Time)
+}
+
+/// How a graph's stacks were put together.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// Merged, children by name: a flame graph.
+    Merged,
+    /// In the order they were taken: a time-order graph.
+    Time,
 }
 
 /// The after and before layouts of a differential graph, beside the union layout its table
@@ -354,6 +375,7 @@ fn encode_layout(
     sink: Sink,
     others: Option<&Others>,
     searched: DiffSearch,
+    order: Order,
 ) -> Result<Manifest, String> {
     let n = table.len();
     let grand = table.grand_total();
@@ -464,7 +486,7 @@ fn encode_layout(
         })
         .collect();
     // A plain graph is laid out twice: children in name order, and heaviest first.
-    let left = (table.before.is_none()).then(|| crate::graph::frames::left_heavy_offsets(table));
+    let left = (table.before.is_none() && order == Order::Merged).then(|| crate::graph::frames::left_heavy_offsets(table));
     let chunks = tiles
         .par_iter()
         .zip(chunk_files)
@@ -556,6 +578,7 @@ fn encode_layout(
         search,
         diff: diff_info,
         sandwiches,
+        order: (order == Order::Time).then(|| "time".to_string()),
     };
     // Compact: the page fetches it for its first paint (the pretty form was twice the bytes).
     let mut manifest_bytes = serde_json::to_vec(&manifest).expect("manifest serialises");
@@ -703,7 +726,7 @@ fn encode_diff(graph: &str, unit: &str, table: &FrameTable, sides: &Sides, confi
     let mut t = table.clone();
     diff::relayout(&mut t, Layout::Union).map_err(|e| e.to_string())?;
     let others = Others::of(&t)?;
-    encode_layout(graph, unit, &t, Some(sides), config, palette, sink, Some(&others), searched)
+    encode_layout(graph, unit, &t, Some(sides), config, palette, sink, Some(&others), searched, Order::Merged)
 }
 
 /// Of a differential table: each name's intervals, one per topmost frame (see

@@ -64,6 +64,17 @@ before(async () => {
     lines.push(`main;json::parse ${Math.round((night >= 8 ? 600 : 300) * wobble(11))}`);
     fs.writeFileSync(path.join(tmp, "in", "shift", `2026-11-${String(night + 1).padStart(2, "0")}.folded`), lines.join("\n") + "\n");
   }
+  // Two runs of a speedscope profile whose function a ran, then b, then a again.
+  fs.mkdirSync(path.join(tmp, "in", "timed"));
+  for (const [name, date, w] of [["a", "2026-11-01", [3, 1, 2]], ["b", "2026-11-02", [4, 1, 1]]]) {
+    const doc = {
+      $schema: "https://www.speedscope.app/file-format-schema.json",
+      shared: { frames: [{ name: "main" }, { name: "a" }, { name: "b" }] },
+      profiles: [{ type: "sampled", name: "cpu", unit: "none", startValue: 0, endValue: 6, samples: [[0, 1], [0, 2], [0, 1]], weights: w }],
+    };
+    fs.writeFileSync(path.join(tmp, "in", "timed", `${name}.speedscope.json`), JSON.stringify(doc));
+    fs.writeFileSync(path.join(tmp, "in", "timed", `${name}.toml`), `date = ${date}\n`);
+  }
   out = buildSite(BIN, THEME, tmp, "Viewer");
   depthRows = JSON.parse(fs.readFileSync(path.join(out, "p/big/g/samples/manifest.json"), "utf8")).depth;
   site = await serve(out, "/perf/");
@@ -469,6 +480,39 @@ describe("the left-heavy view", () => {
     st = await idle(page);
     assert.equal(st.sandwich.error, null);
     assert.equal(st.sandwich.total, matchedByStacks(STACKS, /^regex::exec$/));
+    await done();
+  });
+});
+
+describe("the time-order view", () => {
+  test("a profile that keeps time has a graph of its stacks in the order they ran, which comparisons leave out", async () => {
+    const { page, done } = await openPage("p/timed/b/");
+    const options = await page.$$eval("#fs-graph option", (os) => os.map((o) => o.dataset.name));
+    assert.deepEqual(options, ["cpu", "cpu (time order)"]);
+    // The flame graph merges a's two runs into one frame of 5; in time order a ran for 4, b
+    // for 1, then a again for 1: two frames of a at depth 2, the second at offset 5.
+    await page.goto(`${site.url}p/timed/b/#g=${encodeURIComponent("cpu (time order)")}`);
+    let st = await idle(page);
+    assert.equal(st.graph, "cpu (time order)");
+    assert.equal(st.total, 6);
+    const box = await page.locator("#fs-canvas").boundingBox();
+    const vp = st.viewport;
+    // Depth 2 of a graph of 3 rows (the root at the bottom): its row's middle.
+    const y = box.y + Math.max(3 * vp.rowHeight, vp.height) - 3 * vp.rowHeight - vp.scrollTop + vp.rowHeight / 2;
+    await page.mouse.click(box.x + (5.5 / 6) * vp.width, y);
+    st = await idle(page);
+    assert.deepEqual([st.zoom.name, st.zoom.depth, st.zoom.offset, st.zoom.total], ["a", 2, 5, 1]);
+    await page.goto("about:blank");
+    await page.goto(`${site.url}p/timed/b/#g=${encodeURIComponent("cpu (time order)")}&z=2.0.4.${nameHash("a")}`);
+    st = await idle(page);
+    assert.deepEqual([st.zoom.name, st.zoom.offset, st.zoom.total], ["a", 0, 4]);
+    // The listing says which graph is in time order; the comparison has the flame graph only.
+    const listing = JSON.parse(fs.readFileSync(path.join(out, "s/timed/index.json"), "utf8"));
+    const run = listing.profiles.find((r) => r.slug === "timed/b");
+    assert.deepEqual(run.graphs.map((g) => [g.name, g.order || null]), [["cpu", null], ["cpu (time order)", "time"]]);
+    await page.goto(`${site.url}p/timed/b/compare/`);
+    await idle(page);
+    assert.deepEqual(await page.$$eval("#fs-graph option", (os) => os.map((o) => o.dataset.name)), ["cpu"]);
     await done();
   });
 });

@@ -289,12 +289,23 @@ fn merge(p: &Profile, max_depth: u32, budget: &mut FrameBudget) -> Result<(Vec<G
         })
         .collect();
     let samples = table(p, &tree, &names, &count, max_depth, budget)?.ok_or("cpuprofile: no samples")?;
-    let mut graphs = vec![Graph { name: "samples".into(), unit: "samples".into(), table: samples.0 }];
+    let mut graphs = vec![Graph { name: "samples".into(), unit: "samples".into(), table: samples.0, timeline: false }];
     let mut warnings = Vec::new();
     match sample_times(p, &index) {
-        Ok(Some(time)) => {
+        Ok(Some(in_order)) => {
+            let mut time = vec![0u64; p.nodes.len()];
+            for &(node, d) in &in_order {
+                time[node] += d;
+            }
             if let Some((t, _)) = table(p, &tree, &names, &time, max_depth, budget)? {
-                graphs.push(Graph { name: "time".into(), unit: "microseconds".into(), table: t });
+                graphs.push(Graph { name: "time".into(), unit: "microseconds".into(), table: t, timeline: false });
+                // The same time in the order it passed (a budget of its own: a time-order
+                // graph that would be too large is left out, the profile still builds).
+                let mut own = FrameBudget { limit: budget.limit, spent: 0 };
+                match timeline(&tree, &parent, &names, &in_order, max_depth, &mut own) {
+                    Ok(t) => graphs.push(Graph { name: "time order".into(), unit: "microseconds".into(), table: t, timeline: true }),
+                    Err(e) => warnings.push(format!("{e}; the time-order graph is left out")),
+                }
             }
         }
         Ok(None) => {}
@@ -303,10 +314,71 @@ fn merge(p: &Profile, max_depth: u32, budget: &mut FrameBudget) -> Result<(Vec<G
     Ok((graphs, samples.1, warnings))
 }
 
-/// Microseconds per node: sample i lasts until the next sample in time (the last one until
-/// `endTime`); samples out of time order are sorted first.
-/// `None` when the file has no times.
-fn sample_times(p: &Profile, index: &HashMap<u64, usize>) -> Result<Option<Vec<u64>>, String> {
+/// The time-order graph of the samples `in_order` (node, microseconds), in the order they
+/// were taken ([`crate::graph::frames::Timeline`]): a sample continues the frames of the one
+/// before it that are its own ancestors. Each sample's stack is found by walking up from its
+/// node until a frame that is open, so the cost is that of the frames opened.
+fn timeline(tree: &CallTree, parent: &[Option<usize>], names: &[String], in_order: &[(usize, u64)], max_depth: u32, budget: &mut FrameBudget) -> Result<FrameTable, String> {
+    // The root of the call tree, `(root)`, is the graph's `all`, as in `table`.
+    let skipped = |node: usize| names[node] == "(root)" && !tree.children(node).is_empty() && tree.roots.binary_search(&node).is_ok();
+    // Each node's depth as a frame, top down from the roots (a node no root leads to has none).
+    const NONE: usize = usize::MAX;
+    let mut depth = vec![NONE; parent.len()];
+    let mut todo: Vec<(usize, usize)> = tree.roots.iter().map(|&r| (r, 0)).collect();
+    while let Some((node, d)) = todo.pop() {
+        let below = if skipped(node) { 0 } else { depth[node] = d; d + 1 };
+        todo.extend(tree.children(node).iter().map(|&c| (c, below)));
+    }
+    let mut t = crate::graph::frames::Timeline::new(max_depth);
+    let mut ids: Vec<u32> = vec![u32::MAX; names.len()];
+    let (mut open, mut chain, mut new): (Vec<usize>, Vec<usize>, Vec<u32>) = (Vec::new(), Vec::new(), Vec::new());
+    for &(node, d) in in_order {
+        if d == 0 {
+            continue;
+        }
+        chain.clear();
+        let mut keep = 0;
+        if skipped(node) {
+            // A sample on the root itself keeps it as a frame.
+            if open.first() == Some(&node) {
+                keep = 1;
+            } else {
+                chain.push(node);
+            }
+        } else {
+            if depth[node] == NONE {
+                return Err(format!("cpuprofile: the parents of node {node} form a cycle"));
+            }
+            let mut at = Some(node);
+            while let Some(x) = at.filter(|&x| !skipped(x)) {
+                if open.get(depth[x]) == Some(&x) {
+                    keep = depth[x] + 1;
+                    break;
+                }
+                chain.push(x);
+                at = parent[x];
+            }
+            chain.reverse();
+        }
+        new.clear();
+        for &x in &chain {
+            if ids[x] == u32::MAX {
+                ids[x] = t.intern(&names[x]);
+            }
+            new.push(ids[x]);
+        }
+        budget.spend(new.len() as u64, "cpuprofile", "in time order")?;
+        t.add_ids(keep, &new, d).map_err(|e| format!("cpuprofile: {e}"))?;
+        open.truncate(keep);
+        open.extend_from_slice(&chain);
+    }
+    Ok(t.finish())
+}
+
+/// The samples in time order, each as its node's index and its microseconds: sample i lasts
+/// until the next sample in time (the last one until `endTime`); samples out of time order
+/// are sorted first. `None` when the file has no times.
+fn sample_times(p: &Profile, index: &HashMap<u64, usize>) -> Result<Option<Vec<(usize, u64)>>, String> {
     let (Some(samples), Some(start), Some(end)) = (&p.samples, p.start_time, p.end_time) else {
         return Ok(None);
     };
@@ -331,16 +403,16 @@ fn sample_times(p: &Profile, index: &HashMap<u64, usize>) -> Result<Option<Vec<u
     }
     let mut order: Vec<usize> = (0..samples.len()).collect();
     order.sort_by(|&a, &b| at[a].total_cmp(&at[b]));
-    let mut time = vec![0u64; p.nodes.len()];
+    let mut in_order = Vec::with_capacity(order.len());
     for (k, &i) in order.iter().enumerate() {
         let next = order.get(k + 1).map_or(end, |&j| at[j]);
         let d = (next - at[i]).max(0.0).round();
         if d >= crate::graph::frames::MAX_EXACT as f64 {
             return Err("cpuprofile: the sample times are absurd; the time graph is left out".into());
         }
-        time[index[&samples[i]]] += d as u64;
+        in_order.push((index[&samples[i]], d as u64));
     }
-    Ok(Some(time))
+    Ok(Some(in_order))
 }
 
 /// The frame table of `values` per node, and their sum; `None` when all are 0.
@@ -459,6 +531,21 @@ mod tests {
             crate::store::fold::folded_lines(&d.graphs[1].table).concat(),
             "(anonymous) file:///a.js:1 296\n(anonymous) file:///a.js:1;f:g file:///a.js:10 2\n(program) 1\n"
         );
+        // And in the order the time passed: (program) at 101, f;g at 102 and 103 (one frame:
+        // it went on), then the anonymous function alone from 104 to 400.
+        assert_eq!((d.graphs[2].name.as_str(), d.graphs[2].unit.as_str(), d.graphs[2].timeline), ("time order", "microseconds", true));
+        let t = &d.graphs[2].table;
+        let frames: Vec<(&str, u32, u64, u64, u64)> = (0..t.len()).map(|r| (t.names[t.name[r] as usize].as_str(), t.depth[r], t.offset[r], t.total[r], t.self_[r])).collect();
+        assert_eq!(
+            frames,
+            [
+                ("all", 0, 0, 299, 0),
+                ("(program)", 1, 0, 1, 1),
+                ("(anonymous) file:///a.js:1", 1, 1, 298, 296),
+                ("f:g file:///a.js:10", 2, 1, 2, 2),
+            ]
+        );
+        assert!(d.graphs[..2].iter().all(|g| !g.timeline));
     }
 
     #[test]

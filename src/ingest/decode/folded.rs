@@ -97,7 +97,7 @@ pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, Erro
         Ok(Decoded {
             format: "folded",
             compression: Compression::None,
-            graphs: vec![Graph { name: "samples".into(), unit: "samples".into(), table }],
+            graphs: vec![Graph { name: "samples".into(), unit: "samples".into(), table, timeline: false }],
             warnings,
             metadata,
         })

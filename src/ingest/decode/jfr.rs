@@ -1207,7 +1207,7 @@ fn finish(totals: Totals, first_start: Option<i64>, duration: i64, chunks: usize
             merger.add_names(&names, value, 0).map_err(|e| Error { at: 0, what: format!("{name}: {e}") })?;
         }
         let table = merger.finish().map_err(|e| Error { at: 0, what: format!("{name}: {e}") })?;
-        graphs.push(Graph { name, unit: unit.to_string(), table });
+        graphs.push(Graph { name, unit: unit.to_string(), table, timeline: false });
     }
     if graphs.is_empty() {
         return err(

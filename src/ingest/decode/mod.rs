@@ -71,6 +71,9 @@ pub struct Graph {
     pub unit: String,
     /// The merged stacks.
     pub table: FrameTable,
+    /// Whether it is a time-order graph ([`crate::graph::frames::Timeline`]): stacks in the
+    /// order they were taken, not merged; never compared with another run's.
+    pub timeline: bool,
 }
 
 /// A decoded profile.

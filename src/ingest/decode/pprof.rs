@@ -915,15 +915,15 @@ fn convert(p: &Profile, samples: Samples, strings: Strings, limits: &Limits, opt
         let type_name = unique(if name.is_empty() { "values" } else { name }.to_string());
         let unit = if unit.is_empty() { "count" } else { unit };
         let mut take = |slot: usize| tables[slot * width + i].take().expect("each graph is taken once");
-        graphs.push(Graph { name: type_name.clone(), unit: unit.to_string(), table: take(0) });
+        graphs.push(Graph { name: type_name.clone(), unit: unit.to_string(), table: take(0), timeline: false });
         if let Some((key, values)) = &split {
             for (k, value) in values.iter().enumerate() {
                 let table = take(k + 1);
-                graphs.push(Graph { name: unique(format!("{type_name} {key}={value}")), unit: unit.to_string(), table });
+                graphs.push(Graph { name: unique(format!("{type_name} {key}={value}")), unit: unit.to_string(), table, timeline: false });
             }
             if unlabelled {
                 let table = take(values.len() + 1);
-                graphs.push(Graph { name: unique(format!("{type_name} {key}=(none)")), unit: unit.to_string(), table });
+                graphs.push(Graph { name: unique(format!("{type_name} {key}=(none)")), unit: unit.to_string(), table, timeline: false });
             }
         }
     }

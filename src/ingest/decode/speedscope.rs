@@ -194,6 +194,7 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
     let mut graphs = Vec::new();
     let mut warnings = Vec::new();
     let mut taken = BTreeSet::new();
+    let mut timelines = Vec::new();
     for (i, profile) in file.profiles.iter().enumerate() {
         let (name, unit) = match profile {
             Profile::Sampled { name, unit, samples, weights } => {
@@ -277,15 +278,32 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
         }
         let mut table = merger.finish().map_err(|e| format!("{context}: {e}"))?;
         table.decimals = decimals;
-        let mut graph_name = if name.trim().is_empty() { format!("profile {}", i + 1) } else { name.clone() };
-        let base = graph_name.clone();
-        let mut n = 2;
-        while !taken.insert(graph_name.clone()) {
-            graph_name = format!("{base} ({n})");
-            n += 1;
+        let mut unique = |wanted: String| {
+            let mut name = wanted.clone();
+            let mut n = 2;
+            while !taken.insert(name.clone()) {
+                name = format!("{wanted} ({n})");
+                n += 1;
+            }
+            name
+        };
+        let graph_name = unique(if name.trim().is_empty() { format!("profile {}", i + 1) } else { name.clone() });
+        // The same stacks in the order they were taken, with a budget of its own: one that
+        // would be too large is left out, the profile still builds.
+        let mut own = FrameBudget { limit: budget.limit, spent: 0 };
+        match timeline(i, profile, &file.shared.frames, factor, config.limits.max_depth, &mut own) {
+            Ok(Some(mut t)) => {
+                t.decimals = decimals;
+                let time_name = unique(format!("{graph_name} (time order)"));
+                timelines.push(Graph { name: time_name, unit: unit.clone(), table: t, timeline: true });
+            }
+            Ok(None) => {}
+            Err(e) => warnings.push(format!("{context}: {e}; its time-order graph is left out")),
         }
-        graphs.push(Graph { name: graph_name, unit, table });
+        graphs.push(Graph { name: graph_name, unit, table, timeline: false });
     }
+    // The time-order graphs after the flame graphs: the page opens on the first graph.
+    graphs.append(&mut timelines);
     if graphs.is_empty() {
         return Err("speedscope: no profile has samples".into());
     }
@@ -297,6 +315,42 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
         metadata.insert("exporter".to_string(), e);
     }
     Ok(Decoded { format: "speedscope", compression: Compression::None, graphs, warnings, metadata })
+}
+
+/// The time-order graph of profile `i` ([`crate::graph::frames::Timeline`]): its stacks in the
+/// order [`visit`] gives them, weights times `factor` (as the flame graph's); `None` when it
+/// would be the flame graph again (one stack).
+fn timeline(i: usize, profile: &Profile, frames: &[Frame], factor: f64, max_depth: u32, budget: &mut FrameBudget) -> Result<Option<crate::graph::frames::FrameTable>, String> {
+    let mut t = crate::graph::frames::Timeline::new(max_depth);
+    let mut ids: Vec<u32> = vec![u32::MAX; frames.len()];
+    let mut new = Vec::new();
+    let mut low = 0usize;
+    let mut stacks = 0usize;
+    let mut last: Option<Vec<u32>> = None;
+    visit(i, profile, &mut |stack, keep, w| {
+        low = low.min(keep);
+        let value = (w * factor).round();
+        if value == 0.0 || stack.is_empty() {
+            return Ok(());
+        }
+        new.clear();
+        for &f in &stack[low..] {
+            let f = f as usize;
+            if ids[f] == u32::MAX {
+                ids[f] = t.intern(&frame_name(&frames[f]));
+            }
+            new.push(ids[f]);
+        }
+        budget.spend(new.len() as u64, "speedscope", "in time order")?;
+        t.add_ids(low, &new, value as u64).map_err(|e| e.to_string())?;
+        if stacks < 2 && last.as_deref() != Some(stack) {
+            stacks += 1;
+            last = Some(stack.to_vec());
+        }
+        low = stack.len();
+        Ok(())
+    })?;
+    Ok((stacks > 1).then(|| t.finish()))
 }
 
 fn frame_name(f: &Frame) -> String {
@@ -451,10 +505,21 @@ mod tests {
         let d = decode_str(&s).unwrap();
         assert_eq!(d.format, "speedscope");
         let names: Vec<(&str, &str)> = d.graphs.iter().map(|g| (g.name.as_str(), g.unit.as_str())).collect();
-        assert_eq!(names, [("t", "microseconds"), ("t (2)", "microseconds"), ("profile 3", "samples")]);
+        // The flame graphs, then the time order of each profile of more than one stack.
+        assert_eq!(
+            names,
+            [("t", "microseconds"), ("t (2)", "microseconds"), ("profile 3", "samples"), ("t (time order)", "microseconds"), ("t (2) (time order)", "microseconds")]
+        );
+        assert_eq!(d.graphs.iter().map(|g| g.timeline).collect::<Vec<_>>(), [false, false, false, true, true]);
         assert_eq!(folded(&d, 0), "main m.py:3 20000\nmain m.py:3;f:g 10500\n");
         assert_eq!(folded(&d, 1), "main m.py:3 7\nmain m.py:3;h h.c 3\n");
         assert_eq!(folded(&d, 2), "h h.c 3\n");
+        // In time order, f;g ran twice, before and after main's own 20,000: two frames.
+        let t = &d.graphs[3].table;
+        let frames: Vec<(&str, u32, u64, u64)> = (0..t.len()).map(|r| (t.names[t.name[r] as usize].as_str(), t.depth[r], t.offset[r], t.total[r])).collect();
+        assert_eq!(frames, [("all", 0, 0, 30500), ("main m.py:3", 1, 0, 30500), ("f:g", 2, 0, 10000), ("f:g", 2, 30000, 500)]);
+        // Events: main, h inside it, main again: main continues.
+        assert_eq!(folded(&d, 4), "main m.py:3 7\nmain m.py:3;h h.c 3\n");
     }
 
     #[test]
