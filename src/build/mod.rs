@@ -319,8 +319,8 @@ impl<'a> Build<'a> {
         }
         // The last build's record of each source, by the source's index: both lists are sorted
         // by path, so they are matched in one walk (a map of 100,000 records, each keyed by a
-        // copy of its path, took a tenth of a second). The records of sources that are gone
-        // are left over.
+        // copy of its path, was a measurable part of a rebuild: docs/BENCHMARKS.md, "Figures behind the code").
+        // The records of sources that are gone are left over.
         let mut old_runs = std::mem::take(&mut self.data.runs).into_iter().peekable();
         let mut gone = Vec::new();
         let mut previous: Vec<Option<SavedRun>> = Vec::with_capacity(sources.len());
@@ -664,7 +664,7 @@ impl<'a> Build<'a> {
         if incremental {
             // Only entries of runs that changed or went, and comparisons of them, can have
             // become unused: those few are looked for among the keys in use (a set of all
-            // 200,000 keys took a tenth of a second at 100,000 runs).
+            // keys was a measurable part of a rebuild at 100,000 runs: docs/BENCHMARKS.md, "Figures behind the code").
             let mut unused: HashMap<String, bool> = self.replaced_keys.drain(..).chain(self.unused_comparisons.drain(..)).map(|k| (k, true)).collect();
             if !unused.is_empty() {
                 for (_, key) in graph_sets(&archive) {
@@ -945,7 +945,8 @@ fn update(
     sizes: &Sizes,
 ) -> Result<(usize, usize), BuildError> {
     // The work is found by walking the sorted maps side by side: a lookup per page and run
-    // took half a second at 100,000 runs, to find the few that differ.
+    // was a large part of a rebuild at 100,000 runs, to find the few that differ
+    // (docs/BENCHMARKS.md, "Figures behind the code").
     let pages = state::Work::between(&desired.pages, &live.pages, &next.pages);
     let linkable: HashMap<&str, bool> = pages.set.iter().copied().collect();
     let results: Vec<Result<(usize, usize), BuildError>> = plan

@@ -80,7 +80,8 @@ pub struct TreeDiff {
 
 impl TreeDiff {
     /// What `live` and `other` differ in, as seen from `other`. Both maps are walked once, side
-    /// by side in key order (at 100,000 runs a lookup per key took a quarter of a second).
+    /// by side in key order (at 100,000 runs a lookup per key was a large part of a rebuild:
+    /// docs/BENCHMARKS.md, "Figures behind the code").
     pub fn between(live: &Tree, other: &Tree) -> TreeDiff {
         TreeDiff { ino: other.ino, pages: differences(&live.pages, &other.pages), runs: differences(&live.runs, &other.runs) }
     }
@@ -301,8 +302,9 @@ pub fn mark_dirty(dir: &Path) -> Result<PathBuf, String> {
 }
 
 /// Frees `value` on a thread of its own. The records of a large archive are millions of small
-/// allocations: freeing them on the way out took a tenth of a rebuild that adds one run to
-/// 100,000. The process may end first; the memory goes with it.
+/// allocations: freeing them on the way out was a measurable part of a rebuild that adds one
+/// run to 100,000 (docs/BENCHMARKS.md, "Figures behind the code"). The process may end first; the memory goes
+/// with it.
 pub(crate) fn drop_later<T: Send + 'static>(value: T) {
     // When no thread can be started, the closure, and `value` with it, is dropped here.
     let _ = std::thread::Builder::new().name("flamesite-free".into()).spawn(move || drop(value));

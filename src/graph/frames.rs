@@ -514,8 +514,8 @@ impl Tree {
         };
         // The frames open on the path from the root, each with its row, depth, the next of its
         // children to lay out and where that child starts. Children are taken one at a time,
-        // so the path, not a node's children, is what is held: a root with 2,000,000 children
-        // (a profile whose every line has a new name) held all of them, 32 MB.
+        // so the path, not a node's children, is what is held: a root with millions of children
+        // (a profile whose every line has a new name) held all of them (docs/BENCHMARKS.md, "Figures behind the code").
         struct Open {
             row: u32,
             depth: u32,

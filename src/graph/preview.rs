@@ -47,9 +47,9 @@ pub fn png(table: &FrameTable, palette: Palette) -> Result<Vec<u8>, String> {
 }
 
 /// PNG bytes of `pixmap` as 8-bit RGB (the image is opaque) with the png crate's fast
-/// compression: tiny-skia's own encoder writes RGBA at the default level, which took 10–20 ms
-/// per image, most of a small profile's build; this takes a few and the files stay small,
-/// the image being flat colours.
+/// compression: tiny-skia's own encoder writes RGBA at the default level, which was most of
+/// a small profile's build; this is several times faster and the files stay small, the image
+/// being flat colours (docs/BENCHMARKS.md, "Figures behind the code").
 fn encode(pixmap: &Pixmap) -> Result<Vec<u8>, png::EncodingError> {
     let rgb: Vec<u8> = pixmap.data().chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect();
     let mut out = Vec::new();

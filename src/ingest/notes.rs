@@ -51,9 +51,10 @@ const ID_PREFIX: &str = "notes-";
 pub fn render(markdown: &str) -> String {
     let html = to_html(markdown);
     if opens_deeper_than(&html, MAX_HTML_DEPTH) {
-        // The sanitiser's HTML parser takes time in the square of the nesting: 40,000 nested
-        // `<div>`s took 2 s, a megabyte of them would take minutes. Notes nested that deep are
-        // not prose; they are shown as their text.
+        // The sanitiser's HTML parser takes time in the square of the nesting: tens of
+        // thousands of nested `<div>`s took seconds, a megabyte of them would take minutes
+        // (docs/BENCHMARKS.md, "Figures behind the code"). Notes nested that deep are not prose; they are
+        // shown as their text.
         return format!(
             "<p>These notes nest HTML more than {MAX_HTML_DEPTH} levels deep, so they are shown as written:</p>\n<pre>{}</pre>\n",
             escape(markdown)
@@ -63,7 +64,8 @@ pub fn render(markdown: &str) -> String {
 }
 
 /// Markdown containers (block quotes, lists) nested deeper than this are flattened: their
-/// content stays, their boxes go (`>` repeated 40,000 times took 3 s to render).
+/// content stays, their boxes go (`>` repeated tens of thousands of times took seconds to
+/// render: docs/BENCHMARKS.md, "Figures behind the code").
 const MAX_NESTING: usize = 32;
 
 /// HTML whose elements may nest deeper than this is not given to the sanitiser.

@@ -83,9 +83,9 @@ impl Theme {
 }
 
 /// A file of the built-in theme as it is published: its scripts and stylesheet without their
-/// comments and indentation (the page's first view loaded 143 kB of script as written, 76 kB
-/// so; most hosts do not compress them). A theme's own files (`theme_dir`) are copied as
-/// they are.
+/// comments and indentation, which halves the bytes of the page's first view's scripts
+/// (docs/BENCHMARKS.md, "Figures behind the code"; most hosts do not compress them). A theme's
+/// own files (`theme_dir`) are copied as they are.
 fn published(path: &str, bytes: &[u8]) -> Vec<u8> {
     let Ok(text) = std::str::from_utf8(bytes) else { return bytes.to_vec() };
     if path.ends_with(".js") {

@@ -585,8 +585,8 @@ fn encode_layout(
     manifest_bytes.push(b'\n');
     sink("manifest.json", &manifest_bytes)?;
     // And packed, which is what the page fetches: a large graph's list of chunks is tens of
-    // kilobytes of JSON that most hosts would send as it is (31 kB, 6 kB packed, for the large
-    // profile of docs/BENCHMARKS.md).
+    // kilobytes of JSON that most hosts would send as it is (a fifth of that packed:
+    // docs/BENCHMARKS.md, "Figures behind the code").
     sink(PACKED_MANIFEST, &gz::pack(&manifest_bytes))?;
     Ok(manifest)
 }
@@ -898,13 +898,13 @@ const CODED: u32 = 4;
 /// Flag of a coded chunk whose parents are given by their rows in the chunk, and whose ids
 /// follow from their parents' (docs/FORMAT.md "Coded columns"): in a flame graph most frames
 /// are a first child, whose id is its parent's plus one. It halved what the ids and parents of
-/// the large profile's first view take packed (21.8 to 10.4 kB).
+/// the large profile's first view take packed (docs/BENCHMARKS.md, "Figures behind the code").
 const PARENT_ROWS: u32 = 8;
 /// Flag of a chunk with [`PARENT_ROWS`] whose offsets are gaps from the sibling before in the
 /// chunk, else from the parent's offset when the parent is a row of the chunk (docs/FORMAT.md
 /// "Coded columns"): a first child starts where its parent does, so its gap is 0 where it was
-/// the parent's distance from the frame before at its depth. It took the nightly series of
-/// benches/footprint.sh from 22.2 to 20.5 MB.
+/// the parent's distance from the frame before at its depth. It took 8% off the nightly
+/// series of benches/footprint.sh (docs/BENCHMARKS.md, "Figures behind the code").
 const FROM_PARENTS: u32 = 16;
 /// Flag of a differential chunk with [`FROM_PARENTS`] whose union offsets that follow neither
 /// a sibling nor a parent in the chunk are told from the after and before layouts' offsets
@@ -923,8 +923,9 @@ const OUTSIDE: u32 = u32::MAX;
 /// values are `u32`, the row count), then each row's left-heavy offset less its parent's,
 /// wherever the parent is (the root: its own), in byte planes. Most frames are their parent's
 /// heaviest child, at distance 0. From the frame's own default offset instead, which a reader
-/// could add without other chunks, the large profile's took four times the bytes (its rows'
-/// parents are mostly in coarser chunks, and those shifts do not pack).
+/// could add without other chunks, the large profile's took several times the bytes (its
+/// rows' parents are mostly in coarser chunks, and those shifts do not pack: BENCHMARKS.md,
+/// "Graph format 12").
 fn encode_left(table: &FrameTable, left: &[u64], rows: &[u32], values: Values) -> Vec<u8> {
     let mut out = Vec::with_capacity(16 + rows.len() * values.width());
     out.extend_from_slice(LEFT_MAGIC);

@@ -481,8 +481,8 @@ impl FrameBudget {
 /// [`FrameBudget`].
 ///
 /// A string longer than `max_string` bytes (as written, escapes included) stops the reading
-/// with an error saying so, before serde_json holds it: a name of a gibibyte compresses to 36
-/// kB, and took 4 to 6 GB to parse.
+/// with an error saying so, before serde_json holds it: a name of a gibibyte compresses to a
+/// few kilobytes and took several times its size to parse (docs/BENCHMARKS.md, "Figures behind the code").
 pub(super) fn read_json<T: serde::de::DeserializeOwned>(reader: &mut dyn BufRead, max_string: u64) -> Result<(T, u64), serde_json::Error> {
     let mut counted = ContentCounter { inner: reader, content: 0, max_string, in_string: false, escaped: false, string: 0, offset: 0, failed: None };
     // serde_json reads a byte at a time: a `BufReader` of its own makes that a buffer access.

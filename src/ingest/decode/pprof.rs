@@ -349,7 +349,7 @@ fn decode_within(bytes: &[u8], limits: &Limits, options: &PprofConfig, budget: F
     // sample to make and to free). The rest of the profile is decoded whole.
     // The string table too is read where it is, a few bytes per string, not as a vector of
     // its own per string (24 bytes each, and prost's copy): a table of millions of empty
-    // strings took 25 times its bytes.
+    // strings took many times its bytes (docs/BENCHMARKS.md, "Figures behind the code").
     match split_samples(bytes, limits.max_name_bytes)? {
         Some((head, samples, strings)) => {
             let profile = Profile::decode(head.as_slice()).map_err(malformed)?;
@@ -405,8 +405,8 @@ impl Samples<'_> {
 /// are written as Go's and most writers write them: location ids and values as varints
 /// (packed or not), labels as messages. `false` for anything else (another field, another
 /// wire type, a varint or a length that runs past the end), which `Sample::merge` then reads
-/// or names as an error. The samples are most of a profile, and prost's merge took about 50 ms
-/// more of the CPU time of the bench profile's `flamesite check` (0.8 s).
+/// or names as an error. The samples are most of a profile, and prost's merge of them was a
+/// measurable part of decoding the bench profile (docs/BENCHMARKS.md, "Figures behind the code").
 fn read_sample(mut b: &[u8], sample: &mut Sample) -> bool {
     fn packed(mut b: &[u8], mut push: impl FnMut(u64)) -> bool {
         while !b.is_empty() {

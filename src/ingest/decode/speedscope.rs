@@ -57,7 +57,7 @@ struct Frame {
 
 /// A profile as it is read: every field of both types, the type told by a plain field. (As a
 /// `#[serde(tag = "type")]` enum, serde held each profile whole as generic values before
-/// choosing the variant: 128 bytes a one-frame sample, 30 times the file's bytes.)
+/// choosing the variant: many times the file's bytes, docs/BENCHMARKS.md, "Figures behind the code".)
 #[derive(Deserialize)]
 struct RawProfile {
     #[serde(rename = "type")]

@@ -336,7 +336,7 @@ const strips = new WeakMap(); // canvas -> ImageData of one depth row, reused be
  *
  * Boxes go onto the canvas one depth row at a time, through an ImageData one row high that is
  * reused: a canvas-sized ImageData would be 8 MB at 1920×1080 whose first write costs a page
- * fault per 4 kB (about 20 ms on the benchmark machine, on every page's first paint) and a
+ * fault per 4 kB (a measurable part of every page's first paint: docs/BENCHMARKS.md, "Figures behind the code") and a
  * full fill per paint. Canvas areas outside the visible rows are filled with the background.
  */
 export function drawGraph(ctx, scene) {
@@ -385,7 +385,7 @@ export function drawGraph(ctx, scene) {
     if (want !== style) ctx.fillStyle = style = want;
     // No maxWidth: `label` already cut the text to fit (widths of printable ASCII are exact in
     // the monospaced font, others measured), and a maxWidth makes the canvas measure every
-    // label again (first paint, large profile: 10 -> 8 ms of labels).
+    // label again (a fifth of the labels' time: docs/BENCHMARKS.md, "Figures behind the code").
     ctx.fillText(text, x + LABEL_PAD, y + h / 2 + 0.5);
   }
   ctx.restore();

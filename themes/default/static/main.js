@@ -735,10 +735,10 @@ class Viewer {
     else g.palette.setScheme(scene.palette === m.palette ? null : scene.palette);
     const decision = this.painter.compare(scene);
     // Ask for the missing files after this frame when it shows something new, else now,
-    // before drawing: a fetch() costs the main thread about a millisecond (1.2 ms on the
-    // 2-core machine of benches/page.mjs) and a zoom can ask for forty files, which held the
-    // zoomed picture of the chunks at hand back by 50 ms there; the first view, with nothing
-    // to show yet, must not make its chunks wait for a paint of the empty canvas.
+    // before drawing: a fetch() costs the main thread about a millisecond and a zoom can ask
+    // for forty files, which held the zoomed picture of the chunks at hand back by tens of
+    // milliseconds (docs/BENCHMARKS.md, "Figures behind the code"); the first view, with nothing to show yet,
+    // must not make its chunks wait for a paint of the empty canvas.
     const showsNew = !decision.same && ready.length > 0;
     if (!showsNew) plan.start();
     this.painter.paint(scene, decision, this.hover || this.keyboardFrame());
