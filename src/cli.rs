@@ -192,7 +192,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             let options = Options { threads: build.threads, progress: true, dry_run: false, cache: !build.no_cache };
             let summary = build::build(&config, &options).map_err(|e| e.to_string())?;
-            report(&summary, &config, false);
+            // `serve` goes on whatever the build skipped: its exit status is not the build's.
+            let _ = report(&summary, &config, false);
             let mut watched = vec![config.input.clone()];
             if let Some(path) = config_path(cli.config.as_deref()) {
                 watched.push(path);
@@ -221,7 +222,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 };
                 match build::build(&config, &Options { progress: false, ..options.clone() }) {
                     Ok(summary) => {
-                        report(&summary, &config, false);
+                        let _ = report(&summary, &config, false);
                         true
                     }
                     Err(e) => {
