@@ -104,7 +104,7 @@ fn cpuprofile_counts_samples_and_time_per_stack() {
 }
 
 #[test]
-fn speedscope_from_py_spy_gives_one_graph_per_profile() {
+fn speedscope_from_py_spy_gives_one_graph_per_profile_and_its_time_order() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     write_three(&input, "py", "json", &data("speedscope/py-spy.speedscope.json"));
@@ -117,9 +117,16 @@ fn speedscope_from_py_spy_gives_one_graph_per_profile() {
     let unit = header.rsplit_once(' ').unwrap().1;
     assert_eq!(unit, "milliseconds", "py-spy's 0.02 s weights are whole milliseconds");
     for slug in ["py", "py-gz", "py-zst"] {
+        // The flame graph, and the same samples in the order they were taken: py-spy writes
+        // them in time order, and a stack that ran twice is two lines of its fold, which add
+        // up to the flame graph's.
         let graphs = graphs_of(&out, slug);
-        assert_eq!(graphs.len(), 1, "{graphs:?}");
+        assert_eq!(graphs.len(), 2, "{graphs:?}");
+        assert!(graphs[1].to_string_lossy().ends_with("_time_order_"), "{graphs:?}");
         assert_eq!(fold(dir.path(), &graphs[0]), merged_sorted(stacks), "{slug}");
+        let in_time = fold(dir.path(), &graphs[1]);
+        assert_eq!(merged_sorted(&in_time), merged_sorted(stacks), "{slug}");
+        assert!(in_time.lines().count() > stacks.lines().count(), "{slug}: some stack ran more than once");
     }
     let o = run(dir.path(), &["check", "--input", input.to_str().unwrap()]);
     assert!(stdout(&o).contains("py.json: speedscope, Thread \"\" "), "{}", stdout(&o));

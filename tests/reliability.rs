@@ -934,8 +934,12 @@ fn deep_call_trees_and_long_names_cost_their_size() {
             ("chain/samples".to_string(), want(DEPTH as u64, DEPTH + 1)),
             // A unit of time each: the first sample at 1, the last lasting until endTime.
             ("chain/time".to_string(), want(DEPTH as u64, DEPTH + 1)),
+            // The same in the order it passed: each sample one frame deeper than the one before,
+            // so each opens one frame (a time-order graph costs its size too).
+            ("chain/time order".to_string(), want(DEPTH as u64, DEPTH + 1)),
             // `all` and the chain: between two opens and two closes, one unit each.
             ("opened/deep".to_string(), want(2 * DEPTH as u64, DEPTH + 1)),
+            ("opened/deep (time order)".to_string(), want(2 * DEPTH as u64, DEPTH + 1)),
             // `all`, 90,000 frames of the long name and 100 leaves.
             ("long/samples".to_string(), want(100, 1 + 90_000 + 100)),
         ]
