@@ -78,9 +78,14 @@ function runSources(g) {
 
 /** Install `window.flamesite` for viewer `v`. */
 export function installApi(v) {
+  // Idle once nothing is busy after a frame's rendering steps too: a change of the page's
+  // text (the Matched line, wrapping the toolbar) resizes the graph's box at the next layout,
+  // whose ResizeObserver then asks for a paint; checked before it, the snapshot would be of the
+  // old size.
+  const settled = (then) => requestAnimationFrame(() => setTimeout(then, 0));
   const idle = () =>
     new Promise((resolve) => {
-      const check = () => (busy(v) ? setTimeout(check, 10) : resolve(snapshot(v)));
+      const check = () => (busy(v) ? setTimeout(check, 10) : settled(() => (busy(v) ? setTimeout(check, 10) : resolve(snapshot(v)))));
       check();
     });
   window.flamesite = Object.freeze({ version: 1, state: () => snapshot(v), idle });
