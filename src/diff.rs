@@ -84,8 +84,8 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Pat
     let sides = chunk::Sides::new("the first profile", "the second profile");
     for ((name, unit, table), folder) in tables.iter().zip(folders) {
         let data = format!("g/{folder}/");
-        let sink = |rel: &str, bytes: &[u8]| write(&format!("{data}{rel}"), bytes);
-        let manifest = chunk::encode_graph(name, unit, table, &sides, &config.chunks, config.palette, &sink)?;
+        let sink = |rel: &str, bytes: &[u8]| write(&format!("{data}{rel}"), bytes).map_err(crate::error::FillError::Write);
+        let manifest = chunk::encode_graph(name, unit, table, &sides, &config.chunks, config.palette, &sink).map_err(|e| e.to_string())?;
         if graphs.is_empty() {
             preload = manifest.first_view(crate::ingest::FIRST_VIEW_ROWS);
         }

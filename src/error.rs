@@ -38,7 +38,10 @@ pub enum IngestError {
     Write(String),
 }
 
-/// Why a cache entry (or a run's files, without a cache) was not made.
+/// Why a cache entry (or a run's or a comparison's files, without a cache) was not made: what
+/// a graph's sink (`store::columns::Sink`) and everything that writes through one return, so
+/// that a file that could not be written (which stops the build) is told from a profile that
+/// could not be made (which is skipped) by its type.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FillError {
     /// Making its content failed (the profile cannot be decoded).
@@ -47,6 +50,14 @@ pub enum FillError {
     /// Writing it failed; the message names the path.
     #[error("{0}")]
     Write(String),
+}
+
+/// Every other failure on the way to a graph's files (decoding, merging, encoding) is one of
+/// making it.
+impl From<String> for FillError {
+    fn from(why: String) -> FillError {
+        FillError::Make(why)
+    }
 }
 
 /// Something worth telling about a profile that was built anyway.

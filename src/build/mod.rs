@@ -31,7 +31,7 @@ use crate::archive::{slug, Pattern};
 use crate::config::Config;
 use crate::derive;
 use crate::derive::history::Span;
-use crate::error::{BuildError, IngestError, ProfileError, Warning};
+use crate::error::{BuildError, IngestError, ProfileError, Warning, FillError};
 use crate::ingest::cache::{self, Cache};
 use crate::ingest::{self, scan, How, RunRecord, PREVIEW};
 use crate::output::{bucket, Output, Published};
@@ -375,7 +375,7 @@ impl<'a> Build<'a> {
                     // Without a cache, a decoded profile's files go straight to its folder.
                     let url = format!("p/{}/", slugs[i]);
                     let sink = |rel: &str, bytes: &[u8]| match staging {
-                        Some(s) => s.write(&format!("{url}{rel}"), bytes).map_err(|e| e.to_string()),
+                        Some(s) => s.write(&format!("{url}{rel}"), bytes).map_err(|e| FillError::Write(e.to_string())),
                         None => Ok(()),
                     };
                     let r = ingest::ingest(&ctx, &sources[i], &url, &sink);

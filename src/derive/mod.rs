@@ -150,16 +150,8 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, mut known:
                     None => c.fill(key, make),
                 },
                 Source::Staging(s) => {
-                    let failed = std::sync::Mutex::new(None);
-                    let sink = |rel: &str, bytes: &[u8]| {
-                        s.write(&format!("{url}{rel}"), bytes).map_err(|e| {
-                            failed.lock().expect("no panic while holding it").get_or_insert_with(|| e.to_string()).clone()
-                        })
-                    };
-                    make(&sink).map_err(|e| match failed.into_inner().expect("no panic while holding it") {
-                        Some(write) => FillError::Write(write),
-                        None => FillError::Make(e),
-                    })
+                    let sink = |rel: &str, bytes: &[u8]| s.write(&format!("{url}{rel}"), bytes).map_err(|e| FillError::Write(e.to_string()));
+                    make(&sink)
                 }
             };
             Some(made.map(|p| {
@@ -232,12 +224,12 @@ fn compare(
     before: &crate::archive::run::Run,
     after: &crate::archive::run::Run,
     sink: chunk::Sink,
-) -> Result<Product, String> {
+) -> Result<Product, FillError> {
     let files = std::sync::Mutex::new(Vec::new());
     let write = |rel: String, bytes: &[u8]| {
         sink(&rel, bytes)?;
         files.lock().expect("no panic while holding it").push(rel);
-        Ok::<(), String>(())
+        Ok::<(), FillError>(())
     };
     let mut graphs = Vec::new();
     let mut changes = Vec::new();

@@ -346,31 +346,23 @@ impl Cache {
     pub fn fill(
         &self,
         key: &str,
-        make: impl FnOnce(crate::store::chunk::Sink) -> Result<Product, String>,
+        make: impl FnOnce(crate::store::chunk::Sink) -> Result<Product, FillError>,
     ) -> Result<Product, FillError> {
         let tmp = self.dir.join(format!(".{key}.{}.{:?}.tmp", std::process::id(), std::thread::current().id()));
         let _ = fs::remove_dir_all(&tmp);
         let files = tmp.join("files");
-        let failed = std::sync::Mutex::new(None);
         let sums = std::sync::Mutex::new(BTreeMap::new());
         let sink = |rel: &str, bytes: &[u8]| {
             sums.lock().expect("no panic while holding it").insert(rel.to_string(), FileSum::of(bytes));
             let path = files.join(rel);
-            let written = match path.parent() {
-                Some(p) => fs::create_dir_all(p).map_err(|e| format!("cache {}: {e}", p.display())),
+            match path.parent() {
+                Some(p) => fs::create_dir_all(p).map_err(|e| FillError::Write(format!("cache {}: {e}", p.display()))),
                 None => Ok(()),
             }
-            .and_then(|()| fs::write(&path, bytes).map_err(|e| format!("cache {}: {e}", path.display())));
-            if let Err(e) = &written {
-                failed.lock().expect("no panic while holding it").get_or_insert_with(|| e.clone());
-            }
-            written
+            .and_then(|()| fs::write(&path, bytes).map_err(|e| FillError::Write(format!("cache {}: {e}", path.display()))))
         };
         let result = match make(&sink) {
-            Err(e) => Err(match failed.into_inner().expect("no panic while holding it") {
-                Some(write) => FillError::Write(write),
-                None => FillError::Make(e),
-            }),
+            Err(e) => Err(e),
             Ok(mut product) => (|| {
                 let mut sums = sums.into_inner().expect("no panic while holding it");
                 product.sums = product

@@ -112,21 +112,9 @@ pub fn ingest(ctx: &Ctx, source: &Source, home: &str, sink: chunk::Sink) -> Resu
         Some(p) => p,
         None => match ctx.cache {
             Some(cache) => cache.fill(&key, |sink| produce(config, source, unit.as_deref(), sink)).map_err(fill_err)?,
-            None => {
-                // A file the sink could not write stops the build, like a cache entry's.
-                let failed = std::sync::Mutex::new(None);
-                let tracked = |rel: &str, bytes: &[u8]| {
-                    sink(rel, bytes).inspect_err(|e| {
-                        failed.lock().expect("no panic while holding it").get_or_insert_with(|| e.clone());
-                    })
-                };
-                produce(config, source, unit.as_deref(), &tracked).map_err(|e| {
-                    fill_err(match failed.into_inner().expect("no panic while holding it") {
-                        Some(write) => FillError::Write(write),
-                        None => FillError::Make(e),
-                    })
-                })?
-            }
+            // A file the sink could not write stops the build, like a cache entry's: its error
+            // says so by its type.
+            None => produce(config, source, unit.as_deref(), sink).map_err(fill_err)?,
         },
     };
 
@@ -178,7 +166,7 @@ fn cpi_graph(decoded: &decode::Decoded) -> Result<Option<decode::Graph>, String>
 
 /// Decodes one profile and hands its graphs and (with a `base_url`) its preview image to
 /// `sink`, paths relative to the run's folder.
-fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Sink) -> Result<Product, String> {
+fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Sink) -> Result<Product, FillError> {
     let mut decoded = decode::decode_file(&source.path, config)?;
     let max = config.limits.max_graphs as usize;
     if decoded.graphs.len() > max {
@@ -187,7 +175,8 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
         return Err(format!(
             "it would make {} graphs (sample types, profiles or event kinds), more than limits.max_graphs ({max}); skipped (raise [limits] max_graphs in site.toml to build it)",
             decoded.graphs.len()
-        ));
+        )
+        .into());
     }
     let counts = chunk::Sides::new("the first count", "the second count");
     let mut cpi = None;
@@ -199,14 +188,14 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
     let write = |rel: String, bytes: &[u8]| {
         sink(&rel, bytes)?;
         files.lock().expect("no panic while holding it").push(rel);
-        Ok::<(), String>(())
+        Ok::<(), FillError>(())
     };
     let names: Vec<&str> = decoded.graphs.iter().map(|g| g.name.as_str()).collect();
     let folders = archive::slug::graph_folders(&names);
     // The graphs of a profile (pprof's sample types, perf's events) are written in parallel:
     // a large profile is often one file, and its graphs are independent.
     use rayon::prelude::*;
-    let written: Vec<Result<(GraphInfo, chunk::Manifest), String>> = decoded
+    let written: Vec<Result<(GraphInfo, chunk::Manifest), FillError>> = decoded
         .graphs
         .par_iter()
         .zip(folders)

@@ -22,6 +22,7 @@ use super::columns::{pad8, put_column, put_u32, put_u32_column};
 pub use super::columns::{Sink, Values};
 pub use crate::graph::frames::self_by_name;
 use super::sandwich::{self, SandwichRef};
+use crate::error::FillError;
 
 /// Value intervals by name id.
 type Intervals = Lists<(u64, u64)>;
@@ -320,9 +321,9 @@ pub fn encode(
     config: &ChunkConfig,
     palette: Palette,
     sink: Sink,
-) -> Result<Manifest, String> {
+) -> Result<Manifest, FillError> {
     if table.before.is_some() {
-        return Err(format!("graph {graph}: a differential table is written with its layouts (encode_graph)"));
+        return Err(format!("graph {graph}: a differential table is written with its layouts (encode_graph)").into());
     }
     encode_layout(graph, unit, table, None, config, palette, sink, None, DiffSearch::Own, Order::Merged)
 }
@@ -330,7 +331,7 @@ pub fn encode(
 /// Writes a time-order graph ([`crate::graph::frames::Timeline`]): as [`encode`], its manifest
 /// saying `"order": "time"`, and without left-heavy offsets (its children are in time order,
 /// which is the point of it).
-pub fn encode_time_order(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig, palette: Palette, sink: Sink) -> Result<Manifest, String> {
+pub fn encode_time_order(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig, palette: Palette, sink: Sink) -> Result<Manifest, FillError> {
     encode_layout(graph, unit, table, None, config, palette, sink, None, DiffSearch::Own, Order::Time)
 }
 
@@ -376,7 +377,7 @@ fn encode_layout(
     others: Option<&Others>,
     searched: DiffSearch,
     order: Order,
-) -> Result<Manifest, String> {
+) -> Result<Manifest, FillError> {
     let n = table.len();
     let grand = table.grand_total();
     let values = Values::for_table(table);
@@ -524,7 +525,7 @@ fn encode_layout(
                 left,
             })
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, FillError>>()?;
 
     let differential = table.before.is_some();
     // Each name's self, for a plain graph's name files and its sandwiches' choice (a
@@ -601,7 +602,7 @@ fn search_and_names(
     self_by_old: &[u64],
     buckets: bool,
     sink: Sink,
-) -> Result<(Vec<SearchRef>, Vec<NamesRef>), String> {
+) -> Result<(Vec<SearchRef>, Vec<NamesRef>), FillError> {
     let values = Values::for_table(table);
     let differential = table.before.is_some();
     let frames_of = if differential && buckets { Some(topmost_frames(table)) } else { None };
@@ -648,7 +649,7 @@ fn search_and_names(
             sink(&file, &bytes)?;
             Ok(SearchRef { file, names: [lo as u32, hi as u32], intervals: count as u64, bytes: bytes.len() as u64 })
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, FillError>>()?;
 
     let changes = if differential { diff::changes(table) } else { Vec::new() };
     // Of a differential graph, name id `o` (≥ 1) is `changes[o - 1]`.
@@ -687,7 +688,7 @@ fn search_and_names(
             sink(&file, &bytes)?;
             Ok(NamesRef { file, names: [lo as u32, (lo + ids.len()) as u32], bytes: bytes.len() as u64 })
         })
-        .collect::<Result<Vec<_>, String>>()?;
+        .collect::<Result<Vec<_>, FillError>>()?;
     Ok((search, name_files))
 }
 
@@ -703,7 +704,7 @@ pub fn encode_graph(
     config: &ChunkConfig,
     palette: Palette,
     sink: Sink,
-) -> Result<Manifest, String> {
+) -> Result<Manifest, FillError> {
     if table.before.is_none() {
         return encode(graph, unit, table, config, palette, sink);
     }
@@ -714,15 +715,15 @@ pub fn encode_graph(
 /// buckets: its before and after layouts are the runs' own graphs' layouts, whose buckets a
 /// search reads ([`DiffSearch::Runs`]; on the nightly series of docs/BENCHMARKS.md a
 /// comparison's buckets were nearly a quarter of the site).
-pub fn encode_comparison(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig, palette: Palette, sink: Sink) -> Result<Manifest, String> {
+pub fn encode_comparison(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig, palette: Palette, sink: Sink) -> Result<Manifest, FillError> {
     if table.before.is_none() {
-        return Err(format!("graph {graph}: a comparison is a differential table"));
+        return Err(format!("graph {graph}: a comparison is a differential table").into());
     }
     encode_diff(graph, unit, table, &Sides::new("the earlier run", "this run"), config, palette, sink, DiffSearch::Runs)
 }
 
 #[allow(clippy::too_many_arguments)]
-fn encode_diff(graph: &str, unit: &str, table: &FrameTable, sides: &Sides, config: &ChunkConfig, palette: Palette, sink: Sink, searched: DiffSearch) -> Result<Manifest, String> {
+fn encode_diff(graph: &str, unit: &str, table: &FrameTable, sides: &Sides, config: &ChunkConfig, palette: Palette, sink: Sink, searched: DiffSearch) -> Result<Manifest, FillError> {
     let mut t = table.clone();
     diff::relayout(&mut t, Layout::Union).map_err(|e| e.to_string())?;
     let others = Others::of(&t)?;
@@ -1593,7 +1594,7 @@ mod tests {
         let write = |rel: &str, bytes: &[u8]| {
             let p = dir.join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, bytes).map_err(|e| e.to_string())
+            std::fs::write(p, bytes).map_err(|e| FillError::Write(e.to_string()))
         };
         encode("samples", "samples", t, config, Palette::Hot, &write).unwrap()
     }
@@ -1637,7 +1638,7 @@ mod tests {
             let write = |rel: &str, bytes: &[u8]| {
                 let p = dir.path().join(rel);
                 std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-                std::fs::write(p, bytes).map_err(|e| e.to_string())
+                std::fs::write(p, bytes).map_err(|e| FillError::Write(e.to_string()))
             };
             let m = encode_graph("samples", "samples", &union, &Sides::new("the earlier run", "this run"), &config, Palette::Hot, &write).unwrap();
             // A frame wide enough to be drawn at the root view of any layout is in a class-0
@@ -1705,7 +1706,7 @@ mod tests {
             files.lock().unwrap().push((rel.to_string(), gz::unpack(bytes.to_vec(), u64::MAX).unwrap().len()));
             let p = dir.path().join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, bytes).map_err(|e| e.to_string())
+            std::fs::write(p, bytes).map_err(|e| FillError::Write(e.to_string()))
         };
         let m = encode("cpu", "nanoseconds", &t, &config, Palette::Hot, &write).unwrap();
         assert_eq!(m.values, "f64");

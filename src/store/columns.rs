@@ -2,11 +2,13 @@
 //! sink its files go to, and the columns appended little-endian. Chunks (`super::chunk`) and
 //! sandwich files (`super::sandwich`) both write through these.
 
+use crate::error::FillError;
 use crate::graph::frames::FrameTable;
 
 /// Where the files of a graph go: a path relative to the graph folder and its bytes. Called
-/// from several threads at once, each file once; `manifest.json` comes last.
-pub type Sink<'a> = &'a (dyn Fn(&str, &[u8]) -> Result<(), String> + Sync);
+/// from several threads at once, each file once; `manifest.json` comes last. A file it could
+/// not write is a [`FillError::Write`], which the encoders pass on as it is.
+pub type Sink<'a> = &'a (dyn Fn(&str, &[u8]) -> Result<(), FillError> + Sync);
 
 /// How values are stored in the binary files of one graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::columns::{put_column, put_u32, put_u32_column, Sink, Values};
 use super::planes;
+use crate::error::FillError;
 use crate::graph::frames::{FrameTable, NO_PARENT};
 
 const MAGIC: &[u8; 4] = b"FSSW";
@@ -233,7 +234,7 @@ pub fn encode(
     budget: u64,
     values: Values,
     sink: Sink,
-) -> Result<Vec<SandwichRef>, String> {
+) -> Result<Vec<SandwichRef>, FillError> {
     if t.before.is_some() || t.len() < 2 {
         return Ok(Vec::new());
     }
