@@ -249,16 +249,23 @@ fn compare(
         } else {
             chunk::encode_comparison(&ga.name, &ga.unit, &table, &config.chunks, config.palette, &graph_sink)?
         };
+        let listed_changes = listed(&ga.name, &ga.unit, &table);
         if graphs.is_empty() {
             preload = manifest.first_view(crate::ingest::FIRST_VIEW_ROWS);
             if !config.base_url.is_empty() {
-                write(PREVIEW.to_string(), &preview::png(&table, config.palette)?)?;
+                // Its words: the series, the two runs, and what grew most (as the series page
+                // marks it), so that a pasted link says what changed.
+                let grew = top_regression(std::slice::from_ref(&listed_changes))
+                    .map(|r| format!("▲ {} {:+.1} pp of self", r.name, r.points))
+                    .unwrap_or_else(|| "no function's self share grew".to_string());
+                let words = [after.record.series.clone(), format!("{} → {}", before.record.title, after.record.title), grew];
+                write(PREVIEW.to_string(), &preview::png(&table, config.palette, &words)?)?;
             }
         }
         // The diff's values are in the finer run's decimal places.
         let total = manifest.diff.as_ref().map_or(ga.total, |d| d.total_after);
         graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total, frames: manifest.frames, data: ga.data.clone(), differential: true, decimals: manifest.decimals, timeline: false });
-        changes.push(listed(&ga.name, &ga.unit, &table));
+        changes.push(listed_changes);
         // The budgets of site.toml it exceeds, shown on the run's pages and in the feeds.
         budgets.extend(exceeded_budgets(&ga.name, &table, &config.budgets));
     }

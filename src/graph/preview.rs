@@ -6,8 +6,11 @@
 //! the full width is the root's total, rows [`ROW_HEIGHT`] pixels apart with a one-pixel gap
 //! below each row and right of each box at least three pixels wide, each box in its name's
 //! colour ([`color_of`]) on the page's off-white; a differential graph's boxes in the diff
-//! colours of the change of their share ([`crate::graph::diff::color`]). There is no text: the run's title is the
-//! page's `og:title`, and drawing text would need font files.
+//! colours of the change of their share ([`crate::graph::diff::color`]). Above the graph, a
+//! header of up to three lines of words ([`HEADER`] pixels): which series, which run and when,
+//! and for a comparison what changed most, so that a link pasted in a chat says them. They are
+//! drawn with a subset of DejaVu Sans embedded in the binary (`assets/fonts`, Latin-1 and a few
+//! symbols; a character it lacks is drawn as `?`), rasterised by ab_glyph: no system font.
 //!
 //! Boxes are pixel-aligned rectangles without anti-aliasing, their edges rounded from the
 //! frame's offsets in integer arithmetic, so the same table gives the same pixels and, with
@@ -28,8 +31,19 @@ pub const HEIGHT: u32 = 630;
 pub const ROW_HEIGHT: u32 = 18;
 /// Empty border around the graph on every side.
 pub const MARGIN: u32 = 10;
-/// Number of depths drawn: as many whole rows as fit inside the margins.
-pub const ROWS: u32 = (HEIGHT - 2 * MARGIN) / ROW_HEIGHT;
+/// Height of the header of words above the graph.
+pub const HEADER: u32 = 132;
+/// Number of depths drawn: as many whole rows as fit inside the margins, under the header.
+pub const ROWS: u32 = (HEIGHT - 2 * MARGIN - HEADER) / ROW_HEIGHT;
+/// The words' colours, `0xRRGGBB`: the page's text (`--fs-fg`) for the first line, a grey for
+/// the others.
+pub const TEXT: u32 = 0x22_22_22;
+/// The colour of the lines after the first.
+pub const TEXT_MUTED: u32 = 0x55_55_55;
+/// Each line's size in pixels and its baseline.
+const LINES: [(f32, f32); 3] = [(40.0, 52.0), (28.0, 90.0), (28.0, 124.0)];
+/// The embedded font: DejaVu Sans, cut to Latin-1 and a few symbols (`assets/fonts`).
+static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
 /// Background, `0xRRGGBB`: the page's off-white (`--fs-bg` in `flamesite.css`).
 pub const BACKGROUND: u32 = 0xFA_FA_F7;
 
@@ -38,12 +52,62 @@ const GAP: u32 = 1;
 /// Width of the graph itself: the root's total spans this many pixels.
 const GRAPH_WIDTH: u32 = WIDTH - 2 * MARGIN;
 
-/// The preview of `table` coloured with `palette`, as PNG bytes of [`WIDTH`] × [`HEIGHT`]
-/// opaque RGBA pixels. A table with nothing to draw (no frame, or a root of total 0) gives
+/// The preview of `table` coloured with `palette`, under the lines of `words` (at most three;
+/// each cut with `…` to the width), as PNG bytes of [`WIDTH`] × [`HEIGHT`] opaque RGBA
+/// pixels. A table with nothing to draw (no frame, or a root of total 0) gives the words on
 /// the bare background.
-pub fn png(table: &FrameTable, palette: Palette) -> Result<Vec<u8>, String> {
-    let (pixmap, _) = render(table, palette)?;
+pub fn png(table: &FrameTable, palette: Palette, words: &[String]) -> Result<Vec<u8>, String> {
+    let (mut pixmap, _) = render(table, palette)?;
+    write_words(&mut pixmap, words)?;
     encode(&pixmap).map_err(|e| format!("cannot encode the preview PNG: {e}"))
+}
+
+/// Draws the lines of `words` in the header, left-aligned in the margin.
+fn write_words(pixmap: &mut Pixmap, words: &[String]) -> Result<(), String> {
+    use ab_glyph::{Font, FontRef, PxScale, ScaleFont};
+    let font = FontRef::try_from_slice(FONT).map_err(|e| format!("the embedded font: {e}"))?;
+    let room = (WIDTH - 2 * MARGIN) as f32;
+    for (k, (line, &(size, baseline))) in words.iter().zip(LINES.iter()).enumerate() {
+        let scaled = font.as_scaled(PxScale::from(size));
+        // What the font has; others as `?`.
+        let chars: Vec<char> = line.chars().filter(|c| !c.is_control()).map(|c| if font.glyph_id(c).0 == 0 { '?' } else { c }).collect();
+        let width = |cs: &[char]| cs.iter().map(|&c| scaled.h_advance(font.glyph_id(c))).sum::<f32>();
+        let mut shown = chars.clone();
+        if width(&shown) > room {
+            while !shown.is_empty() && width(&shown) + scaled.h_advance(font.glyph_id('…')) > room {
+                shown.pop();
+            }
+            shown.push('…');
+        }
+        let rgb = if k == 0 { TEXT } else { TEXT_MUTED };
+        let mut caret = MARGIN as f32;
+        for c in shown {
+            let id = font.glyph_id(c);
+            let glyph = id.with_scale_and_position(size, ab_glyph::point(caret, baseline));
+            caret += scaled.h_advance(id);
+            if let Some(outlined) = font.outline_glyph(glyph) {
+                let b = outlined.px_bounds();
+                outlined.draw(|gx, gy, coverage| blend(pixmap, b.min.x as i64 + i64::from(gx), b.min.y as i64 + i64::from(gy), rgb, coverage));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Mixes `rgb` into the opaque pixel at (`x`, `y`) by `coverage` (0 to 1), rounding each
+/// channel: the same inputs give the same pixels on every machine.
+fn blend(pixmap: &mut Pixmap, x: i64, y: i64, rgb: u32, coverage: f32) {
+    if x < 0 || y < 0 || x >= i64::from(WIDTH) || y >= i64::from(HEADER + MARGIN) {
+        return;
+    }
+    let a = (coverage.clamp(0.0, 1.0) * 255.0).round() as u32;
+    let at = 4 * (y as usize * WIDTH as usize + x as usize);
+    let data = pixmap.data_mut();
+    for (i, shift) in [16u32, 8, 0].into_iter().enumerate() {
+        let fg = (rgb >> shift) & 0xFF;
+        let bg = u32::from(data[at + i]);
+        data[at + i] = ((fg * a + bg * (255 - a) + 127) / 255) as u8;
+    }
 }
 
 /// PNG bytes of `pixmap` as 8-bit RGB (the image is opaque) with the png crate's fast
@@ -159,9 +223,41 @@ mod tests {
         table(&[("a;x", 50), ("b;y", 50)])
     }
 
+    /// How many pixels of the header's line `k` (0 to 2) are text, of colour near `rgb`.
+    fn text_pixels(p: &Pixmap, k: usize, rgb: u32) -> usize {
+        let (size, baseline) = LINES[k];
+        let (top, bottom) = ((baseline - size) as u32, baseline as u32 + 4);
+        let near = |c: u32| [16, 8, 0].iter().all(|&sh| ((c >> sh) & 0xFF).abs_diff((rgb >> sh) & 0xFF) < 24);
+        (top..bottom).flat_map(|y| (0..WIDTH).map(move |x| (x, y))).filter(|&(x, y)| near(rgb_at(p, x, y))).count()
+    }
+
+    #[test]
+    fn the_header_has_its_words_in_the_embedded_font_and_the_same_words_give_the_same_bytes() {
+        let words = ["api".to_string(), "2026-11-18 · nightly".to_string(), "▲ malloc +3.2 pp".to_string()];
+        let bytes = png(&two_halves(), Palette::Hot, &words).unwrap();
+        let p = decode(&bytes);
+        // Text in each line's box, none without words.
+        assert!(text_pixels(&p, 0, TEXT) > 200, "{}", text_pixels(&p, 0, TEXT));
+        assert!(text_pixels(&p, 1, TEXT_MUTED) > 200);
+        assert!(text_pixels(&p, 2, TEXT_MUTED) > 200);
+        let bare = decode(&png(&two_halves(), Palette::Hot, &[]).unwrap());
+        assert_eq!((text_pixels(&bare, 0, TEXT), text_pixels(&bare, 1, TEXT_MUTED)), (0, 0));
+        // Other words, other pixels; the same words, the same bytes.
+        let other = decode(&png(&two_halves(), Palette::Hot, &["web".to_string()]).unwrap());
+        assert_ne!((0..WIDTH).map(|x| rgb_at(&p, x, 40)).collect::<Vec<_>>(), (0..WIDTH).map(|x| rgb_at(&other, x, 40)).collect::<Vec<_>>());
+        assert_eq!(bytes, png(&two_halves(), Palette::Hot, &words).unwrap());
+        // A line too long for the width is cut with an ellipsis inside the margins; a character
+        // the font lacks is drawn, not dropped.
+        let long = decode(&png(&two_halves(), Palette::Hot, &["x".repeat(500), "漢字 ok".to_string()]).unwrap());
+        assert!((0..HEADER).all(|y| rgb_at(&long, WIDTH - MARGIN / 2, y) == BACKGROUND), "the right margin stays empty");
+        assert!(text_pixels(&long, 1, TEXT_MUTED) > 50);
+        // The graph keeps its place under the header.
+        assert_eq!(rgb_at(&p, WIDTH / 2, band_y(0)), color_of(ROOT_NAME, Palette::Hot));
+    }
+
     #[test]
     fn decodes_to_the_open_graph_size_with_the_root_at_the_bottom() {
-        let bytes = png(&two_halves(), Palette::Hot).unwrap();
+        let bytes = png(&two_halves(), Palette::Hot, &[]).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
         let p = decode(&bytes);
         assert_eq!((p.width(), p.height()), (1200, 630));
@@ -178,7 +274,7 @@ mod tests {
     fn children_split_the_width_by_their_totals() {
         let t = two_halves();
         for palette in [Palette::Hot, Palette::Blue] {
-            let p = decode(&png(&t, palette).unwrap());
+            let p = decode(&png(&t, palette, &[]).unwrap());
             let (a, b) = (color_of("a", palette), color_of("b", palette));
             assert_ne!(a, b);
             assert_eq!(rgb_at(&p, 300, band_y(1)), a);
@@ -199,10 +295,10 @@ mod tests {
         let stacks = [("main;parse;lex", 7), ("main;parse", 3), ("main;eval;alloc", 11), ("gc", 2), ("main;eval", 1)];
         let mut reversed = stacks;
         reversed.reverse();
-        let first = png(&table(&stacks), Palette::Hot).unwrap();
-        assert_eq!(first, png(&table(&reversed), Palette::Hot).unwrap());
+        let first = png(&table(&stacks), Palette::Hot, &[]).unwrap();
+        assert_eq!(first, png(&table(&reversed), Palette::Hot, &[]).unwrap());
         // And the palette is in the picture.
-        assert_ne!(first, png(&table(&stacks), Palette::Blue).unwrap());
+        assert_ne!(first, png(&table(&stacks), Palette::Blue, &[]).unwrap());
     }
 
     #[test]
@@ -223,7 +319,7 @@ mod tests {
         for t in [root_only, FrameTable::default()] {
             let (pixmap, painted) = render(&t, Palette::Hot).unwrap();
             assert_eq!(painted, 0);
-            let p = decode(&png(&t, Palette::Hot).unwrap());
+            let p = decode(&png(&t, Palette::Hot, &[]).unwrap());
             assert_eq!(p, pixmap);
             assert!(p.pixels().iter().all(|c| c.alpha() == 255));
             assert_eq!(rgb_at(&p, WIDTH / 2, band_y(0)), BACKGROUND);
@@ -272,6 +368,6 @@ mod tests {
     fn a_malformed_name_index_is_an_error_not_a_panic() {
         let mut t = two_halves();
         t.name[1] = 1_000;
-        assert!(png(&t, Palette::Hot).unwrap_err().contains("1000"));
+        assert!(png(&t, Palette::Hot, &[]).unwrap_err().contains("1000"));
     }
 }

@@ -119,7 +119,7 @@ impl Cache {
         // writes another format makes every graph again (README: rebuilt whole once); and the
         // decoders' revision, so that a decoder that reads more is not hidden by its cache.
         let fingerprint = format!(
-            "flamesite {} cache 10 graph format {} decoders {}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\npreview {}",
+            "flamesite {} cache 10 graph format {} decoders {}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\npreview {} {:?}",
             env!("CARGO_PKG_VERSION"),
             crate::store::chunk::MANIFEST_VERSION,
             super::decode::DECODERS,
@@ -128,7 +128,9 @@ impl Cache {
             config.perf,
             config.pprof,
             config.palette.as_str(),
-            !config.base_url.is_empty()
+            !config.base_url.is_empty(),
+            // A preview's words take the series and title from the path by the pattern.
+            (!config.base_url.is_empty()).then_some(&config.archive.pattern)
         );
         let budgets = crate::config::budgets_text(&config.budgets);
         Cache { dir: dir.to_path_buf(), fingerprint, budgets, published: None, homes: Default::default(), filled: Default::default(), changes: Default::default(), records: Default::default() }
@@ -188,10 +190,14 @@ impl Cache {
 
     /// The key of the profile at `path` built with `unit` (the sidecar's, if any). An error
     /// says why the file could not be read; the caller names the file.
-    pub fn key(&self, path: &Path, unit: Option<&str>) -> Result<String, String> {
+    pub fn key(&self, path: &Path, unit: Option<&str>, words: &str) -> Result<String, String> {
         let mut hasher = blake3::Hasher::new();
         hasher.update(self.fingerprint.as_bytes());
         hasher.update(format!("\nunit {unit:?}\n").as_bytes());
+        // The words of its preview image that are not in its bytes (ingest::words_key).
+        if !words.is_empty() {
+            hasher.update(format!("{words}\n").as_bytes());
+        }
         let mut file = fs::File::open(path).map_err(|e| e.to_string())?;
         let mut buf = vec![0u8; 1 << 16];
         loop {

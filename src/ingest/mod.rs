@@ -13,6 +13,8 @@ pub mod notes;
 pub mod remote;
 pub mod scan;
 
+use std::collections::BTreeMap;
+
 use crate::archive::{self, Pattern, Sidecar};
 pub use crate::archive::run::{GraphInfo, RunRecord, Stamp, Stamps};
 use crate::config::Config;
@@ -55,12 +57,14 @@ pub fn decode_into(cache: &Cache, config: &Config, source: &Source) -> Result<(S
     let err = |reason: String| IngestError::Profile(ProfileError::new(source.rel.clone(), reason));
     let (_, _, sidecar) = sidecar_of(source).map_err(err)?;
     let unit = sidecar.as_ref().and_then(|s| s.unit.clone());
-    let key = cache.key(&source.path, unit.as_deref()).map_err(err)?;
+    let key = cache.key(&source.path, unit.as_deref(), &words_key(config, source, sidecar.as_ref())).map_err(err)?;
     if cache.get(&key).is_some() {
         return Ok((key, false));
     }
+    let pattern = config.archive.pattern.as_deref().map(archive::Pattern::new).transpose().map_err(err)?;
+    let words = |metadata: &BTreeMap<String, String>| preview_words(source, sidecar.as_ref(), pattern.as_ref(), metadata);
     cache
-        .fill(&key, |sink| produce(config, source, unit.as_deref(), sink))
+        .fill(&key, |sink| produce(config, source, unit.as_deref(), &words, sink))
         .map_err(|e| match e {
             FillError::Make(reason) => err(reason),
             FillError::Write(why) => IngestError::Write(why),
@@ -98,9 +102,10 @@ pub fn ingest(ctx: &Ctx, source: &Source, home: &str, sink: chunk::Sink) -> Resu
     let unit = sidecar.as_ref().and_then(|s| s.unit.clone());
 
     let key = match ctx.cache {
-        Some(cache) => cache.key(&source.path, unit.as_deref()).map_err(err)?,
+        Some(cache) => cache.key(&source.path, unit.as_deref(), &words_key(config, source, sidecar.as_ref())).map_err(err)?,
         None => String::new(),
     };
+    let words = |metadata: &BTreeMap<String, String>| preview_words(source, sidecar.as_ref(), ctx.pattern, metadata);
     // What is restored is checked: a broken entry is made again.
     let cached = ctx.cache.and_then(|c| c.verified_at(&key, Some(home)));
     let how = if cached.is_some() { How::Cached } else { How::Decoded };
@@ -111,10 +116,10 @@ pub fn ingest(ctx: &Ctx, source: &Source, home: &str, sink: chunk::Sink) -> Resu
     let product = match cached {
         Some(p) => p,
         None => match ctx.cache {
-            Some(cache) => cache.fill(&key, |sink| produce(config, source, unit.as_deref(), sink)).map_err(fill_err)?,
+            Some(cache) => cache.fill(&key, |sink| produce(config, source, unit.as_deref(), &words, sink)).map_err(fill_err)?,
             // A file the sink could not write stops the build, like a cache entry's: its error
             // says so by its type.
-            None => produce(config, source, unit.as_deref(), sink).map_err(fill_err)?,
+            None => produce(config, source, unit.as_deref(), &words, sink).map_err(fill_err)?,
         },
     };
 
@@ -166,7 +171,34 @@ fn cpi_graph(decoded: &decode::Decoded) -> Result<Option<decode::Graph>, String>
 
 /// Decodes one profile and hands its graphs and (with a `base_url`) its preview image to
 /// `sink`, paths relative to the run's folder.
-fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Sink) -> Result<Product, FillError> {
+/// What a run's link-preview image says ([`preview::png`]): its series, then its title with
+/// its date, unless the date is the file's time (which a copy changes, and which no cache key
+/// holds). Empty when the run cannot be described (its error comes later, from `ingest`).
+fn preview_words(source: &Source, sidecar: Option<&Sidecar>, pattern: Option<&archive::Pattern>, metadata: &BTreeMap<String, String>) -> Vec<String> {
+    let mtime = source.stamps.profile.mtime_seconds();
+    match archive::describe(&source.rel, sidecar, metadata, pattern, mtime) {
+        Ok((info, _)) => {
+            let date = info.date.display();
+            let second = if info.date_from == "file time" || info.title.contains(&date) { info.title } else { format!("{} · {date}", info.title) };
+            vec![info.series, second]
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
+/// What, besides its bytes, a run's cache entry depends on when it has a preview image: the
+/// inputs of [`preview_words`] that are not in the profile (its path, which the series and
+/// title may come from, and its sidecar's series, title and date). Empty without a `base_url`
+/// (no preview is made). Two copies of a profile at two paths are then two entries.
+fn words_key(config: &Config, source: &Source, sidecar: Option<&Sidecar>) -> String {
+    if config.base_url.is_empty() {
+        return String::new();
+    }
+    let s = sidecar.map(|s| (s.series.clone(), s.title.clone(), s.date.map(|d| d.to_string())));
+    format!("preview words {:?} {s:?}", source.rel)
+}
+
+fn produce(config: &Config, source: &Source, unit: Option<&str>, words: &dyn Fn(&BTreeMap<String, String>) -> Vec<String>, sink: chunk::Sink) -> Result<Product, FillError> {
     let mut decoded = decode::decode_file(&source.path, config)?;
     let max = config.limits.max_graphs as usize;
     if decoded.graphs.len() > max {
@@ -232,7 +264,12 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, sink: chunk::Si
     }
     // Link previews need an absolute URL, so they are made only when base_url gives one.
     if let (Some(first), false) = (decoded.graphs.get(shown), config.base_url.is_empty()) {
-        write(PREVIEW.to_string(), &preview::png(&first.table, config.palette)?)?;
+        // Its words, and the graph it shows with its total.
+        let mut lines = words(&decoded.metadata);
+        if let Some(info) = graphs.get(shown).filter(|i| i.decimals == 0 && !lines.is_empty()) {
+            lines.push(format!("{} · total {}", info.name, crate::units::format_value(i128::from(info.total), &info.unit)));
+        }
+        write(PREVIEW.to_string(), &preview::png(&first.table, config.palette, &lines)?)?;
     }
     let mut files = files.into_inner().expect("no panic while holding it");
     files.sort();
