@@ -353,6 +353,31 @@ fn feeds_are_valid_atom() {
     let png = std::fs::read(out.join("p/api/hotfix/preview.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     assert_eq!((u32::from_be_bytes(png[16..20].try_into().unwrap()), u32::from_be_bytes(png[20..24].try_into().unwrap())), (1200, 630));
+    // Above the graph, words: the series, the run and its date, the graph (dark text in the
+    // header, 132 px, where the image is otherwise its light background); the comparison's
+    // say other words. A retitled run's preview says its new title: the words' inputs are in
+    // its cache key.
+    let header = |png: &[u8]| -> Vec<[u8; 3]> {
+        let mut reader = png::Decoder::new(std::io::Cursor::new(png)).read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!(info.color_type, png::ColorType::Rgb);
+        buf[..3 * 1200 * 132].chunks(3).map(|p| [p[0], p[1], p[2]]).collect()
+    };
+    let dark = |pixels: &[[u8; 3]]| pixels.iter().filter(|p| p.iter().all(|&c| c < 0x90)).count();
+    let run_words = header(&png);
+    assert!(dark(&run_words) > 1000, "{} dark pixels in the header", dark(&run_words));
+    let cmp_words = header(&std::fs::read(out.join("p/api/hotfix/compare/preview.png")).unwrap());
+    assert!(dark(&cmp_words) > 1000);
+    assert_ne!(run_words, cmp_words, "the comparison's words are its own");
+    write(
+        &dir.path().join("profiles/api/hotfix.toml"),
+        b"date = 2026-11-14T18:30:00Z\ntitle = \"Hotfix 4128\"\nunit = \"nanoseconds\"\n[labels]\nhost = \"api-7\"\ncommit = \"abc123\"\n",
+    );
+    let o = run(dir.path(), &["build", "--config", toml.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let retitled = std::fs::read(out.join("p/api/hotfix/preview.png")).unwrap();
+    assert_ne!(header(&retitled), run_words, "the new title is drawn");
 }
 
 #[test]

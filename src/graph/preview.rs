@@ -9,7 +9,7 @@
 //! colours of the change of their share ([`crate::graph::diff::color`]). Above the graph, a
 //! header of up to three lines of words ([`HEADER`] pixels): which series, which run and when,
 //! and for a comparison what changed most, so that a link pasted in a chat says them. They are
-//! drawn with a subset of DejaVu Sans embedded in the binary (`assets/fonts`, Latin-1 and a few
+//! drawn with a subset of DejaVu Sans embedded in the binary (`src/graph/font`, Latin-1 and a few
 //! symbols; a character it lacks is drawn as `?`), rasterised by ab_glyph: no system font.
 //!
 //! Boxes are pixel-aligned rectangles without anti-aliasing, their edges rounded from the
@@ -42,8 +42,8 @@ pub const TEXT: u32 = 0x22_22_22;
 pub const TEXT_MUTED: u32 = 0x55_55_55;
 /// Each line's size in pixels and its baseline.
 const LINES: [(f32, f32); 3] = [(40.0, 52.0), (28.0, 90.0), (28.0, 124.0)];
-/// The embedded font: DejaVu Sans, cut to Latin-1 and a few symbols (`assets/fonts`).
-static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf");
+/// The embedded font: DejaVu Sans, cut to Latin-1 and a few symbols (`src/graph/font`).
+static FONT: &[u8] = include_bytes!("font/DejaVuSans-subset.ttf");
 /// Background, `0xRRGGBB`: the page's off-white (`--fs-bg` in `flamesite.css`).
 pub const BACKGROUND: u32 = 0xFA_FA_F7;
 
