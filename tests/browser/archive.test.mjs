@@ -537,6 +537,38 @@ describe("the archive under nginx", () => {
     assertLogClean(logStart);
   });
 
+  test("a run's and a comparison's link previews say in words which series, which run and what changed", async () => {
+    // The og:image of each page, served by nginx, drawn on a canvas: the header above the graph
+    // (132 px) has text, dark on the light background, and the two say different words.
+    const r = run("api", "run-1");
+    const { page, done } = await openPage(`${site.url}p/${r.slug}/`);
+    const header = async (pageUrl) => {
+      await page.goto(pageUrl);
+      const image = await page.getAttribute('meta[property="og:image"]', "content");
+      assert.ok(image && image.startsWith(site.url), `${pageUrl}: og:image ${image}`);
+      return page.evaluate(async (src) => {
+        const img = new Image();
+        img.src = src;
+        await img.decode();
+        const c = document.createElement("canvas");
+        [c.width, c.height] = [img.width, img.height];
+        const ctx = c.getContext("2d");
+        ctx.drawImage(img, 0, 0);
+        const d = ctx.getImageData(0, 0, c.width, 132).data;
+        let dark = 0;
+        for (let i = 0; i < d.length; i += 4) if (d[i] < 0x90 && d[i + 1] < 0x90 && d[i + 2] < 0x90) dark += 1;
+        return { size: [img.width, img.height], dark, rows: Array.from(d.subarray(0, 4 * c.width * 132).filter((_, i) => i % 4 === 0)).join(",") };
+      }, image);
+    };
+    const runCard = await header(`${site.url}p/${r.slug}/`);
+    assert.deepEqual(runCard.size, [1200, 630]);
+    assert.ok(runCard.dark > 1000, `${runCard.dark} dark pixels in the run preview's header`);
+    const cmpCard = await header(`${site.url}p/${r.slug}/compare/`);
+    assert.ok(cmpCard.dark > 1000, `${cmpCard.dark} dark pixels in the comparison preview's header`);
+    assert.notEqual(runCard.rows, cmpCard.rows, "each says its own words");
+    await done();
+  });
+
   test("a zoom goes along from a run into its comparison, in that run's own widths, and back to it", async () => {
     const logStart = site.requests().length;
     const r = run("api", "run-3");
