@@ -452,12 +452,7 @@ impl Tree {
         drop(std::mem::take(&mut self.children));
         let n = self.parent.len();
         // Name ids in byte order, so that sorting siblings by name is sorting integers.
-        let mut order: Vec<u32> = (0..names.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| names[a as usize].cmp(&names[b as usize]));
-        let mut rank = vec![0u32; names.len()];
-        for (r, &old) in order.iter().enumerate() {
-            rank[old as usize] = r as u32 + 1;
-        }
+        let (order, rank) = byte_order(&names);
         let names = {
             let mut by_id: Vec<Option<Box<str>>> = names.into_iter().map(Some).collect();
             let mut sorted = Vec::with_capacity(order.len() + 1);
@@ -708,18 +703,41 @@ impl Timeline {
     pub fn finish(self) -> FrameTable {
         let mut t = self.table;
         let names = self.tokens.into_names();
-        let mut order: Vec<u32> = (0..names.len() as u32).collect();
-        order.sort_unstable_by(|&a, &b| names[a as usize].cmp(&names[b as usize]));
-        let mut rank = vec![0u32; names.len()];
-        for (r, &old) in order.iter().enumerate() {
-            rank[old as usize] = r as u32 + 1;
-        }
+        let (order, rank) = byte_order(&names);
         t.names = std::iter::once(ROOT_NAME.to_string()).chain(order.iter().map(|&old| names[old as usize].to_string())).collect();
         t.name[0] = 0;
         for x in t.name.iter_mut().skip(1) {
             *x = rank[*x as usize];
         }
         t
+    }
+}
+
+/// What a decoder hands stacks to one at a time, each as the frames it keeps of the stack
+/// before and the name ids of its new frames: a [`StackMerger`] (a flame graph) or a
+/// [`Timeline`] (a time-order graph), so that one walk over a profile's stacks feeds either.
+pub trait AddIds {
+    /// The id of a frame name.
+    fn intern(&mut self, name: &str) -> u32;
+    /// Adds one stack: the first `keep` frames of the stack before, then `ids`, worth `value`.
+    fn add_ids(&mut self, keep: usize, ids: &[u32], value: u64) -> Result<(), MergeError>;
+}
+
+impl AddIds for StackMerger {
+    fn intern(&mut self, name: &str) -> u32 {
+        StackMerger::intern(self, name)
+    }
+    fn add_ids(&mut self, keep: usize, ids: &[u32], value: u64) -> Result<(), MergeError> {
+        StackMerger::add_ids(self, keep, ids, value)
+    }
+}
+
+impl AddIds for Timeline {
+    fn intern(&mut self, name: &str) -> u32 {
+        Timeline::intern(self, name)
+    }
+    fn add_ids(&mut self, keep: usize, ids: &[u32], value: u64) -> Result<(), MergeError> {
+        Timeline::add_ids(self, keep, ids, value).map(|_| ())
     }
 }
 
@@ -811,6 +829,19 @@ pub fn left_heavy_offsets(table: &FrameTable) -> Vec<u64> {
         }
     }
     left
+}
+
+/// The tokenizer's name ids in byte order of their names, and each id's place in it counted
+/// from 1 (the root's label `all` is 0 in a table): what [`Tree::finish`] and
+/// [`Timeline::finish`] renumber names by.
+fn byte_order(names: &[Box<str>]) -> (Vec<u32>, Vec<u32>) {
+    let mut order: Vec<u32> = (0..names.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| names[a as usize].cmp(&names[b as usize]));
+    let mut rank = vec![0u32; names.len()];
+    for (r, &old) in order.iter().enumerate() {
+        rank[old as usize] = r as u32 + 1;
+    }
+    (order, rank)
 }
 
 /// The hash a [`Tree`] finds the child `name` of node `parent` by.
