@@ -242,37 +242,7 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
             warnings.push(format!("{context}: weights finer than {to} were rounded to it"));
         }
         let mut merger = StackMerger::new(false, config.limits.max_depth);
-        // Frame names are made and interned when first used, once.
-        let mut ids: Vec<u32> = vec![u32::MAX; frames];
-        let mut new = Vec::new();
-        // How deep the stacks were at their shallowest since the last one merged, and how
-        // deep that one was.
-        let mut low = 0usize;
-        let mut any = false;
-        visit(i, profile, &mut |stack, keep, w| {
-            low = low.min(keep);
-            let value = (w * factor).round();
-            if value >= crate::graph::frames::MAX_EXACT as f64 {
-                return Err(format!("{context}: the weight {w} is too large"));
-            }
-            if value == 0.0 || stack.is_empty() {
-                return Ok(());
-            }
-            new.clear();
-            for &f in &stack[low..] {
-                let f = f as usize;
-                if ids[f] == u32::MAX {
-                    ids[f] = merger.intern(&frame_name(&file.shared.frames[f]));
-                }
-                new.push(ids[f]);
-            }
-            budget.spend(new.len() as u64, "speedscope", "over its profiles")?;
-            merger.add_ids(low, &new, value as u64).map_err(|e| format!("{context}: {e}"))?;
-            low = stack.len();
-            any = true;
-            Ok(())
-        })?;
-        if !any {
+        if add_stacks(i, profile, &file.shared.frames, factor, &mut merger, &mut budget, "over its profiles", &context)? == 0 {
             warnings.push(format!("{context}: no samples; the profile is left out"));
             continue;
         }
@@ -291,7 +261,7 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
         // The same stacks in the order they were taken, with a budget of its own: one that
         // would be too large is left out, the profile still builds.
         let mut own = FrameBudget { limit: budget.limit, spent: 0 };
-        match timeline(i, profile, &file.shared.frames, factor, config.limits.max_depth, &mut own) {
+        match timeline(i, profile, &file.shared.frames, factor, config.limits.max_depth, &mut own, &context) {
             Ok(Some(mut t)) => {
                 t.decimals = decimals;
                 let time_name = unique(format!("{graph_name} (time order)"));
@@ -320,16 +290,32 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
 /// The time-order graph of profile `i` ([`crate::graph::frames::Timeline`]): its stacks in the
 /// order [`visit`] gives them, weights times `factor` (as the flame graph's); `None` when it
 /// would be the flame graph again (one stack).
-fn timeline(i: usize, profile: &Profile, frames: &[Frame], factor: f64, max_depth: u32, budget: &mut FrameBudget) -> Result<Option<crate::graph::frames::FrameTable>, String> {
+fn timeline(i: usize, profile: &Profile, frames: &[Frame], factor: f64, max_depth: u32, budget: &mut FrameBudget, context: &str) -> Result<Option<crate::graph::frames::FrameTable>, String> {
     let mut t = crate::graph::frames::Timeline::new(max_depth);
+    let stacks = add_stacks(i, profile, frames, factor, &mut t, budget, "in time order", context)?;
+    Ok((stacks > 1).then(|| t.finish()))
+}
+
+/// Hands the stacks of profile `i` that weigh more than 0 (weights times `factor`) to `to` in
+/// the order [`visit`] gives them, each as the frames it keeps of the one handed before and
+/// its new frames, whose names are made and interned when first used, once; each new frame is
+/// spent from `budget` (`over` says over what). Returns how many stacks it handed on that
+/// differ from the one before, counted up to 2 (0: none; 1: one stack, repeated or not).
+#[allow(clippy::too_many_arguments)]
+fn add_stacks(i: usize, profile: &Profile, frames: &[Frame], factor: f64, to: &mut dyn crate::graph::frames::AddIds, budget: &mut FrameBudget, over: &str, context: &str) -> Result<usize, String> {
     let mut ids: Vec<u32> = vec![u32::MAX; frames.len()];
     let mut new = Vec::new();
+    // How deep the stacks were at their shallowest since the last one handed on, and how deep
+    // that one was.
     let mut low = 0usize;
     let mut stacks = 0usize;
     let mut last: Option<Vec<u32>> = None;
     visit(i, profile, &mut |stack, keep, w| {
         low = low.min(keep);
         let value = (w * factor).round();
+        if value >= crate::graph::frames::MAX_EXACT as f64 {
+            return Err(format!("{context}: the weight {w} is too large"));
+        }
         if value == 0.0 || stack.is_empty() {
             return Ok(());
         }
@@ -337,12 +323,12 @@ fn timeline(i: usize, profile: &Profile, frames: &[Frame], factor: f64, max_dept
         for &f in &stack[low..] {
             let f = f as usize;
             if ids[f] == u32::MAX {
-                ids[f] = t.intern(&frame_name(&frames[f]));
+                ids[f] = to.intern(&frame_name(&frames[f]));
             }
             new.push(ids[f]);
         }
-        budget.spend(new.len() as u64, "speedscope", "in time order")?;
-        t.add_ids(low, &new, value as u64).map_err(|e| e.to_string())?;
+        budget.spend(new.len() as u64, "speedscope", over)?;
+        to.add_ids(low, &new, value as u64).map_err(|e| format!("{context}: {e}"))?;
         if stacks < 2 && last.as_deref() != Some(stack) {
             stacks += 1;
             last = Some(stack.to_vec());
@@ -350,7 +336,7 @@ fn timeline(i: usize, profile: &Profile, frames: &[Frame], factor: f64, max_dept
         low = stack.len();
         Ok(())
     })?;
-    Ok((stacks > 1).then(|| t.finish()))
+    Ok(stacks)
 }
 
 fn frame_name(f: &Frame) -> String {
