@@ -156,6 +156,21 @@ export function pathOffset(stacks, path) {
 
 const layouts = new WeakMap(); // stacks -> frames by depth
 
+/** The stacks merged into a tree: `{ kids: Map(name -> node), total }` from the root. */
+function stackTree(stacks) {
+  const root = { kids: new Map(), total: 0 };
+  for (const [frames, c] of stacks) {
+    let n = root;
+    n.total += c;
+    for (const f of frames) {
+      if (!n.kids.has(f)) n.kids.set(f, { kids: new Map(), total: 0 });
+      n = n.kids.get(f);
+      n.total += c;
+    }
+  }
+  return root;
+}
+
 /**
  * The frames of depth `d` (1: the first frame of a stack; 0 is the root) of `stacks`, in
  * layout order: [{ path, name, offset, total }], reckoned from the stacks alone: a frame's
@@ -163,16 +178,7 @@ const layouts = new WeakMap(); // stacks -> frames by depth
  */
 export function framesAtDepth(stacks, d) {
   if (!layouts.has(stacks)) {
-    const root = { kids: new Map(), total: 0 };
-    for (const [frames, c] of stacks) {
-      let n = root;
-      n.total += c;
-      for (const f of frames) {
-        if (!n.kids.has(f)) n.kids.set(f, { kids: new Map(), total: 0 });
-        n = n.kids.get(f);
-        n.total += c;
-      }
-    }
+    const root = stackTree(stacks);
     const byDepth = [];
     const lay = (node, p, offset) => {
       let o = offset;
@@ -196,16 +202,7 @@ export function framesAtDepth(stacks, d) {
  * the ones before it. A Map from the path (names joined by ";") to { offset, total }.
  */
 export function leftHeavy(stacks) {
-  const root = { kids: new Map(), total: 0 };
-  for (const [frames, c] of stacks) {
-    let n = root;
-    n.total += c;
-    for (const f of frames) {
-      if (!n.kids.has(f)) n.kids.set(f, { kids: new Map(), total: 0 });
-      n = n.kids.get(f);
-      n.total += c;
-    }
-  }
+  const root = stackTree(stacks);
   const out = new Map();
   const lay = (node, p, offset) => {
     let o = offset;

@@ -86,14 +86,20 @@ test("offsets from parents (flag 16): a first child's gap is 0, and more of the 
   assert.ok(zeros(gaps(true)) > zeros(gaps(false)));
 });
 
+/** Up to 30 random folded lines of `random` (rng): stacks 1 to 6 deep over four names. */
+function randomFolded(random) {
+  const lines = [];
+  for (let k = 0; k < 1 + Math.floor(random() * 30); k++) {
+    const depth = 1 + Math.floor(random() * 6);
+    lines.push(`${Array.from({ length: depth }, () => "abcd"[Math.floor(random() * 4)]).join(";")} ${1 + Math.floor(random() * 9)}`);
+  }
+  return lines;
+}
+
 test("parents as rows: random graphs and random parts of them read back as written", () => {
   const random = rng(11);
   for (let round = 0; round < 40; round++) {
-    const lines = [];
-    for (let k = 0; k < 1 + Math.floor(random() * 30); k++) {
-      const depth = 1 + Math.floor(random() * 6);
-      lines.push(`${Array.from({ length: depth }, () => "abcd"[Math.floor(random() * 4)]).join(";")} ${1 + Math.floor(random() * 9)}`);
-    }
+    const lines = randomFolded(random);
     const t = frameTable(parseFolded(lines.join("\n") + "\n"));
     const all = t.name.map((_, i) => i);
     const part = all.filter(() => random() < 0.6);
@@ -109,11 +115,7 @@ test("parents as rows: random graphs and random parts of them read back as writt
 test("left-heavy offsets: random graphs and parts of them are placed in that layout, rows in its order", () => {
   const random = rng(12);
   for (let round = 0; round < 40; round++) {
-    const lines = [];
-    for (let k = 0; k < 1 + Math.floor(random() * 30); k++) {
-      const depth = 1 + Math.floor(random() * 6);
-      lines.push(`${Array.from({ length: depth }, () => "abcd"[Math.floor(random() * 4)]).join(";")} ${1 + Math.floor(random() * 9)}`);
-    }
+    const lines = randomFolded(random);
     const t = frameTable(parseFolded(lines.join("\n") + "\n"));
     const left = leftHeavyOffsets(t);
     const part = t.name.map((_, i) => i).filter(() => random() < 0.6);
