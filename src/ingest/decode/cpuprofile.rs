@@ -237,6 +237,12 @@ impl CallTree {
     fn children(&self, node: usize) -> &[usize] {
         &self.kids[node]
     }
+
+    /// Whether `node` is the call tree's `(root)` above the calls, which the graph's `all`
+    /// stands for (a root named so, with children); a sample on it keeps it as a frame.
+    fn is_root_label(&self, node: usize, names: &[String]) -> bool {
+        names[node] == "(root)" && !self.children(node).is_empty() && self.roots.binary_search(&node).is_ok()
+    }
 }
 
 fn merge(p: &Profile, max_depth: u32, budget: &mut FrameBudget) -> Result<(Vec<Graph>, u64, Vec<String>), String> {
@@ -320,7 +326,7 @@ fn merge(p: &Profile, max_depth: u32, budget: &mut FrameBudget) -> Result<(Vec<G
 /// node until a frame that is open, so the cost is that of the frames opened.
 fn timeline(tree: &CallTree, parent: &[Option<usize>], names: &[String], in_order: &[(usize, u64)], max_depth: u32, budget: &mut FrameBudget) -> Result<FrameTable, String> {
     // The root of the call tree, `(root)`, is the graph's `all`, as in `table`.
-    let skipped = |node: usize| names[node] == "(root)" && !tree.children(node).is_empty() && tree.roots.binary_search(&node).is_ok();
+    let skipped = |node: usize| tree.is_root_label(node, names);
     // Each node's depth as a frame, top down from the roots (a node no root leads to has none).
     const NONE: usize = usize::MAX;
     let mut depth = vec![NONE; parent.len()];
@@ -462,7 +468,7 @@ fn table(
         let n = values[node];
         // The root of the call tree, `(root)`, is the graph's `all`: its children's stacks
         // start below it (a sample on the root itself keeps it as a frame).
-        if names[node] == "(root)" && !tree.children(node).is_empty() && tree.roots.binary_search(&node).is_ok() {
+        if tree.is_root_label(node, names) {
             if n > 0 {
                 add(&mut merger, 0, &[node], n, &mut ids)?;
                 low = 0;
