@@ -516,3 +516,86 @@ fn a_lock_of_a_publisher_that_died_elsewhere_is_taken_over_once_its_lease_runs_o
     assert!(stderr(&o).contains("1 decoded"), "{}", stderr(&o));
     assert!(!s3.objects("site/.flamesite/lock").exists(), "released at the end");
 }
+
+/// The commands of a recipe in `docs/ci/`, run as written on a fresh folder: the site.toml the
+/// recipe expects (profiles in `profiles`, the site in the bucket), the bucket's endpoint and
+/// credentials in the environment, and `flamesite` on the PATH.
+struct Recipe {
+    dir: tempfile::TempDir,
+    port: u16,
+}
+
+impl Recipe {
+    fn new(s3: &S3, prefix: &str) -> Recipe {
+        let dir = tempfile::tempdir().unwrap();
+        let input = profiles(dir.path());
+        for svc in ["web", "queue", "cron"] {
+            write(&input.join(format!("{svc}/2026-11-01.folded")), awkward_profile(svc.len() as u64 + 60, 150).as_bytes());
+        }
+        write(&dir.path().join("site/site.toml"), format!("input = \"../profiles\"\noutput = \"s3://{BUCKET}/{prefix}\"\n").as_bytes());
+        write(&dir.path().join("site.toml"), format!("input = \"profiles\"\noutput = \"s3://{BUCKET}/{prefix}\"\n").as_bytes());
+        Recipe { dir, port: s3.port }
+    }
+
+    /// Runs `line` with `sh -c` in the recipe's folder, `/site` and `/profiles` (the
+    /// Kubernetes recipe's mounts) standing for its folders; fails the test if it fails.
+    fn run(&self, line: &str, env: &[(&str, String)]) -> String {
+        let root = self.dir.path().to_str().unwrap();
+        let line = line.replace("/site/site.toml", &format!("{root}/site/site.toml")).replace(" /profiles", &format!(" {root}/profiles"));
+        let path = format!("{}:{}", bin().parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+        let o = Command::new("sh")
+            .args(["-c", &line])
+            .current_dir(self.dir.path())
+            .env("PATH", path)
+            .env("AWS_ACCESS_KEY_ID", "flamesite")
+            .env("AWS_SECRET_ACCESS_KEY", "flamesite-secret")
+            .env("AWS_REGION", "us-east-1")
+            .env("AWS_ENDPOINT", format!("http://127.0.0.1:{}", self.port))
+            .env("AWS_ALLOW_HTTP", "true")
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{line}: {}", stderr(&o));
+        stderr(&o)
+    }
+}
+
+/// The documented recipes for building on several machines (README "More than one machine"):
+/// the GitHub Actions matrix and the Kubernetes Indexed Job, their `flamesite` commands run as
+/// the files give them, publish what one build publishes.
+#[test]
+fn the_ci_recipes_in_docs_decode_on_three_machines_and_publish_what_one_build_does() {
+    let s3 = S3::start();
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci");
+    // GitHub Actions: the decode job once per value of its matrix, then the publish job.
+    let gha = std::fs::read_to_string(docs.join("github-actions.yml")).unwrap();
+    let runs: Vec<&str> = gha.lines().filter_map(|l| l.trim().strip_prefix("- run: ")).filter(|c| c.starts_with("flamesite ")).collect();
+    assert_eq!(runs.len(), 2, "the workflow's flamesite steps: {runs:?}");
+    let matrix = gha.lines().find_map(|l| l.trim().strip_prefix("shard: [")).expect("the workflow's shard matrix");
+    let shards: Vec<&str> = matrix.trim_end_matches(']').split(',').map(str::trim).collect();
+    assert_eq!(shards, ["1", "2", "3"]);
+    let recipe = Recipe::new(&s3, "gha");
+    assert!(runs[0].contains("${{ matrix.shard }}"), "{}", runs[0]);
+    for shard in &shards {
+        let err = recipe.run(&runs[0].replace("${{ matrix.shard }}", shard), &[]);
+        assert!(err.contains(&format!("shard {shard}/3: ")), "{err}");
+    }
+    let err = recipe.run(runs[1], &[]);
+    assert!(err.contains("0 decoded, 9 from the cache"), "the publish job decodes nothing: {err}");
+    // Kubernetes: the Indexed Job's pods (JOB_COMPLETION_INDEX 0, 1, 2), then the publish Job.
+    let k8s = std::fs::read_to_string(docs.join("kubernetes-indexed-job.yaml")).unwrap();
+    let commands: Vec<Vec<String>> = k8s.lines().filter_map(|l| l.trim().strip_prefix("command: ")).map(|c| serde_json::from_str(c).unwrap()).collect();
+    assert_eq!(commands.len(), 2, "the Jobs' commands: {commands:?}");
+    assert_eq!(commands[0][..2], ["sh", "-c"], "{:?}", commands[0]);
+    let recipe = Recipe::new(&s3, "k8s");
+    for index in 0..3 {
+        let err = recipe.run(&commands[0][2], &[("JOB_COMPLETION_INDEX", index.to_string())]);
+        assert!(err.contains(&format!("shard {}/3: ", index + 1)), "{err}");
+    }
+    let err = recipe.run(&commands[1].join(" "), &[]);
+    assert!(err.contains("0 decoded, 9 from the cache"), "the publish Job decodes nothing: {err}");
+    // Both publish what one build of the same profiles to a folder publishes.
+    let want = folder_site(&recipe.dir.path().join("profiles"));
+    assert_same_site(&s3.site("gha"), &want);
+    assert_same_site(&s3.site("k8s"), &want);
+}
