@@ -369,7 +369,7 @@ async function svgText(app, header) {
   const ctx = document.createElement("canvas").getContext("2d");
   ctx.font = FONT;
   const describe = (c, r) => {
-    const { name, facts } = app.describe(frameInfo(c, r, app.g.names));
+    const { name, facts } = app.info.describe(frameInfo(c, r, app.g.names));
     return `${name}\n${facts.join(" · ")}`;
   };
   return svgOf(s, describe, ctx, `${app.g.meta.name}: ${document.title}`, header);

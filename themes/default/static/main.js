@@ -1,20 +1,23 @@
 // The viewer: wires the page's modules together. It holds the graph shown, the zoom and the
-// hovered frame, handles pointer, keyboard and controls, loads a graph and runs each render
-// (plan the files, then paint). The state and the URL are in state.js, fetch planning in
-// plan.js, painting in paint.js, the search in query.js, the table in table.js and the script
-// API in api.js. What the first view needs is imported here, each module directly, so the
-// browser fetches them all at once (scripts.html preloads the same list); the rest (`later`)
-// is loaded when first used, or once the first view is painted and the page is idle.
+// frame pointed at, loads a graph and runs each render (plan the files, then paint). The
+// toolbar is controls.js, the info line info.js, the pointer's and the canvas keys' hit testing
+// pointer.js; the state and the URL are in state.js, fetch planning in plan.js, painting in
+// paint.js, the search in query.js, the table in table.js and the script API in api.js. What the
+// first view needs is imported here, each module directly, so the browser fetches them all at
+// once (scripts.html preloads the same list); the rest (`later`) is loaded when first used, or
+// once the first view is painted and the page is idle.
 
-import { GraphSource, hasLeftHeavy, searchesRuns } from "./fetch.js";
-import { MIN_PX, chunksIn, depthAtY, elidedAt, frameAt, frameInfo, frameStartingAt, framesIn, pixelValue, rowY, valueAtX } from "./layout.js";
+import { GraphSource, searchesRuns } from "./fetch.js";
+import { frameInfo, frameStartingAt, rowY } from "./layout.js";
 import { Palette } from "./draw.js";
-import { describeElided, describeFrame, formatValue, groupDigits, nameHash } from "./format.js";
-import { Tooltip, copyText } from "./ui.js";
+import { nameHash } from "./format.js";
+import { Tooltip } from "./ui.js";
 import { UrlState, carryContext, isStateFragment, sameZoom } from "./state.js";
 import { FetchPlan, zoomChunks } from "./plan.js";
 import { Painter } from "./paint.js";
 import { installApi } from "./api.js";
+import { Controls } from "./controls.js";
+import { InfoLine } from "./info.js";
 
 /** A module loaded on first use: `get()` loads it (once; again after a failure), `m` is it once in. */
 function lazy(load) {
@@ -33,14 +36,13 @@ function lazy(load) {
   return l;
 }
 
-// The modules the first view does not need: the search (query.js, search.js), the table
-// (table.js), keyboard moves between frames (nav.js), the downloads (export.js) and the
-// sandwich (sandwichview.js, sandwich.js). Each loads when first used, and every one once the
-// first view is painted and the page is idle, so that a later click or key does not wait for it.
-/** How far from a finger, in CSS pixels, a tap still finds a mark of frames too narrow to draw. */
-const TOUCH_REACH = 10;
-
+// The modules the first view does not need: the pointer's hit testing (pointer.js), the search
+// (query.js, search.js), the table (table.js), keyboard moves between frames (nav.js), the
+// downloads (export.js) and the sandwich (sandwichview.js, sandwich.js). Each loads when first
+// used, and every one once the first view is painted and the page is idle, so that a later
+// click or key does not wait for it.
 const later = {
+  pointer: lazy(() => import("./pointer.js")),
   query: lazy(() => import("./query.js")),
   search: lazy(() => import("./search.js")),
   table: lazy(() => import("./table.js")),
@@ -49,7 +51,6 @@ const later = {
   sandwich: lazy(() => import("./sandwichview.js")),
   zoomPath: lazy(() => import("./zoompath.js")),
 };
-const ARROWS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"];
 /**
  * The search until query.js is in: none, as query.js's emptySearch() says. The first search
  * (typed, or a link's) loads query.js, whose Search takes its place (see `applySearch`).
@@ -105,26 +106,26 @@ class Viewer {
     this.drawn = []; // the chunks on the canvas, for hit testing
     this.hover = null;
     this.focus = null; // the frame the keyboard is on (frameInfo), outlined while the canvas has the focus
-    this.lastElided = null; // the grey mark last hovered (elidedInfo), kept while its count loads
     this.pointer = null; // { clientX, clientY } of the last pointer move over the canvas
     this.pointerType = ""; // of the last pointerdown on the canvas: "mouse", "touch", "pen"
-    this.tapped = null; // id of the frame a tap showed (a second tap on it zooms)
+    this.pointerInput = null; // the Pointer (pointer.js): hit testing, once its module is in
     this.notice = "";
     this.scheduled = false; // a render is requested for the next animation frame
     this.waiting = 0; // files the view on the canvas still waits for
     this.hidden = false; // the graph is hidden (table view)
     this.loadSeq = 0;
-    this.copiedTimer = 0;
     this.typing = false; // keystrokes in the search box since it got the focus amend one history entry
     this.painter = new Painter({ app: this.app, scroll: this.scroll, spacer: $("fs-spacer"), canvas: this.canvas, overlay: $("fs-overlay") });
     this.search = NO_SEARCH; // a Search (query.js) from the first search on
     this.table = null; // the TablePanel (table.js), made when the table is first shown
     this.tooltip = new Tooltip($("fs-tooltip"));
+    this.info = new InfoLine(this);
+    this.controls = new Controls(this);
     this.sandwich = null; // the SandwichView (sandwichview.js), made when a sandwich is first opened
     this.modulesLoading = 0; // modules of `later` an action waits for (busy, see api.js)
     this.preloaded = false; // the modules of `later` are asked for (after the first paint)
     this.bind();
-    this.applyControls();
+    this.controls.apply();
     this.loadGraph();
   }
 
@@ -177,20 +178,26 @@ class Viewer {
       this.painter.invalidate();
       this.requestRender();
     });
-    this.canvas.addEventListener("mousemove", (e) => this.onMove(e));
+    // The pointer's events go to pointer.js (loaded after the first paint, or by the first of them).
+    const point = (fn) => (e) => this.withModule(later.pointer, () => fn(this.pointed(), e));
+    this.canvas.addEventListener("mousemove", point((p, e) => p.onMove(e)));
     this.canvas.addEventListener("mouseleave", () => this.setHover(null));
-    this.canvas.addEventListener("click", (e) => this.onClick(e));
+    this.canvas.addEventListener("click", point((p, e) => p.onClick(e)));
     // Which pointer the next click comes from: a tap shows a frame, a second tap zooms.
     this.canvas.addEventListener("pointerdown", (e) => (this.pointerType = e.pointerType));
-    this.canvas.addEventListener("keydown", (e) => this.onCanvasKey(e));
+    this.canvas.addEventListener("keydown", (e) => {
+      // The keys pointer.js handles keep their default (scrolling) off while it loads.
+      if (!later.pointer.m && !e.ctrlKey && !e.metaKey && !e.altKey && ["Enter", " ", "ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"].includes(e.key)) e.preventDefault();
+      point((p) => p.onKey(e))(e);
+    });
     // Focus from the keyboard (Tab) puts the keyboard on a frame; a mouse click's focus does not.
     this.canvas.addEventListener("focus", () => {
       later.nav.get().catch(() => {}); // the arrow keys' module, for the keys to come
-      if (this.canvas.matches(":focus-visible")) this.setFocus(this.focus || this.startFrame());
+      if (this.canvas.matches(":focus-visible")) this.withModule(later.pointer, () => this.setFocus(this.focus || this.pointed().startFrame()));
     });
     this.canvas.addEventListener("blur", () => {
       this.painter.outline(this.hover);
-      if (!this.hover) this.showInfo(this.keyboardFrame());
+      if (!this.hover) this.info.show(this.keyboardFrame());
     });
     this.input.addEventListener("input", () => {
       this.st.query = this.input.value;
@@ -204,80 +211,7 @@ class Viewer {
     // A comparison searches its runs' graphs: their name tables are asked for as the search
     // box is entered, not after the first key.
     this.input.addEventListener("focus", () => this.warmRuns());
-    $("fs-case").addEventListener("click", () => {
-      this.st.caseSensitive = !this.st.caseSensitive;
-      this.applyControls();
-      this.updateUrl();
-      this.applySearch();
-    });
-    $("fs-reset").addEventListener("click", () => this.resetZoom());
-    $("fs-icicle").addEventListener("click", () => {
-      this.st.icicle = !this.st.icicle;
-      this.painter.scrollTo(this.zoom ? this.zoom.depth : "root");
-      this.applyControls();
-      this.updateUrl();
-      this.requestRender();
-    });
-    const left = $("fs-left");
-    if (left) left.addEventListener("click", () => this.toggleLeftHeavy());
-    for (const b of document.querySelectorAll("#fs-diffmode button[data-measure]")) {
-      b.addEventListener("click", () => {
-        this.st.measure = b.dataset.measure;
-        this.applyControls();
-        this.updateUrl();
-        this.painter.invalidate();
-        this.requestRender();
-      });
-    }
-    for (const b of document.querySelectorAll("#fs-layout button[data-layout]")) {
-      b.addEventListener("click", () => {
-        if (this.st.layout === b.dataset.layout) return;
-        this.st.layout = b.dataset.layout;
-        // Offsets differ between layouts: the zoom does not carry over.
-        this.st.zoom = null;
-        this.updateUrl();
-        this.loadGraph();
-      });
-    }
-    for (const b of document.querySelectorAll("#fs-views button[data-view]")) {
-      b.addEventListener("click", () => {
-        this.st.view = b.dataset.view;
-        this.applyControls();
-        this.updateUrl();
-        this.showTable();
-        this.requestRender();
-      });
-    }
-    this.select.addEventListener("change", () => {
-      const meta = this.graphs[this.select.selectedIndex];
-      this.st.graph = meta === this.shownGraph() ? null : meta.name;
-      this.st.zoom = null;
-      this.updateUrl();
-      this.loadGraph();
-    });
-    $("fs-copy").addEventListener("click", async () => {
-      const ok = await copyText(location.href);
-      const s = $("fs-copied");
-      s.textContent = ok ? "Link copied" : "Copy failed: the link is in the address bar";
-      clearTimeout(this.copiedTimer);
-      this.copiedTimer = setTimeout(() => (s.textContent = ""), 2500);
-    });
-    $("fs-palette")?.addEventListener("change", (e) => {
-      // The build's palette is the default: a link names only another one.
-      const m = this.g && this.g.manifest;
-      this.st.palette = m && e.target.value === m.palette ? null : e.target.value;
-      this.applyControls();
-      this.updateUrl();
-      this.requestRender();
-    });
-    // The toolbar's fold (phones): its other controls behind one button.
-    $("fs-tools").addEventListener("click", () => {
-      const open = document.querySelector(".fs-toolbar").classList.toggle("fs-toolbar-open");
-      $("fs-tools").setAttribute("aria-expanded", String(open));
-    });
-    // A comparison's legend keeps one line on a phone until tapped.
-    const legend = $("fs-legend");
-    if (legend) legend.addEventListener("click", () => legend.classList.toggle("fs-open"));
+    this.controls.bind();
     $("fs-png").addEventListener("click", () => this.withModule(later.exporter, (x) => x.exportPng(this)));
     $("fs-svg").addEventListener("click", () => this.withModule(later.exporter, (x) => x.exportSvg(this)));
     document.addEventListener("keydown", (e) => this.onKey(e));
@@ -327,48 +261,11 @@ class Viewer {
     }
   }
 
-  // ---- keyboard on the canvas ---------------------------------------------------------------
+  // ---- the frame pointed at ------------------------------------------------------------------
 
-  /** Where the keyboard starts: the zoomed frame, else the root. */
-  startFrame() {
-    if (this.zoom && this.zoom.info) return this.zoom.info;
-    const v = this.painter.view;
-    const hit = v && frameAt(this.drawn, 0, v.x0);
-    return hit ? frameInfo(hit.chunk, hit.row, this.g.names) : null;
-  }
-
-  /** Arrow keys move between frames (parent, first child, neighbours); Enter zooms to the frame. */
-  onCanvasKey(e) {
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
-    const f = this.focus || this.startFrame();
-    const v = this.painter.view;
-    if (!f || !v) return;
-    if (e.key === "Enter" || e.key === " ") {
-      e.preventDefault();
-      if (f.depth === 0) this.resetZoom();
-      else this.zoomTo(f);
-      this.setFocus(f);
-      this.renderNow();
-      return;
-    }
-    if (!later.nav.m) {
-      // An arrow key before nav.js is in (it is asked for when the canvas gets the focus):
-      // handled once it arrives.
-      if (!ARROWS.includes(e.key)) return;
-      e.preventDefault();
-      this.withModule(later.nav, () => this.onCanvasKey(e));
-      return;
-    }
-    const { keyDirection, step } = later.nav.m;
-    const dir = keyDirection(e.key, this.st.icicle);
-    if (!dir) return;
-    e.preventDefault();
-    const hit = step(this.drawn, f, dir, pixelValue(v) * MIN_PX);
-    if (!hit) return;
-    const next = frameInfo(hit.chunk, hit.row, this.g.names);
-    // Only frames on the canvas: not the neighbours outside a zoom.
-    if (next.offset + next.total <= v.x0 || next.offset >= v.x1) return;
-    this.setFocus(next);
+  /** The Pointer (pointer.js), once its module is in. */
+  pointed() {
+    return (this.pointerInput ||= new later.pointer.m.Pointer(this, later.nav));
   }
 
   /** The keyboard's frame while the canvas has the keyboard focus, else null. */
@@ -387,8 +284,28 @@ class Viewer {
         this.requestRender();
       }
     }
-    this.showInfo(this.hover || f);
+    this.info.show(this.hover || f);
     this.painter.outline(this.hover || this.keyboardFrame());
+  }
+
+  /** Frame `f` is under the pointer (event `e`), or nothing (null): outlined, in the tooltip and the info line. */
+  setHover(f, e, again = false) {
+    const prev = this.hover;
+    this.hover = f;
+    if (e) this.pointer = { clientX: e.clientX, clientY: e.clientY };
+    if (!f) {
+      this.tooltip.hide();
+      this.canvas.style.cursor = "";
+    } else {
+      const { name, facts } = this.info.describe(f);
+      this.tooltip.show(e.clientX, e.clientY, name, facts);
+      this.canvas.style.cursor = "pointer";
+    }
+    if (again || (prev !== f && (!prev || !f || prev.id !== f.id))) {
+      const kb = this.keyboardFrame();
+      this.info.show(f || kb);
+      this.painter.outline(f || kb);
+    }
   }
 
   /** A click on a link to an element of this page: scroll to it, keep the URL's state. */
@@ -430,81 +347,19 @@ class Viewer {
     this.url.st = next;
     this.carry(next);
     if ((next.graph || null) !== (prev.graph || null) || next.layout !== prev.layout) {
-      this.applyControls();
+      this.controls.apply();
       this.loadGraph();
       return;
     }
     const z = next.zoom;
     if (!sameZoom(z, prev.zoom)) this.setZoom(z ? { ...z, info: null } : null, false);
     if (next.zoomPath && !z && this.g && this.g.manifest) this.followPath(this.g, next.zoomPath);
-    this.applyControls();
+    this.controls.apply();
     if (next.query !== prev.query || next.caseSensitive !== prev.caseSensitive) this.applySearch();
     if (next.measure !== prev.measure) this.painter.invalidate();
     if ((next.sandwich || null) !== (prev.sandwich || null)) this.applyMode();
     this.showTable();
     this.requestRender();
-  }
-
-  /** Make the controls show the state. */
-  applyControls() {
-    this.app.dataset.view = this.st.view;
-    this.app.dataset.mode = this.st.sandwich ? "sandwich" : "";
-    // The downloads are of the graph's canvas, which the sandwich replaces.
-    for (const id of ["fs-png", "fs-svg"]) $(id).disabled = !!this.st.sandwich;
-    for (const b of document.querySelectorAll("#fs-views button[data-view]")) {
-      b.setAttribute("aria-pressed", String(b.dataset.view === this.st.view));
-    }
-    $("fs-case").setAttribute("aria-pressed", String(this.st.caseSensitive));
-    const pal = $("fs-palette");
-    const palette = this.paletteName();
-    if (pal && pal.value !== palette) pal.value = palette;
-    const key = $("fs-palette-key");
-    if (key) key.hidden = palette !== "lang";
-    // The share palettes' scale, and which share it is.
-    const shares = $("fs-share-key");
-    if (shares) {
-      shares.hidden = palette !== "self" && palette !== "total";
-      $("fs-share-text").textContent = `${palette === "self" ? "Self" : "Total"} share: 0% → 100% (25% half way)`;
-    }
-    $("fs-icicle").setAttribute("aria-pressed", String(this.st.icicle));
-    const leftButton = $("fs-left");
-    if (leftButton) {
-      leftButton.setAttribute("aria-pressed", String(this.st.layout === "left"));
-      // A graph built before version 12 has no left-heavy offsets.
-      leftButton.disabled = !!(this.g && this.g.manifest && !hasLeftHeavy(this.g.manifest) && this.g.manifest.layout !== "left");
-    }
-    for (const b of document.querySelectorAll("#fs-diffmode button[data-measure]")) {
-      b.setAttribute("aria-pressed", String(b.dataset.measure === this.st.measure));
-    }
-    const m = this.g && this.g.manifest;
-    const sides = this.diff ? this.diff.sidesOf(m && m.diff) : {};
-    for (const b of document.querySelectorAll("#fs-layout button[data-layout]")) {
-      b.setAttribute("aria-pressed", String(b.dataset.layout === this.st.layout));
-      // What the two counts are: two runs, or a CPI graph's instructions and cycles.
-      const side = sides[b.dataset.layout];
-      if (side) {
-        b.textContent = this.diff.sideLabel(side);
-        b.title = `Widths of ${side} alone`;
-      } else if (this.diff) {
-        b.textContent = this.diff.bothLabel(m && m.diff);
-      }
-    }
-    // The table's columns of each side, in the same words as the widths' buttons.
-    if (this.diff && sides.before) {
-      for (const b of document.querySelectorAll('.fs-difftable [data-sort$="_before"]')) b.textContent = this.diff.sideLabel(sides.before);
-      for (const b of document.querySelectorAll('.fs-difftable [data-sort="self"], .fs-difftable [data-sort="total"]')) b.textContent = this.diff.sideLabel(sides.after);
-    }
-    this.showLegend();
-    $("fs-reset").disabled = !this.zoom;
-    if (this.input.value !== this.st.query) this.input.value = this.st.query;
-  }
-
-  /** The legend of a comparison's colours. */
-  showLegend() {
-    const node = $("fs-legend-text");
-    const m = this.g && this.g.manifest;
-    if (!node) return;
-    node.textContent = m && m.diff && this.diff ? this.diff.legendText(m.diff, this.st.measure, m.unit, m.decimals || 0) : "";
   }
 
   /** The palette in use: the link's (`p`), else the build's (the manifest's), else `hot`. */
@@ -564,13 +419,13 @@ class Viewer {
     };
     this.search.reset();
     this.drawn = [];
-    this.lastElided = null;
+    if (this.pointerInput) this.pointerInput.reset();
     this.focus = null;
     this.notice = "";
     this.setHover(null);
     this.zoom = this.st.zoom ? { ...this.st.zoom, info: null } : null;
     this.painter.scrollTo(this.zoom ? this.zoom.depth : "root");
-    this.applyControls();
+    this.controls.apply();
     this.showStatus();
     try {
       // The words of a differential graph (diff.js): asked for with the manifest on a
@@ -591,10 +446,10 @@ class Viewer {
         this.notice = `The ${meta.name} graph is empty: its values add up to 0.${others}`;
         this.showStatus();
       }
-      this.showLegend();
-      this.applyControls(); // the Colours menu shows the build's palette when the link names none
+      this.controls.showLegend();
+      this.controls.apply(); // the Colours menu shows the build's palette when the link names none
       // The info line first: its text settles the layout, so the first view's size is final.
-      this.showInfo(null);
+      this.info.show(null);
       this.applyMode();
       // A link from another run names its zoomed frame by its path: found while the first
       // view is drawn, then zoomed to.
@@ -665,7 +520,7 @@ class Viewer {
     box.hidden = msgs.length === 0;
     const loading = !this.g || (!this.g.failed && (!this.g.manifest || this.waiting > 0));
     $("fs-loading").hidden = !loading;
-    if (!this.hover) this.showInfo(this.keyboardFrame());
+    if (!this.hover) this.info.show(this.keyboardFrame());
   }
 
   // ---- rendering -----------------------------------------------------------------------------
@@ -810,146 +665,6 @@ class Viewer {
     return false;
   }
 
-  // ---- pointer -------------------------------------------------------------------------------
-
-  hitAt(e) {
-    const v = this.painter.view;
-    if (!v || !this.g || !this.g.names) return null;
-    const r = this.canvas.getBoundingClientRect();
-    const d = depthAtY(v, e.clientY - r.top);
-    if (d < 0) return null;
-    const x = valueAtX(v, e.clientX - r.left);
-    const min = pixelValue(v) * MIN_PX;
-    const hit = frameAt(this.drawn, d, x, min);
-    if (hit) return frameInfo(hit.chunk, hit.row, this.g.names);
-    // A finger reaches a grey mark (often a pixel or two wide) from TOUCH_REACH px away.
-    const reach = this.pointerType === "touch" ? pixelValue(v) * TOUCH_REACH : 0;
-    const gone = elidedAt(this.drawn, d, x, v.x0, v.x1, min, reach);
-    return gone ? this.elidedInfo(d, gone.lo, gone.hi) : null;
-  }
-
-  /**
-   * The grey mark of frames too narrow to draw at depth `d`, [lo, hi): { elided, id, depth,
-   * offset, total, count }. Its total is known from the drawn frames; its count from the
-   * chunks that hold those frames, fetched on the first hover (the view did not need them),
-   * after which the tooltip and the info line say it.
-   */
-  elidedInfo(d, lo, hi) {
-    const id = `elided:${d}:${lo}:${hi}`;
-    if (this.lastElided && this.lastElided.id === id) return this.lastElided;
-    const f = { elided: true, id, depth: d, offset: lo, total: hi - lo, self: 0, name: "", count: null };
-    this.lastElided = f;
-    const g = this.g;
-    const entries = chunksIn(g.manifest, d, lo, hi);
-    const done = () => {
-      f.count = framesIn(entries.map((c) => g.source.ready(c)), d, lo, hi).count;
-      if (this.hover === f) this.setHover(f, this.pointer, true);
-    };
-    if (entries.every((c) => g.source.ready(c))) done();
-    else {
-      Promise.all(entries.map((c) => g.source.chunk(c))).then(done, () => {
-        f.count = -1;
-        if (this.hover === f) this.setHover(f, this.pointer, true);
-        this.showStatus();
-      });
-    }
-    return f;
-  }
-
-  onMove(e) {
-    const f = this.hitAt(e);
-    this.setHover(f, e);
-  }
-
-  setHover(f, e, again = false) {
-    const prev = this.hover;
-    this.hover = f;
-    if (e) this.pointer = { clientX: e.clientX, clientY: e.clientY };
-    if (!f) {
-      this.tooltip.hide();
-      this.canvas.style.cursor = "";
-    } else {
-      const { name, facts } = this.describe(f);
-      this.tooltip.show(e.clientX, e.clientY, name, facts);
-      this.canvas.style.cursor = "pointer";
-    }
-    if (again || (prev !== f && (!prev || !f || prev.id !== f.id))) {
-      const kb = this.keyboardFrame();
-      this.showInfo(f || kb);
-      this.painter.outline(f || kb);
-    }
-  }
-
-  /** Name and facts of a frame, for the tooltip and the info line. */
-  describe(f) {
-    const d = this.diffTotals();
-    if (f.elided) return describeElided(f, this.graphFacts(), !!d);
-    if (d && f.afterTotal !== undefined) return { name: f.name, facts: [...this.diff.describeDiffFrame(f, d), `depth ${f.depth}`] };
-    return describeFrame(f, this.graphFacts());
-  }
-
-  graphFacts() {
-    const m = this.g.manifest;
-    return { total: m.total, unit: m.unit, decimals: m.decimals || 0, zoomTotal: this.zoom ? this.zoom.total : 0, zoomDepth: this.zoom ? this.zoom.depth : 0 };
-  }
-
-  /** The info line: the hovered frame, else the zoomed frame, else the whole graph. */
-  showInfo(f) {
-    if (this.st.sandwich && !f) return; // the sandwich's panes keep the info line
-    const nameNode = $("fs-info-name");
-    const factNode = $("fs-info-facts");
-    const g = this.g;
-    if (!g || !g.manifest) {
-      nameNode.textContent = "";
-      factNode.textContent = "";
-      return;
-    }
-    const m = g.manifest;
-    const shown = f || (this.zoom && this.zoom.info);
-    if (shown) {
-      const { name, facts } = this.describe(shown);
-      nameNode.textContent = (f ? "" : "Zoomed: ") + name;
-      factNode.textContent = facts.join(" · ");
-    } else {
-      nameNode.textContent = g.meta.name;
-      const d = this.diffTotals();
-      const places = m.decimals || 0;
-      const totals = d ? `total ${formatValue(d.tb, m.unit, places)} → ${formatValue(d.ta, m.unit, places)}` : `total ${formatValue(m.total, m.unit, places)}`;
-      factNode.textContent = `${totals} · ${groupDigits(m.frames || 0)} frames · ${m.depth} levels · ${groupDigits(Math.max(0, g.names.count - 1))} functions`;
-    }
-  }
-
-  onClick(e) {
-    let f = this.hitAt(e);
-    if (this.pointerType === "touch") {
-      // No hover on a touch screen: the first tap on a frame shows it (outline, tooltip, info
-      // line), a second tap on the same frame zooms to it.
-      const again = f && this.tapped === f.id;
-      this.tapped = f ? f.id : null;
-      if (!again) {
-        this.setHover(f, e);
-        return;
-      }
-      this.tapped = null;
-    }
-    if (f && f.elided) {
-      // A grey mark: zoom to the frame that called them, where they have more room.
-      const v = this.painter.view;
-      const p = frameAt(this.drawn, f.depth - 1, f.offset, pixelValue(v) * MIN_PX);
-      f = p ? frameInfo(p.chunk, p.row, this.g.names) : null;
-    }
-    if (!f) return;
-    if (f.depth === 0) this.resetZoom();
-    else this.zoomTo(f);
-    this.renderNow();
-  }
-
-  /** Put `name` and `facts` on the info line (an aria-live region). */
-  setInfo(name, facts) {
-    $("fs-info-name").textContent = name;
-    $("fs-info-facts").textContent = facts.join(" · ");
-  }
-
   /** The unit words of the graph shown: { total, unit, decimals, diff (differential: its totals) }. */
   graphUnit() {
     const m = this.g.manifest;
@@ -966,7 +681,7 @@ class Viewer {
     if (this.st.view === "table") this.st.view = "both";
     this.setHover(null);
     this.updateUrl();
-    this.applyControls();
+    this.controls.apply();
     this.applyMode();
     this.showTable();
   }
@@ -975,13 +690,13 @@ class Viewer {
     if (!this.st.sandwich) return;
     this.st.sandwich = null;
     this.updateUrl();
-    this.applyControls();
+    this.controls.apply();
     this.applyMode();
   }
 
   /** Show the graph or the sandwich, as the state says. */
   applyMode() {
-    this.applyControls();
+    this.controls.apply();
     if (!this.g || !this.g.manifest) return;
     if (this.st.sandwich) {
       this.withModule(later.sandwich, (m) => {
@@ -993,7 +708,7 @@ class Viewer {
     } else {
       if (this.sandwich) this.sandwich.hide();
       this.tooltip.hide();
-      this.showInfo(null);
+      this.info.show(null);
       // The graph was hidden: its view is computed afresh.
       this.painter.invalidate();
     }
@@ -1028,7 +743,7 @@ class Viewer {
     this.painter.scrollTo(z ? z.depth : "root");
     this.setHover(null);
     if (fromUser) this.updateUrl();
-    this.applyControls();
+    this.controls.apply();
     if (z === null || z.info) this.afterZoom();
     this.requestRender();
   }
@@ -1036,7 +751,7 @@ class Viewer {
   afterZoom() {
     this.carry(this.st);
     this.search.count();
-    this.showInfo(this.hover || this.keyboardFrame());
+    this.info.show(this.hover || this.keyboardFrame());
     $("fs-reset").disabled = !this.zoom;
   }
 
@@ -1120,12 +835,12 @@ class Viewer {
   toggleExact(id) {
     this.withModule(later.search, ({ toggleExact }) => {
       this.st.query = toggleExact(this.st.query, this.g.names.names[id]);
-      this.applyControls();
+      this.controls.apply();
       this.updateUrl();
       this.applySearch();
       if (this.st.view === "table") {
         this.st.view = "both";
-        this.applyControls();
+        this.controls.apply();
         this.updateUrl();
         this.requestRender();
       }

@@ -455,12 +455,12 @@ export class SandwichView {
     const v = this.v;
     if (!f) {
       v.tooltip.hide();
-      v.setInfo(this.data ? `Sandwich of ${this.data.name}` : "", this.data ? [pane.facts.textContent.replace(/^· /, "")] : []);
+      v.info.set(this.data ? `Sandwich of ${this.data.name}` : "", this.data ? [pane.facts.textContent.replace(/^· /, "")] : []);
       return;
     }
     const { name, facts } = describeNode(f, pane.side, this.data, v.graphUnit());
     if (e) v.tooltip.show(e.clientX, e.clientY, name, [...facts, "click: zoom · s: its sandwich"]);
-    v.setInfo(name, facts);
+    v.info.set(name, facts);
   }
 
   /** For `flamesite.state()`: the function, both trees' totals, their first nodes and zooms. */
