@@ -16,7 +16,7 @@
 // PATH, in target/tools/bin as scripts/test.sh installs it, or FLAMESITE_S3_SERVER) and node.
 // Usage: node benches/bucket.mjs [RUNS (default 1000)]
 import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, readdirSync, statSync, rmSync, existsSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, readdirSync, statSync, rmSync, existsSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -92,14 +92,20 @@ for (let i = 0; ; i++) {
 let counts;
 const reset = () => (counts = { requests: {}, sent: 0, received: 0 });
 reset();
+// BENCH_LOG=FILE appends a line per request: the step, method, path, bytes sent and received.
+const log = process.env.BENCH_LOG;
+let step = "";
 const proxy = http.createServer({ keepAlive: true }, (req, res) => {
   counts.requests[req.method] = (counts.requests[req.method] ?? 0) + 1;
+  let sent = 0;
+  let received = 0;
   const up = http.request({ host: "127.0.0.1", port: s3Port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
     res.writeHead(answer.statusCode, answer.headers);
-    answer.on("data", (b) => (counts.received += b.length));
+    answer.on("data", (b) => ((counts.received += b.length), (received += b.length)));
+    if (log) answer.on("end", () => appendFileSync(log, `${step}\t${req.method}\t${decodeURIComponent(req.url)}\t${sent}\t${received}\n`));
     answer.pipe(res);
   });
-  req.on("data", (b) => (counts.sent += b.length));
+  req.on("data", (b) => ((counts.sent += b.length), (sent += b.length)));
   req.pipe(up);
   up.on("error", () => res.destroy());
 });
@@ -121,6 +127,7 @@ function archiveBytes() {
 
 async function publish(label) {
   reset();
+  step = label;
   const start = performance.now();
   // Peak memory by /usr/bin/time when there is one (its last line of standard error).
   const timed = existsSync("/usr/bin/time");

@@ -167,9 +167,18 @@ fn a_machine_with_no_local_state_adds_a_run_by_writing_only_what_changed() {
     let before = s3.written("site");
     std::thread::sleep(Duration::from_millis(20));
     write(&input.join("api/2026-11-04.folded.gz"), &gzip(awkward_profile(7, 300).as_bytes()));
-    let o = publish(&input, "site", s3.port);
+    let proxy = Proxy::start(s3.port, Fault::None);
+    let o = publish(&input, "site", proxy.port);
     let err = stderr(&o);
     assert!(err.contains("1 decoded") && err.contains("6 unchanged"), "{err}");
+    // Of the other runs, it read the graph the new run is compared with (the run before it), and
+    // the manifests and name files the series' history is made of: no other graph file.
+    let read: Vec<String> = proxy.requests.lock().unwrap().iter().filter(|(m, _)| m == "GET").map(|(_, p)| p.clone()).collect();
+    let others = |p: &&String| !p.contains("/api/2026-11-03/") && !p.contains("/api/2026-11-04/");
+    let graph_files: Vec<&String> = read.iter().filter(|p| p.contains("/g/") && others(p)).collect();
+    assert!(graph_files.iter().any(|p| p.contains("/api/2026-11-01/g/")), "the history read the first run's names: {read:?}");
+    let beyond: Vec<&&String> = graph_files.iter().filter(|p| !p.ends_with("/manifest.json") && !p.contains("/n/")).collect();
+    assert!(beyond.is_empty(), "graph files read that the new run needs nothing of: {beyond:?}");
     let after = s3.written("site");
     // The other runs' folders were not written again.
     for (key, when) in &before {

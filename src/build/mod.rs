@@ -551,8 +551,12 @@ impl<'a> Build<'a> {
                 }
             }
         }
+        // A history reads its runs' manifests and name files only (derive::history::collect):
+        // of a run in a bucket, nothing else is downloaded.
         let graph_dir = |run: &crate::archive::run::Run, g: &crate::archive::run::GraphInfo| match cache {
-            Some(c) => c.file_at(&run.record.key, Some(&run.url), &g.data),
+            Some(c) => c.file_at_some(&run.record.key, Some(&run.url), &g.data, &|f: &str| {
+                f.strip_prefix(g.data.as_str()).is_some_and(|f| f == "manifest.json" || f.starts_with("n/"))
+            }),
             None => staging.path(&format!("{}{}", run.url, g.data)),
         };
         let history = |si: usize, span: usize| {

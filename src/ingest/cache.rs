@@ -156,7 +156,7 @@ impl Cache {
     /// published site's folder `url` (when given) and its other homes there. A folder of the
     /// published site is found (for a bucket: downloaded) only when asked for, so an entry
     /// whose own files are there costs no read of the site.
-    fn places<'s>(&'s self, key: &str, url: Option<&str>) -> impl Iterator<Item = PathBuf> + 's {
+    fn places<'s>(&'s self, key: &str, url: Option<&str>, want: &'s dyn Fn(&str) -> bool) -> impl Iterator<Item = PathBuf> + 's {
         let own = std::iter::once(self.dir.join(key).join("files"));
         let mut urls: Vec<String> = Vec::new();
         if self.published.is_some() {
@@ -173,7 +173,7 @@ impl Cache {
         let record: std::rc::Rc<std::cell::OnceCell<Option<Vec<String>>>> = Default::default();
         let files = {
             let key = key.clone();
-            move || record.get_or_init(|| if bucket { self.get(&key).map(|p| p.files) } else { None }).clone()
+            move || record.get_or_init(|| if bucket { self.get(&key).map(|p| p.files.into_iter().filter(|f| want(f)).collect()) } else { None }).clone()
         };
         let homes = urls.into_iter().filter_map({
             let files = files.clone();
@@ -265,7 +265,7 @@ impl Cache {
     /// [`Cache::verified`], looking in the published site's folder `url` too.
     pub fn verified_at(&self, key: &str, url: Option<&str>) -> Option<Product> {
         let p = self.get(key)?;
-        for place in self.places(key, url) {
+        for place in self.places(key, url, &|_| true) {
             if p.files.iter().zip(&p.sums).all(|(rel, sum)| read_in(&place, rel, sum).is_ok()) {
                 return Some(p);
             }
@@ -278,7 +278,7 @@ impl Cache {
     /// places that has a regular file (not a link) of that length and hash.
     pub fn read(&self, key: &str, rel: &str, sum: &FileSum) -> Result<Vec<u8>, String> {
         let mut why = String::new();
-        for place in self.places(key, None) {
+        for place in self.places(key, None, &|_| true) {
             match read_in(&place, rel, sum) {
                 Ok(bytes) => return Ok(bytes),
                 Err(e) => why = e,
@@ -305,7 +305,13 @@ impl Cache {
 
     /// [`Cache::file`], looking in the published site's folder `url` too.
     pub fn file_at(&self, key: &str, url: Option<&str>, rel: &str) -> PathBuf {
-        self.places(key, url).map(|p| p.join(rel)).find(|f| f.exists()).unwrap_or_else(|| self.dir.join(key).join("files").join(rel))
+        self.file_at_some(key, url, rel, &|_| true)
+    }
+
+    /// [`Cache::file_at`] for a reader of some of the entry's files only: of a folder in a
+    /// bucket, only the files `want` keeps (paths relative to the run's folder) are downloaded.
+    pub fn file_at_some(&self, key: &str, url: Option<&str>, rel: &str, want: &dyn Fn(&str) -> bool) -> PathBuf {
+        self.places(key, url, want).map(|p| p.join(rel)).find(|f| f.exists()).unwrap_or_else(|| self.dir.join(key).join("files").join(rel))
     }
 
     /// Lets go of the files of the entries this build made, now that the site holding them

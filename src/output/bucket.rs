@@ -717,11 +717,12 @@ pub fn push_entries(bucket: &Bucket, dir: &Path, keys: &[String]) -> Result<(), 
     bucket.upload(&records)
 }
 
-/// The published site in a bucket as the build reads it: a folder is downloaded, once, into
-/// `mirror` when first asked for.
+/// The published site in a bucket as the build reads it: a folder's files are downloaded, once,
+/// into `mirror` when first asked for.
 pub struct Mirror {
     bucket: Arc<Bucket>,
     dir: PathBuf,
+    /// The files downloaded (or tried), and the folders downloaded whole (with a `/` after).
     fetched: Mutex<HashSet<String>>,
 }
 
@@ -732,18 +733,28 @@ impl Mirror {
         Mirror { bucket, dir, fetched: Mutex::new(HashSet::new()) }
     }
 
-    /// Where the site's folder `url` is on this machine, downloaded first if it was not: the
-    /// files `files` of it (relative to it), or when not known, every file a listing gives.
+    /// Where the site's folder `url` is on this machine, with the files `files` of it (relative
+    /// to it) downloaded first when they were not, or when not known, every file a listing
+    /// gives. A reader that needs some files of a folder (a history its runs' names) does not
+    /// download the rest, and a later reader of the others downloads only those.
     pub fn folder(&self, url: &str, files: Option<&[String]>) -> PathBuf {
         let url = url.trim_end_matches('/');
-        let first = self.fetched.lock().expect("no panic while holding it").insert(url.to_string());
-        if first {
-            // A folder that cannot be read is one whose files are missing: the cache then
-            // finds no file, and the profile is decoded again.
-            let _ = match files {
-                Some(files) => self.bucket.download_files(&files.iter().map(|f| format!("{url}/{f}")).collect::<Vec<_>>(), &self.dir),
-                None => self.bucket.download(url, &self.dir, |_, _| true).map(|_| ()),
-            };
+        // A folder that cannot be read is one whose files are missing: the cache then finds no
+        // file, and the profile is decoded again.
+        match files {
+            Some(files) => {
+                let mut fetched = self.fetched.lock().expect("no panic while holding it");
+                let new: Vec<String> = files.iter().map(|f| format!("{url}/{f}")).filter(|f| fetched.insert(f.clone())).collect();
+                drop(fetched);
+                if !new.is_empty() {
+                    let _ = self.bucket.download_files(&new, &self.dir);
+                }
+            }
+            None => {
+                if self.fetched.lock().expect("no panic while holding it").insert(format!("{url}/")) {
+                    let _ = self.bucket.download(url, &self.dir, |_, _| true);
+                }
+            }
         }
         self.dir.join(url)
     }
