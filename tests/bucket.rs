@@ -179,6 +179,9 @@ fn a_machine_with_no_local_state_adds_a_run_by_writing_only_what_changed() {
     assert!(graph_files.iter().any(|p| p.contains("/api/2026-11-01/g/")), "the history read the first run's names: {read:?}");
     let beyond: Vec<&&String> = graph_files.iter().filter(|p| !p.ends_with("/manifest.json") && !p.contains("/n/")).collect();
     assert!(beyond.is_empty(), "graph files read that the new run needs nothing of: {beyond:?}");
+    // The page script and stylesheet, unchanged, are neither read back nor written again.
+    let statics: Vec<(String, String)> = proxy.requests.lock().unwrap().iter().filter(|(_, p)| p.contains("/site/static/")).cloned().collect();
+    assert!(statics.is_empty(), "static files read or written: {statics:?}");
     let after = s3.written("site");
     // The other runs' folders were not written again.
     for (key, when) in &before {

@@ -622,25 +622,25 @@ impl<'a> Build<'a> {
             bytes: BTreeMap::new(),
             sealed: 0,
         };
-        // The state knows them as pages: one that is gone is removed from the staging tree
-        // as a page that is gone is.
-        desired.pages.extend(site_files.iter().map(|(rel, bytes)| (rel.to_string(), hash_bytes(bytes))));
+        // The theme's static files and the site's own: the state knows them as pages, so that
+        // one that is gone is removed from the staging tree as a page that is gone is, and one
+        // the staging tree holds is not written again (in a bucket, not read back to compare).
+        let theme_statics: Vec<(String, &[u8])> = self.theme.statics.iter().map(|(name, bytes)| (format!("static/{name}"), bytes.as_slice())).collect();
+        let statics: Vec<(&str, &[u8])> = theme_statics.iter().map(|(rel, bytes)| (rel.as_str(), *bytes)).chain(site_files.iter().copied()).collect();
+        desired.pages.extend(statics.iter().map(|(rel, bytes)| (rel.to_string(), hash_bytes(bytes))));
         // The staging tree is known when the state describes it.
         let incremental = cache.is_some() && old_known && data.next.as_ref().is_some_and(|n| n.ino == staging_ino);
         let sizes = Sizes::default();
-        for (name, bytes) in &self.theme.statics {
-            let rel = format!("static/{name}");
-            staging.write(&rel, bytes)?;
-            sizes.put(&rel, bytes.len());
-        }
-        for (rel, bytes) in &site_files {
-            staging.write(rel, bytes)?;
-            sizes.put(rel, bytes.len());
+        if !incremental {
+            for (rel, bytes) in &statics {
+                staging.write(rel, bytes)?;
+                sizes.put(rel, bytes.len());
+            }
         }
         let (rendered, kept) = self.pool.install(|| match (incremental, cache, &data.next) {
             (true, Some(cache), Some(next)) => {
                 state::mark_dirty(cache.dir())?;
-                update(&site, &plan, &desired, &staging, cache, &data.live, next, &self.redone, &sizes)
+                update(&site, &plan, &statics, &desired, &staging, cache, &data.live, next, &self.redone, &sizes)
             }
             _ => rewrite(&site, &plan, &archive, &staging, cache, &sizes),
         })?;
@@ -935,11 +935,12 @@ fn rewrite(site: &Site, plan: &[Page], archive: &Archive, staging: &Output, cach
 /// Brings the staging tree, known to be `live` changed by `next`, to the new state `desired`, touching
 /// only what differs: a page whose hash is unchanged is left, one the published site already
 /// has is linked from it, and only the others are rendered. The folders of the runs in
-/// `redone` are written again too.
+/// `redone` are written again too, and the static files (`statics`) that differ.
 #[allow(clippy::too_many_arguments)]
 fn update(
     site: &Site,
     plan: &[Page],
+    statics: &[(&str, &[u8])],
     desired: &Tree,
     staging: &Output,
     cache: &Cache,
@@ -977,6 +978,20 @@ fn update(
         let (a, b) = r?;
         counts.0 += a;
         counts.1 += b;
+    }
+    // The static files, whose bytes are known, as the pages.
+    for (rel, bytes) in statics {
+        match linkable.get(rel) {
+            Some(true) => staging.link_published(rel)?,
+            Some(false) => {
+                staging.replace(rel, bytes)?;
+                sizes.put(rel, bytes.len());
+                if staging.published_holds(rel, bytes) {
+                    sizes.same(rel);
+                }
+            }
+            None => {}
+        }
     }
     for path in pages.remove {
         staging.remove(path)?;
