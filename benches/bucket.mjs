@@ -14,7 +14,7 @@
 //
 // Needs: target/release/flamesite (cargo build --release; or FLAMESITE_BIN), s3s-fs (on the
 // PATH, in target/tools/bin as scripts/test.sh installs it, or FLAMESITE_S3_SERVER) and node.
-// Usage: node benches/bucket.mjs [RUNS (default 1000)]
+// Usage: node benches/bucket.mjs [RUNS (default 1000)]; BENCH_LOG=FILE appends a line per request.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, readdirSync, statSync, rmSync, existsSync } from "node:fs";
 import http from "node:http";

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use common::*;
@@ -32,68 +32,6 @@ const ATOM: &str = "http://www.w3.org/2005/Atom";
 /// The Atom child `name` of `n`.
 fn child<'a, 'i>(n: roxmltree::Node<'a, 'i>, name: &str) -> roxmltree::Node<'a, 'i> {
     n.children().find(|c| c.has_tag_name((ATOM, name))).unwrap_or_else(|| panic!("<{name}> in <{}>", n.tag_name().name()))
-}
-
-/// The targets of `href` and `src` attributes in `html`.
-fn links(html: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    for attr in ["href=\"", "src=\""] {
-        let mut rest = html;
-        while let Some(at) = rest.find(attr) {
-            rest = &rest[at + attr.len()..];
-            let end = rest.find('"').unwrap();
-            out.push(rest[..end].replace("&amp;", "&"));
-            rest = &rest[end..];
-        }
-    }
-    out
-}
-
-/// Follows every relative link of every page reachable from the home page; returns the pages
-/// visited. Panics on a link to a file that does not exist, or on a root-absolute link.
-fn crawl(out: &Path) -> BTreeSet<PathBuf> {
-    crawl_with(out, true)
-}
-
-/// [`crawl`]; without `folders`, a link to a folder (which a host without a directory index
-/// answers with 404) fails too.
-fn crawl_with(out: &Path, folders: bool) -> BTreeSet<PathBuf> {
-    let mut seen = BTreeSet::new();
-    let mut todo = vec![PathBuf::from("index.html")];
-    while let Some(page) = todo.pop() {
-        if !seen.insert(page.clone()) {
-            continue;
-        }
-        let html = read(&out.join(&page));
-        for link in links(&html) {
-            if link.starts_with("http://") || link.starts_with("https://") || link.starts_with("data:") {
-                continue;
-            }
-            assert!(!link.starts_with('/'), "{}: root-absolute link {link} breaks under a sub-path", page.display());
-            let fragment_only = link.starts_with('#');
-            let link = link.split(['#', '?']).next().unwrap();
-            // (A link that is only a fragment stays on the page.)
-            assert!(folders || fragment_only || !(link.is_empty() || link.ends_with('/')), "{}: {link:?} links to a folder", page.display());
-            let mut target = page.parent().unwrap().to_path_buf();
-            for part in link.split('/') {
-                match part {
-                    "" | "." => {}
-                    ".." => assert!(target.pop() || target.as_os_str().is_empty(), "{}: {link} leaves the site", page.display()),
-                    p => target.push(p),
-                }
-            }
-            let mut file = out.join(&target);
-            if link.is_empty() || link.ends_with('/') {
-                file = file.join("index.html");
-                target = target.join("index.html");
-            }
-            assert!(file.is_file(), "{}: broken link {link} ({})", page.display(), file.display());
-            if target.extension().is_some_and(|e| e == "html") {
-                todo.push(target);
-            }
-        }
-    }
-    seen
 }
 
 /// An archive with three series dated by sidecar, pprof-like metadata is not available for

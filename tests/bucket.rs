@@ -611,3 +611,22 @@ fn the_ci_recipes_in_docs_decode_on_three_machines_and_publish_what_one_build_do
     assert_same_site(&s3.site("gha"), &want);
     assert_same_site(&s3.site("k8s"), &want);
 }
+
+/// A bucket served without a website endpoint (S3's REST endpoint) answers only for objects:
+/// with `links = "index.html"`, every link of every page of the published site names an object
+/// the bucket holds, after a run is added too.
+#[test]
+fn with_index_html_links_every_link_of_the_bucket_names_an_object() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    write(&dir.path().join("site.toml"), b"links = \"index.html\"\n");
+    publish(&input, "files", s3.port);
+    let pages = crawl_with(&s3.objects("files"), false);
+    assert!(pages.len() > 10, "the crawl reached the run and comparison pages: {pages:?}");
+    write(&input.join("api/2026-11-04.folded.gz"), &gzip(awkward_profile(8, 300).as_bytes()));
+    let o = publish(&input, "files", s3.port);
+    assert!(stderr(&o).contains("1 decoded"), "{}", stderr(&o));
+    let again = crawl_with(&s3.objects("files"), false);
+    assert!(again.iter().any(|p| p.starts_with("p/api/2026-11-04")), "the added run is linked: {again:?}");
+}

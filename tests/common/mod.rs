@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -184,4 +184,66 @@ pub fn unpacked(path: &Path) -> Vec<u8> {
     let mut out = Vec::new();
     std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut out).unwrap();
     out
+}
+
+/// The targets of `href` and `src` attributes in `html`.
+pub fn links(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for attr in ["href=\"", "src=\""] {
+        let mut rest = html;
+        while let Some(at) = rest.find(attr) {
+            rest = &rest[at + attr.len()..];
+            let end = rest.find('"').unwrap();
+            out.push(rest[..end].replace("&amp;", "&"));
+            rest = &rest[end..];
+        }
+    }
+    out
+}
+
+/// Follows every relative link of every page reachable from the home page; returns the pages
+/// visited. Panics on a link to a file that does not exist, or on a root-absolute link.
+pub fn crawl(out: &Path) -> BTreeSet<PathBuf> {
+    crawl_with(out, true)
+}
+
+/// [`crawl`]; without `folders`, a link to a folder (which a host without a directory index
+/// answers with 404) fails too.
+pub fn crawl_with(out: &Path, folders: bool) -> BTreeSet<PathBuf> {
+    let mut seen = BTreeSet::new();
+    let mut todo = vec![PathBuf::from("index.html")];
+    while let Some(page) = todo.pop() {
+        if !seen.insert(page.clone()) {
+            continue;
+        }
+        let html = std::fs::read_to_string(out.join(&page)).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+        for link in links(&html) {
+            if link.starts_with("http://") || link.starts_with("https://") || link.starts_with("data:") {
+                continue;
+            }
+            assert!(!link.starts_with('/'), "{}: root-absolute link {link} breaks under a sub-path", page.display());
+            let fragment_only = link.starts_with('#');
+            let link = link.split(['#', '?']).next().unwrap();
+            // (A link that is only a fragment stays on the page.)
+            assert!(folders || fragment_only || !(link.is_empty() || link.ends_with('/')), "{}: {link:?} links to a folder", page.display());
+            let mut target = page.parent().unwrap().to_path_buf();
+            for part in link.split('/') {
+                match part {
+                    "" | "." => {}
+                    ".." => assert!(target.pop() || target.as_os_str().is_empty(), "{}: {link} leaves the site", page.display()),
+                    p => target.push(p),
+                }
+            }
+            let mut file = out.join(&target);
+            if link.is_empty() || link.ends_with('/') {
+                file = file.join("index.html");
+                target = target.join("index.html");
+            }
+            assert!(file.is_file(), "{}: broken link {link} ({})", page.display(), file.display());
+            if target.extension().is_some_and(|e| e == "html") {
+                todo.push(target);
+            }
+        }
+    }
+    seen
 }
