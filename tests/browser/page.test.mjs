@@ -743,9 +743,34 @@ describe("the page", () => {
     await done();
   });
 
+  test("at 1920 px a zoomed search's long Matched line wraps in its own box: the toolbar's buttons stay on one row", async () => {
+    const { page, done } = await openPage(`${site.url}p/big/`);
+    let st = await state(page);
+    const { x, y } = await frameCenter(page, ["main", "background::gc"], st);
+    await page.mouse.click(x, y);
+    await page.click("#fs-search");
+    await page.keyboard.type(".");
+    st = await idle(page);
+    assert.equal(st.zoom.name, "background::gc");
+    const matched = await page.textContent("#fs-matched");
+    assert.match(matched, /^Matched .+ of the zoomed frame\) in [\d,]+ functions$/, "the long form of the Matched line (this test's premise)");
+    // Every button and menu of the toolbar on one row: their tops within a few pixels.
+    const tops = await page.evaluate(() =>
+      [...document.querySelectorAll(".fs-toolbar button, .fs-toolbar select, .fs-toolbar input")].filter((e) => e.offsetParent).map((e) => e.getBoundingClientRect().top),
+    );
+    assert.ok(Math.max(...tops) - Math.min(...tops) < 12, `the controls' tops: ${tops.join(", ")}`);
+    // And the whole Matched line is shown, not cut.
+    const cut = await page.evaluate(() => {
+      const m = document.getElementById("fs-matched");
+      return m.scrollWidth > m.clientWidth + 1 || m.scrollHeight > m.clientHeight + 1;
+    });
+    assert.equal(cut, false, "the Matched line is shown whole");
+    await done();
+  });
+
   test("a zoom and a search are history entries: Back undoes them without leaving the page, Forward redoes them", async () => {
-    // Wide enough that the zoomed search's Matched line does not wrap the toolbar: the pictures
-    // compared are then of one size (at 1920 px it wraps, and the canvas follows a frame later).
+    // Wide enough that the zoomed search's Matched line keeps one line: the pictures compared
+    // are then of one size (at 1920 px it takes two, and the canvas follows a frame later).
     const { page, done } = await openPage(`${site.url}p/big/`, { viewport: { width: 2200, height: 1080 } });
     let st = await state(page);
     const rootPicture = await canvasPicture(page);
