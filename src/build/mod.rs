@@ -927,7 +927,7 @@ fn rewrite(site: &Site, plan: &[Page], archive: &Archive, staging: &Output, cach
     })?;
     if let Some(cache) = cache {
         let sets: Vec<(&str, &str)> = graph_sets(archive).collect();
-        sets.par_iter().try_for_each(|(url, key)| link_run(staging, cache, url, key, false).map(|n| sizes.put_u64(url, n)))?;
+        sets.par_iter().try_for_each(|(url, key)| link_run(staging, cache, url, key, None).map(|n| sizes.put_u64(url, n)))?;
     }
     Ok((plan.len(), 0))
 }
@@ -1007,12 +1007,12 @@ fn update(
     // A folder the tree holds nothing at (a new run) has nothing to remove first: in a bucket,
     // looking would be a listing.
     let holds = |url: &str| next.runs.get(url).map_or(live.runs.contains_key(url), |k| k.is_some());
-    runs.set.par_iter().try_for_each(|&(url, _)| link_run(staging, cache, url, &desired.runs[url], holds(url)).map(|n| sizes.put_u64(url, n)))?;
+    runs.set.par_iter().try_for_each(|&(url, _)| link_run(staging, cache, url, &desired.runs[url], Some(holds(url))).map(|n| sizes.put_u64(url, n)))?;
     if !redone.is_empty() {
         // Runs decoded again where they were: their folders are written again too.
         let set: BTreeSet<&str> = runs.set.iter().map(|&(url, _)| url).collect();
         let again: Vec<(&String, &String)> = desired.runs.iter().filter(|(url, key)| redone.contains(*key) && !set.contains(url.as_str())).collect();
-        again.par_iter().try_for_each(|(url, key)| link_run(staging, cache, url, key, true).map(|n| sizes.put_u64(url, n)))?;
+        again.par_iter().try_for_each(|(url, key)| link_run(staging, cache, url, key, Some(true)).map(|n| sizes.put_u64(url, n)))?;
     }
     for url in runs.remove {
         staging.remove(&format!("{url}g"))?;
@@ -1083,9 +1083,11 @@ fn graph_sets(archive: &Archive) -> impl Iterator<Item = (&str, &str)> {
     runs.chain(archive.comparisons.iter().map(|c| (c.url.as_str(), c.made.key.as_str())))
 }
 
-/// Links the graph files of cache entry `key` into run folder `url`, first removing what the
-/// folder had (when `replace`).
-fn link_run(staging: &Output, cache: &Cache, url: &str, key: &str, replace: bool) -> Result<u64, BuildError> {
+/// Writes the graph files of run folder `url` (cache entry `key`) into the staging tree, which
+/// `holds` a folder there (its old files are removed first), holds nothing there (the files
+/// are written without a look at what is there: in a bucket, no read per file), or is not
+/// known (`None`: each file is written where it differs).
+fn link_run(staging: &Output, cache: &Cache, url: &str, key: &str, holds: Option<bool>) -> Result<u64, BuildError> {
     // Where the files are when the entry's were let go: this folder of the published site.
     cache.home(key, url);
     let product = cache.get(key).ok_or_else(|| {
@@ -1094,7 +1096,7 @@ fn link_run(staging: &Output, cache: &Cache, url: &str, key: &str, replace: bool
             cache.dir().display()
         ))
     })?;
-    if replace {
+    if holds == Some(true) {
         staging.remove(&format!("{url}g"))?;
         staging.remove(&format!("{url}{PREVIEW}"))?;
     }
@@ -1105,7 +1107,11 @@ fn link_run(staging: &Output, cache: &Cache, url: &str, key: &str, replace: bool
             cache.discard(key);
             BuildError::Cache(format!("{why}; the entry was removed, build again to make it anew"))
         })?;
-        staging.write(&format!("{url}{rel}"), &bytes)?;
+        if holds == Some(false) {
+            staging.replace(&format!("{url}{rel}"), &bytes)?;
+        } else {
+            staging.write(&format!("{url}{rel}"), &bytes)?;
+        }
     }
     Ok(product.sums.iter().map(|s| s.len).sum())
 }
