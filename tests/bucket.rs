@@ -179,6 +179,10 @@ fn a_machine_with_no_local_state_adds_a_run_by_writing_only_what_changed() {
     assert!(graph_files.iter().any(|p| p.contains("/api/2026-11-01/g/")), "the history read the first run's names: {read:?}");
     let beyond: Vec<&&String> = graph_files.iter().filter(|p| !p.ends_with("/manifest.json") && !p.contains("/n/")).collect();
     assert!(beyond.is_empty(), "graph files read that the new run needs nothing of: {beyond:?}");
+    // Nor the cache records of the runs the history reads (which list every file of a run):
+    // only those of the new run, the run before it and their comparison.
+    let records = read.iter().filter(|p| p.ends_with("/entry.json")).count();
+    assert!(records <= 3, "{records} cache records read: {read:?}");
     // The new run's folder, where the bucket held nothing, is written without a read per file.
     let looked: Vec<&String> = read.iter().filter(|p| p.contains("/api/2026-11-04/")).collect();
     assert!(looked.is_empty(), "the new run's files were looked for before they were written: {looked:?}");

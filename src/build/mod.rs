@@ -553,16 +553,14 @@ impl<'a> Build<'a> {
         }
         // A history reads its runs' manifests and name files only (derive::history::collect):
         // of a run in a bucket, nothing else is downloaded.
-        let graph_dir = |run: &crate::archive::run::Run, g: &crate::archive::run::GraphInfo| match cache {
-            Some(c) => c.file_at_some(&run.record.key, Some(&run.url), &g.data, &|f: &str| {
-                f.strip_prefix(g.data.as_str()).is_some_and(|f| f == "manifest.json" || f.starts_with("n/"))
-            }),
-            None => staging.path(&format!("{}{}", run.url, g.data)),
+        let graph_file = |run: &crate::archive::run::Run, g: &crate::archive::run::GraphInfo, rel: &str| match cache {
+            Some(c) => c.one_file_at(&run.record.key, Some(&run.url), &format!("{}{rel}", g.data)),
+            None => staging.path(&format!("{}{}{rel}", run.url, g.data)),
         };
         let history = |si: usize, span: usize| {
             let Some(cell) = histories[si].get(span) else { return Err(format!("series {si} has no history span {span}")) };
             let mut cell = cell.lock().expect("no panic while holding it");
-            let got = cell.span.get_or_insert_with(|| derive::history::collect(&archive, si, span, &graph_dir).map(std::sync::Arc::new)).clone();
+            let got = cell.span.get_or_insert_with(|| derive::history::collect(&archive, si, span, &graph_file).map(std::sync::Arc::new)).clone();
             cell.uses = cell.uses.saturating_sub(1);
             if cell.uses == 0 {
                 cell.span = None;

@@ -135,24 +135,23 @@ pub struct Span {
     pub points: Vec<Vec<(u32, f64, f64)>>,
 }
 
-/// Reads span `span` of series `si`'s history from its runs' first graphs; `dir` says where a
-/// run's graph folder is.
-pub fn collect(archive: &Archive, si: usize, span: usize, dir: &dyn Fn(&Run, &GraphInfo) -> PathBuf) -> Result<Span, String> {
+/// Reads span `span` of series `si`'s history from its runs' first graphs; `file` says where a
+/// file of a run's graph folder is (its manifest and name files, the only ones read).
+pub fn collect(archive: &Archive, si: usize, span: usize, file: &dyn Fn(&Run, &GraphInfo, &str) -> PathBuf) -> Result<Span, String> {
     let runs: Vec<&Run> = archive.series[si].runs.iter().map(|&i| &archive.runs[i]).collect();
     let graph = followed(&runs);
     let (first, count) = spans(runs.len()).get(span).copied().unwrap_or((0, 0));
     let mut by_name: BTreeMap<String, Vec<(u32, f64, f64)>> = BTreeMap::new();
     for (k, run) in runs.iter().enumerate().skip(first).take(count) {
         let Some(g) = run.record.graphs.iter().find(|g| g.name == graph) else { continue };
-        let folder = dir(run, g);
-        let read = |rel: &str| std::fs::read(folder.join(rel)).map_err(|e| format!("{}: {e}", folder.join(rel).display()));
-        let manifest: Manifest = serde_json::from_slice(&read("manifest.json")?).map_err(|e| e.to_string())?;
+        let path = file(run, g, "manifest.json");
+        let manifest: Manifest = serde_json::from_slice(&std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?).map_err(|e| e.to_string())?;
         let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after) as f64;
         if total <= 0.0 {
             continue;
         }
         for f in &manifest.names {
-            let names = crate::store::chunk::read_names(&folder.join(&f.file))?;
+            let names = crate::store::chunk::read_names(&file(run, g, &f.file))?;
             for (i, name) in names.names.iter().enumerate() {
                 if f.names[0] as usize + i == 0 {
                     continue; // the root

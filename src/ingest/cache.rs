@@ -155,8 +155,10 @@ impl Cache {
     /// The folders that may hold entry `key`'s files, in order: its own `files/`, then the
     /// published site's folder `url` (when given) and its other homes there. A folder of the
     /// published site is found (for a bucket: downloaded) only when asked for, so an entry
-    /// whose own files are there costs no read of the site.
-    fn places<'s>(&'s self, key: &str, url: Option<&str>, want: &'s dyn Fn(&str) -> bool) -> impl Iterator<Item = PathBuf> + 's {
+    /// whose own files are there costs no read of the site. With `only`, a reader of that one
+    /// file (relative to the run's folder), a bucket's folder gets that file alone, and the
+    /// entry's record is not read.
+    fn places<'s>(&'s self, key: &str, url: Option<&str>, only: Option<&str>) -> impl Iterator<Item = PathBuf> + 's {
         let own = std::iter::once(self.dir.join(key).join("files"));
         let mut urls: Vec<String> = Vec::new();
         if self.published.is_some() {
@@ -171,9 +173,18 @@ impl Cache {
         let bucket = matches!(published, Some(crate::output::Published::Bucket(_)));
         let key = key.to_string();
         let record: std::rc::Rc<std::cell::OnceCell<Option<Vec<String>>>> = Default::default();
+        let only = only.map(str::to_string);
         let files = {
             let key = key.clone();
-            move || record.get_or_init(|| if bucket { self.get(&key).map(|p| p.files.into_iter().filter(|f| want(f)).collect()) } else { None }).clone()
+            move || {
+                record
+                    .get_or_init(|| match (bucket, &only) {
+                        (false, _) => None,
+                        (true, Some(rel)) => Some(vec![rel.clone()]),
+                        (true, None) => self.get(&key).map(|p| p.files),
+                    })
+                    .clone()
+            }
         };
         let homes = urls.into_iter().filter_map({
             let files = files.clone();
@@ -265,7 +276,7 @@ impl Cache {
     /// [`Cache::verified`], looking in the published site's folder `url` too.
     pub fn verified_at(&self, key: &str, url: Option<&str>) -> Option<Product> {
         let p = self.get(key)?;
-        for place in self.places(key, url, &|_| true) {
+        for place in self.places(key, url, None) {
             if p.files.iter().zip(&p.sums).all(|(rel, sum)| read_in(&place, rel, sum).is_ok()) {
                 return Some(p);
             }
@@ -278,7 +289,7 @@ impl Cache {
     /// places that has a regular file (not a link) of that length and hash.
     pub fn read(&self, key: &str, rel: &str, sum: &FileSum) -> Result<Vec<u8>, String> {
         let mut why = String::new();
-        for place in self.places(key, None, &|_| true) {
+        for place in self.places(key, None, None) {
             match read_in(&place, rel, sum) {
                 Ok(bytes) => return Ok(bytes),
                 Err(e) => why = e,
@@ -305,13 +316,13 @@ impl Cache {
 
     /// [`Cache::file`], looking in the published site's folder `url` too.
     pub fn file_at(&self, key: &str, url: Option<&str>, rel: &str) -> PathBuf {
-        self.file_at_some(key, url, rel, &|_| true)
+        self.places(key, url, None).map(|p| p.join(rel)).find(|f| f.exists()).unwrap_or_else(|| self.dir.join(key).join("files").join(rel))
     }
 
-    /// [`Cache::file_at`] for a reader of some of the entry's files only: of a folder in a
-    /// bucket, only the files `want` keeps (paths relative to the run's folder) are downloaded.
-    pub fn file_at_some(&self, key: &str, url: Option<&str>, rel: &str, want: &dyn Fn(&str) -> bool) -> PathBuf {
-        self.places(key, url, want).map(|p| p.join(rel)).find(|f| f.exists()).unwrap_or_else(|| self.dir.join(key).join("files").join(rel))
+    /// [`Cache::file_at`] for a reader of the one file `rel`: of a run's folder in a bucket, that
+    /// file alone is downloaded, and the entry's record (which lists the others) is not read.
+    pub fn one_file_at(&self, key: &str, url: Option<&str>, rel: &str) -> PathBuf {
+        self.places(key, url, Some(rel)).map(|p| p.join(rel)).find(|f| f.exists()).unwrap_or_else(|| self.dir.join(key).join("files").join(rel))
     }
 
     /// Lets go of the files of the entries this build made, now that the site holding them
