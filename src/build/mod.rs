@@ -629,18 +629,12 @@ impl<'a> Build<'a> {
         // The staging tree is known when the state describes it.
         let incremental = cache.is_some() && old_known && data.next.as_ref().is_some_and(|n| n.ino == staging_ino);
         let sizes = Sizes::default();
-        if !incremental {
-            for (rel, bytes) in &statics {
-                staging.write(rel, bytes)?;
-                sizes.put(rel, bytes.len());
-            }
-        }
         let (rendered, kept) = self.pool.install(|| match (incremental, cache, &data.next) {
             (true, Some(cache), Some(next)) => {
                 state::mark_dirty(cache.dir())?;
                 update(&site, &plan, &statics, &desired, &staging, cache, &data.live, next, &self.redone, &sizes)
             }
-            _ => rewrite(&site, &plan, &archive, &staging, cache, &sizes),
+            _ => rewrite(&site, &plan, &statics, &archive, &staging, cache, &sizes),
         })?;
         self.summary.pages_rendered = rendered;
         self.summary.pages_kept = kept;
@@ -915,8 +909,13 @@ impl Sizes {
 }
 
 /// Brings a staging tree whose content is unknown to the new state: every page rendered and
-/// written where it differs, every run's graph files linked; the commit then sweeps the rest.
-fn rewrite(site: &Site, plan: &[Page], archive: &Archive, staging: &Output, cache: Option<&Cache>, sizes: &Sizes) -> Result<(usize, usize), BuildError> {
+/// written where it differs (and the static files `statics`), every run's graph files linked;
+/// the commit then sweeps the rest.
+fn rewrite(site: &Site, plan: &[Page], statics: &[(&str, &[u8])], archive: &Archive, staging: &Output, cache: Option<&Cache>, sizes: &Sizes) -> Result<(usize, usize), BuildError> {
+    for (rel, bytes) in statics {
+        staging.write(rel, bytes)?;
+        sizes.put(rel, bytes.len());
+    }
     plan.par_iter().try_for_each(|page| -> Result<(), BuildError> {
         let bytes = site.render(page).map_err(BuildError::Theme)?;
         staging.write(&page.path, &bytes)?;
@@ -962,11 +961,7 @@ fn update(
             } else {
                 // Its hash differs from the staging tree's, so its bytes do.
                 let bytes = site.render(page).map_err(BuildError::Theme)?;
-                staging.replace(&page.path, &bytes)?;
-                sizes.put(&page.path, bytes.len());
-                if staging.published_holds(&page.path, &bytes) {
-                    sizes.same(&page.path);
-                }
+                replace(staging, sizes, &page.path, &bytes)?;
                 Ok((1, 0))
             }
         })
@@ -981,13 +976,7 @@ fn update(
     for (rel, bytes) in statics {
         match linkable.get(rel) {
             Some(true) => staging.link_published(rel)?,
-            Some(false) => {
-                staging.replace(rel, bytes)?;
-                sizes.put(rel, bytes.len());
-                if staging.published_holds(rel, bytes) {
-                    sizes.same(rel);
-                }
-            }
+            Some(false) => replace(staging, sizes, rel, bytes)?,
             None => {}
         }
     }
@@ -1079,6 +1068,17 @@ fn refuse_folders_inside_output(config: &Config) -> Result<(), BuildError> {
 fn graph_sets(archive: &Archive) -> impl Iterator<Item = (&str, &str)> {
     let runs = archive.runs.iter().map(|r| (r.url.as_str(), r.record.key.as_str()));
     runs.chain(archive.comparisons.iter().map(|c| (c.url.as_str(), c.made.key.as_str())))
+}
+
+/// Writes `bytes`, known to differ from the staging tree's file at `rel`, and counts them (as
+/// bytes the published site already holds, when it does).
+fn replace(staging: &Output, sizes: &Sizes, rel: &str, bytes: &[u8]) -> Result<(), BuildError> {
+    staging.replace(rel, bytes)?;
+    sizes.put(rel, bytes.len());
+    if staging.published_holds(rel, bytes) {
+        sizes.same(rel);
+    }
+    Ok(())
 }
 
 /// Writes the graph files of run folder `url` (cache entry `key`) into the staging tree, which

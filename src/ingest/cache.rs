@@ -316,13 +316,18 @@ impl Cache {
 
     /// [`Cache::file`], looking in the published site's folder `url` too.
     pub fn file_at(&self, key: &str, url: Option<&str>, rel: &str) -> PathBuf {
-        self.places(key, url, None).map(|p| p.join(rel)).find(|f| f.exists()).unwrap_or_else(|| self.dir.join(key).join("files").join(rel))
+        self.first_place(key, url, rel, None)
     }
 
     /// [`Cache::file_at`] for a reader of the one file `rel`: of a run's folder in a bucket, that
     /// file alone is downloaded, and the entry's record (which lists the others) is not read.
     pub fn one_file_at(&self, key: &str, url: Option<&str>, rel: &str) -> PathBuf {
-        self.places(key, url, Some(rel)).map(|p| p.join(rel)).find(|f| f.exists()).unwrap_or_else(|| self.dir.join(key).join("files").join(rel))
+        self.first_place(key, url, rel, Some(rel))
+    }
+
+    /// `rel` in the first of [`Cache::places`] that has it, else in the entry's own files.
+    fn first_place(&self, key: &str, url: Option<&str>, rel: &str, only: Option<&str>) -> PathBuf {
+        self.places(key, url, only).map(|p| p.join(rel)).find(|f| f.exists()).unwrap_or_else(|| self.dir.join(key).join("files").join(rel))
     }
 
     /// Lets go of the files of the entries this build made, now that the site holding them
