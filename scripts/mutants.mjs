@@ -29,12 +29,17 @@ const MUTANTS = [
   ["search.js", "n < search[last].names[1]", "n <= search[last].names[1]", "bucketsFor: a name at a bucket's bound"],
   ["layout.js", "c.total[r] >= minTotal", "c.total[r] > minTotal", "frameAt: exactly minTotal"],
   ["layout.js", "c.offset[r] <= v && c.total[r] > 0 && c.total[r] >= minTotal", "c.offset[r] < v && c.total[r] > 0 && c.total[r] >= minTotal", "frameAt: a frame's start"],
-  ["fetch.js", "offset[r] += offset[r - 1] + c.total[r - 1];", "offset[r] = offset[r - 1] + c.total[r - 1];", "decodeChunk: coded gaps"],
+  ["fetch.js", "else if (!first) offset[r] += offset[r - 1] + total[r - 1];", "else if (!first) offset[r] = offset[r - 1] + total[r - 1];", "decodeChunk: coded gaps"],
   ["fetch.js", "iv[2 * j] = end + gap[j];", "iv[2 * j] = gap[j];", "decodeSearch: coded gaps"],
   ["fetch.js", "addUp(parent);", "", "decodeChunk: coded parent steps"],
   ["fetch.js", 'const offset = offsets[layouts ? Math.max(0, ["union", "after", "before"].indexOf(widths.layout)) : 0];', "const offset = offsets[0];", "decodeChunk: a layout's own offsets"],
   ["sandwich.js", "else if (p >= 0 && p < r) offset[r] += offset[p];", "", "decodeSandwich: a first child's offset"],
   ["unpack.js", "bytes[0] === 0x1f && bytes[1] === 0x8b", "bytes[0] === 0x1f", "isPacked: both bytes of the gzip magic"],
+  ["palette.js", "/\\.func[0-9]+(\\.[0-9]+)*$/", "/\\.func[0-9]+$/", "moduleOf: a Go closure inside a closure (func1.2)"],
+  ["palette.js", "/^operator[^A-Za-z0-9_$]/", "/^operator/", "kindOf: a C++ operator against a name that starts with operator"],
+  ["palette.js", 'name.includes("::") || OPERATOR.test(name)', 'name.includes("::")', "kindOf: a C++ operator without a namespace"],
+  ["diff.js", "beforeIn += zoomed.before;", "beforeIn += vb;", "DiffMatch: the zoomed frame's before share"],
+  ["diff.js", "afterIn += zoomed.after;", "afterIn += va;", "DiffMatch: the zoomed frame's after share"],
 ];
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "flamesite-mutants-"));

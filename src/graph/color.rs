@@ -280,6 +280,7 @@ mod tests {
         assert_eq!(module_of("syscall.Syscall6.abiinternal"), "syscall");
         assert_eq!(module_of("runtime.gcBgMarkWorker.func2"), "runtime");
         assert_eq!(module_of("net/http.(*conn).serve.func1.2"), "net/http");
+        assert_eq!(module_of("main.main.func1.2"), "main", "a closure inside a closure");
         assert_eq!(module_of("main.main.1"), "main.main", "digits without .funcN are kept");
         assert_eq!(module_of(".abi0"), "");
     }

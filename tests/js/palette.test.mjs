@@ -42,6 +42,8 @@ test("module: Go's ABI wrappers, closures and receivers stay in their package", 
   assert.equal(moduleOf("runtime.goexit.abi0"), "runtime");
   assert.equal(moduleOf("runtime.gcBgMarkWorker.func2"), "runtime");
   assert.equal(moduleOf("net/http.(*conn).serve.func1.2"), "net/http");
+  assert.equal(moduleOf("main.main.func1.2"), "main"); // a closure inside a closure
+  assert.equal(moduleOf("main.main.func3"), "main");
   assert.equal(moduleOf("std::vector<int>::push_back"), "std");
   assert.equal(moduleOf("::foo"), "::foo");
   assert.equal(nameColor("runtime.goexit.abi0", "module"), nameColor("runtime.mallocgc", "module"));
