@@ -105,12 +105,6 @@ pub enum BuildError {
     Write(String),
 }
 
-impl From<String> for BuildError {
-    /// Messages of the cache and the build state, which name their paths themselves.
-    fn from(message: String) -> BuildError {
-        BuildError::Cache(message)
-    }
-}
 
 /// Why the output folder could not be written.
 #[derive(Debug, thiserror::Error)]

@@ -255,7 +255,7 @@ pub struct Series {
 pub fn group(runs: Vec<(RunRecord, u64, String)>, names: &mut super::slug::Record) -> (Archive, Vec<super::slug::Collision>) {
     let mut runs: Vec<Run> = runs
         .into_iter()
-        .map(|(record, hash, slug)| Run { url: format!("p/{slug}/"), record, hash, slug, series: 0, prev: None, next: None, compare: None, vs_baseline: None })
+        .map(|(record, hash, slug)| Run { url: super::slug::run_folder(&slug), record, hash, slug, series: 0, prev: None, next: None, compare: None, vs_baseline: None })
         .collect();
     runs.sort_by(|a, b| a.record.source.cmp(&b.record.source));
     let mut by_name: BTreeMap<&str, Vec<usize>> = BTreeMap::new();

@@ -101,6 +101,12 @@ fn strip_ext<'a>(s: &'a str, exts: &[&str]) -> Option<&'a str> {
     (exts.contains(&ext.to_ascii_lowercase().as_str()) && !stem.ends_with('/') && !stem.is_empty()).then_some(stem)
 }
 
+/// The folder of the run whose slug is `slug`, relative to the site's root: the one place of
+/// this URL shape (docs/FORMAT.md, "Where graphs live").
+pub fn run_folder(slug: &str) -> String {
+    format!("p/{slug}/")
+}
+
 /// `s` with every character outside `A-Za-z0-9._-` replaced by `_`.
 pub fn url_safe(s: &str) -> String {
     s.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect()

@@ -356,7 +356,7 @@ impl<'a> Build<'a> {
                     cache.is_some()
                         && p.as_ref().is_some_and(|p| {
                             p.record.stamps == s.stamps
-                                && (!rewrite || cache.is_some_and(|c| c.verified_at(&p.record.key, Some(&format!("p/{slug}/"))).is_some()))
+                                && (!rewrite || cache.is_some_and(|c| c.verified_at(&p.record.key, Some(&slug::run_folder(slug))).is_some()))
                         })
                 })
                 .collect()
@@ -373,7 +373,7 @@ impl<'a> Build<'a> {
             todo.par_iter()
                 .map(|&i| {
                     // Without a cache, a decoded profile's files go straight to its folder.
-                    let url = format!("p/{}/", slugs[i]);
+                    let url = slug::run_folder(&slugs[i]);
                     let sink = |rel: &str, bytes: &[u8]| match staging {
                         Some(s) => s.write(&format!("{url}{rel}"), bytes).map_err(|e| FillError::Write(e.to_string())),
                         None => Ok(()),
@@ -460,7 +460,7 @@ impl<'a> Build<'a> {
         let known = runs.iter().map(|(r, h, _)| state::Known { source: r.source.clone(), stamps: r.stamps, hash: *h, graphs: r.graphs.len() }).collect();
         let mut data = std::mem::take(&mut self.data);
         data.runs = runs.into_iter().map(|(record, hash, _)| SavedRun { record, hash }).collect();
-        state::save(cache.dir(), state::Header { runs: known, ..header }, data)?;
+        state::save(cache.dir(), state::Header { runs: known, ..header }, data).map_err(BuildError::Cache)?;
         self.push_record(false)?;
         Ok(None)
     }
@@ -631,7 +631,7 @@ impl<'a> Build<'a> {
         let sizes = Sizes::default();
         let (rendered, kept) = self.pool.install(|| match (incremental, cache, &data.next) {
             (true, Some(cache), Some(next)) => {
-                state::mark_dirty(cache.dir())?;
+                state::mark_dirty(cache.dir()).map_err(BuildError::Cache)?;
                 update(&site, &plan, &statics, &desired, &staging, cache, &data.live, next, &self.redone, &sizes)
             }
             _ => rewrite(&site, &plan, &statics, &archive, &staging, cache, &sizes),
@@ -706,7 +706,7 @@ impl<'a> Build<'a> {
             records,
         };
         let names = std::mem::take(&mut self.names);
-        state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next, comparisons, foreign: found_inside })?;
+        state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next, comparisons, foreign: found_inside }).map_err(BuildError::Cache)?;
         if to_folder {
             let state = [crate::ingest::cache::STATE, state::DATA].iter().map(|f| std::fs::metadata(cache.dir().join(f)).map_or(0, |m| m.len())).sum::<u64>();
             self.summary.kept_bytes = Some(records + state);
@@ -1017,7 +1017,7 @@ pub(crate) fn worker_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, B
 /// cache's own files is refused.
 pub(crate) fn open_cache(config: &Config) -> Result<Cache, BuildError> {
     let dir = config.cache_folder();
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cache {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| BuildError::Cache(format!("cache {}: {e}", dir.display())))?;
     cache::check_folder(&dir).map_err(BuildError::Config)?;
     Ok(Cache::new(&dir, config))
 }

@@ -100,15 +100,18 @@ export function formatPercent(part, whole) {
   return `${p.toFixed(2)}%`;
 }
 
-/** FNV-1a over the UTF-8 bytes of `s` (the hash of docs/FORMAT.md "Colours"), as 8 hex digits. */
-export function nameHash(s) {
-  const bytes = new TextEncoder().encode(s);
+const ENC = new TextEncoder();
+
+/** FNV-1a, 32 bits, over the UTF-8 bytes of `s` (the hash of docs/FORMAT.md "Colours"). */
+export function fnv1a32(s) {
   let h = 0x811c9dc5;
-  for (let i = 0; i < bytes.length; i++) {
-    h ^= bytes[i];
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, "0");
+  for (const b of ENC.encode(s)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
+  return h;
+}
+
+/** [`fnv1a32`] of `s` as 8 hex digits (a zoomed frame's name in a link). */
+export function nameHash(s) {
+  return fnv1a32(s).toString(16).padStart(8, "0");
 }
 
 // ---- URL fragment ---------------------------------------------------------------------------

@@ -4,17 +4,10 @@
 // vectors, tests/data/colors/colors.txt. And the colour of a change in a differential graph,
 // which the first paint draws with. Pure functions: node's test runner imports this file.
 
+import { fnv1a32 } from "./format.js";
+
 /** The palettes of names' colours (docs/FORMAT.md); the page adds `self` and `total`. */
 export const NAME_PALETTES = ["hot", "module", "lang", "blue"];
-
-const ENC = new TextEncoder();
-
-/** FNV-1a, 32 bits, over the UTF-8 bytes of `name`. */
-export function fnv1a32(name) {
-  let h = 0x811c9dc5;
-  for (const b of ENC.encode(name)) h = Math.imul(h ^ b, 0x01000193) >>> 0;
-  return h;
-}
 
 /** floor(base + k · byte / 255), as the document's "rounded down" of base + k·v. */
 const ch = (base, k, byte) => base + Math.floor((k * byte) / 255);
