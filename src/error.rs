@@ -106,6 +106,53 @@ pub enum BuildError {
 }
 
 
+/// Why an operation on object storage failed (`output::bucket`). Messages name the object by
+/// the bucket's address, never with credentials.
+#[derive(Debug, thiserror::Error)]
+pub enum BucketError {
+    /// The address does not name a store flamesite reads or publishes to, or its client could
+    /// not be made (`what` is `"input"` or `"output"`).
+    #[error("{what} {url}: {reason}")]
+    Open {
+        /// Which of the build's places the address is.
+        what: String,
+        /// The address as given (without credentials: they come from the environment).
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The store answered an operation on `object` with an error.
+    #[error("{object}: {source}")]
+    Store {
+        /// The object's address.
+        object: String,
+        /// The store client's error.
+        #[source]
+        source: object_store::Error,
+    },
+    /// A listing or a caller named an object outside the site's prefix.
+    #[error("{0}: not a path inside the site")]
+    Outside(String),
+    /// A local file on the way to or from the bucket (the spool, the cache) could not be read
+    /// or written.
+    #[error("{}: {source}", path.display())]
+    Local {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl BucketError {
+    /// The error of a local file operation on `path`, for `map_err`.
+    pub fn local(path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> BucketError {
+        let path = path.into();
+        move |source| BucketError::Local { path, source }
+    }
+}
+
 /// Why the output folder could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
@@ -123,9 +170,13 @@ pub enum OutputError {
     /// Another build holds the output's lock.
     #[error("another flamesite build is writing {}; wait for it to finish", .0.display())]
     Locked(PathBuf),
-    /// Publishing to object storage failed (the message names the object).
+    /// The bucket holds something this build will not overwrite, or its lock is held or
+    /// changed hands (the message names the object).
     #[error("{0}")]
     Bucket(String),
+    /// An operation on object storage failed.
+    #[error(transparent)]
+    Store(#[from] BucketError),
     /// The output path has no folder name.
     #[error("output {} has no folder name", .0.display())]
     NoName(PathBuf),

@@ -220,7 +220,7 @@ impl<'a> Build<'a> {
             if !options.cache {
                 return Err(BuildError::Config("--no-cache: a site in object storage is published from the record it keeps beside it, which the cache folder holds while a build runs".into()));
             }
-            let b = std::sync::Arc::new(bucket::Bucket::open(&config.output.to_string_lossy(), "output").map_err(BuildError::Config)?);
+            let b = std::sync::Arc::new(bucket::Bucket::open(&config.output.to_string_lossy(), "output").map_err(|e| BuildError::Config(e.to_string()))?);
             if options.dry_run {
                 (None, None, None)
             } else {
@@ -365,7 +365,7 @@ impl<'a> Build<'a> {
         let todo: Vec<usize> = (0..sources.len()).filter(|&i| !unchanged[i]).collect();
         if let Some(remote) = &self.remote {
             // Only the profiles read now are downloaded.
-            remote.fetch(&todo.iter().map(|&i| &sources[i]).collect::<Vec<_>>()).map_err(|reason| BuildError::Input { path: self.config.input.clone(), reason })?;
+            remote.fetch(&todo.iter().map(|&i| &sources[i]).collect::<Vec<_>>()).map_err(|e| BuildError::Input { path: self.config.input.clone(), reason: e.to_string() })?;
         }
         let bar = progress_bar(self.options.progress, todo.len());
         let staging = &self.staging;
@@ -1036,8 +1036,8 @@ pub(crate) fn scan_input(config: &Config, pool: &rayon::ThreadPool) -> Result<(s
     let exclude: Vec<String> = output.strip_prefix(&format!("{input}/")).map(|o| o.trim_end_matches('/').to_string()).into_iter().collect();
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let dir = std::env::temp_dir().join(format!("flamesite-input-{}-{nanos}", std::process::id()));
-    let remote = crate::ingest::remote::Remote::open(&input, dir).map_err(failed)?;
-    let scanned = remote.scan(&exclude).map_err(failed)?;
+    let remote = crate::ingest::remote::Remote::open(&input, dir).map_err(|e| failed(e.to_string()))?;
+    let scanned = remote.scan(&exclude).map_err(|e| failed(e.to_string()))?;
     Ok((scanned, Some(remote)))
 }
 

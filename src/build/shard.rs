@@ -44,7 +44,7 @@ pub fn shard(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<
     let pool = super::worker_pool(threads)?;
     let (scanned, remote) = super::scan_input(config, &pool)?;
     let dir = config.cache_folder();
-    let bucket = if crate::config::is_url(&config.output) { Some(Arc::new(bucket::Bucket::open(&config.output.to_string_lossy(), "output").map_err(BuildError::Config)?)) } else { None };
+    let bucket = if crate::config::is_url(&config.output) { Some(Arc::new(bucket::Bucket::open(&config.output.to_string_lossy(), "output").map_err(|e| BuildError::Config(e.to_string()))?)) } else { None };
     let mut cache = super::open_cache(config)?;
     if let Some(b) = &bucket {
         // Entries the store already has are found there, one record at a time.
@@ -53,7 +53,7 @@ pub fn shard(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<
     let mine: Vec<&scan::Source> = scanned.sources.iter().filter(|s| part_of(&s.rel, n) == i - 1).collect();
     if let Some(remote) = &remote {
         // A profile's key is the hash of its bytes: every profile of the part is read.
-        remote.fetch(&mine).map_err(|reason| BuildError::Input { path: config.input.clone(), reason })?;
+        remote.fetch(&mine).map_err(|e| BuildError::Input { path: config.input.clone(), reason: e.to_string() })?;
     }
     let results: Vec<Result<(String, bool), IngestError>> = pool.install(|| mine.par_iter().map(|s| ingest::decode_into(&cache, config, s)).collect());
     let mut summary = ShardSummary {

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::archive::run::Stamp;
+use crate::error::BucketError;
 use crate::output::bucket::Bucket;
 
 use super::scan::{self, Scan, Source};
@@ -25,7 +26,7 @@ const SIDECARS: &[&str] = &["toml", "md"];
 
 impl Remote {
     /// The profiles at `url`; objects are downloaded under `dir` (made empty).
-    pub fn open(url: &str, dir: PathBuf) -> Result<Remote, String> {
+    pub fn open(url: &str, dir: PathBuf) -> Result<Remote, BucketError> {
         let bucket = Bucket::open(url, "input")?;
         let _ = std::fs::remove_dir_all(&dir);
         Ok(Remote { bucket, dir })
@@ -34,7 +35,7 @@ impl Remote {
     /// Lists the profiles, leaving out objects whose path has a part that starts with `.` (as
     /// the scan of a folder leaves out hidden files) and those under `exclude` (a site
     /// published inside the input's prefix).
-    pub fn scan(&self, exclude: &[String]) -> Result<Scan, String> {
+    pub fn scan(&self, exclude: &[String]) -> Result<Scan, BucketError> {
         let mut scan = Scan::default();
         let mut sidecars: HashMap<String, Stamp> = HashMap::new();
         for object in self.bucket.list_meta("")? {
@@ -61,7 +62,7 @@ impl Remote {
     }
 
     /// Downloads `sources` and their sidecars, so that they can be read at their paths.
-    pub fn fetch(&self, sources: &[&Source]) -> Result<(), String> {
+    pub fn fetch(&self, sources: &[&Source]) -> Result<(), BucketError> {
         let mut rels = Vec::new();
         for s in sources {
             let stem = scan::stem(&s.rel);

@@ -25,7 +25,7 @@ use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as Key;
 use object_store::{Attribute, Attributes, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
 
-use crate::error::OutputError;
+use crate::error::{BucketError, OutputError};
 
 /// Where the build's record lives in the bucket, beside the site.
 pub const RECORD: &str = ".flamesite";
@@ -57,8 +57,8 @@ impl Bucket {
     /// own tools read them from the environment (`AWS_ACCESS_KEY_ID`, `AWS_ENDPOINT`,
     /// `GOOGLE_SERVICE_ACCOUNT`, `AZURE_STORAGE_ACCOUNT_NAME`, …). `what` it is (`"input"`,
     /// `"output"`) begins its errors.
-    pub fn open(url: &str, what: &str) -> Result<Bucket, String> {
-        let bad = |e: &dyn std::fmt::Display| format!("{what} {url}: {e}");
+    pub fn open(url: &str, what: &str) -> Result<Bucket, BucketError> {
+        let bad = |e: &dyn std::fmt::Display| BucketError::Open { what: what.to_string(), url: url.to_string(), reason: e.to_string() };
         let parsed = url::Url::parse(url).map_err(|e| bad(&e))?;
         let (scheme, path) = object_store::ObjectStoreScheme::parse(&parsed).map_err(|e| bad(&e))?;
         use object_store::ObjectStoreScheme as S;
@@ -94,13 +94,13 @@ impl Bucket {
         key
     }
 
-    fn err(&self, rel: &str, e: impl std::fmt::Display) -> String {
-        format!("{}/{rel}: {e}", self.url)
+    fn err(&self, rel: &str, source: object_store::Error) -> BucketError {
+        BucketError::Store { object: format!("{}/{rel}", self.url), source }
     }
 
     /// The object at `rel` with its version, or `None` when there is none: the one read of
     /// an object that every other goes through.
-    async fn fetch(&self, rel: &str) -> Result<Option<(Vec<u8>, object_store::UpdateVersion)>, String> {
+    async fn fetch(&self, rel: &str) -> Result<Option<(Vec<u8>, object_store::UpdateVersion)>, BucketError> {
         match self.store.get(&self.key(rel)).await {
             Ok(r) => {
                 let version = object_store::UpdateVersion { e_tag: r.meta.e_tag.clone(), version: r.meta.version.clone() };
@@ -113,18 +113,18 @@ impl Bucket {
     }
 
     /// The object at `rel`, or `None` when there is none.
-    pub fn get(&self, rel: &str) -> Result<Option<Vec<u8>>, String> {
+    pub fn get(&self, rel: &str) -> Result<Option<Vec<u8>>, BucketError> {
         Ok(self.rt.block_on(self.fetch(rel))?.map(|(bytes, _)| bytes))
     }
 
     /// The object at `rel` with its version, or `None` when there is none.
-    pub fn get_versioned(&self, rel: &str) -> Result<Option<(Vec<u8>, object_store::UpdateVersion)>, String> {
+    pub fn get_versioned(&self, rel: &str) -> Result<Option<(Vec<u8>, object_store::UpdateVersion)>, BucketError> {
         self.rt.block_on(self.fetch(rel))
     }
 
     /// Every object under the folder `prefix` with its size, last-modified time (nanoseconds
     /// since the epoch) and a hash of its ETag, sorted by path.
-    pub fn list_meta(&self, prefix: &str) -> Result<Vec<Listed>, String> {
+    pub fn list_meta(&self, prefix: &str) -> Result<Vec<Listed>, BucketError> {
         let key = self.key(prefix);
         let root = self.root.clone();
         let mut out: Vec<Listed> = self.rt.block_on(async {
@@ -149,7 +149,7 @@ impl Bucket {
     }
 
     /// Whether there is an object at `rel`.
-    pub fn exists(&self, rel: &str) -> Result<bool, String> {
+    pub fn exists(&self, rel: &str) -> Result<bool, BucketError> {
         self.rt.block_on(async {
             match self.store.head(&self.key(rel)).await {
                 Ok(_) => Ok(true),
@@ -161,33 +161,33 @@ impl Bucket {
 
     /// Every object under the folder `prefix` (`""`: all), as paths relative to the site with
     /// their sizes, sorted.
-    pub fn list(&self, prefix: &str) -> Result<Vec<(String, u64)>, String> {
+    pub fn list(&self, prefix: &str) -> Result<Vec<(String, u64)>, BucketError> {
         Ok(self.list_meta(prefix)?.into_iter().map(|o| (o.rel, o.size)).collect())
     }
 
     /// Writes `bytes` at `rel`, with the Content-Type its name calls for.
-    pub fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), String> {
+    pub fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), BucketError> {
         self.rt.block_on(self.put_async(rel, bytes))
     }
 
-    async fn put_async(&self, rel: &str, bytes: Vec<u8>) -> Result<(), String> {
+    async fn put_async(&self, rel: &str, bytes: Vec<u8>) -> Result<(), BucketError> {
         let opts = PutOptions { attributes: attributes(rel), ..PutOptions::default() };
         self.store.put_opts(&self.key(rel), PutPayload::from(bytes), opts).await.map(|_| ()).map_err(|e| self.err(rel, e))
     }
 
     /// Writes `bytes` at `rel` only if no object is there: its version, or `None` when one is.
-    pub fn create_versioned(&self, rel: &str, bytes: Vec<u8>) -> Result<Option<object_store::UpdateVersion>, String> {
+    pub fn create_versioned(&self, rel: &str, bytes: Vec<u8>) -> Result<Option<object_store::UpdateVersion>, BucketError> {
         self.put_if(rel, bytes, PutMode::Create)
     }
 
     /// Writes `bytes` at `rel` only if the object there is still at `version`: its new
     /// version, or `None` when it changed.
-    pub fn update(&self, rel: &str, bytes: Vec<u8>, version: object_store::UpdateVersion) -> Result<Option<object_store::UpdateVersion>, String> {
+    pub fn update(&self, rel: &str, bytes: Vec<u8>, version: object_store::UpdateVersion) -> Result<Option<object_store::UpdateVersion>, BucketError> {
         self.put_if(rel, bytes, PutMode::Update(version))
     }
 
     /// A conditional write: the new version, or `None` when the condition did not hold.
-    fn put_if(&self, rel: &str, bytes: Vec<u8>, mode: PutMode) -> Result<Option<object_store::UpdateVersion>, String> {
+    fn put_if(&self, rel: &str, bytes: Vec<u8>, mode: PutMode) -> Result<Option<object_store::UpdateVersion>, BucketError> {
         let opts = PutOptions { mode, attributes: attributes(rel), ..PutOptions::default() };
         self.rt.block_on(async {
             match self.store.put_opts(&self.key(rel), PutPayload::from(bytes), opts).await {
@@ -199,11 +199,11 @@ impl Bucket {
     }
 
     /// Deletes the object at `rel` (nothing when there is none).
-    pub fn delete(&self, rel: &str) -> Result<(), String> {
+    pub fn delete(&self, rel: &str) -> Result<(), BucketError> {
         self.rt.block_on(self.delete_async(rel))
     }
 
-    async fn delete_async(&self, rel: &str) -> Result<(), String> {
+    async fn delete_async(&self, rel: &str) -> Result<(), BucketError> {
         match self.store.delete(&self.key(rel)).await {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
             Err(e) => Err(self.err(rel, e)),
@@ -211,10 +211,10 @@ impl Bucket {
     }
 
     /// Uploads every `(rel, local file)` of `files`, several at once.
-    pub fn upload(&self, files: &[(String, PathBuf)]) -> Result<(), String> {
+    pub fn upload(&self, files: &[(String, PathBuf)]) -> Result<(), BucketError> {
         self.rt.block_on(async {
             futures::stream::iter(files.iter().map(|(rel, path)| async move {
-                let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let bytes = std::fs::read(path).map_err(BucketError::local(path))?;
                 self.put_async(rel, bytes).await
             }))
             .buffer_unordered(CONCURRENCY)
@@ -225,7 +225,7 @@ impl Bucket {
     }
 
     /// Deletes every object of `rels`, several at once.
-    pub fn delete_all(&self, rels: &[String]) -> Result<(), String> {
+    pub fn delete_all(&self, rels: &[String]) -> Result<(), BucketError> {
         self.rt.block_on(async {
             futures::stream::iter(rels.iter().map(|rel| self.delete_async(rel))).buffer_unordered(CONCURRENCY).try_collect::<Vec<()>>().await.map(|_| ())
         })
@@ -233,7 +233,7 @@ impl Bucket {
 
     /// Downloads every object under the folder `prefix` into `dir` (at the same relative
     /// paths), several at once; returns how many.
-    pub fn download(&self, prefix: &str, dir: &Path, only: impl Fn(&str, u64) -> bool) -> Result<usize, String> {
+    pub fn download(&self, prefix: &str, dir: &Path, only: impl Fn(&str, u64) -> bool) -> Result<usize, BucketError> {
         let listed: Vec<String> = self.list(prefix)?.into_iter().filter(|(rel, size)| only(rel, *size)).map(|(rel, _)| rel).collect();
         self.download_files(&listed, dir)?;
         Ok(listed.len())
@@ -241,18 +241,18 @@ impl Bucket {
 
     /// Downloads the objects `rels` into `dir` (at the same relative paths), several at once;
     /// one that is missing is skipped.
-    pub fn download_files(&self, rels: &[String], dir: &Path) -> Result<(), String> {
+    pub fn download_files(&self, rels: &[String], dir: &Path) -> Result<(), BucketError> {
         self.rt.block_on(async {
             futures::stream::iter(rels.iter().map(|rel| async move {
                 if !crate::store::is_inside(rel) {
-                    return Err(self.err(rel, "not a path inside the site"));
+                    return Err(BucketError::Outside(format!("{}/{rel}", self.url)));
                 }
                 let Some((bytes, _)) = self.fetch(rel).await? else { return Ok(()) };
                 let path = dir.join(rel);
                 if let Some(p) = path.parent() {
-                    std::fs::create_dir_all(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                    std::fs::create_dir_all(p).map_err(BucketError::local(p))?;
                 }
-                std::fs::write(&path, &bytes).map_err(|e| format!("{}: {e}", path.display()))
+                std::fs::write(&path, &bytes).map_err(BucketError::local(&path))
             }))
             .buffer_unordered(CONCURRENCY)
             .try_collect::<Vec<()>>()
@@ -317,7 +317,6 @@ pub const DIRTY: &str = ".flamesite/dirty";
 impl Staging {
     /// Opens a publish to `bucket`, whose [`Lock`] the caller holds.
     pub fn new(bucket: Arc<Bucket>, _lock: &Lock) -> Result<Staging, OutputError> {
-        let fail = |e: String| OutputError::Bucket(e);
         let mut staging = Staging {
             bucket: bucket.clone(),
             spool: PathBuf::new(),
@@ -333,15 +332,15 @@ impl Staging {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64);
         staging.spool = std::env::temp_dir().join(format!("flamesite-publish-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&staging.spool).map_err(OutputError::at(&staging.spool))?;
-        staging.dirty = bucket.get(DIRTY).map_err(fail)?.is_some();
-        let site = bucket.get("index.json").map_err(fail)?;
+        staging.dirty = bucket.get(DIRTY)?.is_some();
+        let site = bucket.get("index.json")?;
         staging.has_site = site.is_some() || staging.dirty;
         if site.as_ref().is_some_and(|b| !String::from_utf8_lossy(b).contains("\"flamesite-index\"")) {
             return Err(OutputError::Bucket(format!("refusing to publish to {}: its index.json is not a flamesite site's; choose another prefix", bucket.url())));
         }
         // A tree is known only while its record is whole: a publish that was cut off leaves
         // the marker, and the next build then treats the bucket as unknown.
-        staging.tree = match (bucket.get(TREE).map_err(fail)?, staging.dirty) {
+        staging.tree = match (bucket.get(TREE)?, staging.dirty) {
             (Some(b), false) => String::from_utf8_lossy(&b).trim().parse().unwrap_or(0),
             _ => 0,
         };
@@ -408,8 +407,7 @@ impl Staging {
     /// changes.
     pub fn commit(mut self, sweep: bool) -> Result<Option<u64>, OutputError> {
         let b = self.bucket.clone();
-        let fail = |e: String| OutputError::Bucket(e);
-        b.put(DIRTY, b"a flamesite publish is under way; the next build checks every file\n".to_vec()).map_err(fail)?;
+        b.put(DIRTY, b"a flamesite publish is under way; the next build checks every file\n".to_vec())?;
         self.dirty = true;
         let written = std::mem::take(&mut *self.written.lock().expect("no panic while holding it"));
         // The last write of a path wins.
@@ -423,7 +421,7 @@ impl Staging {
         for p in 0..3 {
             let files: Vec<(String, PathBuf)> =
                 last.keys().filter(|r| phase(r) == p && !same.contains(*r)).map(|r| (r.clone(), self.spool.join(r))).collect();
-            b.upload(&files).map_err(fail)?;
+            b.upload(&files)?;
         }
         let removed = std::mem::take(&mut *self.removed.lock().expect("no panic while holding it"));
         let touched = std::mem::take(&mut *self.touched.lock().expect("no panic while holding it"));
@@ -442,26 +440,26 @@ impl Staging {
             // A full publish over a site: every object of the site's folders it did not write
             // goes. (A bucket that held no site, and no cut-off publish, has none to go.)
             let under = |rel: &String, r: &String| rel == r || rel.starts_with(&format!("{}/", r.trim_end_matches('/')));
-            for (rel, _) in &b.list("").map_err(fail)? {
+            for (rel, _) in &b.list("")? {
                 consider(rel, removed.iter().any(|r| under(rel, r)));
             }
         } else {
             // Only what was removed is listed: the file itself, or the folder's objects.
             for r in &removed {
                 let r = r.trim_end_matches('/');
-                let inside = b.list(r).map_err(fail)?;
+                let inside = b.list(r)?;
                 for (rel, _) in &inside {
                     consider(rel, true);
                 }
                 // Not a folder: a file, if it is there.
-                if inside.is_empty() && b.exists(r).map_err(fail)? {
+                if inside.is_empty() && b.exists(r)? {
                     consider(&r.to_string(), true);
                 }
             }
         }
-        b.delete_all(&gone.into_iter().collect::<Vec<_>>()).map_err(fail)?;
+        b.delete_all(&gone.into_iter().collect::<Vec<_>>())?;
         if self.tree != self.next_tree {
-            b.put(TREE, self.next_tree.to_string().into_bytes()).map_err(fail)?;
+            b.put(TREE, self.next_tree.to_string().into_bytes())?;
         }
         Ok(Some(self.next_tree))
     }
@@ -471,15 +469,16 @@ impl Staging {
         let b = &self.bucket;
         let same = b.rt.block_on(async {
             futures::stream::iter(rels.iter().map(|rel| async move {
-                let ours = std::fs::read(self.spool.join(rel.as_str())).map_err(|e| e.to_string())?;
+                let path = self.spool.join(rel.as_str());
+                let ours = std::fs::read(&path).map_err(BucketError::local(path))?;
                 let theirs = b.fetch(rel).await?;
-                Ok::<_, String>(theirs.is_some_and(|(theirs, _)| theirs == ours).then(|| rel.to_string()))
+                Ok::<_, BucketError>(theirs.is_some_and(|(theirs, _)| theirs == ours).then(|| rel.to_string()))
             }))
             .buffer_unordered(CONCURRENCY)
             .try_collect::<Vec<Option<String>>>()
             .await
         });
-        Ok(same.map_err(OutputError::Bucket)?.into_iter().flatten().collect())
+        Ok(same?.into_iter().flatten().collect())
     }
 
 }
@@ -540,7 +539,6 @@ impl Lock {
     /// taken over (a write conditional on the version read) when its holder is gone. Refused
     /// while another publisher holds it.
     pub fn take(bucket: Arc<Bucket>) -> Result<Lock, OutputError> {
-        let fail = |e: String| OutputError::Bucket(e);
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let token = format!("{}-{nanos}", std::process::id());
         let since = jiff::Timestamp::now();
@@ -548,11 +546,11 @@ impl Lock {
         let ours = Holder::parse(&String::from_utf8_lossy(&body())).token;
         let mut version = None;
         for _ in 0..3 {
-            if let Some(v) = bucket.create_versioned(LOCK, body()).map_err(fail)? {
+            if let Some(v) = bucket.create_versioned(LOCK, body())? {
                 version = Some(v);
                 break;
             }
-            let Some((held, v)) = bucket.get_versioned(LOCK).map_err(fail)? else { continue };
+            let Some((held, v)) = bucket.get_versioned(LOCK)? else { continue };
             let holder = Holder::parse(&String::from_utf8_lossy(&held));
             if holder.token == ours {
                 // Ours: the write went through, its answer was lost, and the retry was refused.
@@ -570,7 +568,7 @@ impl Lock {
                     LEASE.as_secs()
                 )));
             }
-            if let Some(v) = bucket.update(LOCK, body(), v).map_err(fail)? {
+            if let Some(v) = bucket.update(LOCK, body(), v)? {
                 version = Some(v);
                 break;
             }
@@ -625,7 +623,7 @@ impl Lock {
     /// publish under way goes.
     pub fn finish(&self) -> Result<(), OutputError> {
         self.held()?;
-        self.bucket.delete(DIRTY).map_err(OutputError::Bucket)
+        Ok(self.bucket.delete(DIRTY)?)
     }
 }
 
@@ -652,14 +650,14 @@ fn host() -> String {
 /// keeps (`.flamesite/cache/NAME.zst`), or to none. The header is pulled when a build opens,
 /// the data only when the build needs it (not when nothing changed); the cache's entries are
 /// read one by one when needed ([`Mirror::entry`]).
-pub fn pull_state(bucket: &Bucket, dir: &Path, name: &str) -> Result<(), String> {
+pub fn pull_state(bucket: &Bucket, dir: &Path, name: &str) -> Result<(), BucketError> {
     let path = dir.join(name);
     let _ = std::fs::remove_file(&path);
     let key = format!("{RECORD}/cache/{name}.zst");
     if let Some(packed) = bucket.get(&key)? {
         // A state that does not unpack is no state: the build starts afresh from the listings.
         if let Ok(bytes) = zstd::decode_all(packed.as_slice()) {
-            std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            std::fs::write(&path, bytes).map_err(BucketError::local(&path))?;
         }
     }
     Ok(())
@@ -669,7 +667,7 @@ pub fn pull_state(bucket: &Bucket, dir: &Path, name: &str) -> Result<(), String>
 /// the records of the entries it made are uploaded (never their graph files, which the site
 /// holds), those it removed deleted (and when it pruned the cache to the entries it uses,
 /// every other), and the state last.
-pub fn push_record(bucket: &Bucket, dir: &Path, changes: &super::record::Changes) -> Result<(), String> {
+pub fn push_record(bucket: &Bucket, dir: &Path, changes: &super::record::Changes) -> Result<(), BucketError> {
     let prefix = format!("{RECORD}/cache");
     let upload: Vec<(String, PathBuf)> = changes
         .made
@@ -693,7 +691,7 @@ pub fn push_record(bucket: &Bucket, dir: &Path, changes: &super::record::Changes
     for name in [super::record::DATA, super::record::STATE] {
         let path = dir.join(name);
         let Ok(bytes) = std::fs::read(&path) else { continue };
-        let packed = zstd::encode_all(bytes.as_slice(), 9).map_err(|e| format!("{}: {e}", path.display()))?;
+        let packed = zstd::encode_all(bytes.as_slice(), 9).map_err(BucketError::local(&path))?;
         bucket.put(&format!("{prefix}/{name}.zst"), packed)?;
     }
     Ok(())
@@ -702,7 +700,7 @@ pub fn push_record(bucket: &Bucket, dir: &Path, changes: &super::record::Changes
 /// Stores the entries `keys` of the local cache folder `dir` in the bucket's record with their
 /// graph files (`.flamesite/cache/KEY/files/…`), the files before the record that names them:
 /// what a shard of a build decoded, for the build that publishes.
-pub fn push_entries(bucket: &Bucket, dir: &Path, keys: &[String]) -> Result<(), String> {
+pub fn push_entries(bucket: &Bucket, dir: &Path, keys: &[String]) -> Result<(), BucketError> {
     let mut files = Vec::new();
     let mut records = Vec::new();
     for key in keys.iter().filter(|k| super::record::is_key(k)) {
