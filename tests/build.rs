@@ -290,8 +290,7 @@ fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new_one_whole() {
     let cache = root.join("cache");
 
     // The references: the whole old site and the whole new site, every file's bytes. The new
-    // one is built over the old one with an empty cache, as the killed builds will be, and
-    // timed, so that the kills can be spread over a build's duration.
+    // one is built over the old one with an empty cache, as the killed builds will be.
     // `index.json` records every name ever published, so both inputs are built once first:
     // from then on the record holds the names of both.
     build("old");
@@ -299,70 +298,78 @@ fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new_one_whole() {
     build("old");
     let old = tree(&out);
     std::fs::remove_dir_all(&cache).unwrap();
-    let start = std::time::Instant::now();
     build("new");
-    let duration = start.elapsed();
     let new = tree(&out);
     assert!(old != new && old.len() > 20 && new.len() > old.len(), "{} and {} files", old.len(), new.len());
     build("old");
     assert!(tree(&out) == old, "building the old input again gives the old site: {}", first_difference(&tree(&out), &old));
 
-    // 24 kills (SIGKILL), each at a seeded time within its 24th of 1.1 times a build's duration,
-    // of builds that start with an empty cache, as the timed one did; then 4 more whose builds
-    // start from what the killed builds before them left in the cache. The duration is the
-    // median of the builds timed so far: the one above, and every build here that ended before
-    // its kill (so a first build slower than the others cannot push every kill past the end).
+    // Kills are placed by the build's progress, not by the clock: strace kills the build
+    // (SIGKILL) at the K-th file it opens in one of its threads (`when` counts each thread's
+    // calls apart, so the first thread to open its K-th file is where the build stops), which
+    // is the same point of the work however busy the machine is. K is spread over the most
+    // files a thread of one such build opens, counted first. One thread for the work (`-j 1`:
+    // the site is the same whatever the threads, which the references above check), so that
+    // a K falls at much the same point from one build to the next. (Not with strace's
+    // `--seccomp-bpf`, under which strace 6.1 let every build here run to its end.)
+    let traced = |extra: &[&str]| {
+        std::process::Command::new(strace())
+            .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=openat"])
+            .args(extra)
+            .arg(bin())
+            .args(["--config", "new.toml", "build", "-j", "1"])
+            .current_dir(root)
+            .output()
+            .expect("strace runs")
+    };
+    std::fs::remove_dir_all(&cache).unwrap();
+    let counted = std::process::Command::new(strace())
+        .args(["-f", "-qq", "-e", "trace=openat", "-o"])
+        .arg(root.join("opens.log"))
+        .arg(bin())
+        .args(["--config", "new.toml", "build", "-j", "1"])
+        .current_dir(root)
+        .output()
+        .expect("strace runs");
+    assert!(counted.status.success(), "{}", stderr(&counted));
+    assert!(tree(&out) == new, "one thread builds the same site: {}", first_difference(&tree(&out), &new));
+    let log = std::fs::read_to_string(root.join("opens.log")).unwrap();
+    let mut per_thread: std::collections::BTreeMap<&str, u32> = Default::default();
+    for line in log.lines().filter(|l| l.contains("openat(")) {
+        *per_thread.entry(line.split(' ').next().unwrap_or("")).or_default() += 1;
+    }
+    let most = per_thread.values().copied().max().unwrap_or(0);
+    assert!(most > 100, "a build opens files as it goes: {per_thread:?}");
+    build("old");
+
+    // 24 kills of builds that start with an empty cache, at K spread over the first 24 24ths
+    // of the most, then 4 more whose builds start from what the killed builds before them
+    // left in the cache.
     let (cold, warm) = (24u32, 4u32);
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
     let mut interrupted = 0;
-    let mut durations = vec![duration];
     for i in 0..cold + warm {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        let within = (state % 1000) as f64 / 1000.0;
         let (slot, slots) = if i < cold { (i, cold) } else { (i - cold, warm) };
-        durations.sort();
-        let duration = durations[durations.len() / 2];
-        let at = duration.mul_f64(1.1 * (f64::from(slot) + within) / f64::from(slots));
+        let at = 1 + (u64::from(most) * u64::from(slot) / u64::from(slots)) as u32;
         if i < cold && cache.exists() {
             std::fs::remove_dir_all(&cache).unwrap();
         }
-        let mut child = std::process::Command::new(bin())
-            .args(["--config", "new.toml", "build"])
-            .current_dir(root)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
-        // The kill time is the point of the test, not a wait for something to happen; the build
-        // is watched until then, and one that ends first is timed.
-        let spawned = std::time::Instant::now();
-        loop {
-            if child.try_wait().unwrap().is_some() {
-                durations.push(spawned.elapsed());
-                break;
-            }
-            if spawned.elapsed() >= at {
-                interrupted += 1;
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(2).min(at.saturating_sub(spawned.elapsed())));
+        let o = traced(&["-e", &format!("inject=openat:signal=KILL:when={at}")]);
+        if !o.status.success() {
+            interrupted += 1;
         }
-        child.kill().unwrap();
-        child.wait().unwrap();
         let now = tree(&out);
         if now == new {
             // The swap was done: back to the old site for the next kill.
             build("old");
             assert!(tree(&out) == old, "kill {i}: {}", first_difference(&tree(&out), &old));
         } else {
-            assert!(now == old, "kill {i} at {at:?} of {duration:?} left neither site whole: {} differs", first_difference(&now, &old));
+            assert!(now == old, "kill {i} at the {at}th file opened (of {most}) left neither site whole: {} differs", first_difference(&now, &old));
         }
     }
-    durations.sort();
-    eprintln!("{interrupted} of {} kills stopped a running build (a build took {:?}, the median of {} timed)", cold + warm, durations[durations.len() / 2], durations.len());
-    assert!(interrupted > 0, "no kill landed inside a build: the test checked nothing");
+    eprintln!("{interrupted} of {} kills stopped a running build (at most {most} files opened by a thread)", cold + warm);
+    // Every K below the most a thread opened is reached in a build like the counted one; the
+    // last few may not be when the work falls to the threads otherwise.
+    assert!(interrupted >= (cold + warm) * 3 / 4, "only {interrupted} of {} kills landed inside a build", cold + warm);
     // Builds after the kills start from whatever they left (cache and staging) and publish
     // whole sites.
     build("new");

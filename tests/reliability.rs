@@ -1294,13 +1294,6 @@ fn a_damaged_file_is_reported_by_the_reader_its_name_calls_for() {
     assert!(out.join("p/ok/index.html").is_file());
 }
 
-/// strace, which the test command installs (Debian's package): the crash tests inject faults
-/// into the build's system calls with it.
-fn strace() -> PathBuf {
-    let found = std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join("strace")).find(|f| f.is_file()));
-    found.unwrap_or_else(|| panic!("strace is not installed (Debian package: strace); scripts/test.sh installs it"))
-}
-
 /// Runs `flamesite build --input IN --output OUT -j 1` (and `extra`) in `dir` under strace
 /// with `options`; strace writes what it saw to `log`. Returns whether the build exited 0.
 fn traced_build(dir: &Path, options: &[&str], log: &Path, extra: &[&str]) -> bool {

@@ -247,3 +247,10 @@ pub fn crawl_with(out: &Path, folders: bool) -> BTreeSet<PathBuf> {
     }
     seen
 }
+
+/// strace, which the test command installs (Debian's package): the crash tests inject faults
+/// into a build's system calls with it, and place kills at points of its progress.
+pub fn strace() -> PathBuf {
+    let found = std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join("strace")).find(|f| f.is_file()));
+    found.unwrap_or_else(|| panic!("strace is not installed (Debian package: strace); scripts/test.sh installs it"))
+}
