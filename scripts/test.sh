@@ -11,10 +11,11 @@
 # tests (tests/gcs.rs) against fake-gcs-server, installed from PyPI into target/tools/gcs; some
 # reliability tests inject faults with strace (Debian's package, installed when missing).
 # First, scripts/cycles.py fails when files or folders of the code import one another in a
-# circle. After the browser tests, scripts/mutants.mjs checks that the page script's unit tests
-# fail on each of its small mutations of the script. Last, every decoder, the chunk reader and the notes renderer are fuzzed briefly with
-# libFuzzer (scripts/libfuzz.sh --ci; it installs rustup's nightly toolchain and cargo-fuzz
-# when missing, and needs a C++ compiler, Debian package g++).
+# circle. After the browser tests, scripts/mutants.mjs checks that the page script's unit
+# tests fail on each of its small mutations of the script. Last, every decoder, the chunk
+# reader and the notes renderer are fuzzed briefly with libFuzzer (scripts/libfuzz.sh --ci; it
+# installs rustup's nightly toolchain and cargo-fuzz when missing, and needs a C++ compiler,
+# Debian package g++).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -105,7 +105,6 @@ pub enum BuildError {
     Write(String),
 }
 
-
 /// Why an operation on object storage failed (`output::bucket`). Messages name the object by
 /// the bucket's address, never with credentials.
 #[derive(Debug, thiserror::Error)]
