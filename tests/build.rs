@@ -312,9 +312,10 @@ fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new_one_whole() {
     // the site is the same whatever the threads, which the references above check), so that
     // a K falls at much the same point from one build to the next. (Not with strace's
     // `--seccomp-bpf`, under which strace 6.1 let every build here run to its end.)
-    let traced = |extra: &[&str]| {
+    let traced = |log: &std::path::Path, extra: &[&str]| {
         std::process::Command::new(strace())
-            .args(["-f", "-qq", "-o", "/dev/null", "-e", "trace=openat"])
+            .args(["-f", "-qq", "-e", "trace=openat", "-o"])
+            .arg(log)
             .args(extra)
             .arg(bin())
             .args(["--config", "new.toml", "build", "-j", "1"])
@@ -323,14 +324,7 @@ fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new_one_whole() {
             .expect("strace runs")
     };
     std::fs::remove_dir_all(&cache).unwrap();
-    let counted = std::process::Command::new(strace())
-        .args(["-f", "-qq", "-e", "trace=openat", "-o"])
-        .arg(root.join("opens.log"))
-        .arg(bin())
-        .args(["--config", "new.toml", "build", "-j", "1"])
-        .current_dir(root)
-        .output()
-        .expect("strace runs");
+    let counted = traced(&root.join("opens.log"), &[]);
     assert!(counted.status.success(), "{}", stderr(&counted));
     assert!(tree(&out) == new, "one thread builds the same site: {}", first_difference(&tree(&out), &new));
     let log = std::fs::read_to_string(root.join("opens.log")).unwrap();
@@ -353,7 +347,7 @@ fn a_build_killed_at_any_moment_leaves_the_old_site_or_the_new_one_whole() {
         if i < cold && cache.exists() {
             std::fs::remove_dir_all(&cache).unwrap();
         }
-        let o = traced(&["-e", &format!("inject=openat:signal=KILL:when={at}")]);
+        let o = traced(std::path::Path::new("/dev/null"), &["-e", &format!("inject=openat:signal=KILL:when={at}")]);
         if !o.status.success() {
             interrupted += 1;
         }
