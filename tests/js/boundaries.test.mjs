@@ -3,8 +3,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { formatPercent } from "../../themes/default/static/format.js";
-import { formatRelative } from "../../themes/default/static/diff.js";
-import { MIN_PX, chunksAt, frameAt, neededChunks } from "../../themes/default/static/layout.js";
+import { formatRelative, matchedDiff } from "../../themes/default/static/diff.js";
+import { MIN_PX, chunksAt, depthAtY, frameAt, neededChunks, rowsInRange } from "../../themes/default/static/layout.js";
 import { bucketsFor } from "../../themes/default/static/search.js";
 import { isPacked } from "../../themes/default/static/unpack.js";
 
@@ -72,4 +72,34 @@ test("isPacked: a file is a gzip member only when both bytes of the magic are th
   assert.equal(isPacked(new Uint8Array([0x1f, 0x00, 8, 0])), false);
   assert.equal(isPacked(new Uint8Array([0x1f])), false);
   assert.equal(isPacked(new TextEncoder().encode("FSCH")), false);
+});
+
+test("depthAtY: the pixel row just above a short graph's top row is empty space, not a row past the last", () => {
+  // 3 rows of 10 px in a content area 50 px tall: flame rows 0..2 at y [40, 50), [30, 40),
+  // [20, 30); icicle rows at [0, 10), [10, 20), [20, 30).
+  const short = { x0: 0, x1: 100, width: 100, height: 50, rowH: 10, depthCount: 3, scrollTop: 0, minHeight: 50 };
+  const flame = { ...short, icicle: false };
+  assert.equal(depthAtY(flame, 20), 2);
+  assert.equal(depthAtY(flame, 19.9), -1, "row 3's place: above the graph");
+  assert.equal(depthAtY(flame, 10), -1);
+  const icicle = { ...short, icicle: true };
+  assert.equal(depthAtY(icicle, 29.9), 2);
+  assert.equal(depthAtY(icicle, 30), -1, "row 3's place: below the graph");
+});
+
+test("matchedDiff: frame id 0, bit 0 of the first word of the id bitmap, is counted", () => {
+  // One frame, the root (id 0, 100 wide, 50 before and 70 after), matched by name 1. (Here, not
+  // in diff.test.mjs: a bitmap loop that stopped at 1 instead of 0 would hang that file.)
+  const bucket = { diff: true, nameLo: 1, nameHi: 2, k: 1, start: [0, 1], lo: [0], width: [100], id: [0], span: [5], before: [50], after: [70] };
+  assert.deepEqual(matchedDiff([bucket], [1], 100, 100), { before: 50, after: 70, value: 100, inRange: 100, beforeIn: 50, afterIn: 70 });
+});
+
+// Last in this file, on purpose: a binary search whose `lo < hi` became `lo <= hi` returns one
+// row past the depth here, but hangs on other ranges, and a test that hangs keeps its whole
+// file from reporting.
+test("rowsInRange: a range past the last frame of a chunk's last depth ends at that depth's last row", () => {
+  // One chunk, depth 0 only: frames [0, 4) and [4, 10).
+  const chunk = { depthLo: 0, depthHi: 1, rowStart: [0, 2], offset: [0, 4], total: [4, 6], n: 2 };
+  assert.deepEqual(rowsInRange(chunk, 0, 0, 10), [0, 2]);
+  assert.deepEqual(rowsInRange(chunk, 0, 4, 20), [1, 2], "from the second frame's start on");
 });

@@ -162,3 +162,12 @@ test("matchedDiff of decoded search files equals the counts of the stacks that c
     }
   }
 });
+
+test("the legend in values gives the full-colour change in the unit, without a sign", () => {
+  const sides = { before: "the first count", after: "the second count" };
+  assert.equal(
+    legendText({ scale_points: 2, scale_value: 5, sides }, "abs", "samples"),
+    "Red grew, blue shrank from the first count to the second count: each frame by the change of its value; full colour at 5 samples, grey unchanged. ⊖ striped: only in the first count.",
+  );
+  assert.match(legendText({ scale_points: 2, scale_value: 2500000, sides }, "abs", "nanoseconds"), /; full colour at 2\.50 ms, grey unchanged\./);
+});

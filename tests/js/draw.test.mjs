@@ -147,9 +147,17 @@ test("labels: printable ASCII is measured by length in the monospaced font, anyt
   assert.deepEqual(measured, ["M", "größe"], "one measureText for the character width, one for the non-ASCII name");
 });
 
-/** A 2D context that records pixels: putImageData (with a dirty rectangle) and fillRect. */
-function recordingContext(W, H) {
+/**
+ * A 2D context that records pixels: putImageData (with a dirty rectangle, in device pixels
+ * whatever the transform, as a canvas does) and fillRect (through the transform: scale and
+ * translation); and the labels, fillText's text at its point in device pixels and its colour.
+ * It starts with the transform setupCanvas leaves: CSS pixels, `dpr` device pixels each.
+ */
+function recordingContext(W, H, dpr = 1) {
   const pix = new Uint32Array(W * H); // 0: never written
+  const texts = [];
+  let m = [dpr, 0, 0, dpr, 0, 0];
+  const saved = [];
   const ctx = {
     canvas: { width: W, height: H },
     fillStyle: "",
@@ -168,15 +176,24 @@ function recordingContext(W, H) {
     },
     fillRect(x, y, w, h) {
       const v = pixel(parseHex(this.fillStyle));
-      for (let yy = Math.max(0, y); yy < Math.min(H, y + h); yy++) pix.fill(v, yy * W + Math.max(0, x), yy * W + Math.min(W, x + w));
+      const [x0, y0, x1, y1] = [m[0] * x + m[4], m[3] * y + m[5], m[0] * (x + w) + m[4], m[3] * (y + h) + m[5]].map(Math.round);
+      for (let yy = Math.max(0, y0); yy < Math.min(H, y1); yy++) pix.fill(v, yy * W + Math.max(0, x0), yy * W + Math.min(W, x1));
     },
-    save() {},
-    restore() {},
-    setTransform() {},
+    save() {
+      saved.push(m);
+    },
+    restore() {
+      m = saved.pop();
+    },
+    setTransform(a, b, c, d, e, f) {
+      m = [a, b, c, d, e, f];
+    },
     measureText: (t) => ({ width: 7 * t.length }),
-    fillText() {},
+    fillText(text, x, y) {
+      texts.push([text, m[0] * x + m[4], m[3] * y + m[5], this.fillStyle]);
+    },
   };
-  return { ctx, pix };
+  return { ctx, pix, texts };
 }
 
 test("the canvas gets the same pixels, row by row, as paintFrames paints, covering all of it", () => {
@@ -188,6 +205,7 @@ test("the canvas gets the same pixels, row by row, as paintFrames paints, coveri
     { dpr: 1.5, height: 5 * ROW + 3, scrollTop: 0, icicle: false, note: "content shorter than the canvas" },
     { dpr: 1, height: 2 * ROW - 4, scrollTop: 7, icicle: false, note: "rows cut at both edges" },
     { dpr: 1.25, height: 5 * ROW, scrollTop: 0, icicle: true, x0: 60, x1: 90, zoomDepth: 2 },
+    { dpr: 1, height: 2 * ROW - 4, scrollTop: 7, icicle: true, note: "an icicle's first row cut at the top" },
   ];
   for (const k of cases) {
     const view = { x0: k.x0 ?? 0, x1: k.x1 ?? 100, width: 100, height: k.height, rowH: ROW, depthCount: 3, icicle: k.icicle, scrollTop: k.scrollTop, minHeight: k.height };
@@ -196,7 +214,7 @@ test("the canvas gets the same pixels, row by row, as paintFrames paints, coveri
     const scene = { view, chunks, palette: new Palette(g.names, bg), zoomDepth: k.zoomDepth ?? 0, match: null, diffScale: 0, fg: "#000" };
     const want = new Uint32Array(W * H);
     const out = paintFrames(want, W, H, k.dpr, scene);
-    const { ctx, pix } = recordingContext(W, H);
+    const { ctx, pix } = recordingContext(W, H, k.dpr);
     const painted = drawGraph(ctx, { ...scene, palette: new Palette(g.names, bg) });
     assert.equal(painted, out.painted, JSON.stringify(k));
     assert.ok(pix.every((v) => v !== 0), `every pixel written (${JSON.stringify(k)})`);
@@ -246,4 +264,34 @@ test("a palette chosen on the page colours names by the spec's rules, not the na
   palette.setScheme(null);
   paintFrames(pix, 100, 2 * ROW, 1, { view, chunks: cs, palette, zoomDepth: 0, match: null });
   for (const [n, x] of Object.entries(cols)) assert.equal(pix[5 * 100 + x], px(hotColor(n)), `back to the name files: ${n}`);
+});
+
+test("the canvas's labels: each frame wide enough, its name left in its box and centred in its row", () => {
+  // all, main and a are at least 36 px wide (3 times the 12 px font); their rows' tops are
+  // at 20, 10 and 0, 9 px tall above the 1 px gap: a label is 3 px in, at the row's middle.
+  for (const dpr of [1, 2]) {
+    const view = { x0: 0, x1: 100, width: 100, height: 3 * ROW, rowH: ROW, depthCount: 3, icicle: false, scrollTop: 0, minHeight: 0 };
+    const { ctx, texts } = recordingContext(100 * dpr, 3 * ROW * dpr, dpr);
+    drawGraph(ctx, { view, chunks, palette: new Palette(g.names, 0xffffff), zoomDepth: 0, match: null, diffScale: 0, fg: "#123456" });
+    const want = [["all", 3, 25], ["main", 3, 15], ["a", 3, 5]].map(([t, x, y]) => [t, x * dpr, y * dpr, "#123456"]);
+    assert.deepEqual(texts.sort(), want.sort(), `dpr ${dpr}`);
+  }
+});
+
+test("only the rows on the canvas are painted and labelled", () => {
+  // An icicle two rows high over a graph of three: all, main and other, not a and b above.
+  const view = { x0: 0, x1: 100, width: 100, height: 2 * ROW, rowH: ROW, depthCount: 3, icicle: true, scrollTop: 0, minHeight: 0 };
+  const out = paintFrames(new Uint32Array(100 * 2 * ROW), 100, 2 * ROW, 1, { view, chunks, palette: new Palette(g.names), zoomDepth: 0, match: null, diffScale: 0 });
+  assert.equal(out.painted, 3);
+  const named = [];
+  for (let k = 0; k < out.labels.length; k += 5) named.push(g.names.names[out.labels[k + 3]]);
+  assert.deepEqual(named.sort(), ["all", "main"]);
+});
+
+test("a label cut just after the first half of a surrogate pair drops the whole character", () => {
+  const ctx = { measureText: (t) => ({ width: t === "M" ? 7 : 7 * [...t].length + 3 }) };
+  // "ab😀cd": the emoji is two UTF-16 units, [2] and [3]. Room for 3 units and the ellipsis.
+  const p = new Palette({ names: ["all", "ab\u{1f600}cd"], colors: new Uint32Array(2) });
+  assert.equal(p.label(ctx, 1, 7 * 4), "ab\u2026");
+  assert.equal(p.label(ctx, 1, 7 * 5), "ab\u{1f600}\u2026", "room for the whole emoji");
 });

@@ -68,3 +68,35 @@ test("the canvas shows a grey mark where the tiny frames were, and nothing above
   // Depth 2: the frames themselves.
   assert.equal(at(80, 2), pixel(0x3366cc));
 });
+
+test("parents and children from chunks of several classes are put in offset order, however many each chunk holds", () => {
+  // Depth 0 holds the parents, depth 1 their children; each parent is 10 wide, self 0. A
+  // fine chunk listed first holds [50, 60), [60, 70) and [70, 80), whose children leave
+  // [55, 60) out; a coarse one holds [0, 10) and [10, 20), whose children leave [15, 20) out.
+  const chunk = (rows) => {
+    const at = (d) => rows.filter((r) => r[0] === d);
+    const ordered = [...at(0), ...at(1)];
+    return {
+      depthLo: 0, depthHi: 2, rowStart: [0, at(0).length, rows.length], n: rows.length,
+      offset: ordered.map((r) => r[1]), total: ordered.map((r) => r[2]), self: ordered.map((r) => r[3]),
+    };
+  };
+  const fine = chunk([[0, 50, 10, 0], [0, 60, 10, 0], [0, 70, 10, 0], [1, 50, 5, 5], [1, 60, 10, 10], [1, 70, 10, 10]]);
+  const coarse = chunk([[0, 0, 10, 0], [0, 10, 10, 0], [1, 0, 10, 10], [1, 10, 5, 5]]);
+  for (const chunks of [[fine, coarse], [coarse, fine]]) assert.deepEqual(elidedSpans(chunks, 1, 0, 100, 1), [15, 20, 55, 60]);
+});
+
+test("a grey mark narrower than three pixels is drawn whole, with no gap taken off its end", async () => {
+  const { Palette, paintFrames, pixel } = await import("../../themes/default/static/draw.js");
+  // 100 px for 1000: b1..b5 (4 each, 0.4 px) are left out of main's children as [100, 120),
+  // pixels 10 and 11; c is drawn from pixel 12.
+  const gg = buildGraph(parseFolded("main;a 100\nmain;b1 4\nmain;b2 4\nmain;b3 4\nmain;b4 4\nmain;b5 4\nmain;c 880\n"), { rootWidth: 1000, depthBlock: 8 });
+  const cs = gg.manifest.chunks.map((c) => decodeChunk(gg.files.get(c.file)));
+  const ROW = 10;
+  const view = { x0: 0, x1: 1000, width: 100, height: 3 * ROW, rowH: ROW, depthCount: 3, icicle: false, scrollTop: 0, minHeight: 0 };
+  const pix = new Uint32Array(100 * 3 * ROW);
+  const names = { ...gg.names, colors: gg.names.names.map(() => 0x3366cc) };
+  paintFrames(pix, 100, 3 * ROW, 1, { view, chunks: cs, palette: new Palette(names), zoomDepth: 0, match: null, elided: 0x777777 });
+  const row2 = (x) => pix[2 * 100 + x];
+  assert.deepEqual([9, 10, 11, 12].map(row2), [pixel(0xffffff), pixel(0x777777), pixel(0x777777), pixel(0x3366cc)]);
+});

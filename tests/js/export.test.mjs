@@ -84,6 +84,10 @@ test("with a header: its lines escaped above the frames, the frames' numbers, an
   const top = headerHeight([...header.lines, ""]);
   assert.equal(top, 3 * 18 + 8);
   assert.ok(svg.includes(">Reset zoom</text>") && svg.includes(">Search</text>"));
+  // Lines 18 px apart from 4 px down, each at its middle: the two lines at 13 and 31, the
+  // controls' line under them at 49.
+  assert.deepEqual([...svg.matchAll(/<text class="fs-head" x="[\d.]+" y="([\d.]+)"/g)].map((m) => Number(m[1])), [13, 31]);
+  assert.deepEqual([...svg.matchAll(/<text id="fs-(?:unzoom|find|status)" x="[\d.]+" y="([\d.]+)"/g)].map((m) => Number(m[1])), [49, 49, 49]);
   assert.ok(svg.includes(`height="${3 * ROW + top}"`), "as tall as the graph and its header");
   assert.ok(svg.includes(`<g id="fs-frames" transform="translate(0 ${top})">`), "the frames under the header");
   assert.ok(svg.includes(`>cpu: &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</text>`), "the title line, escaped");
@@ -101,4 +105,30 @@ test("with a header: its lines escaped above the frames, the frames' numbers, an
   // Without a header (the default), no script and no offset.
   const plain = exported().svg;
   assert.ok(!plain.includes("<script") && plain.includes('transform="translate(0 0)"'));
+});
+
+test("a mark of frames too narrow to draw that rounds to no width is still a pixel wide", () => {
+  // 100 px for 1000: b1, b2 and b3 (2 each, a fifth of a pixel) are left out of main's
+  // children as [6, 12), 0.6 px to 1.2 px, which rounds to nothing at pixel 1.
+  const gg = buildGraph(parseFolded("main;a 6\nmain;b1 2\nmain;b2 2\nmain;b3 2\nmain;c 988\n"), { rootWidth: 1000, depthBlock: 8 });
+  const cs = gg.manifest.chunks.map((c) => decodeChunk(gg.files.get(c.file)));
+  const view = { x0: 0, x1: 1000, width: 100, height: 3 * ROW, rowH: ROW, depthCount: 3, icicle: false, scrollTop: 0, minHeight: 0 };
+  const scene = { view, chunks: cs, palette: new Palette(gg.names, 0xffffff), zoomDepth: 0, match: null, diff: null, fg: "#000" };
+  const svg = svgOf(scene, (c, r) => gg.names.names[c.name[r]], ctx, "flame graph");
+  const marks = [...svg.matchAll(/<rect class="fs-elided" x="([\d.]+)" y="([\d.]+)" width="([\d.]+)"/g)].map((m) => m.slice(1).map(Number));
+  assert.deepEqual(marks, [[1, 0, 1]]);
+});
+
+test("a label is cut to its own frame's width, wherever the frame is", () => {
+  // 200 px for 100: a [0, 50) 100 px, then the long name [50, 100) from x 100, 100 px less its
+  // 1 px gap: room for 93 px less 3 px each side, 12 characters of 7 px and the ellipsis.
+  const long = "averyveryverylongname";
+  const gg = buildGraph(parseFolded(`main;a 50\nmain;${long} 50\n`), { rootWidth: 100, depthBlock: 8 });
+  const cs = gg.manifest.chunks.map((c) => decodeChunk(gg.files.get(c.file)));
+  const view = { x0: 0, x1: 100, width: 200, height: 3 * ROW, rowH: ROW, depthCount: 3, icicle: false, scrollTop: 0, minHeight: 0 };
+  const scene = { view, chunks: cs, palette: new Palette(gg.names, 0xffffff), zoomDepth: 0, match: null, diff: null, fg: "#000" };
+  const svg = svgOf(scene, (c, r) => gg.names.names[c.name[r]], ctx, "flame graph");
+  assert.ok(svg.includes(">averyveryver\u2026</text>"), "cut");
+  assert.ok(!svg.includes(`>${long}</text>`), "not whole");
+  assert.ok(svg.includes(">main</text>") && svg.includes(">a</text>"));
 });

@@ -487,14 +487,17 @@ test("a comparison's search file (version 5) reads back every frame's offset, id
 test("checkManifest and checkNames refuse what they do not know", () => {
   const { manifest, files } = buildGraph(parseFolded(FOLDED), { namesPerFile: 2 });
   assert.equal(checkManifest(manifest), manifest);
-  assert.equal(checkManifest({ ...manifest, version: 6 }).version, 6);
-  assert.equal(checkManifest({ ...manifest, version: 8 }).version, 8);
-  assert.equal(checkManifest({ ...manifest, version: 10 }).version, 10);
-  assert.equal(checkManifest({ ...manifest, version: 11 }).version, 11);
-  assert.equal(checkManifest({ ...manifest, version: 12 }).version, 12);
+  for (let v = 1; v <= 12; v++) assert.equal(checkManifest({ ...manifest, version: v }).version, v, `version ${v}`);
   assert.throws(() => checkManifest({ ...manifest, version: 13 }), /version 13 is not supported \(this page reads versions 1 to 12\)/);
   assert.throws(() => checkManifest({ format: "x" }), /not a flamesite graph manifest/);
   assert.throws(() => checkManifest({ ...manifest, names: [manifest.names[1]] }), /do not cover the name ids/);
+  // A name file's entry without its file, or no entry at all: the manifest's fault, said as such.
+  const [first, ...rest] = manifest.names;
+  const { file: _, ...noFile } = first;
+  const refused = (names) => assert.throws(() => checkManifest({ ...manifest, names }), (e) => e instanceof GraphError && /do not cover the name ids/.test(e.message));
+  refused([noFile, ...rest]);
+  refused([{ ...first, file: 7 }, ...rest]);
+  refused([null, ...rest]);
   const entry = manifest.names[0];
   const nm = files.get(entry.file);
   assert.equal(checkNames(nm, entry), nm);
@@ -607,4 +610,15 @@ test("GraphSource checks a chunk against its manifest entry", async () => {
   const src = new GraphSource(base, memoryFetch(g.files, base));
   const e = { ...g.manifest.chunks[0], frames: g.manifest.chunks[0].frames + 1 };
   await assert.rejects(src.chunk(e), /does not match its manifest entry/);
+});
+
+test("layoutView: a plain graph with left-heavy offsets is shown left-heavy only when asked", () => {
+  const m = { format: "flamesite-graph", total: 10, chunks: [{ file: "c/0.bin", offset: [0, 10], left: [2, 12] }] };
+  for (const layout of [null, undefined, "", "union", "after", "before"]) assert.equal(layoutView(m, layout), m, String(layout));
+  const left = layoutView(m, "left");
+  assert.equal(left.layout, "left");
+  assert.deepEqual(left.chunks[0].offset, [2, 12]);
+  assert.deepEqual(left.chunks[0].nameOffset, [0, 10], "the default layout's, for search intervals");
+  const noLeft = { ...m, chunks: [{ file: "c/0.bin", offset: [0, 10] }] };
+  assert.equal(layoutView(noLeft, "left"), noLeft, "no left-heavy offsets: as it is");
 });

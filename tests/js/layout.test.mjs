@@ -148,3 +148,15 @@ test("chunksAt lists the chunks that may hold a point", () => {
   assert.ok(at.length >= 1);
   for (const c of at) assert.ok(c.depth[0] <= 9 && 9 < c.depth[1] && c.offset[0] <= m.total - 1 && m.total - 1 < c.offset[1]);
 });
+
+test("frameInfo of a comparison's frame has its values on both sides", () => {
+  const chunk = {
+    depthLo: 0, depthHi: 1, rowStart: [0, 1], n: 1, id: [0], parent: [0xffffffff], name: [0], offset: [0], total: [10], self: [2],
+    diff: true, beforeTotal: [4], beforeSelf: [1], afterTotal: [6], afterSelf: [3],
+  };
+  const f = frameInfo(chunk, 0, { names: ["all"] });
+  assert.deepEqual(
+    { name: f.name, depth: f.depth, total: f.total, self: f.self, beforeTotal: f.beforeTotal, beforeSelf: f.beforeSelf, afterTotal: f.afterTotal, afterSelf: f.afterSelf },
+    { name: "all", depth: 0, total: 10, self: 2, beforeTotal: 4, beforeSelf: 1, afterTotal: 6, afterSelf: 3 },
+  );
+});

@@ -170,6 +170,9 @@ test("a differential chunk's before and after values are merged too", () => {
   const ce = layoutTree(s.callees, names);
   assert.deepEqual([ce.total[0], ce.beforeTotal[0], ce.afterTotal[0], ce.afterSelf[0]], [10, 8, 12, 5]);
   assert.deepEqual([ce.total[1], ce.beforeTotal[1], ce.afterTotal[1]], [5, 3, 7]);
+  assert.equal(ce.parent[0], 0xffffffff, "the root has no parent, as in a chunk");
+  // Selfs on each side: F's (4 + 1 before, 2 + 3 after) and x's under it (3 and 7).
+  assert.deepEqual([ce.beforeSelf[0], ce.afterSelf[0], ce.beforeSelf[1], ce.afterSelf[1]], [5, 5, 3, 7]);
   const cr = layoutTree(s.callers, names);
   // Callers: F <- a (before 4, after 2), F <- b (before 4, after 10); each is where its stacks begin.
   assert.deepEqual(Array.from(cr.name), [3, 1, 2]);
@@ -298,6 +301,9 @@ test("a build's sandwich file is read as trees the layout draws, and a damaged o
   const w = decodeSandwich(sandwichFile(1, 7, [callers, callees]), 1, 4);
   assert.equal(w.calls, 7);
   assert.equal(w.callees.above, 2, "ceil(10 / 4) - 1: every node above 2 is there");
+  // Cut at a pixel of a canvas 1 pixel wide (the least root_width a build takes), or of none.
+  assert.equal(decodeSandwich(sandwichFile(1, 7, [callers, callees]), 1, 1).callees.above, 9, "ceil(10 / 1) - 1");
+  assert.equal(decodeSandwich(sandwichFile(1, 7, [callers, callees]), 1, 0).callees.above, 9, "a width of 0 taken as 1");
   const c = layoutTree(w.callers, names, { min: 1 });
   assert.deepEqual([...c.name], [1, 2, 3]);
   assert.deepEqual([...c.offset], [0, 0, 6], "offsets as the file says: the cut node's place kept");
