@@ -450,6 +450,31 @@ mod tests {
     }
 
     #[test]
+    fn a_hashed_name_also_taken_gets_2_then_3() {
+        // Graphs of one run: the fourth's natural name `x` is taken, and so are its hashed
+        // name and that with `-2` (the latter in another case): it gets the hashed name `-3`.
+        let h = hash8(b"00000003"); // graph folders are keyed by their position
+        let names = ["x".to_string(), format!("x-{h}"), format!("X-{h}-2"), "x".to_string()];
+        let names: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+        let f = graph_folders(&names);
+        assert_eq!(f, ["x".to_string(), format!("x-{h}"), format!("X-{h}-2"), format!("x-{h}-3")]);
+        assert_eq!(graph_folders(&names), f, "the same names give the same folders");
+        let lower: std::collections::HashSet<String> = f.iter().map(|s| s.to_lowercase()).collect();
+        assert_eq!(lower.len(), f.len(), "distinct without case: {f:?}");
+        // Runs: a record holds `run`, its hashed name for `run.txt` and that with `-2`; two new
+        // sources with the stem `run` then get `-3` and (their own hash being free) the hash.
+        let h = hash8(b"run.txt");
+        let mut record = Record::default();
+        record.runs.insert("old/a.folded".into(), "run".into());
+        record.runs.insert("old/b.folded".into(), format!("run-{h}"));
+        record.runs.insert("old/c.folded".into(), format!("run-{h}-2"));
+        let (slugs, coll) = assign_runs(&[("run.txt", "run"), ("run.folded", "run")], &mut record);
+        assert_eq!(slugs, [format!("run-{h}-3"), format!("run-{}", hash8(b"run.folded"))]);
+        assert_eq!(coll.iter().map(|c| (c.claimant.as_str(), c.given.as_str())).collect::<Vec<_>>(), [("run.folded", slugs[1].as_str()), ("run.txt", slugs[0].as_str())]);
+        assert_eq!(record.runs["run.txt"], slugs[0], "the name given is kept for the next build");
+    }
+
+    #[test]
     fn series_and_graph_names_never_collide() {
         let mut record = Record::default();
         let hashed = natural_name("a b");

@@ -222,6 +222,20 @@ mod tests {
     }
 
     #[test]
+    fn a_shift_is_confirmed_by_exactly_confirm_runs_from_it_on() {
+        // A clean doubling whose new level has been seen in `from` runs (the shift included).
+        let shifted = |n: usize, from: usize| -> Vec<ChangePoint> {
+            let x: Vec<f64> = (0..n).map(|k| if k + from < n { 0.10 } else { 0.20 }).collect();
+            change_points(&Series { function: "f", shares: &x }, None)
+        };
+        let n = 20;
+        let at = |found: &[ChangePoint]| found.iter().map(|c| (c.run, c.confirmed)).collect::<Vec<_>>();
+        assert_eq!(at(&shifted(n, CONFIRM)), [(n - CONFIRM, true)], "seen in {CONFIRM} runs: confirmed");
+        assert_eq!(at(&shifted(n, CONFIRM - 1)), [(n - CONFIRM + 1, false)], "one fewer: not yet");
+        assert_eq!(at(&shifted(n, CONFIRM + 1)), [(n - CONFIRM - 1, true)]);
+    }
+
+    #[test]
     fn ordinary_variation_and_small_shares_make_no_change_point() {
         for seed in 0..50 {
             let x = wobbly(40, 0.05, 0.2, seed);

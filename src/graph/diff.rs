@@ -351,6 +351,46 @@ mod tests {
     }
 
     #[test]
+    fn the_merged_table_has_one_row_per_stack_with_both_counts_and_siblings_by_name() {
+        // Siblings interleave: before has a and c, after b and c. Summing folded lines would
+        // hide `main;c` split over two rows (`10 0` and `0 20`); the table itself must not.
+        let before = table(&[("main;a", 10), ("main;c", 10), ("main;c;x", 3)]);
+        let after = table(&[("main;b", 5), ("main;c", 20), ("main;c;x", 4), ("main;c;y", 1)]);
+        let d = merge(&before, &after).unwrap();
+        let path = |r: usize| {
+            let mut p = Vec::new();
+            let mut r = r as u32;
+            while r != NO_PARENT {
+                p.push(d.names[d.name[r as usize] as usize].as_str());
+                r = d.parent[r as usize];
+            }
+            p.reverse();
+            p.join(";")
+        };
+        let (b, a) = (d.before.as_ref().unwrap(), d.after.as_ref().unwrap());
+        let rows: Vec<(String, u64, u64)> = (0..d.len()).map(|r| (path(r), b.total[r], a.total[r])).collect();
+        // Depth-first, siblings sorted by name, each stack once with its before and after.
+        let expected: Vec<(String, u64, u64)> = [
+            ("all", 23, 30),
+            ("all;main", 23, 30),
+            ("all;main;a", 10, 0),
+            ("all;main;b", 0, 5),
+            ("all;main;c", 13, 25),
+            ("all;main;c;x", 3, 4),
+            ("all;main;c;y", 0, 1),
+        ]
+        .iter()
+        .map(|&(p, x, y)| (p.to_string(), x, y))
+        .collect();
+        assert_eq!(rows, expected);
+        // Every parent's children are in strictly increasing name order (so no name twice).
+        for p in 0..d.len() {
+            let kids: Vec<&str> = (0..d.len()).filter(|&k| d.parent[k] as usize == p).map(|k| d.names[d.name[k] as usize].as_str()).collect();
+            assert!(kids.windows(2).all(|w| w[0] < w[1]), "children of {}: {kids:?}", path(p));
+        }
+    }
+
+    #[test]
     fn changes_count_recursion_once_and_colours_go_from_grey_to_red_and_blue() {
         let before = table(&[("f;f;g", 10), ("h", 10)]);
         let after = table(&[("f;f;g", 30), ("h", 10)]);

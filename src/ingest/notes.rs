@@ -542,6 +542,24 @@ mod tests {
     }
 
     #[test]
+    fn styles_that_could_draw_over_the_page_are_removed_and_alignment_kept() {
+        let overlay = "position:fixed;top:0;left:0;z-index:9999;width:100%;height:100%;color:red";
+        // Where a style is allowed (table cells), only `text-align` of it stays.
+        let out = lower(&format!(
+            "<table><tr><td style=\"{overlay};text-align:right\">x</td><th style=\"text-align:center;{overlay}\">y</th></tr></table>"
+        ));
+        assert!(out.contains("<td style=\"text-align:right\">x</td>"), "{out}");
+        assert!(out.contains("<th style=\"text-align:center\">y</th>"), "{out}");
+        for bad in ["position", "fixed", "z-index", "9999", "width", "height", "top", "left", "color"] {
+            assert!(!out.contains(bad), "{bad} in {out}");
+        }
+        // Anywhere else the style attribute goes whole.
+        let out = lower(&format!("<span style=\"{overlay}\">over</span> <div style=\"{overlay}\">all</div>"));
+        assert!(out.contains("<span>over</span>") && out.contains("<div>all</div>"), "{out}");
+        assert!(!out.contains("style") && !out.contains("position"), "{out}");
+    }
+
+    #[test]
     fn tables_survive() {
         let out = render(
             "| fn | self |\n|:---|-----:|\n| `parse` | 41% |\n| a<script>x</script> | b |\n",

@@ -1284,6 +1284,26 @@ mod tests {
         assert_eq!(decode_bytes(&b.bytes()).unwrap_err(), "pprof: location 3 refers to function 4, which does not exist");
     }
 
+    #[test]
+    fn a_function_without_a_name_is_named_by_its_system_name() {
+        // As C and C++ profilers write them: `name` empty, the symbol in `system_name`.
+        let mut b = Builder::new(&[("samples", "count")]);
+        b.function(1, "main");
+        let (name, system_name) = (b.s(""), b.s("_ZN3foo3barEv"));
+        b.p.function.push(Function { id: 2, name, system_name, ..Default::default() });
+        // A function with both keeps its name.
+        let (name, system_name) = (b.s("baz"), b.s("_Z3bazv"));
+        b.p.function.push(Function { id: 3, name, system_name, ..Default::default() });
+        b.location(1, &[1]);
+        b.location(2, &[2]);
+        b.location(3, &[3]);
+        b.sample(&[2, 1], &[3]);
+        b.sample(&[3, 2, 1], &[1]);
+        let d = decode_bytes(&b.bytes()).unwrap();
+        assert_eq!(folded(&d.graphs[0]), ["main;_ZN3foo3barEv 3\n", "main;_ZN3foo3barEv;baz 1\n"]);
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+    }
+
     /// main calls work, into which square was inlined; work calls leaf.
     fn sample_profile() -> Builder {
         let mut b = Builder::new(&[("samples", "count"), ("cpu", "nanoseconds")]);
