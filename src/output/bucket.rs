@@ -81,6 +81,13 @@ impl Bucket {
         Ok(Bucket { store, root, url: shown.trim_end_matches('/').to_string(), rt })
     }
 
+    /// A bucket in memory, for the unit tests.
+    #[cfg(test)]
+    fn in_memory() -> Bucket {
+        let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+        Bucket { store: Box::new(object_store::memory::InMemory::new()), root: Key::parse("site").unwrap(), url: "memory://site".into(), rt }
+    }
+
     /// The bucket's address as messages give it.
     pub fn url(&self) -> &str {
         &self.url
@@ -539,6 +546,11 @@ impl Lock {
     /// taken over (a write conditional on the version read) when its holder is gone. Refused
     /// while another publisher holds it.
     pub fn take(bucket: Arc<Bucket>) -> Result<Lock, OutputError> {
+        Lock::take_renewing(bucket, LEASE / 4)
+    }
+
+    /// [`Lock::take`], renewing the lock every `every`.
+    fn take_renewing(bucket: Arc<Bucket>, every: std::time::Duration) -> Result<Lock, OutputError> {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let token = format!("{}-{nanos}", std::process::id());
         let since = jiff::Timestamp::now();
@@ -585,7 +597,7 @@ impl Lock {
                 .spawn(move || loop {
                     let (stopped, wake) = &*stop;
                     let guard = stopped.lock().expect("no panic while holding it");
-                    let (guard, _) = wake.wait_timeout_while(guard, LEASE / 4, |s| !*s).expect("no panic while holding it");
+                    let (guard, _) = wake.wait_timeout_while(guard, every, |s| !*s).expect("no panic while holding it");
                     if *guard {
                         return;
                     }
@@ -788,5 +800,51 @@ mod tests {
         assert_eq!(phase("feed.xml"), 2);
         assert_eq!(phase("s/web/feed.xml"), 2);
         assert_eq!(phase("index.html"), 2);
+    }
+
+    /// The lock's `renewed` time, as its object says.
+    fn renewed(bucket: &Bucket) -> Option<jiff::Timestamp> {
+        bucket.get(LOCK).unwrap().and_then(|b| Holder::parse(&String::from_utf8_lossy(&b)).renewed)
+    }
+
+    /// Waits (up to 30 s, to fail) until `ready` holds.
+    fn until(what: &str, mut ready: impl FnMut() -> bool) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !ready() {
+            assert!(std::time::Instant::now() < deadline, "{what}");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+    }
+
+    #[test]
+    fn a_held_lock_is_renewed_so_a_long_publish_keeps_it() {
+        let bucket = Arc::new(Bucket::in_memory());
+        let lock = Lock::take_renewing(bucket.clone(), std::time::Duration::from_millis(20)).unwrap();
+        let first = renewed(&bucket).expect("the lock says when it was renewed");
+        // Renewed again, and again: its time moves on while the publish goes on.
+        let mut seen = first;
+        for turn in 0..2 {
+            until(&format!("the lock was not renewed (turn {turn})"), || renewed(&bucket).is_some_and(|r| r > seen));
+            seen = renewed(&bucket).unwrap();
+        }
+        assert!(lock.held().is_ok());
+        // A second publisher is refused: the lock is fresh.
+        assert!(Lock::take(bucket.clone()).is_err());
+        drop(lock);
+        assert!(bucket.get(LOCK).unwrap().is_none(), "let go of when dropped");
+    }
+
+    #[test]
+    fn a_lock_taken_over_by_another_build_stops_this_one_at_its_next_step() {
+        let bucket = Arc::new(Bucket::in_memory());
+        let lock = Lock::take_renewing(bucket.clone(), std::time::Duration::from_millis(20)).unwrap();
+        assert!(lock.held().is_ok());
+        // Another build took it over (it found this one stalled past the lease).
+        bucket.put(LOCK, b"token other\nhost elsewhere\npid 1\nsince x\nrenewed 2026-01-01T00:00:00Z\n".to_vec()).unwrap();
+        until("the renewal did not notice the lock changed hands", || lock.held().is_err());
+        let err = lock.held().unwrap_err().to_string();
+        assert!(err.contains("taken over by another build"), "{err}");
+        drop(lock);
+        assert!(bucket.get(LOCK).unwrap().unwrap().starts_with(b"token other"), "the other build's lock stays");
     }
 }
