@@ -104,6 +104,12 @@ async function openPage(url = "p/big/", options = {}) {
 }
 
 const idle = (page) => page.evaluate(() => window.flamesite.idle());
+/**
+ * Idle after two animation frames: a layout change reaches the resize observer, and the repaint
+ * it asks for, before the wait (an event, not a time).
+ */
+const framesThenIdle = (page) =>
+  page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))).then(() => idle(page));
 const state = (page) => page.evaluate(() => window.flamesite.state());
 
 async function shot(page, name, options = {}) {
@@ -533,9 +539,9 @@ describe("small laptop (1366×768)", () => {
     await shot(page, "laptop-notes");
     // Closed, the panel is a line above the graph, which takes the whole width.
     await page.locator("details.fs-about summary").click();
-    // The graph takes the freed width when its resize observer fires, after the click's task.
-    await page.waitForFunction(() => window.flamesite.state().viewport.width >= 1340, null, { timeout: 5000 }).catch(() => {});
-    const st2 = await idle(page);
+    // The graph takes the freed width when its resize observer fires, after the click's task:
+    // two animation frames later (the observer's callbacks run before the next paint), then idle.
+    const st2 = await framesThenIdle(page);
     assert.ok(st2.viewport.width >= 1340, `closed: the graph is ${st2.viewport.width} px wide`);
     await done();
   });
@@ -543,8 +549,7 @@ describe("small laptop (1366×768)", () => {
   test("Both puts the table under the full-width graph, where the function names have room", async () => {
     const { page, done } = await openPage("p/big/#v=both", { viewport: { width: 1366, height: 768 }, deviceScaleFactor: 1 });
     await page.locator("details.fs-about summary").click();
-    await page.waitForFunction(() => window.flamesite.state().viewport.width >= 1340, null, { timeout: 5000 }).catch(() => {});
-    const st = await idle(page);
+    const st = await framesThenIdle(page);
     assert.equal(st.view, "both");
     const canvas = await page.locator("#fs-canvas").boundingBox();
     const table = await page.locator("#fs-table").boundingBox();
