@@ -12,8 +12,9 @@
 // wall time, the build's peak memory (by /usr/bin/time), and the archive's bytes (every object under the prefix, as the server stores
 // them), so that the reads and writes of 2 and 3 can be read as fractions of the archive.
 //
-// Needs: target/release/flamesite (cargo build --release; or FLAMESITE_BIN), s3s-fs (on the
-// PATH, in target/tools/bin as scripts/test.sh installs it, or FLAMESITE_S3_SERVER) and node.
+// Needs: target/release/flamesite (cargo build --release; or FLAMESITE_BIN), the tests' S3
+// server as a program (cargo build --release --example s3-server; or FLAMESITE_S3_SERVER, a
+// program taking PORT ROOT with the same keys) and node.
 // Usage: node benches/bucket.mjs [RUNS (default 1000)]; BENCH_LOG=FILE appends a line per request.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, readdirSync, statSync, rmSync, existsSync } from "node:fs";
@@ -27,8 +28,7 @@ import { gzipSync } from "node:zlib";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const runs = Number(process.argv[2] ?? 1000);
 const bin = process.env.FLAMESITE_BIN ?? join(root, "target/release/flamesite");
-const which = spawnSync("sh", ["-c", "command -v s3s-fs"], { encoding: "utf8" }).stdout.trim();
-const server = process.env.FLAMESITE_S3_SERVER ?? (which || join(root, "target/tools/bin/s3s-fs"));
+const server = process.env.FLAMESITE_S3_SERVER ?? join(root, "target/release/examples/s3-server");
 for (const need of [bin, server]) {
   if (!existsSync(need)) {
     console.error(`missing: ${need} (see the header of benches/bucket.mjs)`);
@@ -77,13 +77,13 @@ const freePort = () =>
     });
   });
 const s3Port = await freePort();
-const s3 = spawn(server, ["--host", "127.0.0.1", "--port", String(s3Port), "--access-key", "bench", "--secret-key", "bench-secret", store], { stdio: "ignore" });
+const s3 = spawn(server, [String(s3Port), store], { stdio: "ignore" });
 for (let i = 0; ; i++) {
   const up = await new Promise((resolve) => {
     const c = net.connect(s3Port, "127.0.0.1", () => (c.end(), resolve(true))).on("error", () => resolve(false));
   });
   if (up) break;
-  if (i > 400) throw new Error("s3s-fs did not start");
+  if (i > 400) throw new Error("the S3 server did not start");
   await new Promise((r) => setTimeout(r, 50));
 }
 
@@ -135,8 +135,8 @@ async function publish(label) {
   const child = spawn(timed ? "/usr/bin/time" : bin, timed ? ["-f", "peak %M kB", bin, ...argv] : argv, {
     env: {
       ...process.env,
-      AWS_ACCESS_KEY_ID: "bench",
-      AWS_SECRET_ACCESS_KEY: "bench-secret",
+      AWS_ACCESS_KEY_ID: "flamesite",
+      AWS_SECRET_ACCESS_KEY: "flamesite-secret",
       AWS_REGION: "us-east-1",
       AWS_ENDPOINT: `http://127.0.0.1:${proxyPort}`,
       AWS_ALLOW_HTTP: "true",

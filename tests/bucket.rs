@@ -1,50 +1,36 @@
-//! Publishing to object storage, against a real S3 server on loopback (s3s-fs, which
-//! `scripts/test.sh` installs): the bucket holds the site a folder would, a machine with no
-//! local state adds a run by writing what changed, a publish cut off half-way is repaired by
-//! the next, and a second publisher is refused while one publishes.
+//! Publishing to object storage, against a real S3 server on loopback (s3s-fs, run inside the
+//! test from its library: tests/common/s3.rs): the bucket holds the site a folder would, a
+//! machine with no local state adds a run by writing what changed, a publish cut off half-way
+//! is repaired by the next, and a second publisher is refused while one publishes.
 
-mod common;
+use crate::common::s3 as s3server;
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use common::*;
+use crate::common::*;
 
 const BUCKET: &str = "archive";
 
 /// An s3s-fs server on a loopback port, storing objects as files under `root`.
 struct S3 {
-    child: Child,
+    _server: s3server::Server,
     port: u16,
     root: tempfile::TempDir,
 }
 
 impl S3 {
     fn start() -> S3 {
-        let bin = std::env::var_os("FLAMESITE_S3_SERVER").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/tools/bin/s3s-fs"));
-        assert!(
-            bin.is_file(),
-            "the S3 server these tests run against is missing: {} (bash scripts/test.sh installs it: cargo install --locked s3s-fs@0.14.1 --features binary --root target/tools; or set FLAMESITE_S3_SERVER)",
-            bin.display()
-        );
         let root = tempfile::tempdir().unwrap();
         std::fs::create_dir(root.path().join(BUCKET)).unwrap();
-        let port = free_port();
-        let child = Command::new(&bin)
-            .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--access-key", "flamesite", "--secret-key", "flamesite-secret"])
-            .arg(root.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("s3s-fs starts");
-        wait_listening(port, "s3s-fs", 20);
-        S3 { child, port, root }
+        let server = s3server::Server::start(root.path(), 0);
+        S3 { port: server.port, _server: server, root }
     }
 
     /// The folder where the server keeps the objects under `prefix`.
@@ -66,13 +52,6 @@ impl S3 {
             .filter(|e| e.file_type().is_file())
             .map(|e| (e.path().strip_prefix(&dir).unwrap().to_string_lossy().into_owned(), e.metadata().unwrap().modified().unwrap()))
             .collect()
-    }
-}
-
-impl Drop for S3 {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -1,9 +1,9 @@
 //! The build as a user runs it: fixture folders built by the real binary into temporary
 //! folders, and the output checked file by file.
 
-mod common;
+use crate::common;
 
-use common::*;
+use crate::common::*;
 
 #[test]
 fn fold_of_the_built_graph_equals_the_merged_input() {

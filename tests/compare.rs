@@ -2,12 +2,11 @@
 //! and with its series' baseline, as differential graphs built with the site. Expected values
 //! are reckoned here from the folded inputs, never by the code under test.
 
-mod common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 
 /// Per stack, the sum of its counts in folded `text`.
 fn stacks(text: &str) -> BTreeMap<String, u64> {

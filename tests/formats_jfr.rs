@@ -4,11 +4,11 @@
 //! reported for the same file; and broken copies of it, each reported with its path and byte
 //! and skipped while the rest of the site builds.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/jfr")

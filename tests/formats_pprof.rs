@@ -2,11 +2,11 @@
 //! its make.sh) built by the real binary, and every graph read back with `flamesite fold`
 //! compared with the stacks that `go tool pprof -raw` reported for the same file.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use flamesite::ingest::decode::pprof::{Function, Line, Location, Profile, Sample, ValueType};
 use prost::Message;
 

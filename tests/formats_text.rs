@@ -5,11 +5,11 @@
 //! graph, an independent Python reading for the JSON formats). Each is built plain, gzipped and zstd-compressed, and `flamesite fold` of the
 //! built graph must equal the expected stacks.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 
 fn data(rel: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel);

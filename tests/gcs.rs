@@ -7,13 +7,12 @@
 //! (`PUT /bucket/object`), which fake-gcs-server does not serve (it answers "invalid
 //! uploadType"); object_store's own CI runs a fork of it that does. README says so.
 
-mod common;
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
-use common::*;
+use crate::common::*;
 
 const BUCKET: &str = "nightly-profiles";
 

@@ -2,12 +2,12 @@
 //! incremental rebuild must give the site a build from scratch gives, whatever changed, and
 //! no URL may ever move to another profile or be shared by two.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 /// A small folded profile whose total is `total`.

@@ -2,12 +2,12 @@
 //! fixture folders, and checked on what a user sees (the files, index.json, the messages and
 //! the exit status).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 
 fn index(out: &Path) -> Value {

@@ -3,12 +3,12 @@
 //! user put in the output, and small malformed inputs. Every case runs the real binary on real
 //! files under real conditions (a real tmpfs, a real symbolic link, real file names).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 
 /// A real tmpfs of a given size mounted on a fresh folder, unmounted when dropped (also when
 /// the test fails). Mounting needs root (CAP_SYS_ADMIN): where it is not possible the test

@@ -2,14 +2,13 @@
 //! when a profile is added or removed, or a sidecar, notes, a template or site.toml changes,
 //! and open pages reload.
 
-mod common;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::*;
 
 struct Server(Child);
 

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod s3;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
