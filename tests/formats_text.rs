@@ -1,8 +1,9 @@
 //! Profiles made by the real tools (perf script, node --cpu-prof, py-spy's speedscope; DTrace,
 //! macOS `sample` and VTune files from FlameGraph's and inferno's repositories), kept small in
 //! tests/data/<format>/ with the scripts that made them and their expected folded stacks
-//! (inferno's commands' for perf, DTrace, `sample` and VTune, FlameGraph's scripts' for the CPI
-//! graph, an independent Python reading for the JSON formats). Each is built plain, gzipped and zstd-compressed, and `flamesite fold` of the
+//! (FlameGraph's collapsers' for perf, DTrace and `sample` and its scripts' for the CPI graph,
+//! an independent Python reading for VTune and the JSON formats; never flamesite's or inferno's:
+//! see each folder's README.md). Each is built plain, gzipped and zstd-compressed, and `flamesite fold` of the
 //! built graph must equal the expected stacks.
 
 use crate::common;
@@ -41,7 +42,7 @@ fn graphs_of(out: &Path, slug: &str) -> Vec<PathBuf> {
 }
 
 #[test]
-fn perf_script_folds_as_inferno_collapse_perf_does() {
+fn perf_script_folds_as_stackcollapse_perf_does() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     write_three(&input, "perf", "txt", &data("perf/perf.txt"));
@@ -63,7 +64,9 @@ fn perf_script_folds_as_inferno_collapse_perf_does() {
 }
 
 #[test]
-fn perf_options_in_site_toml_match_infernos_flags() {
+/// `[perf]`'s options against `stackcollapse-perf.pl`'s flags of the same names
+/// (tests/data/perf/README.md).
+fn perf_options_in_site_toml_match_stackcollapse_perfs_flags() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     write(&input.join("perf.txt"), &data("perf/perf.txt"));
@@ -197,8 +200,9 @@ fn malformed_inputs_name_the_file_and_the_problem() {
         assert!(line.contains(&format!("bad/{bad}")), "the message names the path: {line}");
     }
     assert!(err.contains("built 2 profiles"), "{err}");
-    // As inferno-collapse-perf folds the same file (the cut sample under the process name,
-    // without the outer frame that the cut removed).
+    // The complete samples as stackcollapse-perf.pl folds them, and the cut one kept under the
+    // process name, without the outer frame that the cut removed (as inferno keeps it; the
+    // script drops it: tests/data/perf-jit/README.md).
     assert_eq!(fold(dir.path(), &out.join("p/cut/g/cpu-clock")), merged_sorted(&text("perf-jit/cut.folded")));
     assert!(text("perf-jit/cut.folded").contains("\njit;main;run_jit;jit_spin "), "the cut sample is in the expected stacks");
 }
@@ -216,9 +220,9 @@ fn graphs_listed(out: &Path, source: &str) -> Vec<(String, String)> {
 }
 
 #[test]
-fn a_jit_frame_named_by_a_perf_map_and_real_pids_fold_as_inferno_does() {
+fn a_jit_frame_named_by_a_perf_map_and_real_pids_fold_as_stackcollapse_perf_does() {
     // perf-jit/jit.txt: perf script -F +pid of a program with a JIT-compiled function named in
-    // /tmp/perf-PID.map (see its README); the expected stacks are inferno-collapse-perf's.
+    // /tmp/perf-PID.map (see its README); the expected stacks are stackcollapse-perf.pl's.
     let jit = text("perf-jit/jit.txt");
     assert!(jit.contains("jit_spin+0xa (/tmp/perf-") && jit.lines().next().unwrap().contains("/"), "a JIT frame and pid/tid");
     let with_options = text("perf-jit/jit-jit-pid.folded");
@@ -257,9 +261,9 @@ fn task_clock_is_in_nanoseconds_and_each_event_of_a_two_event_file_is_a_graph() 
     assert_eq!(fold(dir.path(), &out.join("p/task-clock/g/task-clock")), merged_sorted(&text("perf-jit/task-clock.folded")));
 
     // `perf record -e task-clock -e page-faults`: a graph per event, in the order of their
-    // first samples (a page fault comes first), each as inferno-collapse-perf folds that event
+    // first samples (a page fault comes first), each as stackcollapse-perf.pl folds that event
     // (`events.folded` is its default, the first event; `events-task-clock.folded` is
-    // `--event-filter task-clock`, each sample weighed by its period: see make.sh). No sample
+    // `--event-filter=task-clock`, each sample weighed by its period: see make.sh). No sample
     // is left out, so nothing is warned of.
     let first = events.lines().find(|l| !l.starts_with('#') && !l.is_empty()).unwrap();
     assert!(first.contains(" page-faults:"), "{first}");
@@ -273,7 +277,7 @@ fn task_clock_is_in_nanoseconds_and_each_event_of_a_two_event_file_is_a_graph() 
 }
 
 #[test]
-fn perf_script_without_a_time_field_folds_each_event_as_inferno_does_for_that_event() {
+fn perf_script_without_a_time_field_folds_each_event_as_stackcollapse_perf_does_for_that_event() {
     // `perf script -F comm,pid,event,ip,sym,dso`: sample lines read `jit 4242 task-clock:`.
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
@@ -298,11 +302,11 @@ fn perf_script_without_a_time_field_folds_each_event_as_inferno_does_for_that_ev
 }
 
 #[test]
-fn perf_script_printed_with_fewer_fields_folds_as_inferno_folds_a_full_printing() {
+fn perf_script_printed_with_fewer_fields_folds_as_stackcollapse_perf_folds_a_full_printing() {
     // perf-fields/: two real recordings of one program, one without call chains (each sample
     // one line, its frame after the event), printed by `perf script -F` with fewer fields;
-    // each expectation is inferno's folding of a printing of the same recording that inferno
-    // reads fully (see make.sh).
+    // each expectation is stackcollapse-perf.pl's folding of the file, or of the file reshaped
+    // into the fuller printing that the script reads (see README.md and make.sh).
     let cases = [
         // (file, what its first line shows, graph, unit)
         ("oneline.txt", "padded command, the frame on the line", "cpu-clock", "nanoseconds"),
@@ -502,11 +506,16 @@ fn a_perf_profile_of_cycles_and_instructions_gets_its_cpi_graph() {
 }
 
 #[test]
-fn dtrace_sample_and_vtune_files_of_the_real_tools_fold_as_infernos_commands_fold_them() {
-    // Real files from FlameGraph's and inferno's repositories, each with what inferno's own
-    // command prints for it (tests/data/{dtrace,sample,vtune}/README.md and make.sh).
+fn dtrace_sample_and_vtune_files_of_the_real_tools_fold_as_the_reference_collapsers_fold_them() {
+    // Real files from FlameGraph's and inferno's repositories, each with what an independent
+    // collapser prints for it: FlameGraph's stackcollapse.pl (DTrace) and
+    // stackcollapse-sample.awk (`sample`), their Rust symbols demangled by
+    // tests/data/dtrace/rust-demangle.py, and tests/data/vtune/fold-vtune.py (VTune, which
+    // FlameGraph's script cannot read). See tests/data/{dtrace,sample,vtune}/README.md and
+    // make.sh; where inferno's commands differ (a `sample` path listed at several call sites,
+    // `_{{closure}}`), those say how.
     let cases = [
-        // (file, its slug, graph folder, unit, inferno's folding)
+        // (file, its slug, graph folder, unit, the reference folding)
         ("dtrace/example-dtrace-stacks.txt.gz", "example-dtrace-stacks", "samples", "samples", "dtrace/example-dtrace-stacks.folded.gz"),
         ("dtrace/stack-ustack.txt", "stack-ustack", "samples", "samples", "dtrace/stack-ustack.folded"),
         ("sample/sample.txt", "sample", "samples", "samples", "sample/sample.folded"),

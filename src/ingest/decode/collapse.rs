@@ -1,6 +1,8 @@
-//! `perf script` text and the other stackcollapse inputs (DTrace, macOS `sample`, VTune),
-//! folded by inferno's `collapse` modules (the Rust port of Brendan Gregg's stackcollapse-*
-//! scripts), used as a library. inferno writes folded stacks; those are read by
+//! `perf script` text and the other stackcollapse inputs (DTrace, macOS `sample`, VTune).
+//! perf and DTrace are folded by inferno's `collapse` modules (the Rust port of Brendan
+//! Gregg's stackcollapse-* scripts), used as a library; `sample` and VTune call trees by
+//! [`super::calltree`], since inferno 0.12's folders for them keep only the last count of a
+//! stack listed twice. Either writes folded stacks; those are read by
 //! [`super::folded::decode`], so limits, warnings and merging are the folded reader's.
 //!
 //! Each format is recognised by inferno's own `is_applicable` on the start of the file.
@@ -15,7 +17,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use inferno::collapse::{dtrace, perf, sample, vtune, Collapse};
 
-use super::{cpuprofile, folded, Decoded};
+use super::{calltree, cpuprofile, folded, Decoded};
 use crate::config::{Config, PerfConfig};
 
 /// Whether `sniff` is `perf script` text: its first event line is followed by a stack line
@@ -480,15 +482,20 @@ pub fn decode_dtrace(reader: &mut dyn BufRead, config: &Config) -> Result<Decode
     fold(&mut dtrace::Folder::default(), reader, config, "dtrace")
 }
 
-/// Folds macOS `sample` output.
+/// Folds macOS `sample` output: each function's own samples (see [`calltree::fold_sample`]),
+/// the samples of a path that `sample` lists once per call site added up.
 pub fn decode_sample(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, String> {
-    fold(&mut sample::Folder::default(), reader, config, "sample")
+    let mut out = Vec::new();
+    calltree::fold_sample(reader, config.limits.max_line_bytes, &mut out).map_err(|e| format!("sample: {e}"))?;
+    read_folded(&out, config, "sample")
 }
 
-/// Folds a VTune CSV export. inferno turns its `CPU Time:Self` seconds into whole
-/// milliseconds, so the graph is `cpu time` in `milliseconds`.
+/// Folds a VTune CSV export. Its `CPU Time:Self` seconds are read in whole milliseconds, as
+/// inferno reads them, so the graph is `cpu time` in `milliseconds`.
 pub fn decode_vtune(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, String> {
-    let mut decoded = fold(&mut vtune::Folder::default(), reader, config, "vtune")?;
+    let mut out = Vec::new();
+    calltree::fold_vtune(reader, config.limits.max_line_bytes, &mut out).map_err(|e| format!("vtune: {e}"))?;
+    let mut decoded = read_folded(&out, config, "vtune")?;
     decoded.graphs[0].name = "cpu time".into();
     decoded.graphs[0].unit = "milliseconds".into();
     Ok(decoded)
@@ -515,8 +522,10 @@ fn quiet_inferno_panics() {
     });
 }
 
-/// Runs inferno's folder over the whole stream, then reads its folded output. A panic inside
-/// the parser (hostile input it did not expect) becomes an error, not a crash.
+/// Runs inferno's folder over the whole stream, then reads its folded output, with the `_`
+/// that inferno's demangling leaves before `{{closure}}` and the like dropped
+/// ([`calltree::drop_escape_underscores`]). A panic inside the parser (hostile input it did
+/// not expect) becomes an error, not a crash.
 fn fold(folder: &mut impl Collapse, reader: &mut dyn BufRead, config: &Config, format: &'static str) -> Result<Decoded, String> {
     quiet_inferno_panics();
     let mut out = Vec::new();
@@ -526,6 +535,12 @@ fn fold(folder: &mut impl Collapse, reader: &mut dyn BufRead, config: &Config, f
         Ok(Err(e)) => return Err(format!("{format}: {e}")),
         Err(_) => return Err(format!("{format}: the input is malformed (inferno's {format} parser gave up)")),
     }
+    calltree::drop_escape_underscores(&mut out);
+    read_folded(&out, config, format)
+}
+
+/// Reads the folded stacks a folder wrote.
+fn read_folded(out: &[u8], config: &Config, format: &'static str) -> Result<Decoded, String> {
     if out.iter().all(u8::is_ascii_whitespace) {
         return Err(format!("{format}: no stacks found (is the file truncated, or were stacks not recorded?)"));
     }
@@ -732,12 +747,15 @@ mod tests {
         assert!(decode_perf(&mut junk.as_bytes(), &Config::default()).is_ok());
     }
 
-    /// Small shapes and the sniffing; the expectations below are what `inferno-collapse-dtrace`,
-    /// `-sample` and `-vtune` 0.12.8 print for the same texts (checked by running them). Real
-    /// files of the three tools are in tests/formats_text.rs
-    /// `dtrace_sample_and_vtune_files_of_the_real_tools_fold_as_infernos_commands_fold_them`.
+    /// Small shapes and the sniffing, worked out by hand: stacks of DTrace's frames without
+    /// their offsets, of each `sample` function's own samples, of each VTune row's own time.
+    /// (`inferno-collapse-dtrace`, `-sample` and `-vtune` 0.12.8 print the same for these
+    /// texts, which repeat no stack and have no half-mangled Rust names: where inferno differs,
+    /// see the tests below.) Real files of the three tools, against FlameGraph's collapsers
+    /// (and tests/data/vtune/fold-vtune.py), are in tests/formats_text.rs
+    /// `dtrace_sample_and_vtune_files_of_the_real_tools_fold_as_the_reference_collapsers_fold_them`.
     #[test]
-    fn dtrace_sample_and_vtune_fold_as_infernos_clis_do() {
+    fn dtrace_sample_and_vtune_small_texts_are_recognised_and_folded() {
         let dtrace = "CPU     ID                    FUNCTION:NAME\n  0  64091                        :tick-60s\n\n\n              libc.so.1`__write+0x15\n              prog`main+0x10\n                5\n\n              prog`main+0x10\n                2\n";
         assert!(is_dtrace(dtrace.as_bytes()));
         let d = decode_dtrace(&mut dtrace.as_bytes(), &Config::default()).unwrap();
@@ -764,7 +782,8 @@ mod tests {
         }
         assert!(!is_dtrace(&folded_dtrace.as_bytes()[..4096]), "folded stacks of DTrace frames are folded");
 
-        // Expected: inferno-collapse-sample's output for the same text.
+        // Each function's own samples; the thread line names its thread as inferno does
+        // (the text before its `)` as a module).
         let mut sample = String::from("Analysis of sampling prog (pid 123) every 1 millisecond\nProcess:         prog [123]\n\nCall graph:\n    5 Thread_1   DispatchQueue_1: com.apple.main-thread  (serial)\n    + 5 start  (in libdyld.dylib) + 1  [0x7fff6f1c3cc9]\n    +   5 main  (in prog) + 10  [0x100000f4a]\n    +     3 foo  (in prog) + 5  [0x100000f10]\n    +     ! 3 leaf  (in prog) + 1  [0x100000f00]\n    +     2 bar  (in prog) + 5  [0x100000f20]\n");
         sample.push_str("\nTotal number in stack (recursive counted multiple times):\n        5       main  (in prog) + 10  [0x100000f4a]\n");
         assert!(is_sample(sample.as_bytes()));
@@ -778,7 +797,7 @@ mod tests {
         let start = &sample[..sample.find("    + 5 start").unwrap()];
         assert!(is_sample(start.as_bytes()));
 
-        // Expected: inferno-collapse-vtune's output (CPU time in milliseconds).
+        // Each row's own CPU time, in whole milliseconds.
         let vtune = "Function Stack,CPU Time:Self,Module\nTotal,0.0,[Unknown]\n main,0.015,prog\n  foo,0.005,prog\n  bar,0.0101,libbar.so\n";
         assert!(is_vtune(vtune.as_bytes()));
         let d = decode_vtune(&mut vtune.as_bytes(), &Config::default()).unwrap();
@@ -787,5 +806,111 @@ mod tests {
             folded_of(&d),
             "[Unknown]`Total;prog`main 15\n[Unknown]`Total;prog`main;libbar.so`bar 10\n[Unknown]`Total;prog`main;prog`foo 5\n"
         );
+    }
+
+    /// What inferno's own folder (the library behind its command) prints for `text`.
+    fn inferno_prints(folder: &mut impl Collapse, text: &str) -> String {
+        let mut out = Vec::new();
+        folder.collapse(text.as_bytes(), &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn a_sample_path_listed_at_two_call_sites_adds_up() {
+        // `main` calls `work` from two call sites (`+ 10`, `+ 30`): `sample` lists the path
+        // twice, with 3 and 4 samples; folded by name it is one stack of 7. `main` has 2
+        // samples of its own (10 less its callees' 8); `idle`'s one is in a waiting symbol.
+        let sample = [
+            "Analysis of sampling prog (pid 1) every 1 millisecond",
+            "",
+            "Call graph:",
+            "    10 Thread_1",
+            "    + 10 main  (in prog) + 5  [0x1]",
+            "    +   3 work  (in prog) + 10  [0x2]",
+            "    +   ! 3 leaf  (in libleaf.dylib) + 1  [0x3]",
+            "    +   4 work  (in prog) + 30  [0x4]",
+            "    +   : 4 leaf  (in libleaf.dylib) + 1  [0x3]",
+            "    +   1 idle  (in prog) + 2  [0x5]",
+            "    +     1 __ulock_wait  (in libsystem_kernel.dylib) + 10  [0x6]",
+            "",
+            "Total number in stack (recursive counted multiple times):",
+            "        10       main  (in prog) + 5  [0x1]",
+            "",
+        ]
+        .join("\n");
+        assert!(is_sample(sample.as_bytes()));
+        let d = decode_sample(&mut sample.as_bytes(), &Config::default()).unwrap();
+        assert_eq!(folded_of(&d), "Thread_1;prog`main 2\nThread_1;prog`main;prog`work;libleaf`leaf 7\n");
+        // inferno 0.12's folder keeps the last count of the path only, and callers' own samples
+        // not at all: why flamesite reads `sample`'s call graph itself.
+        assert_eq!(inferno_prints(&mut sample::Folder::default(), &sample), "Thread_1;prog`main;prog`work;libleaf`leaf 4\n");
+
+        // A graph cut before its end, a skipped level and a line without its indentation are errors.
+        let cut = &sample[..sample.find("\nTotal").unwrap()];
+        let e = decode_sample(&mut cut.as_bytes(), &Config::default()).unwrap_err();
+        assert!(e.contains("ended before the end of the call graph"), "{e}");
+        let skipped = sample.replace("    +   ! 3 leaf", "    +     ! 3 leaf");
+        let e = decode_sample(&mut skipped.as_bytes(), &Config::default()).unwrap_err();
+        assert!(e.contains("line 7: an indentation level skipped"), "{e}");
+        let e = decode_sample(&mut sample.replace("    + 10 main", "+ 10 main").as_bytes(), &Config::default()).unwrap_err();
+        assert!(e.contains("line 5: a call graph line that does not start with 4 spaces"), "{e}");
+    }
+
+    #[test]
+    fn a_vtune_stack_reached_twice_adds_up() {
+        let vtune = "Function Stack,CPU Time:Self,Module\nTotal,0.0,[Unknown]\n main,0.002,prog\n  work,0.003,prog\n  \"f(a, \"\"b\"\")\",0.001,prog\n  work,0.004,prog\n";
+        assert!(is_vtune(vtune.as_bytes()));
+        let d = decode_vtune(&mut vtune.as_bytes(), &Config::default()).unwrap();
+        assert_eq!(
+            folded_of(&d),
+            "[Unknown]`Total;prog`main 2\n[Unknown]`Total;prog`main;prog`f(a, \"b\") 1\n[Unknown]`Total;prog`main;prog`work 7\n"
+        );
+        // inferno 0.12's folder keeps the last time of `work` only.
+        assert!(inferno_prints(&mut vtune::Folder::default(), vtune).contains("[Unknown]`Total;prog`main;prog`work 4\n"));
+        let e = decode_vtune(&mut vtune.replace("0.004", "inf").as_bytes(), &Config::default()).unwrap_err();
+        assert!(e.contains("line 6: not a CPU time in seconds: inf"), "{e}");
+        let e = decode_vtune(&mut vtune.replace(" main", "   main").as_bytes(), &Config::default()).unwrap_err();
+        assert!(e.contains("line 3: an indentation level skipped"), "{e}");
+    }
+
+    #[test]
+    fn rust_legacy_symbols_lose_the_underscore_before_an_escape_in_every_path_element() {
+        use super::calltree::{demangle_rust, drop_escape_underscores};
+        for (mangled, demangled) in [
+            (
+                "rg::search_parallel::_$u7b$$u7b$closure$u7d$$u7d$::_$u7b$$u7b$closure$u7d$$u7d$::h6e849b55a66fcd85",
+                "rg::search_parallel::{{closure}}::{{closure}}",
+            ),
+            ("_$u7b$$u7b$closure$u7d$$u7d$::h6e849b55a66fcd85", "{{closure}}"),
+            (
+                "_$LT$grep_searcher..searcher..glue..ReadByLine$LT$$u27$s$C$$u20$M$C$$u20$R$C$$u20$S$GT$$GT$::run::h30ecedc997ad7e32",
+                "<grep_searcher::searcher::glue::ReadByLine<'s, M, R, S>>::run",
+            ),
+            ("_$LT$$RF$std..fs..File$u20$as$u20$std..io..Read$GT$::read::h5d84059cf335c8e6", "<&std::fs::File as std::io::Read>::read"),
+            // Names that merely hold an underscore keep it.
+            ("std::fs::OpenOptions::_open::h1cd1c180d181e2f5", "std::fs::OpenOptions::_open"),
+            ("std::sys_common::backtrace::__rust_begin_short_backtrace::h71644e3bf9e2bb80", "std::sys_common::backtrace::__rust_begin_short_backtrace"),
+            ("_readdir_unlocked$INODE64", "_readdir_unlocked$INODE64"),
+            ("__rust_maybe_catch_panic", "__rust_maybe_catch_panic"),
+            // Without a hash it is not a Rust symbol: left as it is.
+            ("a::_$u7b$$u7b$closure$u7d$$u7d$", "a::_$u7b$$u7b$closure$u7d$$u7d$"),
+            ("ééééééééééééééééééé", "ééééééééééééééééééé"),
+        ] {
+            assert_eq!(demangle_rust(mangled), demangled, "{mangled}");
+        }
+        let mut folded = b"m`a::_{{closure}};m`b::_open;c::__{{x}};_{{y}} 1\nm`d::_{{closure}}::_{{closure}} 2\n".to_vec();
+        drop_escape_underscores(&mut folded);
+        assert_eq!(String::from_utf8(folded).unwrap(), "m`a::{{closure}};m`b::_open;c::__{{x}};_{{y}} 1\nm`d::{{closure}}::{{closure}} 2\n");
+
+        // DTrace and perf, whose frames inferno demangles: inferno keeps the `_` inside the path.
+        let closure = "crucible::recv_task::_$u7b$$u7b$closure$u7d$$u7d$::h2313d0ca35c97b46";
+        let dtrace = format!("\n\n              prog`{closure}\n              prog`main+0x10\n                3\n");
+        assert!(inferno_prints(&mut dtrace::Folder::default(), &dtrace).contains("recv_task::_{{closure}}"));
+        let d = decode_dtrace(&mut dtrace.as_bytes(), &Config::default()).unwrap();
+        assert_eq!(folded_of(&d), "prog`main;prog`crucible::recv_task::{{closure}} 3\n");
+        let perf = format!("prog 2124 4401.9: 5 cycles: \n\t1 {closure}+0x9 (/p)\n\t2 main+0x10 (/p)\n\n");
+        assert!(inferno_folded(&perf, "cycles").contains("recv_task::_{{closure}}"));
+        let d = decode_perf(&mut perf.as_bytes(), &Config::default()).unwrap();
+        assert_eq!(folded_of(&d), "prog;main;crucible::recv_task::{{closure}} 5\n");
     }
 }

@@ -6,6 +6,7 @@
 //! then detected from the decompressed content; each format has a module that streams its
 //! stacks into a [`StackMerger`].
 
+mod calltree;
 pub mod collapse;
 pub mod cpuprofile;
 pub mod folded;
@@ -25,7 +26,9 @@ use std::sync::mpsc;
 /// some file change (graphs added, stacks or values read otherwise), so that the cache's
 /// decodes, keyed by it, are made again instead of published as they were.
 /// 2: JFR count graphs and wall-mode CPU; perf script printed with any field set.
-pub const DECODERS: u32 = 2;
+/// 3: macOS `sample` and VTune stacks reached at several call sites added up, not the last
+/// kept; Rust's `_{{closure}}` path elements demangled to `{{closure}}`.
+pub const DECODERS: u32 = 3;
 
 use crate::config::Config;
 use crate::graph::frames::FrameTable;

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates the expectation with inferno's own command (not flamesite):
-#   cargo install inferno --version 0.12.8 --root /tmp/inferno && PATH=/tmp/inferno/bin:$PATH bash make.sh
+# Regenerates the expectation with fold-vtune.py, this folder's independent reading of the
+# export (not flamesite, not inferno). FlameGraph's stackcollapse-vtune.pl cannot read this
+# file (see README.md). Needs python3:
+#   bash make.sh
 set -euo pipefail
 cd "$(dirname "$0")"
-inferno-collapse-vtune vtune.csv >vtune.folded
+python3 fold-vtune.py vtune.csv >vtune.folded
