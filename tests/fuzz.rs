@@ -349,3 +349,58 @@ fn every_decoder_and_the_chunk_reader_survive_mutated_inputs() {
     assert!(ran > 0, "no target named {only:?}");
     let _ = std::fs::remove_dir_all(&fuzz.scratch);
 }
+
+/// What each coverage-guided fuzz target runs (tests/libfuzzer/src/lib.rs), called here on the
+/// stable compiler.
+#[path = "libfuzzer/src/lib.rs"]
+mod libfuzz;
+
+/// The regression test of fuzzing: every input that the coverage-guided campaigns kept
+/// (`tests/libfuzzer/corpus/TARGET/`, grown and minimised by `scripts/libfuzz.sh`) and every
+/// past finding (`tests/libfuzzer/findings/TARGET-*`, each fixed since) goes through its target
+/// again, which must return: no panic, no abort, and no input taking over 10 s.
+#[test]
+fn every_fuzzing_corpus_input_and_past_finding_runs_through_its_target_again() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/libfuzzer");
+    let targets: &[(&str, fn(&[u8]))] = &[
+        ("folded", libfuzz::folded),
+        ("perf", libfuzz::perf),
+        ("dtrace", libfuzz::dtrace),
+        ("sample", libfuzz::sample),
+        ("vtune", libfuzz::vtune),
+        ("cpuprofile", libfuzz::cpuprofile),
+        ("speedscope", libfuzz::speedscope),
+        ("pprof", libfuzz::pprof),
+        ("jfr", libfuzz::jfr),
+        ("chunks", libfuzz::chunks),
+        ("notes", libfuzz::notes),
+    ];
+    let files = |dir: &Path, prefix: &str| -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.is_file() && p.file_name().unwrap().to_string_lossy().starts_with(prefix)).collect())
+            .unwrap_or_default();
+        out.sort();
+        out
+    };
+    let findings = files(&root.join("findings"), "");
+    for f in &findings {
+        let name = f.file_name().unwrap().to_string_lossy();
+        assert!(targets.iter().any(|(t, _)| name.starts_with(&format!("{t}-"))), "{}: a finding is named TARGET-…", f.display());
+    }
+    for &(name, target) in targets {
+        let corpus = files(&root.join("corpus").join(name), "");
+        assert!(!corpus.is_empty(), "the fuzzing corpus of {name} is empty: tests/libfuzzer/corpus/{name} (scripts/libfuzz.sh grows it)");
+        let past = files(&root.join("findings"), &format!("{name}-"));
+        let start = Instant::now();
+        for input in corpus.iter().chain(&past) {
+            let bytes = std::fs::read(input).unwrap();
+            let took = Instant::now();
+            if let Err(e) = std::panic::catch_unwind(AssertUnwindSafe(|| target(&bytes))) {
+                let why = e.downcast_ref::<String>().cloned().or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default();
+                panic!("fuzz {name}: {} panicked: {why}", input.display());
+            }
+            assert!(took.elapsed() < Duration::from_secs(10), "fuzz {name}: {} took {:?}", input.display(), took.elapsed());
+        }
+        eprintln!("fuzz {name}: {} corpus inputs and {} past findings replayed in {:.1} s", corpus.len(), past.len(), start.elapsed().as_secs_f64());
+    }
+}
