@@ -36,6 +36,17 @@ struct Lines<'a> {
 }
 
 impl<'a> Lines<'a> {
+    /// Reads up to and including the first line that starts with `header`; false when there
+    /// is none.
+    fn skip_past(&mut self, header: &str) -> Result<bool, String> {
+        while let Some(l) = self.next()? {
+            if l.starts_with(header) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
     fn new(reader: &'a mut dyn BufRead, max_line: u64) -> Self {
         Lines { reader, max_line, buf: Vec::with_capacity(256), number: 0 }
     }
@@ -74,12 +85,8 @@ struct Node {
 /// number in stack`. A report without a call graph writes nothing.
 pub(super) fn fold_sample(reader: &mut dyn BufRead, max_line: u64, out: &mut Vec<u8>) -> Result<(), String> {
     let mut lines = Lines::new(reader, max_line);
-    loop {
-        match lines.next()? {
-            None => return Ok(()),
-            Some(l) if l.starts_with("Call graph:") => break,
-            Some(_) => {}
-        }
+    if !lines.skip_past("Call graph:")? {
+        return Ok(());
     }
     let mut stack: Vec<Node> = Vec::new();
     loop {
@@ -166,12 +173,8 @@ fn sample_parts(line: &str) -> Option<(&str, &str, &str)> {
 /// twice) are each written with their own time. A file without the header writes nothing.
 pub(super) fn fold_vtune(reader: &mut dyn BufRead, max_line: u64, out: &mut Vec<u8>) -> Result<(), String> {
     let mut lines = Lines::new(reader, max_line);
-    loop {
-        match lines.next()? {
-            None => return Ok(()),
-            Some(l) if l.starts_with("Function Stack,CPU Time:Self,Module") => break,
-            Some(_) => {}
-        }
+    if !lines.skip_past("Function Stack,CPU Time:Self,Module")? {
+        return Ok(());
     }
     let mut stack: Vec<String> = Vec::new();
     loop {
