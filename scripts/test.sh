@@ -35,7 +35,7 @@ phase() {
   echo "== $1" >&2
 }
 report() {
-  local status=$?
+  local status=${1:-$?}
   [ -z "$phase_name" ] || phases+=("$(printf '%5ds  %s' $((SECONDS - phase_start)) "$phase_name")")
   echo "== time per phase (exit $status)" >&2
   printf '%s\n' "${phases[@]}" >&2
@@ -60,7 +60,18 @@ fi
 # It runs in the background while the installs below wait on the network.
 logs=$(mktemp -d)
 # On the way out, pass or fail, nothing started here is left running.
-trap 'report; kill $(jobs -p) 2>/dev/null; rm -rf "$logs"' EXIT
+# The trap runs under `set -e`, so every step in it must succeed, and it exits with the status
+# the script had: a `kill` with no jobs left fails, which would otherwise turn a pass into exit 2.
+leave() {
+  local status=$?
+  report "$status"
+  local pids
+  pids=$(jobs -p)
+  [ -z "$pids" ] || kill $pids 2>/dev/null || true
+  rm -rf "$logs"
+  exit "$status"
+}
+trap leave EXIT
 phase "compiling the tests in the background (cargo nextest run --no-run), while the rest is prepared"
 (
   start=$SECONDS
