@@ -25,6 +25,9 @@ pub struct Made {
     pub unmatched: Vec<String>,
     /// Each graph compared: its name, its unit and the differential table of the two.
     pub tables: Vec<(String, String, crate::graph::frames::FrameTable)>,
+    /// Per graph compared, the samples each profile's values rest on, when known, and the
+    /// later profile's graph that counts them (`decode::draws`).
+    pub samples: Vec<((Option<u64>, Option<u64>), Option<String>)>,
 }
 
 /// Refuses `out` when it holds a site `flamesite build` made (an index that lists series, not
@@ -55,12 +58,17 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Pat
     a.graphs.retain(|g| !g.timeline);
     b.graphs.retain(|g| !g.timeline);
     let names: Vec<&str> = a.graphs.iter().map(|g| g.name.as_str()).collect();
+    let draws = |d: &decode::Decoded| decode::draws(&d.graphs, &d.graphs.iter().map(|g| g.unit.as_str()).collect::<Vec<_>>());
+    let (draws_b, draws_a) = (draws(&b), draws(&a));
+    let mut samples = Vec::new();
     let mut tables = Vec::new();
     let mut folders = Vec::new();
     let mut unmatched = Vec::new();
-    for (ga, folder) in a.graphs.iter().zip(slug::graph_folders(&names)) {
-        match b.graphs.iter().find(|g| g.name == ga.name) {
-            Some(gb) => {
+    for ((ga, folder), da) in a.graphs.iter().zip(slug::graph_folders(&names)).zip(&draws_a) {
+        match b.graphs.iter().position(|g| g.name == ga.name) {
+            Some(ib) => {
+                let gb = &b.graphs[ib];
+                samples.push(((draws_b[ib].map(|d| d.0), da.map(|d| d.0)), da.map(|d| a.graphs[d.1].name.clone())));
                 tables.push((ga.name.clone(), ga.unit.clone(), diff::merge(&gb.table, &ga.table).map_err(|e| e.to_string())?));
                 folders.push(folder);
             }
@@ -72,7 +80,7 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Pat
         return Err(format!("{} and {} have no graph (sample type) in common", before.display(), after.display()));
     }
     let Some(out) = out else {
-        return Ok(Made { graphs: tables.iter().map(|t| t.0.clone()).collect(), unmatched, tables });
+        return Ok(Made { graphs: tables.iter().map(|t| t.0.clone()).collect(), unmatched, tables, samples });
     };
     let theme = Theme::load(config.theme_dir.as_deref())?;
     refuse_a_built_site(out)?;
@@ -82,7 +90,7 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Pat
     let mut changes: Vec<GraphChanges> = Vec::new();
     let mut preload = Vec::new();
     let sides = chunk::Sides::new("the first profile", "the second profile");
-    for ((name, unit, table), folder) in tables.iter().zip(folders) {
+    for (((name, unit, table), folder), (drawn, drawn_by)) in tables.iter().zip(folders).zip(&samples) {
         let data = format!("g/{folder}/");
         let sink = |rel: &str, bytes: &[u8]| write(&format!("{data}{rel}"), bytes).map_err(crate::error::FillError::Write);
         let manifest = chunk::encode_graph(name, unit, table, &sides, &config.chunks, config.palette, &sink).map_err(|e| e.to_string())?;
@@ -90,8 +98,8 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Pat
             preload = manifest.first_view(crate::ingest::FIRST_VIEW_ROWS);
         }
         let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after);
-        graphs.push(GraphInfo { name: name.clone(), unit: unit.clone(), total, frames: manifest.frames, data, differential: true, decimals: manifest.decimals, timeline: false });
-        changes.push(crate::derive::listed(name, unit, table));
+        graphs.push(GraphInfo { name: name.clone(), unit: unit.clone(), total, frames: manifest.frames, data, differential: true, decimals: manifest.decimals, timeline: false, draws: drawn.1, drawn_by: drawn_by.clone() });
+        changes.push(crate::derive::listed(name, unit, table, *drawn));
     }
     let run = |path: &Path, d: &decode::Decoded| -> Result<Run, String> {
         let file = path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned());
@@ -139,5 +147,5 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Pat
     });
     write("index.json", format!("{index}\n").as_bytes())?;
     staging.commit(true, false).map_err(|e| e.to_string())?;
-    Ok(Made { graphs: graphs.into_iter().map(|g| g.name).collect(), unmatched, tables })
+    Ok(Made { graphs: graphs.into_iter().map(|g| g.name).collect(), unmatched, tables, samples })
 }

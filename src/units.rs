@@ -10,6 +10,17 @@
 //! * three significant digits after a prefix (0, 1 or 2 decimals), ties rounded up as
 //!   JavaScript's `toFixed` does; negative values start with "−".
 
+/// Units whose values count events (one sample, one call): their shares rest on that many
+/// draws, so the sampling noise of a share follows from the counts alone. Values of other
+/// units (nanoseconds, bytes) are weighted samples whose number only a graph of the same
+/// samples in such a unit gives (`ingest::decode::draws`).
+const COUNTED_UNITS: &[&str] = &["samples", "sample", "count", "events"];
+
+/// Whether values of `unit` count events ([`COUNTED_UNITS`]).
+pub fn counts_events(unit: &str) -> bool {
+    COUNTED_UNITS.contains(&unit)
+}
+
 /// `v / 10^decimals`, exactly, as folded stacks write it: `3123` with 2 places is `31.23`,
 /// `3120` is `31.2`, `3100` is `31`.
 pub fn exact(v: u64, decimals: u32) -> String {

@@ -467,8 +467,15 @@ fn diff_reports_the_functions_whose_share_changed_most_as_go_pprof_counts_them()
     assert_eq!((samples["total_before"].as_u64(), samples["total_after"].as_u64()), (Some(tb), Some(ta)));
     assert_eq!(samples["noise_judged"], true, "samples count events");
     let cpu = graphs.iter().find(|g| g["graph"] == "cpu").expect("the cpu graph");
-    assert_eq!(cpu["noise_judged"], false, "nanoseconds are not a count of samples");
-    assert!(cpu["self_changes"].as_array().unwrap().iter().all(|r| r["self_stands_out"].is_null()));
+    // Its nanoseconds are the same samples weighted by the period: judged by their number.
+    assert_eq!(cpu["noise_judged"], true, "the samples graph counts the cpu graph's samples");
+    assert_eq!((cpu["samples_before"].as_u64(), cpu["samples_after"].as_u64()), (Some(tb), Some(ta)));
+    // Its shares are those of the samples graph, and so is every judgement.
+    for r in cpu["self_changes"].as_array().unwrap() {
+        let same = samples["self_changes"].as_array().unwrap().iter().find(|x| x["function"] == r["function"]).unwrap_or_else(|| panic!("{r}"));
+        assert_eq!((&r["self_stands_out"], &r["total_stands_out"]), (&same["self_stands_out"], &same["total_stands_out"]), "{r}");
+        assert!(r["self_stands_out"].is_boolean());
+    }
     let names: std::collections::BTreeSet<&String> = before.keys().chain(after.keys()).collect();
     for (list, share) in [("self_changes", 0), ("total_changes", 1)] {
         let rows = samples[list].as_array().unwrap();
@@ -501,7 +508,7 @@ fn diff_reports_the_functions_whose_share_changed_most_as_go_pprof_counts_them()
     let text = stdout(&o);
     assert!(text.contains("graph samples (count): 52 in the first, 40 in the second"), "{text}");
     assert!(text.contains("5.77% ->  75.00%   +69.23 pp  stands out    runtime.asyncPreempt"), "{text}");
-    assert!(text.contains("sampling noise not judged: nanoseconds is not a count of samples"), "{text}");
+    assert!(!text.contains("sampling noise not judged"), "{text}");
 }
 
 #[test]
@@ -732,16 +739,22 @@ fn change_points_are_found_where_a_share_shifted_and_stayed_not_at_a_spike_or_in
     let found: Vec<(&str, String)> = db.iter().map(|c| (c.0.as_str(), c.1.clone())).collect();
     assert_eq!(found, [("sql::plan", run("db", 9)), ("io::read", run("db", 16))], "{db:?}");
     assert_eq!(changes("quiet"), [], "no event, no change point");
-    // The series page lists them, newest first, each a link to its run searched for it.
+    // The series page lists them as changes, the strongest shift first, each a link to its
+    // run searched for it.
     let page = read(&out.join("s/api/index.html"));
     let (evict, parse) = (page.find("cache::evict</a>").expect("listed"), page.find("json::parse</a>").expect("listed"));
-    assert!(evict < parse, "newest first");
+    let strength = |c: &(String, String, bool, f64, f64)| (c.4 - c.3).abs();
+    assert_eq!(evict < parse, strength(&api[1]) > strength(&api[0]), "strongest first: {api:?}");
     assert!(page.contains(&format!("href=\"../../p/{}/#q=%5Ejson::parse%24\"", run("api", 12))), "{page}");
     assert!(!read(&out.join("s/quiet/index.html")).contains("Change points"));
     // changes.json, which run pages read, holds the same as the listing.
     let small: serde_json::Value = serde_json::from_str(&read(&out.join("s/api/changes.json"))).unwrap();
     let listing: serde_json::Value = serde_json::from_str(&read(&out.join("s/api/index.json"))).unwrap();
     assert_eq!((&small["format"], &small["graph"], &small["changes"]), (&serde_json::json!("flamesite-changes"), &serde_json::json!("samples"), &listing["changes"]));
+    assert_eq!(small["events"], listing["events"]);
+    // Each shift is a change of its own run: one function each, the profile's shape kept.
+    let events: Vec<(&str, &str, u64, bool)> = listing["events"].as_array().unwrap().iter().map(|e| (e["function"].as_str().unwrap(), e["run"].as_str().unwrap(), e["functions"].as_u64().unwrap(), e["reshaped"].as_bool().unwrap())).collect();
+    assert_eq!(events, [("json::parse", run("api", 12).as_str(), 1, false), ("cache::evict", run("api", 20).as_str(), 1, false)]);
     // The series' feed says it on the entry of the run where each starts.
     let feed = read(&out.join("s/api/feed.xml"));
     let entry = |slug: &str| feed.split("<entry>").find(|e| e.contains(&format!("urn:flamesite:run:{slug}<"))).unwrap_or_else(|| panic!("{slug}: {feed}")).to_string();
@@ -777,4 +790,74 @@ fn change_points_over_twenty_seeded_series_find_every_shift_and_nothing_else() {
         }
     }
     assert_eq!((hit, missed, wrong), (40, vec![], vec![]), "found, missed, wrong");
+}
+
+/// Real Go CPU profiles of about 300 samples each (tests/data/go-series/README.md: made by
+/// runtime/pprof on this project's machine): `steady`, ten runs of an unchanged program;
+/// `shift`, ten runs of which the last four spend about 20% of their CPU in one more function.
+fn go_series(input: &Path) {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/go-series");
+    for series in ["steady", "shift"] {
+        for k in 1..=10 {
+            let name = format!("run-{k:02}.pb.gz");
+            std::fs::create_dir_all(input.join(series)).unwrap();
+            std::fs::copy(data.join(series).join(&name), input.join(series).join(&name)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn real_go_cpu_profiles_of_a_few_hundred_samples_raise_no_false_alarm_and_report_one_change_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    go_series(&input);
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let listing = |series: &str| -> serde_json::Value { serde_json::from_str(&read(&out.join(format!("s/{series}/index.json")))).unwrap() };
+    // Unchanged: no change point, no event, no regression mark on the series page or in the feed.
+    let steady = listing("steady");
+    assert_eq!((&steady["changes"], &steady["events"]), (&serde_json::json!([]), &serde_json::json!([])), "{steady}");
+    let page = read(&out.join("s/steady/index.html"));
+    assert!(!page.contains("fs-regression") && !page.contains("fs-changepoints"), "{page}");
+    assert!(!read(&out.join("s/steady/feed.xml")).contains("Regression"));
+    // The cpu graph (nanoseconds) rests on the samples its samples graph counts.
+    let first = &steady["profiles"][0]["graphs"];
+    assert_eq!((&first[0]["name"], &first[1]["name"]), (&serde_json::json!("cpu"), &serde_json::json!("samples")));
+    assert_eq!(first[0]["samples"], first[1]["total"], "{first}");
+    // One real change: one event, at the seventh run, named by the function that took 20%.
+    let shift = listing("shift");
+    let events = shift["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{shift}");
+    let e = &events[0];
+    assert_eq!((e["run"].as_str(), e["function"].as_str(), e["reshaped"].as_bool()), (Some("shift/run-07"), Some("main.validateSchema"), Some(false)), "{e}");
+    assert!(e["before"].as_f64().unwrap() == 0.0 && (e["after"].as_f64().unwrap() - 0.20).abs() < 0.03, "{e}");
+    assert!(shift["changes"].as_array().unwrap().iter().all(|c| c["run"] == "shift/run-07"), "every shift of it at its run: {shift}");
+    // The series page shows it as one change, its other functions behind a list.
+    let page = read(&out.join("s/shift/index.html"));
+    assert_eq!(page.matches("<details class=\"fs-members\">").count(), 1, "{page}");
+    // The run's regression mark names it; the runs before and after are not marked.
+    let marks: Vec<&str> = page.split("class=\"fs-regression\"").skip(1).collect();
+    assert_eq!(marks.len(), 1, "{page}");
+    assert!(marks[0].contains("main.validateSchema") || marks[0].contains("regexp."), "{}", marks[0]);
+    // The CI gate of the README on pairs of unchanged runs: exit 0 on at least 95% of them.
+    let file = |series: &str, k: usize| input.join(series).join(format!("run-{k:02}.pb.gz")).to_str().unwrap().to_string();
+    let mut failed = Vec::new();
+    let mut pairs = 0;
+    for a in 1..=10 {
+        for b in a + 1..=10 {
+            pairs += 1;
+            let o = run(dir.path(), &["diff", &file("steady", a), &file("steady", b), "--max-increase", "2pp"]);
+            match o.status.code() {
+                Some(0) => {}
+                Some(1) => failed.push((a, b, stdout(&o))),
+                _ => panic!("{}", stderr(&o)),
+            }
+        }
+    }
+    assert!(failed.len() * 20 <= pairs, "{} of {pairs} pairs fail: {failed:?}", failed.len());
+    // The real change fails it, once: the samples graph shows the same samples as cpu.
+    let o = run(dir.path(), &["diff", &file("shift", 6), &file("shift", 7), "--max-increase", "2pp", "--format", "markdown"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("**Budgets: 1 exceeded**"), "{}", stdout(&o));
 }

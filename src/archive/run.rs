@@ -63,10 +63,20 @@ pub struct GraphInfo {
     pub differential: bool,
     /// Decimal places of its values (fractional counts; see `FrameTable::decimals`).
     #[serde(default)]
-    pub decimals: u32,    /// Whether it is a time-order graph (stacks in the order they were taken, not merged:
+    pub decimals: u32,
+    /// Whether it is a time-order graph (stacks in the order they were taken, not merged:
     /// `graph::frames::Timeline`), which is never compared with another run's.
     #[serde(default)]
     pub timeline: bool,
+    /// How many samples its values rest on, where the profile says
+    /// (`ingest::decode::draws`): the sampling noise of its shares follows from it.
+    #[serde(default)]
+    pub draws: Option<u64>,
+    /// The graph of the same run that counts those samples (itself when its unit counts
+    /// them): graphs with the same one show the same samples, and a change among them is
+    /// counted once.
+    #[serde(default)]
+    pub drawn_by: Option<String>,
 }
 
 /// Everything the later phases need to know of one run: what the profile held, what its
@@ -208,6 +218,12 @@ pub struct GraphChanges {
     pub total_before: u64,
     /// Total of the later run.
     pub total_after: u64,
+    /// The samples the earlier run's values rest on, when known (`GraphInfo::draws`).
+    #[serde(default)]
+    pub samples_before: Option<u64>,
+    /// The later run's.
+    #[serde(default)]
+    pub samples_after: Option<u64>,
     /// Functions whose self share grew, most first.
     pub grew: Vec<crate::graph::diff::Change>,
     /// Functions whose self share shrank, most first.

@@ -20,7 +20,7 @@ use crate::archive::slug;
 use crate::ingest::{RunRecord, Stamps};
 
 /// Version of the state's layout; another version is ignored (the build starts afresh).
-const VERSION: u32 = 8;
+const VERSION: u32 = 9;
 
 pub use crate::output::record::DIRTY;
 

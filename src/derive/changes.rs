@@ -148,30 +148,106 @@ pub fn change_points(s: &Series, samples: Option<&[u64]>) -> Vec<ChangePoint> {
         .collect()
 }
 
+/// Of the profile's self shares, the part that must move at a run for the run to be said to
+/// have changed the profile's shape (a deploy, another workload): a third of it. A single
+/// function that grows by 20 points moves about 0.2 (it gains 20, the others give up 20).
+pub const RESHAPED: f64 = 1.0 / 3.0;
+
+/// An event: the change points that start at one run, told as one change (README, "Change
+/// points and events"). Functions that move together at a run (a caller and its callees, the
+/// shares every other function gives up when one grows) are one event, named by the function
+/// whose share shifted most.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Event {
+    /// Index of the run it starts at, as [`ChangePoint::run`].
+    pub run: usize,
+    /// The change point that names it: the largest shift of the run (ties by name).
+    pub lead: ChangePoint,
+    /// How many functions' change points start at the run, the lead included (and at the
+    /// runs after a change of shape that are told as part of it).
+    pub functions: usize,
+    /// Where its change points are in [`Changes::points`]: `first..first + functions`.
+    pub first: usize,
+    /// How much of the profile moved across the run: half the sum over every function of the
+    /// shift of its self share (medians as for a change point), from 0 (nothing) to 1 (all).
+    pub moved: f64,
+    /// Whether at least [`RESHAPED`] of it moved: the profile changed shape, and its change
+    /// points are that one event, not separate changes.
+    pub reshaped: bool,
+}
+
+impl Event {
+    /// The size of its lead shift, which orders events (strongest first).
+    pub fn strength(&self) -> f64 {
+        (self.lead.after - self.lead.before).abs()
+    }
+}
+
+/// A series' change points (every function's, sorted by run, then function) and the events
+/// they make (one per run, oldest first).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Changes {
+    /// Every change point.
+    pub points: Vec<ChangePoint>,
+    /// The events.
+    pub events: Vec<Event>,
+}
+
 /// The change points of a series from its history `spans` (each span's points give runs by
 /// their index in the series), over the series' runs `runs` (indices, oldest first: those that
 /// have the graph followed; a run without it is left out, not counted as a share of 0).
 /// `samples[j]`, when the graph followed counts samples, is run `runs[j]`'s total. Sorted by
 /// run, then function.
-pub fn of_spans(spans: &[&super::history::Span], runs: &[usize], samples: Option<&[u64]>) -> Vec<ChangePoint> {
+pub fn of_spans(spans: &[&super::history::Span], runs: &[usize], samples: Option<&[u64]>) -> Changes {
     let at: std::collections::HashMap<usize, usize> = runs.iter().enumerate().map(|(j, &k)| (k, j)).collect();
-    let mut shares: std::collections::BTreeMap<&str, Vec<f64>> = std::collections::BTreeMap::new();
+    // Per function, its total share and its self share in each run.
+    let mut shares: std::collections::BTreeMap<&str, (Vec<f64>, Vec<f64>)> = std::collections::BTreeMap::new();
     for span in spans {
         for (name, points) in span.names.iter().zip(&span.points) {
-            for &(run, _, total) in points {
+            for &(run, own, total) in points {
                 if let Some(&j) = at.get(&(run as usize)) {
-                    shares.entry(name.as_str()).or_insert_with(|| vec![0.0; runs.len()])[j] = total;
+                    let entry = shares.entry(name.as_str()).or_insert_with(|| (vec![0.0; runs.len()], vec![0.0; runs.len()]));
+                    entry.0[j] = total;
+                    entry.1[j] = own;
                 }
             }
         }
     }
-    let mut out: Vec<ChangePoint> = shares
-        .iter()
-        .flat_map(|(function, x)| change_points(&Series { function, shares: x }, samples))
-        .map(|c| ChangePoint { run: runs[c.run], ..c })
-        .collect();
-    out.sort_by(|a, b| a.run.cmp(&b.run).then_with(|| a.function.cmp(&b.function)));
-    out
+    let mut points: Vec<ChangePoint> = shares.iter().flat_map(|(function, (x, _))| change_points(&Series { function, shares: x }, samples)).collect();
+    points.sort_by(|a, b| a.run.cmp(&b.run).then_with(|| a.function.cmp(&b.function)));
+    // One event per run with change points; how much of the profile moved across it is
+    // reckoned from every function's self share (self shares add up to the whole).
+    let n = runs.len();
+    let mut events: Vec<Event> = Vec::new();
+    let mut first = 0;
+    for group in points.chunk_by(|a, b| a.run == b.run) {
+        let at = first;
+        first += group.len();
+        let j = group[0].run;
+        let (before, after) = (j.saturating_sub(WINDOW)..j, j..(j + WINDOW).min(n));
+        let moved = 0.5 * shares.values().map(|(_, own)| (median(&own[after.clone()]) - median(&own[before.clone()])).abs()).sum::<f64>();
+        let lead = group
+            .iter()
+            .max_by(|a, b| (a.after - a.before).abs().total_cmp(&(b.after - b.before).abs()).then_with(|| b.function.cmp(&a.function)))
+            .expect("a group has a change point");
+        let moved = moved.min(1.0);
+        // The runs just after a change of shape, until the new shape has been seen in
+        // [`CONFIRM`] runs, have no baseline of their own yet: what shifts in them is told as
+        // part of that change, not as changes of their own.
+        if let Some(last) = events.last_mut().filter(|e| e.reshaped && j - e.run < CONFIRM) {
+            last.functions += group.len();
+            continue;
+        }
+        events.push(Event { run: j, lead: lead.clone(), functions: group.len(), first: at, moved, reshaped: moved >= RESHAPED });
+    }
+    for e in &mut events {
+        e.run = runs[e.run];
+        e.lead.run = runs[e.lead.run];
+    }
+    for c in &mut points {
+        c.run = runs[c.run];
+    }
+    Changes { points, events }
 }
 
 #[cfg(test)]
@@ -251,10 +327,63 @@ mod tests {
         let runs: Vec<usize> = (0..30).filter(|k| k % 3 != 2).collect();
         let points: Vec<(u32, f64, f64)> = runs.iter().map(|&k| (k as u32, 0.05, 0.10 + 0.001 * (k % 2) as f64)).collect();
         let span = crate::derive::history::Span { names: vec!["f".into()], buckets: 1, points: vec![points] };
-        assert_eq!(of_spans(&[&span], &runs, None), [], "no shift among the runs that have it");
+        assert_eq!(of_spans(&[&span], &runs, None), Changes::default(), "no shift among the runs that have it");
         // Counted as shares of 0, the other runs would have been noise of the size of the share.
         let all: Vec<usize> = (0..30).collect();
         assert!(series_noise(&all.iter().map(|k| if k % 3 == 2 { 0.0 } else { 0.1 }).collect::<Vec<_>>()) > 0.05);
+    }
+
+    /// A span of `names`, each with its (self, total) share per run.
+    fn span(names: &[(&str, Vec<(f64, f64)>)]) -> crate::derive::history::Span {
+        let mut sorted: Vec<_> = names.to_vec();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        crate::derive::history::Span {
+            names: sorted.iter().map(|n| n.0.to_string()).collect(),
+            buckets: 1,
+            points: sorted.iter().map(|(_, v)| v.iter().enumerate().map(|(k, &(own, total))| (k as u32, own, total)).collect()).collect(),
+        }
+    }
+
+    #[test]
+    fn the_functions_that_shift_at_one_run_are_one_event_named_by_the_largest_shift() {
+        // 20 runs: from run 12 a caller `validate` and its callee `regex` take 20 points that
+        // `parse` and `hash` give up; the profile keeps its shape.
+        let at = |k: usize, before: f64, after: f64| if k < 12 { before } else { after };
+        let names = [
+            ("validate", (0..20).map(|k| (0.0, at(k, 0.0, 0.20))).collect()),
+            ("regex", (0..20).map(|k| (at(k, 0.0, 0.20), at(k, 0.0, 0.18))).collect()),
+            ("parse", (0..20).map(|k| (at(k, 0.5, 0.40), at(k, 0.5, 0.40))).collect()),
+            ("hash", (0..20).map(|k| (at(k, 0.5, 0.40), at(k, 0.5, 0.40))).collect()),
+        ];
+        let s = span(&names);
+        let runs: Vec<usize> = (0..20).collect();
+        let found = of_spans(&[&s], &runs, Some(&[300; 20]));
+        assert_eq!(found.points.iter().map(|c| (c.function.as_str(), c.run)).collect::<Vec<_>>(), [("regex", 12), ("validate", 12)], "{found:?}");
+        assert_eq!(found.events.len(), 1, "{found:?}");
+        let e = &found.events[0];
+        assert_eq!((e.run, e.lead.function.as_str(), e.functions, e.reshaped), (12, "validate", 2, false), "{e:?}");
+        assert!((e.moved - 0.2).abs() < 1e-9, "{e:?}");
+    }
+
+    #[test]
+    fn a_run_where_most_of_the_profile_moved_is_one_change_of_shape_with_the_runs_just_after_it() {
+        // Ten functions share the profile for 10 runs; from run 10 ten others do (a deploy),
+        // and run 11 adds an eleventh new one: one event, at run 10.
+        let mut names: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+        for i in 0..10 {
+            names.push((format!("old{i}"), (0..14).map(|k| if k < 10 { (0.1, 0.1) } else { (0.0, 0.0) }).collect()));
+            names.push((format!("new{i}"), (0..14).map(|k| if k < 10 { (0.0, 0.0) } else if k == 10 { (0.1, 0.1) } else { (0.09, 0.09) }).collect()));
+        }
+        names.push(("late".into(), (0..14).map(|k| if k < 11 { (0.0, 0.0) } else { (0.1, 0.1) }).collect()));
+        let refs: Vec<(&str, Vec<(f64, f64)>)> = names.iter().map(|(n, v)| (n.as_str(), v.clone())).collect();
+        let s = span(&refs);
+        let runs: Vec<usize> = (0..14).collect();
+        let found = of_spans(&[&s], &runs, Some(&[1000; 14]));
+        assert!(found.points.iter().any(|c| c.function == "late" && c.run == 11), "{found:?}");
+        assert_eq!(found.events.len(), 1, "{:?}", found.events);
+        let e = &found.events[0];
+        assert_eq!((e.run, e.reshaped, e.functions, e.first), (10, true, found.points.len(), 0), "{e:?}");
+        assert!(e.moved > 0.9, "{e:?}");
     }
 
     #[test]

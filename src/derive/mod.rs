@@ -209,10 +209,12 @@ fn find_run(archive: &Archive, si: usize, spec: &str) -> Option<usize> {
         .or_else(|| by(&|i| archive.runs[i].slug == spec))
 }
 
-/// The function whose self share grew most in the first graph.
+/// The function whose self share grew most in the first graph, among those whose growth
+/// stands out from sampling noise (all, when it cannot be judged): a regression is said only
+/// of a change that sampling alone would rarely make.
 fn top_regression(changes: &[GraphChanges]) -> Option<Regression> {
     let g = changes.first()?;
-    let c = g.grew.first()?;
+    let c = g.grew.iter().find(|c| report::stands_out((g.samples_before, g.samples_after), c.self_before, g.total_before, c.self_after, g.total_after) != Some(false))?;
     Some(Regression { graph: g.graph.clone(), name: c.name.clone(), points: c.self_points(g.total_before, g.total_after) })
 }
 
@@ -249,7 +251,8 @@ fn compare(
         } else {
             chunk::encode_comparison(&ga.name, &ga.unit, &table, &config.chunks, config.palette, &graph_sink)?
         };
-        let listed_changes = listed(&ga.name, &ga.unit, &table);
+        let samples = (gb.draws, ga.draws);
+        let listed_changes = listed(&ga.name, &ga.unit, &table, samples);
         if graphs.is_empty() {
             preload = manifest.first_view(crate::ingest::FIRST_VIEW_ROWS);
             if !config.base_url.is_empty() {
@@ -264,10 +267,14 @@ fn compare(
         }
         // The diff's values are in the finer run's decimal places.
         let total = manifest.diff.as_ref().map_or(ga.total, |d| d.total_after);
-        graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total, frames: manifest.frames, data: ga.data.clone(), differential: true, decimals: manifest.decimals, timeline: false });
+        graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total, frames: manifest.frames, data: ga.data.clone(), differential: true, decimals: manifest.decimals, timeline: false, draws: ga.draws, drawn_by: ga.drawn_by.clone() });
         changes.push(listed_changes);
-        // The budgets of site.toml it exceeds, shown on the run's pages and in the feeds.
-        budgets.extend(exceeded_budgets(&ga.name, &table, &config.budgets));
+        // The budgets of site.toml it exceeds, shown on the run's pages and in the feeds; a
+        // budget that names no graph is checked once among graphs of the same samples (a Go
+        // CPU profile's `cpu` and `samples`).
+        let repeated = ga.drawn_by.is_some() && shared.iter().take_while(|(_, g)| g.name != ga.name).any(|(_, g)| g.drawn_by == ga.drawn_by);
+        let own: Vec<crate::config::Budget> = config.budgets.iter().filter(|b| !repeated || b.graph.is_some()).cloned().collect();
+        budgets.extend(exceeded_budgets(&ga.name, &table, &own, samples));
     }
     let mut files = files.into_inner().expect("no panic while holding it");
     files.sort();
@@ -276,21 +283,21 @@ fn compare(
 }
 
 /// The functions of a differential table whose self share grew most and shrank most.
-pub fn listed(graph: &str, unit: &str, table: &crate::graph::frames::FrameTable) -> GraphChanges {
+pub fn listed(graph: &str, unit: &str, table: &crate::graph::frames::FrameTable, samples: (Option<u64>, Option<u64>)) -> GraphChanges {
     let (tb, ta) = (table.before.as_ref().map_or(0, |b| b.total[0]), table.values().0[0]);
     let mut all: Vec<(f64, Change)> = diff::changes(table).into_iter().map(|c| (c.self_points(tb, ta), c)).collect();
     // Largest growth first; ties by name, so the list is the same on every machine.
     all.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
     let grew = all.iter().filter(|(p, _)| *p > 0.0).take(LISTED).map(|(_, c)| c.clone()).collect();
     let shrank = all.iter().rev().filter(|(p, _)| *p < 0.0).take(LISTED).map(|(_, c)| c.clone()).collect();
-    GraphChanges { graph: graph.into(), unit: unit.into(), decimals: table.decimals, total_before: tb, total_after: ta, grew, shrank }
+    GraphChanges { graph: graph.into(), unit: unit.into(), decimals: table.decimals, total_before: tb, total_after: ta, samples_before: samples.0, samples_after: samples.1, grew, shrank }
 }
 
 /// The `[[budget]]`s of site.toml that a comparison's differential `table` of graph `graph`
 /// exceeds (the total share of the functions each matches grew by more than it allows), as
 /// `flamesite diff` checks them.
-pub fn exceeded_budgets(graph: &str, table: &crate::graph::frames::FrameTable, budgets: &[crate::config::Budget]) -> Vec<crate::archive::run::Exceeded> {
-    report::check_budgets(graph, table, None, budgets)
+pub fn exceeded_budgets(graph: &str, table: &crate::graph::frames::FrameTable, budgets: &[crate::config::Budget], samples: (Option<u64>, Option<u64>)) -> Vec<crate::archive::run::Exceeded> {
+    report::check_budgets(graph, table, None, budgets, samples)
         .into_iter()
         .filter(|b| b.exceeded)
         .map(|b| crate::archive::run::Exceeded { graph: b.graph, function: b.function, increase_pp: b.increase_pp, max_increase_pp: b.max_increase_pp })

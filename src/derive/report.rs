@@ -13,11 +13,6 @@ use crate::graph::diff::{self, Change};
 use crate::graph::frames::FrameTable;
 use crate::units;
 
-/// Units whose values count events (one sample, one call): their shares rest on that many
-/// draws, so the sampling noise of a share follows from the counts alone. Values of other
-/// units (nanoseconds, bytes) are weighted samples whose number the profile does not give.
-const COUNTED_UNITS: &[&str] = &["samples", "count", "events"];
-
 /// How far, in standard errors, a change of share must be from 0 to stand out from sampling
 /// noise: a change this large arises from sampling alone less than once in 1,000 (two-sided).
 pub const STANDS_OUT_Z: f64 = 3.29;
@@ -55,7 +50,8 @@ pub struct Row {
     /// Total share of the later profile's total.
     pub total_share_after: f64,
     /// Whether the change of the self share stands out from sampling noise; `None` when the
-    /// graph's unit does not count events.
+    /// number of samples the graph's values rest on is not known (its unit does not count
+    /// events, and no graph of the same samples counts them).
     pub self_stands_out: Option<bool>,
     /// The same of the total share.
     pub total_stands_out: Option<bool>,
@@ -75,8 +71,13 @@ pub struct GraphReport {
     pub total_before: u64,
     /// The later profile's total.
     pub total_after: u64,
-    /// Whether changes are judged against sampling noise (the unit counts events).
+    /// Whether changes are judged against sampling noise (the number of samples of both
+    /// profiles is known: the unit counts events, or a graph of the same samples counts them).
     pub noise_judged: bool,
+    /// The samples of the earlier and the later profile that the values rest on, when known.
+    pub samples_before: Option<u64>,
+    /// The later profile's.
+    pub samples_after: Option<u64>,
     /// The functions whose self share changed most, largest change first.
     pub self_changes: Vec<Row>,
     /// The functions whose total share changed most, largest change first.
@@ -103,8 +104,15 @@ pub struct BudgetResult {
     pub max_increase_pp: f64,
     /// Growth, in percentage points.
     pub increase_pp: f64,
-    /// Whether the growth is more than allowed.
+    /// Whether the growth is more than allowed, and stands out from sampling noise (a growth
+    /// that sampling alone makes often exceeds nothing).
     pub exceeded: bool,
+    /// Whether the growth stands out from sampling noise; `None` when it cannot be judged.
+    pub stands_out: Option<bool>,
+    /// `--max-increase`: a larger growth than `increase_pp` that is within sampling noise,
+    /// and so not counted, when there is one: (function, growth in points).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub within_noise: Option<(String, f64)>,
 }
 
 /// The whole report.
@@ -140,20 +148,24 @@ pub fn z_score(x1: u64, n1: u64, x2: u64, n2: u64) -> f64 {
     if se == 0.0 { 0.0 } else { (p2 - p1) / se }
 }
 
-/// Whether values of `unit` count events, so that the sampling noise of a share follows from
-/// the counts.
-pub fn counts_events(unit: &str) -> bool {
-    COUNTED_UNITS.contains(&unit)
+/// Whether a change of a share from `p1` of a profile of `n1` samples to `p2` of one of `n2`
+/// stands out from sampling noise: a test of two proportions with their pooled share, at
+/// [`STANDS_OUT_Z`]. `None` when either number of samples is not known (or is 0).
+pub fn shares_stand_out(p1: f64, n1: Option<u64>, p2: f64, n2: Option<u64>) -> Option<bool> {
+    let (n1, n2) = (n1.filter(|&n| n > 0)? as f64, n2.filter(|&n| n > 0)? as f64);
+    let pooled = (p1 * n1 + p2 * n2) / (n1 + n2);
+    let se = (pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2)).sqrt();
+    Some(if se == 0.0 { p1 != p2 } else { ((p2 - p1) / se).abs() >= STANDS_OUT_Z })
 }
 
-/// Whether a change from `before` of `total_before` to `after` of `total_after` stands out from
-/// sampling noise; `None` when values of `unit` do not count events, so it cannot be judged.
-pub fn stands_out(unit: &str, before: u64, total_before: u64, after: u64, total_after: u64) -> Option<bool> {
-    COUNTED_UNITS.contains(&unit).then(|| z_score(before, total_before, after, total_after).abs() >= STANDS_OUT_Z)
+/// Whether a change from `before` of `total_before` to `after` of `total_after` stands out
+/// from sampling noise, the two profiles resting on `samples` (before, after) samples.
+pub fn stands_out(samples: (Option<u64>, Option<u64>), before: u64, total_before: u64, after: u64, total_after: u64) -> Option<bool> {
+    shares_stand_out(share(before, total_before), samples.0, share(after, total_after), samples.1)
 }
 
-fn row(c: &Change, unit: &str, tb: u64, ta: u64) -> Row {
-    let judged = |x1, x2| stands_out(unit, x1, tb, x2, ta);
+fn row(c: &Change, samples: (Option<u64>, Option<u64>), tb: u64, ta: u64) -> Row {
+    let judged = |x1, x2| stands_out(samples, x1, tb, x2, ta);
     Row {
         function: c.name.clone(),
         self_before: c.self_before,
@@ -211,11 +223,11 @@ fn matched_totals(t: &FrameTable, matches: &[bool]) -> (u64, u64) {
 }
 
 /// The report of one graph: the `top` functions whose self share, and whose total share,
-/// changed most. `table` is the comparison's differential table.
-pub fn graph_report(graph: &str, unit: &str, table: &FrameTable, top: usize) -> GraphReport {
+/// changed most. `table` is the comparison's differential table; `samples` the samples its
+/// two profiles' values rest on, when known.
+pub fn graph_report(graph: &str, unit: &str, table: &FrameTable, top: usize, samples: (Option<u64>, Option<u64>)) -> GraphReport {
     let (tb, ta) = (table.before.as_ref().map_or(0, |b| b.total[0]), table.values().0[0]);
-    let counted = counts_events(unit);
-    let rows: Vec<Row> = diff::changes(table).iter().map(|c| row(c, unit, tb, ta)).collect();
+    let rows: Vec<Row> = diff::changes(table).iter().map(|c| row(c, samples, tb, ta)).collect();
     let ranked = |key: fn(&Row) -> f64| {
         let mut list: Vec<&Row> = rows.iter().filter(|r| key(r) != 0.0).collect();
         // Largest change first, either way; ties by name, so every machine prints the same.
@@ -228,23 +240,30 @@ pub fn graph_report(graph: &str, unit: &str, table: &FrameTable, top: usize) -> 
         decimals: table.decimals,
         total_before: tb,
         total_after: ta,
-        noise_judged: counted,
+        noise_judged: samples.0.is_some() && samples.1.is_some(),
+        samples_before: samples.0,
+        samples_after: samples.1,
         self_changes: ranked(Row::self_pp),
         total_changes: ranked(Row::total_pp),
     }
 }
 
 /// Checks `budgets` against a graph: `max_increase` (points) against every function's self
-/// share, and each of site.toml's against the total share of the functions it matches.
-pub fn check_budgets(graph: &str, table: &FrameTable, max_increase: Option<f64>, budgets: &[Budget]) -> Vec<BudgetResult> {
+/// share, and each of site.toml's against the total share of the functions it matches. A
+/// budget is exceeded only by a growth that stands out from sampling noise, when the
+/// `samples` of the two profiles say what noise is (a gate that fails on noise fails unchanged
+/// code): `--max-increase` counts the largest growth among those that stand out.
+pub fn check_budgets(graph: &str, table: &FrameTable, max_increase: Option<f64>, budgets: &[Budget], samples: (Option<u64>, Option<u64>)) -> Vec<BudgetResult> {
     let (tb, ta) = (table.before.as_ref().map_or(0, |b| b.total[0]), table.values().0[0]);
     let mut out = Vec::new();
     if let Some(limit) = max_increase {
-        let worst = diff::changes(table)
-            .into_iter()
-            .map(|c| (c.self_points(tb, ta), c.name))
-            .max_by(|a, b| a.0.total_cmp(&b.0).then_with(|| b.1.cmp(&a.1)));
-        let (increase, name) = worst.map_or((0.0, None), |(p, n)| (p, Some(n)));
+        let mut grown: Vec<(f64, String, Option<bool>)> =
+            diff::changes(table).into_iter().map(|c| (c.self_points(tb, ta), stands_out(samples, c.self_before, tb, c.self_after, ta), c.name)).map(|(p, s, n)| (p, n, s)).collect();
+        // Largest growth first; ties by name, so every machine prints the same.
+        grown.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let counted = grown.iter().find(|g| g.2 != Some(false));
+        let within_noise = grown.first().filter(|g| g.2 == Some(false) && counted.is_none_or(|c| g.0 > c.0)).map(|g| (g.1.clone(), g.0));
+        let (increase, name, judged) = counted.map_or((0.0, None, None), |g| (g.0, Some(g.1.clone()), g.2));
         out.push(BudgetResult {
             source: "--max-increase".into(),
             graph: graph.into(),
@@ -254,12 +273,15 @@ pub fn check_budgets(graph: &str, table: &FrameTable, max_increase: Option<f64>,
             max_increase_pp: limit,
             increase_pp: increase,
             exceeded: increase > limit,
+            stands_out: judged,
+            within_noise,
         });
     }
     for b in budgets.iter().filter(|b| b.graph.as_deref().is_none_or(|g| g == graph)) {
         let matches: Vec<bool> = table.names.iter().map(|n| b.function.is_match(n)).collect();
         let (before, after) = matched_totals(table, &matches);
         let increase = diff::points(before, tb, after, ta);
+        let judged = stands_out(samples, before, tb, after, ta);
         out.push(BudgetResult {
             source: "site.toml".into(),
             graph: graph.into(),
@@ -268,7 +290,9 @@ pub fn check_budgets(graph: &str, table: &FrameTable, max_increase: Option<f64>,
             worst: None,
             max_increase_pp: b.max_increase,
             increase_pp: increase,
-            exceeded: increase > b.max_increase,
+            exceeded: increase > b.max_increase && judged != Some(false),
+            stands_out: judged,
+            within_noise: None,
         });
     }
     out
@@ -334,7 +358,7 @@ impl Report {
             let value = |v: u64| units::format_scaled(v as i128, &g.unit, g.decimals);
             let _ = writeln!(o, "\ngraph {} ({}): {} in the first, {} in the second", plain_text(&g.graph), plain_text(&g.unit), value(g.total_before), value(g.total_after));
             if !g.noise_judged {
-                let _ = writeln!(o, "  (sampling noise not judged: {} is not a count of samples)", plain_text(&g.unit));
+                let _ = writeln!(o, "  (sampling noise not judged: {} is not a count of samples, and no graph of the same samples counts them)", plain_text(&g.unit));
             }
             for (what, rows, total) in [("self share", &g.self_changes, false), ("total share", &g.total_changes, true)] {
                 let _ = writeln!(o, "  {what}: first -> second, change");
@@ -371,7 +395,7 @@ impl Report {
             let value = |v: u64| units::format_scaled(v as i128, &g.unit, g.decimals);
             let _ = writeln!(o, "#### {} ({}): {} in the first, {} in the second\n", markdown_text(&g.graph), markdown_text(&g.unit), value(g.total_before), value(g.total_after));
             if !g.noise_judged {
-                let _ = writeln!(o, "Sampling noise not judged: {} is not a count of samples.\n", markdown_text(&g.unit));
+                let _ = writeln!(o, "Sampling noise not judged: {} is not a count of samples, and no graph of the same samples counts them.\n", markdown_text(&g.unit));
             }
             for (what, rows, total) in [("Self share", &g.self_changes, false), ("Total share", &g.total_changes, true)] {
                 if rows.is_empty() {
@@ -391,7 +415,13 @@ impl Report {
 }
 
 fn budget_line(b: &BudgetResult, text: fn(&str) -> String) -> String {
-    let verdict = if b.exceeded { "EXCEEDED" } else { "within" };
+    let verdict = if b.exceeded {
+        "EXCEEDED"
+    } else if b.increase_pp > b.max_increase_pp && b.stands_out == Some(false) {
+        "within (the growth is within sampling noise)"
+    } else {
+        "within"
+    };
     let whose = match &b.worst {
         Some(w) => format!("{} (grew most: {})", text(&b.function), text(w)),
         None => text(&b.function),
@@ -403,7 +433,10 @@ fn budget_line(b: &BudgetResult, text: fn(&str) -> String) -> String {
         points(b.increase_pp),
         points(b.max_increase_pp),
         text(&b.source)
-    )
+    ) + &match &b.within_noise {
+        Some((f, pp)) => format!("; {} grew {} but within sampling noise", text(f), points(*pp)),
+        None => String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -418,6 +451,47 @@ mod tests {
         assert!(z_score(10, 100, 13, 100).abs() < STANDS_OUT_Z);
         assert!(z_score(1_300, 10_000, 1_000, 10_000) < -STANDS_OUT_Z);
         assert_eq!(z_score(0, 0, 5, 10), 0.0);
+    }
+
+    #[test]
+    fn shares_of_weighted_samples_are_judged_by_the_samples_they_rest_on() {
+        // 30% against 34% of 300 samples each: sampling makes that often.
+        assert_eq!(shares_stand_out(0.30, Some(300), 0.34, Some(300)), Some(false));
+        // The same of 30,000 samples: not by chance.
+        assert_eq!(shares_stand_out(0.30, Some(30_000), 0.34, Some(30_000)), Some(true));
+        // Nothing to judge by.
+        assert_eq!(shares_stand_out(0.30, None, 0.34, Some(300)), None);
+        assert_eq!(shares_stand_out(0.30, Some(0), 0.34, Some(300)), None);
+        // A share that cannot vary (0 of both) changed only if it moved.
+        assert_eq!(shares_stand_out(0.0, Some(100), 0.0, Some(100)), Some(false));
+    }
+
+    #[test]
+    fn a_budget_is_exceeded_only_by_a_growth_that_stands_out_from_sampling_noise() {
+        use crate::graph::frames::{FrameTable, StackMerger};
+        let table = |a: u64, b: u64, c: u64| {
+            let mut m = StackMerger::new(false, 1000);
+            for (s, v) in [("main;a", a), ("main;b", b), ("main;c", c)] {
+                m.add(s.as_bytes(), v, 0).unwrap();
+            }
+            m.finish().unwrap()
+        };
+        // 300 samples a profile: a grows 30% → 34% (noise), b 10% → 25%.
+        let before = table(90, 30, 180);
+        let diff = crate::graph::diff::merge(&before, &table(102, 75, 123)).unwrap();
+        let samples = (Some(300), Some(300));
+        let quiet = crate::graph::diff::merge(&before, &table(102, 30, 168)).unwrap();
+        let gate = |t: &FrameTable, s| check_budgets("cpu", t, Some(2.0), &[], s).remove(0);
+        // b's 15 points stand out: exceeded, and b is the one named.
+        let r = gate(&diff, samples);
+        assert!(r.exceeded && r.worst.as_deref() == Some("b") && r.stands_out == Some(true), "{r:?}");
+        // Only a's 4 points: within sampling noise, not exceeded, and said so.
+        let r = gate(&quiet, samples);
+        assert!(!r.exceeded && r.within_noise.as_ref().is_some_and(|w| w.0 == "a"), "{r:?}");
+        assert!(budget_line(&r, plain_text).contains("a grew +4.00 pp but within sampling noise"), "{}", budget_line(&r, plain_text));
+        // Without the samples' number nothing is judged: the old gate.
+        let r = gate(&quiet, (None, None));
+        assert!(r.exceeded && r.stands_out.is_none(), "{r:?}");
     }
 
     #[test]

@@ -119,7 +119,7 @@ impl Cache {
         // writes another format makes every graph again (README: rebuilt whole once); and the
         // decoders' revision, so that a decoder that reads more is not hidden by its cache.
         let fingerprint = format!(
-            "flamesite {} cache 10 graph format {} decoders {}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\npreview {} {:?}",
+            "flamesite {} cache 11 graph format {} decoders {}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\npreview {} {:?}",
             env!("CARGO_PKG_VERSION"),
             crate::store::chunk::MANIFEST_VERSION,
             super::decode::DECODERS,

@@ -227,6 +227,8 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, words: &dyn Fn(
     // The graphs of a profile (pprof's sample types, perf's events) are written in parallel:
     // a large profile is often one file, and its graphs are independent.
     use rayon::prelude::*;
+    let units: Vec<&str> = decoded.graphs.iter().map(|g| unit.unwrap_or(&g.unit)).collect();
+    let draws = decode::draws(&decoded.graphs, &units);
     let written: Vec<Result<(GraphInfo, chunk::Manifest), FillError>> = decoded
         .graphs
         .par_iter()
@@ -246,7 +248,7 @@ fn produce(config: &Config, source: &Source, unit: Option<&str>, words: &dyn Fn(
             };
             // A differential graph's widths are not its values: its total is the second count's.
             let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after);
-            let info = GraphInfo { name: graph.name.clone(), unit: unit.to_string(), total, frames: manifest.frames, data, differential: manifest.differential, decimals: manifest.decimals, timeline: graph.timeline };
+            let info = GraphInfo { name: graph.name.clone(), unit: unit.to_string(), total, frames: manifest.frames, data, differential: manifest.differential, decimals: manifest.decimals, timeline: graph.timeline, draws: draws[i].map(|d| d.0), drawn_by: draws[i].map(|d| decoded.graphs[d.1].name.clone()) };
             Ok((info, manifest))
         })
         .collect();

@@ -68,6 +68,32 @@ pub struct SeriesIndex {
     /// listing written before change points were).
     #[serde(default)]
     pub changes: Vec<ChangeEntry>,
+    /// The events those change points make, one per run, oldest first (README, "Change
+    /// points and events"; none in a listing written before events were).
+    #[serde(default)]
+    pub events: Vec<EventEntry>,
+}
+
+/// An event in a series' `index.json` and `changes.json`: the change points of one run, told
+/// as one change (docs/FORMAT.md).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct EventEntry {
+    /// The run it starts at: its slug.
+    pub run: String,
+    /// The function whose share shifted most at it, which names it.
+    pub function: String,
+    /// That function's share before, a fraction of 1.
+    pub before: f64,
+    /// From that run on.
+    pub after: f64,
+    /// How many functions' change points start at the run (the lead's included).
+    pub functions: usize,
+    /// How much of the profile moved across the run (0 to 1).
+    pub moved: f64,
+    /// Whether most of it moved: the profile changed shape.
+    pub reshaped: bool,
+    /// False while too few runs follow to tell it from a spike.
+    pub confirmed: bool,
 }
 
 /// A change point in a series' `index.json` (docs/FORMAT.md).
@@ -142,12 +168,17 @@ pub struct GraphEntry {
     /// absent for a flame graph, whose stacks are merged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order: Option<String>,
+    /// How many samples its values rest on, when the profile says (its unit counts them, or a
+    /// graph of the same samples does, as a Go CPU profile's `samples` does for its `cpu`):
+    /// the sampling noise of its shares follows from it. Absent when not known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<u64>,
 }
 
 impl GraphEntry {
     /// The entry of graph `g` of a run, its data folder `data`.
     pub fn of(g: &crate::archive::run::GraphInfo, data: String) -> GraphEntry {
-        GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data, decimals: g.decimals, order: g.timeline.then(|| "time".to_string()) }
+        GraphEntry { name: g.name.clone(), unit: g.unit.clone(), total: g.total, frames: g.frames, data, decimals: g.decimals, order: g.timeline.then(|| "time".to_string()), samples: g.draws }
     }
 }
 

@@ -22,13 +22,16 @@ use super::index_json::{self, GraphEntry, Index, ProfileEntry, SeriesEntry, Seri
 use super::theme::{path_to_root, Theme};
 use crate::units::format_scaled;
 use crate::archive::run::{Archive, Comparison, GraphChanges, Run, Series};
-use crate::derive::changes::ChangePoint;
+use crate::derive::changes::Changes;
 use crate::derive::history::{self, Span};
 use crate::archive::slug;
 use crate::config::{Config, GroupBy};
 use crate::graph::preview;
 use crate::store::gz;
 use crate::ingest::PREVIEW;
+
+/// Events a series page shows before its list of the others.
+pub const EVENTS_SHOWN: usize = 5;
 
 /// Runs shown in a home-page sparkline (the newest ones).
 const SPARK_RUNS: usize = 30;
@@ -55,9 +58,9 @@ pub struct Site<'a> {
     pub change_points: ChangePoints,
 }
 
-/// One series' change points, each with the index of its run in the series, reckoned once by
-/// whichever file needs them first.
-type SeriesChanges = std::sync::Arc<std::sync::OnceLock<Result<Vec<(usize, ChangePoint)>, String>>>;
+/// One series' change points and events, each run given by its index in the archive, reckoned
+/// once by whichever file needs them first.
+type SeriesChanges = std::sync::Arc<std::sync::OnceLock<Result<Changes, String>>>;
 
 /// Change points of the archive's series, each reckoned once when a file first needs them.
 #[derive(Default)]
@@ -255,8 +258,8 @@ impl Site<'_> {
             Kind::IndexJson => self.index_json()?,
             Kind::SeriesIndex(si) => self.series_index(si)?,
             Kind::SeriesChanges(si) => {
-                let (graph, changes) = self.change_entries(si)?;
-                let mut json = serde_json::to_string(&json!({ "format": "flamesite-changes", "version": 1, "graph": graph, "changes": changes })).map_err(|e| e.to_string())?;
+                let (graph, changes, events) = self.change_entries(si)?;
+                let mut json = serde_json::to_string(&json!({ "format": "flamesite-changes", "version": 2, "graph": graph, "changes": changes, "events": events })).map_err(|e| e.to_string())?;
                 json.push('\n');
                 json
             }
@@ -363,49 +366,74 @@ impl Site<'_> {
 
     /// The change points of series `si` among its newest runs, the last two spans of its
     /// history (derive::changes), each with the index of its run in the archive.
-    fn change_points(&self, si: usize) -> Result<Vec<(usize, ChangePoint)>, String> {
+    fn change_points(&self, si: usize) -> Result<Changes, String> {
         // The series page, its listing, its changes.json and its feed show them: one reckoning
         // (two history spans read) for all four.
         let cell = self.change_points.0.lock().expect("no panic while holding it").entry(si).or_default().clone();
         cell.get_or_init(|| self.reckon_change_points(si)).clone()
     }
 
-    fn reckon_change_points(&self, si: usize) -> Result<Vec<(usize, ChangePoint)>, String> {
+    fn reckon_change_points(&self, si: usize) -> Result<Changes, String> {
         let s = &self.archive.series[si];
         if s.runs.len() < 2 {
-            return Ok(Vec::new());
+            return Ok(Changes::default());
         }
         let recent = history::recent_spans(s.runs.len());
         let from = recent.start * history::SPAN;
         let held: Vec<std::sync::Arc<Span>> = recent.map(|k| (self.history)(si, k)).collect::<Result<_, _>>()?;
         // The graph the history follows, and the runs that have it with a value, with their
         // totals (the floor of the noise when they count samples).
-        let Some(followed) = history::followed_graph(self.run(*s.runs.last().expect("a series has runs"))) else { return Ok(Vec::new()) };
-        let (runs, totals): (Vec<usize>, Vec<u64>) = (from..s.runs.len())
-            .filter_map(|k| self.run(s.runs[k]).record.graphs.iter().find(|g| g.name == followed.name && g.total > 0).map(|g| (k, g.total)))
+        let Some(followed) = history::followed_graph(self.run(*s.runs.last().expect("a series has runs"))) else { return Ok(Changes::default()) };
+        let (runs, draws): (Vec<usize>, Vec<Option<u64>>) = (from..s.runs.len())
+            .filter_map(|k| self.run(s.runs[k]).record.graphs.iter().find(|g| g.name == followed.name && g.total > 0).map(|g| (k, g.draws)))
             .unzip();
-        let samples = crate::derive::report::counts_events(&followed.unit).then_some(&totals[..]);
+        // The samples each run's shares rest on, when every run says.
+        let totals: Option<Vec<u64>> = draws.into_iter().collect();
+        let samples = totals.as_deref();
         let refs: Vec<&Span> = held.iter().map(|a| &**a).collect();
-        Ok(crate::derive::changes::of_spans(&refs, &runs, samples).into_iter().map(|c| (s.runs[c.run], c)).collect())
+        let mut changes = crate::derive::changes::of_spans(&refs, &runs, samples);
+        for c in &mut changes.points {
+            c.run = s.runs[c.run];
+        }
+        for e in &mut changes.events {
+            e.run = s.runs[e.run];
+            e.lead.run = s.runs[e.lead.run];
+        }
+        Ok(changes)
     }
 
     /// The graph change points follow in series `si`, and its change points as its listings
     /// give them.
-    fn change_entries(&self, si: usize) -> Result<(String, Vec<index_json::ChangeEntry>), String> {
+    fn change_entries(&self, si: usize) -> Result<(String, Vec<index_json::ChangeEntry>, Vec<index_json::EventEntry>), String> {
         let s = &self.archive.series[si];
         let graph = history::followed_graph(self.run(*s.runs.last().expect("a series has runs"))).map_or(String::new(), |g| g.name.clone());
-        let changes = self
-            .change_points(si)?
+        let all = self.change_points(si)?;
+        let changes = all
+            .points
             .into_iter()
-            .map(|(i, c)| index_json::ChangeEntry { graph: graph.clone(), function: c.function, run: self.run(i).slug.clone(), before: c.before, after: c.after, confirmed: c.confirmed })
+            .map(|c| index_json::ChangeEntry { graph: graph.clone(), function: c.function, run: self.run(c.run).slug.clone(), before: c.before, after: c.after, confirmed: c.confirmed })
             .collect();
-        Ok((graph, changes))
+        let events = all
+            .events
+            .into_iter()
+            .map(|e| index_json::EventEntry {
+                run: self.run(e.run).slug.clone(),
+                function: e.lead.function,
+                before: e.lead.before,
+                after: e.lead.after,
+                functions: e.functions,
+                moved: e.moved,
+                reshaped: e.reshaped,
+                confirmed: e.lead.confirmed,
+            })
+            .collect();
+        Ok((graph, changes, events))
     }
 
     /// The listing of series `si`'s profiles.
     fn series_index(&self, si: usize) -> Result<String, String> {
         let s = &self.archive.series[si];
-        let (_, changes) = self.change_entries(si)?;
+        let (_, changes, events) = self.change_entries(si)?;
         let mut runs = s.runs.clone();
         runs.sort_by(|&a, &b| self.run(a).record.source.cmp(&self.run(b).record.source));
         let index = SeriesIndex {
@@ -415,6 +443,7 @@ impl Site<'_> {
             url: s.url.clone(),
             profiles: runs.into_iter().map(|i| self.entry(i)).collect(),
             changes,
+            events,
         };
         let mut json = serde_json::to_string(&index).map_err(|e| e.to_string())?;
         json.push('\n');
@@ -499,33 +528,47 @@ impl Site<'_> {
         let label = format!("Totals of the {} runs of {} on this page, oldest on the left", points.len(), s.name);
         let first = chronological.first().map(|r| r.record.date.day()).unwrap_or_default();
         let last = chronological.last().map(|r| r.record.date.day()).unwrap_or_default();
-        // Its change points, newest first, on its first page.
-        let changes: Vec<_> = if n == 1 { self.change_points(si)? } else { Vec::new() }
-            .into_iter()
-            .rev()
-            .map(|(i, c)| {
-                let r = self.run(i);
+        // Its events, strongest first, on its first page: a handful shown, the rest behind a
+        // list the reader opens (index.json and changes.json keep every change point).
+        let changes = if n == 1 { self.change_points(si)? } else { Changes::default() };
+        let mut events = changes.events.clone();
+        events.sort_by(|a, b| b.strength().total_cmp(&a.strength()).then(b.run.cmp(&a.run)));
+        let events: Vec<_> = events
+            .iter()
+            .map(|e| {
+                let r = self.run(e.run);
+                let c = &e.lead;
+                let others: Vec<_> = changes.points[e.first..e.first + e.functions]
+                    .iter()
+                    .filter(|p| !(p.run == c.run && p.function == c.function))
+                    .map(|p| json!({ "function": p.function, "up": p.after > p.before, "before": format!("{:.2}%", 100.0 * p.before), "after": format!("{:.2}%", 100.0 * p.after) }))
+                    .collect();
                 json!({
                     "function": c.function,
                     "up": c.after > c.before,
                     "before": format!("{:.2}%", 100.0 * c.before),
                     "after": format!("{:.2}%", 100.0 * c.after),
                     "confirmed": c.confirmed,
+                    "reshaped": e.reshaped,
+                    "moved": format!("{:.0}%", 100.0 * e.moved),
+                    "others": others,
                     "run": run_link(r),
                     "href": format!("{root}{}#q={}", self.config.links.page(&r.url), fragment_escape(&exact_regex(&c.function))),
                 })
             })
             .collect();
+        let shown = EVENTS_SHOWN.min(events.len());
         let mut ctx = self.context(&root);
         ctx.insert("series", &json!({ "name": s.name, "url": s.url, "feed": format!("{}feed.xml", s.url), "count": s.runs.len() }));
         ctx.insert("history", &(s.runs.len() >= 2));
         let newest = s.runs.last().map(|&i| self.run(i));
         let mut description = format!("{} run{} of {}{}", s.runs.len(), if s.runs.len() == 1 { "" } else { "s" }, s.name, newest.map_or(String::new(), |r| format!(", the newest of {}", r.record.date.display())));
-        if let Some(c) = changes.first() {
-            description.push_str(&format!("; change point: {} {} → {} from {}", c["function"].as_str().unwrap_or(""), c["before"].as_str().unwrap_or(""), c["after"].as_str().unwrap_or(""), c["run"]["date"].as_str().unwrap_or("")));
+        if let Some(c) = events.first() {
+            description.push_str(&format!("; change: {} {} → {} from {}", c["function"].as_str().unwrap_or(""), c["before"].as_str().unwrap_or(""), c["after"].as_str().unwrap_or(""), c["run"]["date"].as_str().unwrap_or("")));
         }
         ctx.insert("og", &json!({ "title": format!("{} · {}", s.name, self.config.title), "description": description, "url": self.absolute(&self.config.links.page(&url)) }));
-        ctx.insert("changes", &changes);
+        ctx.insert("changes", &events[..shown]);
+        ctx.insert("more_changes", &events[shown..]);
         ctx.insert("page", &n);
         ctx.insert("pages", &count);
         ctx.insert("groups", &groups);
@@ -665,7 +708,7 @@ impl Site<'_> {
             .map(|g| {
                 let row = |ch: &crate::graph::diff::Change| {
                     let points = ch.self_points(g.total_before, g.total_after);
-                    let sampling = crate::derive::report::stands_out(&g.unit, ch.self_before, g.total_before, ch.self_after, g.total_after);
+                    let sampling = crate::derive::report::stands_out((g.samples_before, g.samples_after), ch.self_before, g.total_before, ch.self_after, g.total_after);
                     let spread = spreads.as_ref().filter(|(graph, _)| *graph == g.graph).and_then(|(_, by)| by.get(ch.name.as_str()).copied().flatten());
                     let series = spread.map(|s| crate::derive::changes::stands_out_of_series(points / 100.0, s));
                     json!({
@@ -760,14 +803,8 @@ impl Site<'_> {
         if let Some(si) = series {
             // A change point that cannot be read back costs the feed its mention, not the build
             // (the series page and listing, rendered from the same spans, report the error).
-            for (i, c) in self.change_points(si).unwrap_or_default() {
-                starts.entry(i).or_default().push(format!(
-                    "Change point: the share of {} went from {:.2}% to {:.2}% from this run on{}.",
-                    c.function,
-                    100.0 * c.before,
-                    100.0 * c.after,
-                    if c.confirmed { "" } else { " (not yet confirmed)" }
-                ));
+            for e in self.change_points(si).unwrap_or_default().events {
+                starts.entry(e.run).or_default().push(event_sentence(&e));
             }
         }
         // Links are absolute with base_url, else relative to the feed itself.
@@ -855,6 +892,28 @@ fn fragment_escape(text: &str) -> String {
 }
 
 /// The URL of page `n` of series `s`.
+/// An event as a feed says it.
+fn event_sentence(e: &crate::derive::changes::Event) -> String {
+    let c = &e.lead;
+    let others = match e.functions - 1 {
+        0 => String::new(),
+        1 => ", with 1 other function".to_string(),
+        k => format!(", with {k} other functions"),
+    };
+    let unconfirmed = if c.confirmed { "" } else { " (not yet confirmed)" };
+    if e.reshaped {
+        format!(
+            "The profile changed shape from this run on{unconfirmed}: {:.0}% of it moved; most, the share of {} went from {:.2}% to {:.2}%{others}.",
+            100.0 * e.moved,
+            c.function,
+            100.0 * c.before,
+            100.0 * c.after
+        )
+    } else {
+        format!("Change point: the share of {} went from {:.2}% to {:.2}% from this run on{others}{unconfirmed}.", c.function, 100.0 * c.before, 100.0 * c.after)
+    }
+}
+
 fn series_page_url(s: &Series, n: usize) -> String {
     if n == 1 { s.url.clone() } else { format!("{}page/{n}/", s.url) }
 }

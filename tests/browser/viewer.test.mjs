@@ -381,14 +381,14 @@ describe("change points", () => {
     const { page, done } = await openPage("p/shift/2026-11-09/");
     const line = page.locator(".fs-changestart");
     await line.waitFor({ state: "visible" });
-    assert.match(await line.textContent(), /^Change point from this run: json::parse ▲ \d+\.\d\d% → \d+\.\d\d%$/);
+    assert.match(await line.textContent(), /^Change from this run: json::parse ▲ \d+\.\d\d% → \d+\.\d\d%$/);
     await line.locator("a.fs-fn").click();
     const st = await idle(page);
     assert.equal(st.query, "^json::parse$");
     await done();
     // The series page lists it; its link opens that run searched for the function.
     const series = await openPage("s/shift/");
-    const item = series.page.locator(".fs-changepoints li");
+    const item = series.page.locator(".fs-changepoints > ul > li");
     assert.equal(await item.count(), 1);
     assert.match(await item.textContent(), /^json::parse ▲ \d+\.\d\d% → \d+\.\d\d% from 2026-11-09$/);
     await item.locator("a.fs-fn").click();

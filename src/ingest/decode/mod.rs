@@ -79,6 +79,31 @@ pub struct Graph {
     pub timeline: bool,
 }
 
+/// How many samples each graph's values rest on, and which graph counts them (an index into
+/// `graphs`), where the profile says: a graph whose unit counts events (`units[i]`, the unit it
+/// is published in) counts its own; a graph of exactly the same stacks as such a graph rests on
+/// that one's (a Go CPU profile's `cpu` nanoseconds beside its `samples` count, a .cpuprofile's
+/// `time` beside its `samples`): the same samples, weighted. `None` where nothing counts them
+/// (a heap's bytes, a folded file of nanoseconds, fractional counts, a two-count profile).
+/// Graphs with the same counting graph show the same samples: a change is counted once among
+/// them (README, "What counts as a change").
+pub fn draws(graphs: &[Graph], units: &[&str]) -> Vec<Option<(u64, usize)>> {
+    let plain = |g: &Graph| !g.timeline && g.table.before.is_none() && g.table.after.is_none() && g.table.decimals == 0;
+    let counting: Vec<usize> = (0..graphs.len()).filter(|&i| plain(&graphs[i]) && crate::units::counts_events(units[i])).collect();
+    let same = |a: &FrameTable, b: &FrameTable| a.len() == b.len() && a.depth == b.depth && a.parent == b.parent && a.name == b.name && a.names == b.names;
+    graphs
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            if !plain(g) {
+                return None;
+            }
+            let by = if counting.contains(&i) { Some(i) } else { counting.iter().copied().find(|&c| same(&graphs[c].table, &g.table)) };
+            by.map(|c| (graphs[c].table.total.first().copied().unwrap_or(0), c))
+        })
+        .collect()
+}
+
 /// A decoded profile.
 #[derive(Debug)]
 pub struct Decoded {
