@@ -15,6 +15,11 @@
 //! fewest runs of its two windows on the wrong side of the midway share is kept (then the
 //! larger shift), and no other within a window of it. A shift with fewer
 //! than [`CONFIRM`] runs from it on is reported as not yet confirmed.
+//!
+//! The change points of one run are one [`Event`], named by the largest shift among them; a
+//! run where at least [`RESHAPED`] of the profile's self shares moved changed the profile's
+//! shape, and the change points of the runs just after it are part of that event
+//! ([`of_spans`]).
 
 use serde::Serialize;
 
