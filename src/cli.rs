@@ -256,17 +256,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             }
             let mut graphs = Vec::new();
             let mut budgets = Vec::new();
-            // Graphs of the same samples (a Go CPU profile's `cpu` and `samples`) show one
-            // change twice: the budgets that name no graph are checked on the first of them.
-            let mut checked: Vec<&str> = Vec::new();
-            for ((name, unit, table), (samples, drawn_by)) in made.tables.iter().zip(&made.samples) {
+            let first = report::first_of_their_samples(&made.samples.iter().map(|(_, d)| d.as_deref()).collect::<Vec<_>>());
+            for (((name, unit, table), (samples, _)), first) in made.tables.iter().zip(&made.samples).zip(first) {
                 graphs.push(report::graph_report(name, unit, table, top, *samples));
-                let repeated = drawn_by.as_deref().is_some_and(|d| checked.contains(&d));
-                if let Some(d) = drawn_by {
-                    checked.push(d);
-                }
-                let named: Vec<crate::config::Budget> = config.budgets.iter().filter(|b| !repeated || b.graph.is_some()).cloned().collect();
-                budgets.extend(report::check_budgets(name, table, if repeated { None } else { max_increase }, &named, *samples));
+                budgets.extend(report::check_budgets(name, table, max_increase, &config.budgets, *samples, !first));
             }
             let exceeded = budgets.iter().any(|b| b.exceeded);
             let report = report::Report { format: "flamesite-diff", before: before.display().to_string(), after: after.display().to_string(), graphs, budgets, exceeded };

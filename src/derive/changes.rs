@@ -229,13 +229,6 @@ pub fn of_spans(spans: &[&super::history::Span], runs: &[usize], samples: Option
         let at = first;
         first += group.len();
         let j = group[0].run;
-        let (before, after) = (j.saturating_sub(WINDOW)..j, j..(j + WINDOW).min(n));
-        let moved = 0.5 * shares.values().map(|(_, own)| (median(&own[after.clone()]) - median(&own[before.clone()])).abs()).sum::<f64>();
-        let lead = group
-            .iter()
-            .max_by(|a, b| (a.after - a.before).abs().total_cmp(&(b.after - b.before).abs()).then_with(|| b.function.cmp(&a.function)))
-            .expect("a group has a change point");
-        let moved = moved.min(1.0);
         // The runs just after a change of shape, until the new shape has been seen in
         // [`CONFIRM`] runs, have no baseline of their own yet: what shifts in them is told as
         // part of that change, not as changes of their own.
@@ -243,6 +236,12 @@ pub fn of_spans(spans: &[&super::history::Span], runs: &[usize], samples: Option
             last.functions += group.len();
             continue;
         }
+        let (before, after) = (j.saturating_sub(WINDOW)..j, j..(j + WINDOW).min(n));
+        let moved = (0.5 * shares.values().map(|(_, own)| (median(&own[after.clone()]) - median(&own[before.clone()])).abs()).sum::<f64>()).min(1.0);
+        let lead = group
+            .iter()
+            .max_by(|a, b| (a.after - a.before).abs().total_cmp(&(b.after - b.before).abs()).then_with(|| b.function.cmp(&a.function)))
+            .expect("a group has a change point");
         events.push(Event { run: j, lead: lead.clone(), functions: group.len(), first: at, moved, reshaped: moved >= RESHAPED });
     }
     for e in &mut events {

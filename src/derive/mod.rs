@@ -237,7 +237,9 @@ fn compare(
     let mut changes = Vec::new();
     let mut budgets = Vec::new();
     let mut preload = Vec::new();
-    for (gb, ga) in shared {
+    // Budgets that name no graph check the first of the graphs of the same samples only.
+    let first = report::first_of_their_samples(&shared.iter().map(|(_, g)| g.drawn_by.as_deref()).collect::<Vec<_>>());
+    for ((gb, ga), first) in shared.iter().zip(first) {
         // The two runs' graphs are read back at once: each read is one thread's work.
         let (rb, ra) = rayon::join(|| chunk::read_graph(&dir(before, gb)), || chunk::read_graph(&dir(after, ga)));
         let ((_, tb), (_, ta)) = (rb?, ra?);
@@ -269,12 +271,8 @@ fn compare(
         let total = manifest.diff.as_ref().map_or(ga.total, |d| d.total_after);
         graphs.push(GraphInfo { name: ga.name.clone(), unit: ga.unit.clone(), total, frames: manifest.frames, data: ga.data.clone(), differential: true, decimals: manifest.decimals, timeline: false, draws: ga.draws, drawn_by: ga.drawn_by.clone() });
         changes.push(listed_changes);
-        // The budgets of site.toml it exceeds, shown on the run's pages and in the feeds; a
-        // budget that names no graph is checked once among graphs of the same samples (a Go
-        // CPU profile's `cpu` and `samples`).
-        let repeated = ga.drawn_by.is_some() && shared.iter().take_while(|(_, g)| g.name != ga.name).any(|(_, g)| g.drawn_by == ga.drawn_by);
-        let own: Vec<crate::config::Budget> = config.budgets.iter().filter(|b| !repeated || b.graph.is_some()).cloned().collect();
-        budgets.extend(exceeded_budgets(&ga.name, &table, &own, samples));
+        // The budgets of site.toml it exceeds, shown on the run's pages and in the feeds.
+        budgets.extend(exceeded_budgets(&ga.name, &table, &config.budgets, samples, !first));
     }
     let mut files = files.into_inner().expect("no panic while holding it");
     files.sort();
@@ -296,8 +294,8 @@ pub fn listed(graph: &str, unit: &str, table: &crate::graph::frames::FrameTable,
 /// The `[[budget]]`s of site.toml that a comparison's differential `table` of graph `graph`
 /// exceeds (the total share of the functions each matches grew by more than it allows), as
 /// `flamesite diff` checks them.
-pub fn exceeded_budgets(graph: &str, table: &crate::graph::frames::FrameTable, budgets: &[crate::config::Budget], samples: (Option<u64>, Option<u64>)) -> Vec<crate::archive::run::Exceeded> {
-    report::check_budgets(graph, table, None, budgets, samples)
+pub fn exceeded_budgets(graph: &str, table: &crate::graph::frames::FrameTable, budgets: &[crate::config::Budget], samples: (Option<u64>, Option<u64>), repeats: bool) -> Vec<crate::archive::run::Exceeded> {
+    report::check_budgets(graph, table, None, budgets, samples, repeats)
         .into_iter()
         .filter(|b| b.exceeded)
         .map(|b| crate::archive::run::Exceeded { graph: b.graph, function: b.function, increase_pp: b.increase_pp, max_increase_pp: b.max_increase_pp })

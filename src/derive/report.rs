@@ -252,13 +252,15 @@ pub fn graph_report(graph: &str, unit: &str, table: &FrameTable, top: usize, sam
 /// share, and each of site.toml's against the total share of the functions it matches. A
 /// budget is exceeded only by a growth that stands out from sampling noise, when the
 /// `samples` of the two profiles say what noise is (a gate that fails on noise fails unchanged
-/// code): `--max-increase` counts the largest growth among those that stand out.
-pub fn check_budgets(graph: &str, table: &FrameTable, max_increase: Option<f64>, budgets: &[Budget], samples: (Option<u64>, Option<u64>)) -> Vec<BudgetResult> {
+/// code): `--max-increase` counts the largest growth among those that stand out. A graph that
+/// `repeats` the samples of one checked before it ([`first_of_their_samples`]) is checked only
+/// by the budgets that name it.
+pub fn check_budgets(graph: &str, table: &FrameTable, max_increase: Option<f64>, budgets: &[Budget], samples: (Option<u64>, Option<u64>), repeats: bool) -> Vec<BudgetResult> {
     let (tb, ta) = (table.before.as_ref().map_or(0, |b| b.total[0]), table.values().0[0]);
     let mut out = Vec::new();
-    if let Some(limit) = max_increase {
+    if let Some(limit) = max_increase.filter(|_| !repeats) {
         let mut grown: Vec<(f64, String, Option<bool>)> =
-            diff::changes(table).into_iter().map(|c| (c.self_points(tb, ta), stands_out(samples, c.self_before, tb, c.self_after, ta), c.name)).map(|(p, s, n)| (p, n, s)).collect();
+            diff::changes(table).into_iter().map(|c| (c.self_points(tb, ta), stands_out(samples, c.self_before, tb, c.self_after, ta), c.name)).map(|(p, judged, name)| (p, name, judged)).collect();
         // Largest growth first; ties by name, so every machine prints the same.
         grown.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         let counted = grown.iter().find(|g| g.2 != Some(false));
@@ -277,7 +279,10 @@ pub fn check_budgets(graph: &str, table: &FrameTable, max_increase: Option<f64>,
             within_noise,
         });
     }
-    for b in budgets.iter().filter(|b| b.graph.as_deref().is_none_or(|g| g == graph)) {
+    for b in budgets.iter().filter(|b| match b.graph.as_deref() {
+        Some(g) => g == graph,
+        None => !repeats,
+    }) {
         let matches: Vec<bool> = table.names.iter().map(|n| b.function.is_match(n)).collect();
         let (before, after) = matched_totals(table, &matches);
         let increase = diff::points(before, tb, after, ta);
@@ -296,6 +301,14 @@ pub fn check_budgets(graph: &str, table: &FrameTable, max_increase: Option<f64>,
         });
     }
     out
+}
+
+/// For each of a profile's graphs, given the graph that counts its samples (`drawn_by`, where
+/// known), whether it is the first of those samples: graphs of the same samples (a Go CPU
+/// profile's `cpu` and `samples`) show one change twice, so budgets that name no graph check
+/// the first of them only.
+pub fn first_of_their_samples(drawn_by: &[Option<&str>]) -> Vec<bool> {
+    drawn_by.iter().enumerate().map(|(i, d)| d.is_none() || !drawn_by[..i].contains(d)).collect()
 }
 
 fn percent(share: f64) -> String {
@@ -481,7 +494,7 @@ mod tests {
         let diff = crate::graph::diff::merge(&before, &table(102, 75, 123)).unwrap();
         let samples = (Some(300), Some(300));
         let quiet = crate::graph::diff::merge(&before, &table(102, 30, 168)).unwrap();
-        let gate = |t: &FrameTable, s| check_budgets("cpu", t, Some(2.0), &[], s).remove(0);
+        let gate = |t: &FrameTable, s| check_budgets("cpu", t, Some(2.0), &[], s, false).remove(0);
         // b's 15 points stand out: exceeded, and b is the one named.
         let r = gate(&diff, samples);
         assert!(r.exceeded && r.worst.as_deref() == Some("b") && r.stands_out == Some(true), "{r:?}");
