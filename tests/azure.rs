@@ -49,6 +49,8 @@ impl Azurite {
         // SAFETY: the one test of this binary sets it, on its own thread, before any thread of
         // its own reads the environment.
         unsafe { std::env::set_var("AZURITE_BLOB_STORAGE_URL", self.url()) };
+        // The clients' TLS provider, as flamesite's Bucket::open sets it for its own.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let store = object_store::azure::MicrosoftAzureBuilder::new().with_use_emulator(true).with_container_name(CONTAINER).build().unwrap();
         (rt, store)
     }

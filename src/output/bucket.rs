@@ -59,6 +59,9 @@ impl Bucket {
     /// `"output"`) begins its errors.
     pub fn open(url: &str, what: &str) -> Result<Bucket, BucketError> {
         let bad = |e: &dyn std::fmt::Display| BucketError::Open { what: what.to_string(), url: url.to_string(), reason: e.to_string() };
+        // The clients' TLS uses ring (Cargo.toml says why), the process's default provider: set
+        // once, before the first client is made; a later call finds it set and changes nothing.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let parsed = url::Url::parse(url).map_err(|e| bad(&e))?;
         let (scheme, path) = object_store::ObjectStoreScheme::parse(&parsed).map_err(|e| bad(&e))?;
         use object_store::ObjectStoreScheme as S;
