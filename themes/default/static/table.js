@@ -148,7 +148,12 @@ export class FunctionTable {
       if (d) {
         const change = (b, a) => {
           const p = points(b, a, d);
-          return el("td", `fs-num ${p > 0 ? "fs-grew" : p < 0 ? "fs-shrank" : ""}`, formatPoints(p));
+          const td = el("td", `fs-num ${p > 0 ? "fs-grew" : p < 0 ? "fs-shrank" : ""}`, formatPoints(p));
+          // Its two values: a phone shows them under the change, in place of their own
+          // columns, which it hides to leave the names room (flamesite.css).
+          td.dataset.from = value(b);
+          td.dataset.to = value(a);
+          return td;
         };
         tr.append(
           name,
