@@ -157,6 +157,10 @@ pub struct ArchiveConfig {
     /// A pattern matched against each profile's path (relative to the input folder, without
     /// format and compression extensions), such as `"{series}/{date}/{name}"`; see README.
     pub pattern: Option<String>,
+    /// Which date a run takes when its path (the pattern's `{date}`, or a date in its file
+    /// name) and its profile's own time disagree: `"path"`, which the user wrote (the
+    /// default), or `"profile"`. A sidecar's date comes before both.
+    pub date_from: DateFrom,
     /// Runs per page of a series.
     pub per_page: u32,
     /// Headings of a series page: `"day"` or `"month"`.
@@ -170,6 +174,17 @@ pub struct ArchiveConfig {
     /// Per series name, the run every later run is also compared with: its date
     /// (`2026-11-14`), title, or path without extensions.
     pub baselines: std::collections::BTreeMap<String, String>,
+}
+
+/// Which of a run's dates comes first when its path and its profile disagree.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum DateFrom {
+    /// The date in the profile's path.
+    #[default]
+    Path,
+    /// The time the profile says it was taken.
+    Profile,
 }
 
 /// How a series page groups its runs under headings.
@@ -186,6 +201,7 @@ impl Default for ArchiveConfig {
     fn default() -> Self {
         ArchiveConfig {
             pattern: None,
+            date_from: DateFrom::Path,
             per_page: 50,
             group_by: GroupBy::Day,
             feed_entries: 50,

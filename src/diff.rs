@@ -104,7 +104,7 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Pat
     let run = |path: &Path, d: &decode::Decoded| -> Result<Run, String> {
         let file = path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned());
         let mtime = std::fs::metadata(path).ok().and_then(|m| m.modified().ok()).and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_secs() as i64);
-        let (info, _) = archive::describe(&file, None, &d.metadata, None, mtime)?;
+        let (info, _) = archive::describe(&file, None, &d.metadata, None, mtime, false)?;
         let record = RunRecord {
             source: path.display().to_string(),
             stamps: Default::default(),
@@ -135,7 +135,7 @@ pub fn standalone(config: &Config, before: &Path, after: &Path, out: Option<&Pat
     let get = move |_: &str| lists.clone();
     let names = slug::Record::default();
     let no_history = |_: usize, _: usize| Err("no history".to_string());
-    let site = Site { config, theme: &theme, archive: &archive, names: &names, base: 0, changes: &get, history: &no_history, change_points: Default::default() };
+    let site = Site { config, theme: &theme, archive: &archive, names: &names, base: 0, changes: &get, history: &no_history, change_points: Default::default(), in_series: Default::default() };
     write("index.html", site.standalone_comparison(0)?.as_bytes())?;
     for (name, bytes) in &theme.statics {
         write(&format!("static/{name}"), bytes)?;

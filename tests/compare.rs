@@ -660,10 +660,19 @@ fn the_comparison_page_marks_the_changes_within_the_series_noise() {
     let jumps_item = item(&page, "jumps");
     assert!(!jumps_item.contains("fs-noise") && !jumps_item.contains("within"), "{jumps_item}");
     assert!(page.contains("those of the samples graph no larger than three times how much the function's share differs from night to night in the 11 runs before this one"), "{page}");
-    // The fourth night has three before it: sampling alone judges (noisy stands out of it).
+    // The fourth night has three before it, too few: the nights after it say how much the
+    // series varies too, and noisy's drop (which sampling alone would never make) is within it.
     let early = read(&out.join("p/svc/2026-11-04/compare/index.html"));
-    assert!(!item(&early, "noisy").contains("within"), "{}", item(&early, "noisy"));
-    assert!(!early.contains("from night to night"), "too few nights before it");
+    assert!(item(&early, "noisy").contains("· within the series' noise"), "{}", item(&early, "noisy"));
+    assert!(early.contains("from night to night in 11 other runs of the series (3 before this one, too few, and 8 after)"), "{early}");
+    // The series' regression marks say the same: noisy's growths stand out of sampling noise,
+    // and are within its nights' spread, so only jumps' is a regression, at the last night.
+    let series = read(&out.join("s/svc/index.html"));
+    assert_eq!(series.matches("class=\"fs-regression\"").count(), 1, "{series}");
+    assert!(series.contains("jumps"), "{series}");
+    let feed = read(&out.join("s/svc/feed.xml"));
+    assert_eq!(feed.matches("Regression:").count(), 1, "{feed}");
+    assert!(feed.contains("Regression: jumps grew"), "{feed}");
 }
 
 /// A nightly series of `nights` folded profiles in `dir/<series>/`: 30 functions under main
@@ -761,6 +770,38 @@ fn change_points_are_found_where_a_share_shifted_and_stayed_not_at_a_spike_or_in
     assert!(entry(&run("api", 12)).contains("Change point: the share of json::parse went from"), "{}", entry(&run("api", 12)));
     assert!(entry(&run("api", 20)).contains("Change point: the share of cache::evict went from"));
     assert!(!entry(&run("api", 8)).contains("Change point"), "not at the spike");
+}
+
+/// Issue 44: short series. Three nights say nothing; five nights mark a real doubling as a
+/// regression (too few runs before it to call it a change point); eight nights find it as a
+/// change point too, at its run, and nothing else. No other night is marked anywhere.
+#[test]
+fn series_of_three_five_and_eight_runs_report_what_their_runs_can_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    noisy_series(&input, "three", 3, 11, 1.0, &[]);
+    noisy_series(&input, "five", 5, 12, 1.0, &[("json::parse", 3, 5, 2.0)]);
+    noisy_series(&input, "eight", 8, 13, 1.0, &[("json::parse", 5, 8, 2.0)]);
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let day = |night: usize| format!("2026-01-{:02}", night + 1);
+    for (series, change, marked) in [("three", None, None), ("five", None, Some(3)), ("eight", Some(5), Some(5))] {
+        let index: serde_json::Value = serde_json::from_str(&read(&out.join(format!("s/{series}/index.json")))).unwrap();
+        let found: Vec<(String, String)> = index["changes"].as_array().unwrap().iter().map(|c| (c["function"].as_str().unwrap().into(), c["run"].as_str().unwrap().into())).collect();
+        let want: Vec<(String, String)> = change.map(|n| ("json::parse".to_string(), format!("{series}/{}", day(n)))).into_iter().collect();
+        assert_eq!(found, want, "{series}: {index}");
+        assert_eq!(index["events"].as_array().unwrap().len(), want.len(), "{series}: {index}");
+        // The series page marks the regression, if any, at its run alone; the feed says it once.
+        let page = read(&out.join(format!("s/{series}/index.html")));
+        let marks: Vec<&str> = page.split("<li>").filter(|item| item.contains("class=\"fs-regression\"")).collect();
+        assert_eq!(marks.len(), usize::from(marked.is_some()), "{series}: {page}");
+        if let Some(n) = marked {
+            assert!(marks[0].contains(&format!("datetime=\"{}T00:00:00Z\"", day(n))) && marks[0].contains("json::parse"), "{series}: {}", marks[0]);
+        }
+        let feed = read(&out.join(format!("s/{series}/feed.xml")));
+        assert_eq!(feed.matches("Regression:").count(), usize::from(marked.is_some()), "{series}: {feed}");
+    }
 }
 
 #[test]

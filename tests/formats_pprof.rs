@@ -79,8 +79,11 @@ fn every_sample_type_folds_back_to_what_the_go_tool_reports() {
     // The page shows them beside the profile's name.
     let page = std::fs::read_to_string(out.join("p/cpu/index.html")).unwrap();
     assert!(page.contains("period 10.0 ms of cpu"), "{page}");
-    // The graph menu names each graph once, with its unit where the name does not say it.
-    assert!(page.contains(">samples (count)</option>") && page.contains(">cpu (nanoseconds)</option>"), "{page}");
+    // The graph menu names each graph once, with its unit where the name does not say it, and
+    // its total.
+    assert!(page.contains(">cpu (nanoseconds) · 520 ms</option>"), "{page}");
+    let samples = cpu["graphs"].as_array().unwrap().iter().find(|g| g["name"] == "samples").unwrap()["total"].as_u64().unwrap();
+    assert!(page.contains(&format!(">samples (count) · {samples}</option>")), "{page}");
 }
 
 #[test]

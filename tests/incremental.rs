@@ -141,9 +141,10 @@ fn adding_one_run_renders_only_the_pages_that_show_it() {
     // 15 files as above and the series' changes.json (its runs changed: it is rendered again,
     // with the same bytes when no change point moved).
     assert!(log.contains("16 pages rendered, 0 kept"), "{log}");
-    // A folded profile's one graph is named by its unit, once ("samples", not "samples (samples)").
+    // A folded profile's one graph is named by its unit, once ("samples", not "samples (samples)"),
+    // with its total.
     let page = String::from_utf8(after["p/api/2026-11-29/index.html"].clone()).unwrap();
-    assert!(page.contains(">samples</option>"), "{page}");
+    assert!(page.contains(">samples · 5 samples</option>"), "{page}");
 }
 
 #[test]

@@ -59,6 +59,14 @@ impl TryFrom<WhenRepr> for When {
 }
 
 impl When {
+    /// What is implausible about this date for a profile, in words for a page, when it is
+    /// before 2000 (a clock that was never set gives 1970; a time read in the wrong units). A
+    /// date in the future is judged by the page that shows it, against the reader's clock, so
+    /// that the same inputs give the same site whatever day it is built.
+    pub fn implausible(&self) -> Option<&'static str> {
+        (self.ts < Timestamp::from_second(946_684_800).expect("2000-01-01 is a timestamp")).then_some("before 2000: a clock that was never set?")
+    }
+
     /// `2026-11-20T14:03:00Z`.
     pub fn rfc3339(&self) -> String {
         self.ts.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
@@ -85,15 +93,34 @@ impl When {
 }
 
 /// The regular expression of the date forms accepted in paths: `2026-11-20`, `20261120`,
-/// optionally followed by a time `T14:03:00`, `_140300`, `-14-03-00` (seconds, fraction and a
+/// `2026_11_20` (the JDK's recordings, `hotspot-pid-…-2026_11_20_14_03_00.jfr`), optionally
+/// followed by a time `T14:03:00`, `_140300`, `-14-03-00`, `_14_03_00` (seconds, fraction and a
 /// `Z` or `±HH:MM` offset optional). Its groups name the parts that [`parse_date`] reads; it
 /// appears once in every regex built from it, so the names never repeat.
-const DATE_RE: &str = r"(?<y>\d{4})-?(?<m>\d{2})-?(?<d>\d{2})(?:[T_ \-](?<H>\d{2})[:\-]?(?<M>\d{2})(?:[:\-]?(?<S>\d{2})(?:\.(?<f>\d{1,9}))?)?(?<z>Z|[+\-]\d{2}:?\d{2})?)?";
+const DATE_RE: &str = r"(?<y>\d{4})[-_]?(?<m>\d{2})[-_]?(?<d>\d{2})(?:[T_ \-](?<H>\d{2})[:\-_]?(?<M>\d{2})(?:[:\-_]?(?<S>\d{2})(?:\.(?<f>\d{1,9}))?)?(?<z>Z|[+\-]\d{2}:?\d{2})?)?";
 
 static DATE_PARTS: LazyLock<Regex> = LazyLock::new(|| Regex::new(&format!("^{DATE_RE}$")).expect("valid regex"));
 
-static DATE_IN_NAME: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(&format!(r"(?:^|[^0-9])(?<date>{DATE_RE})(?:[^0-9]|$)")).expect("valid regex"));
+/// A date of [`DATE_RE`] inside a file name, its year 19xx or 20xx, so that other digits
+/// before it (py-spy's `4242-2026-11-28T08:47:33`, a process id first) are not read as one.
+static DATE_IN_NAME: LazyLock<Regex> = LazyLock::new(|| {
+    let date = DATE_RE.replace(r"(?<y>\d{4})", r"(?<y>(?:19|20)\d{2})");
+    Regex::new(&format!(r"(?:^|[^0-9])(?<date>{date})(?:[^0-9]|$)")).expect("valid regex")
+});
+
+/// node's own file names for `--cpu-prof`: `CPU.20261128.084728.<pid>.<thread>.<n>`, a date
+/// and a time of day (the machine's local time, read as UTC) that
+/// [`DATE_IN_NAME`] would take as a bare date, or the time's digits as a fraction.
+static NODE_NAME: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^CPU\.(?<day>\d{8})\.(?<time>\d{6})\.\d+\.\d+\.\d+$").expect("valid regex"));
+
+/// The date written in file name `file`, with the time of day where the name has one.
+fn date_in_name(file: &str) -> Option<Result<When, String>> {
+    if let Some(c) = NODE_NAME.captures(file) {
+        return Some(parse_date(&format!("{}T{}", &c["day"], &c["time"])));
+    }
+    DATE_IN_NAME.captures(file).map(|c| parse_date(&c["date"]))
+}
 
 /// Parses a date in one of the forms of [`DATE_RE`], or RFC 3339.
 pub fn parse_date(s: &str) -> Result<When, String> {
@@ -309,6 +336,7 @@ pub fn describe(
     metadata: &BTreeMap<String, String>,
     pattern: Option<&Pattern>,
     mtime_seconds: i64,
+    profile_date_first: bool,
 ) -> Result<(RunInfo, Vec<String>), String> {
     let stem = crate::archive::slug::stem(rel);
     let (folder, file) = match stem.rsplit_once('/') {
@@ -328,44 +356,65 @@ pub fn describe(
     };
     let sidecar_name = format!("{stem}.toml");
 
-    // Dates, best source first.
+    // Dates, best source first: a sidecar's, then the path's (the pattern's, or else a date
+    // in the file's name), which the user wrote, then the profile's own; the profile's before
+    // the path's with `archive.date_from = "profile"`. A profile's clock may be wrong (1970),
+    // or the files may have been copied with their times (every run dated the day of a copy).
     let mut dates: Vec<(When, &'static str, String)> = Vec::new();
     if let Some(d) = sidecar.and_then(|s| s.date.as_ref()) {
         dates.push((from_toml(d).map_err(|e| format!("{sidecar_name}: {e}"))?, "sidecar", sidecar_name.clone()));
     }
-    if let Some(t) = metadata.get("time") {
-        match parse_date(t) {
-            Ok(w) => dates.push((w, "profile", "the profile".into())),
-            Err(e) => warnings.push(format!("the profile's time: {e}")),
-        }
-    }
+    let mut path_date = None;
     if let Some(d) = &fields.date {
         match parse_date(d) {
-            Ok(w) => dates.push((w, "pattern", "its path".into())),
+            Ok(w) => path_date = Some((w, "pattern", "its path".to_string())),
             Err(e) => warnings.push(format!("{stem:?}: {e}")),
         }
     }
-    if dates.is_empty() {
-        if let Some(c) = DATE_IN_NAME.captures(file) {
-            match parse_date(&c["date"]) {
-                Ok(w) => dates.push((w, "file name", "its file name".into())),
-                Err(e) => warnings.push(format!("its file name has {e}; not used as its date")),
-            }
+    // A date in the file's name is not weighed against a sidecar's, which is there to correct
+    // it.
+    let mut name_error = None;
+    if fields.date.is_none() && dates.is_empty() {
+        match date_in_name(file) {
+            Some(Ok(w)) => path_date = Some((w, "file name", "its file name".into())),
+            Some(Err(e)) => name_error = Some(format!("its file name has {e}; not used as its date")),
+            None => {}
         }
     }
+    let mut profile_date = None;
+    if let Some(t) = metadata.get("time") {
+        match parse_date(t) {
+            Ok(w) => profile_date = Some((w, "profile", "the profile".to_string())),
+            Err(e) => warnings.push(format!("the profile's time: {e}")),
+        }
+    }
+    // Digits in a name that are not a date matter only when nothing else dates the run.
+    if let (Some(e), true) = (name_error, dates.is_empty() && profile_date.is_none()) {
+        warnings.push(e);
+    }
+    if profile_date_first {
+        dates.extend(profile_date.into_iter().chain(path_date));
+    } else {
+        dates.extend(path_date.into_iter().chain(profile_date));
+    }
     let (date, date_from) = match dates.first() {
-        Some((w, from, _)) => {
-            for (other, _, said) in &dates[1..] {
+        Some((w, from, said)) => {
+            let mut chosen = (*w, *from);
+            for (other, other_from, other_said) in &dates[1..] {
                 if !same_when(w, other) {
-                    warnings.push(format!(
-                        "date {} from {} differs from {} from {said}; using the first",
-                        w.display(),
-                        dates[0].2,
-                        other.display()
-                    ));
+                    let how = match (*from, *other_from) {
+                        ("pattern" | "file name", "profile") => "; archive.date_from = \"profile\" in site.toml dates runs by their profiles instead",
+                        ("profile", "pattern" | "file name") => "; archive.date_from = \"path\" in site.toml (the default) dates runs by their paths instead",
+                        _ => "",
+                    };
+                    warnings.push(format!("date {} from {said} differs from {} from {other_said}; using the first{how}", w.display(), other.display()));
+                } else if !chosen.0.has_time && other.has_time {
+                    // The same day, and the other says the time of day too: runs of one day keep
+                    // their order.
+                    chosen = (*other, *other_from);
                 }
             }
-            (*w, *from)
+            chosen
         }
         None => {
             let ts = Timestamp::from_second(mtime_seconds).map_err(|e| format!("file time: {e}"))?;
@@ -379,8 +428,8 @@ pub fn describe(
     // A date no profile of a service can have: a clock that was never set (the Unix epoch:
     // a py-spy pprof says 1970-01-20) or a time read in the wrong units; or a date later than
     // this machine's clock. Kept (the run goes where its date puts it), and said.
-    let source = dates.first().map_or("its file time", |d| d.2.as_str());
-    if date.ts < Timestamp::from_second(946_684_800).expect("2000-01-01 is a timestamp") {
+    let source = dates.iter().find(|d| d.1 == date_from).map_or("its file time", |d| d.2.as_str());
+    if date.implausible().is_some() {
         warnings.push(format!(
             "its date {} (from {source}) is before 2000, which a clock that was not set gives: its run is placed there among its series' runs; give its date in a sidecar {sidecar_name} (date = \"YYYY-MM-DD\") if it is wrong",
             date.display()
@@ -491,7 +540,7 @@ mod tests {
         let meta: BTreeMap<_, _> = meta.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         let pattern = pattern.map(|p| Pattern::new(p).unwrap());
         let mtime = crate::archive::run::Stamp::of(&std::fs::metadata(&path).unwrap()).mtime_seconds();
-        describe(rel, sc.as_ref(), &meta, pattern.as_ref(), mtime).unwrap()
+        describe(rel, sc.as_ref(), &meta, pattern.as_ref(), mtime, false).unwrap()
     }
 
     #[test]
@@ -525,6 +574,59 @@ mod tests {
 
         let (r, _) = run(d.path(), "db-2026-11-15.folded", None, &[], None);
         assert_eq!((r.series.as_str(), r.date.day().as_str()), ("db", "2026-11-15"));
+    }
+
+    fn run_with(dir: &Path, rel: &str, meta: &[(&str, &str)], profile_first: bool) -> (RunInfo, Vec<String>) {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "a 1\n").unwrap();
+        let meta: BTreeMap<_, _> = meta.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        describe(rel, None, &meta, None, 0, profile_first).unwrap()
+    }
+
+    #[test]
+    fn the_path_date_the_user_wrote_beats_the_profile_clock_unless_site_toml_says_otherwise() {
+        let d = tempfile::tempdir().unwrap();
+        // A pprof whose clock says 1970, in a file named by its day.
+        let (r, warn) = run_with(d.path(), "api/2026-11-19.pb.gz", &[("time", "1970-01-20T03:00:00Z")], false);
+        assert_eq!((r.date.display().as_str(), r.date_from), ("2026-11-19", "file name"));
+        assert_eq!(warn.len(), 1, "{warn:?}");
+        assert!(warn[0].contains("1970-01-20 03:00 UTC") && warn[0].contains("date_from = \"profile\""), "{warn:?}");
+        // The same file with the profile's date first: the profile wins, the warning says how to
+        // go back, and 1970 is flagged.
+        let (r, warn) = run_with(d.path(), "api/2026-11-19.pb.gz", &[("time", "1970-01-20T03:00:00Z")], true);
+        assert_eq!((r.date.day().as_str(), r.date_from), ("1970-01-20", "profile"));
+        assert!(r.date.implausible().is_some());
+        assert!(warn.iter().any(|w| w.contains("date_from = \"path\"")), "{warn:?}");
+        assert!(warn.iter().any(|w| w.contains("before 2000") && w.contains("the profile")), "{warn:?}");
+        // The same day: the profile's time of day is kept, so the runs of a day keep their order.
+        let (r, warn) = run_with(d.path(), "api/2026-11-19.pb.gz", &[("time", "2026-11-19T08:30:00Z")], false);
+        assert_eq!((r.date.rfc3339().as_str(), r.date_from), ("2026-11-19T08:30:00Z", "profile"));
+        assert!(warn.is_empty(), "{warn:?}");
+        // Digits in a name that are not a date say nothing when the profile dates the run.
+        let (r, warn) = run_with(d.path(), "api/build-99999999.pb.gz", &[("time", "2026-11-19T08:30:00Z")], false);
+        assert_eq!(r.date_from, "profile");
+        assert!(warn.is_empty(), "{warn:?}");
+    }
+
+    #[test]
+    fn the_file_names_common_profilers_give_are_dated_with_their_time_of_day() {
+        let d = tempfile::tempdir().unwrap();
+        for (rel, want) in [
+            // node --cpu-prof
+            ("svc/CPU.20261128.084728.41233.0.001.cpuprofile", "2026-11-28T08:47:28Z"),
+            // the JDK's own recording names
+            ("svc/hotspot-pid-4242-id-1-2026_11_28_08_47_30.jfr", "2026-11-28T08:47:30Z"),
+            // async-profiler's %t
+            ("svc/cpu-20261128-084731.collapsed", "2026-11-28T08:47:31Z"),
+            // py-spy's default, by program name or process id
+            ("svc/python-2026-11-28T08:47:32.json", "2026-11-28T08:47:32Z"),
+            ("svc/4242-2026-11-28T08:47:33.txt", "2026-11-28T08:47:33Z"),
+        ] {
+            let (r, warn) = run_with(d.path(), rel, &[], false);
+            assert_eq!((r.date.rfc3339().as_str(), r.date_from), (want, "file name"), "{rel}");
+            assert!(warn.is_empty(), "{rel}: {warn:?}");
+        }
     }
 
     #[test]

@@ -539,14 +539,18 @@ impl<'a> Build<'a> {
             .iter()
             .map(|s| derive::history::spans(s.runs.len()).into_iter().map(|(_, n)| std::sync::Mutex::new(SpanCell { span: None, uses: 1 + derive::history::buckets(n) })).collect())
             .collect();
-        // A comparison's noise marks read the spans of the runs before its later one.
+        // A comparison's noise marks read the spans of the runs before its later one, and so
+        // does the judgement of its regression mark, if it has one (once for all the pages and
+        // feeds that show it).
+        let threshold = self.config.archive.regression_points;
         for ci in 0..archive.comparisons.len() {
             if let Some((si, _, window)) = crate::site::pages::noise_window(&archive, ci) {
+                let marked = archive.comparisons[ci].made.top.as_ref().is_some_and(|t| t.points > threshold);
                 let mut spans: Vec<usize> = window.iter().map(|j| j / derive::history::SPAN).collect();
                 spans.dedup();
                 for k in spans {
                     if let Some(cell) = histories[si].get(k) {
-                        cell.lock().expect("no panic while holding it").uses += 1;
+                        cell.lock().expect("no panic while holding it").uses += 1 + usize::from(marked);
                     }
                 }
             }
@@ -576,6 +580,7 @@ impl<'a> Build<'a> {
             changes: &changes,
             history: &history,
             change_points: Default::default(),
+            in_series: Default::default(),
         };
         let plan = site.plan();
         let (staging_ino, _) = staging.inodes();

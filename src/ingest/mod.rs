@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 
 use crate::archive::{self, Pattern, Sidecar};
 pub use crate::archive::run::{GraphInfo, RunRecord, Stamp, Stamps};
-use crate::config::Config;
+use crate::config::{Config, DateFrom};
 use crate::error::{FillError, IngestError, ProfileError};
 use crate::graph::preview;
 use crate::store::chunk;
@@ -62,7 +62,7 @@ pub fn decode_into(cache: &Cache, config: &Config, source: &Source) -> Result<(S
         return Ok((key, false));
     }
     let pattern = config.archive.pattern.as_deref().map(archive::Pattern::new).transpose().map_err(err)?;
-    let words = |metadata: &BTreeMap<String, String>| preview_words(source, sidecar.as_ref(), pattern.as_ref(), metadata);
+    let words = |metadata: &BTreeMap<String, String>| preview_words(config, source, sidecar.as_ref(), pattern.as_ref(), metadata);
     cache
         .fill(&key, |sink| produce(config, source, unit.as_deref(), &words, sink))
         .map_err(|e| match e {
@@ -105,7 +105,7 @@ pub fn ingest(ctx: &Ctx, source: &Source, home: &str, sink: chunk::Sink) -> Resu
         Some(cache) => cache.key(&source.path, unit.as_deref(), &words_key(config, source, sidecar.as_ref())).map_err(err)?,
         None => String::new(),
     };
-    let words = |metadata: &BTreeMap<String, String>| preview_words(source, sidecar.as_ref(), ctx.pattern, metadata);
+    let words = |metadata: &BTreeMap<String, String>| preview_words(ctx.config, source, sidecar.as_ref(), ctx.pattern, metadata);
     // What is restored is checked: a broken entry is made again.
     let cached = ctx.cache.and_then(|c| c.verified_at(&key, Some(home)));
     let how = if cached.is_some() { How::Cached } else { How::Decoded };
@@ -125,7 +125,7 @@ pub fn ingest(ctx: &Ctx, source: &Source, home: &str, sink: chunk::Sink) -> Resu
 
     let mtime = source.stamps.profile.mtime_seconds();
     let (info, run_warnings) =
-        archive::describe(&source.rel, sidecar.as_ref(), &product.metadata, ctx.pattern, mtime).map_err(err)?;
+        archive::describe(&source.rel, sidecar.as_ref(), &product.metadata, ctx.pattern, mtime, ctx.config.archive.date_from == DateFrom::Profile).map_err(err)?;
     let notes = archive::read_sidecar_at(&raw_base, stem, "md").map_err(err)?.map(|md| crate::ingest::notes::render(&md));
     let mut warnings = product.warnings;
     warnings.extend(run_warnings);
@@ -174,9 +174,9 @@ fn cpi_graph(decoded: &decode::Decoded) -> Result<Option<decode::Graph>, String>
 /// What a run's link-preview image says ([`preview::png`]): its series, then its title with
 /// its date, unless the date is the file's time (which a copy changes, and which no cache key
 /// holds). Empty when the run cannot be described (its error comes later, from `ingest`).
-fn preview_words(source: &Source, sidecar: Option<&Sidecar>, pattern: Option<&archive::Pattern>, metadata: &BTreeMap<String, String>) -> Vec<String> {
+fn preview_words(config: &Config, source: &Source, sidecar: Option<&Sidecar>, pattern: Option<&archive::Pattern>, metadata: &BTreeMap<String, String>) -> Vec<String> {
     let mtime = source.stamps.profile.mtime_seconds();
-    match archive::describe(&source.rel, sidecar, metadata, pattern, mtime) {
+    match archive::describe(&source.rel, sidecar, metadata, pattern, mtime, config.archive.date_from == DateFrom::Profile) {
         Ok((info, _)) => {
             let date = info.date.display();
             let second = if info.date_from == "file time" || info.title.contains(&date) { info.title } else { format!("{} · {date}", info.title) };
@@ -195,7 +195,8 @@ fn words_key(config: &Config, source: &Source, sidecar: Option<&Sidecar>) -> Str
         return String::new();
     }
     let s = sidecar.map(|s| (s.series.clone(), s.title.clone(), s.date.map(|d| d.to_string())));
-    format!("preview words {:?} {s:?}", source.rel)
+    // The pattern and the choice of dates decide the series and the date the image says.
+    format!("preview words {:?} {s:?} {:?} {:?}", source.rel, config.archive.pattern, config.archive.date_from)
 }
 
 fn produce(config: &Config, source: &Source, unit: Option<&str>, words: &dyn Fn(&BTreeMap<String, String>) -> Vec<String>, sink: chunk::Sink) -> Result<Product, FillError> {

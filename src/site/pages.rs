@@ -56,7 +56,15 @@ pub struct Site<'a> {
     pub history: &'a (dyn Fn(usize, usize) -> Result<std::sync::Arc<Span>, String> + Sync),
     /// Each series' change points, reckoned once for the four files that show them.
     pub change_points: ChangePoints,
+    /// Whether each marked comparison's growth stands out of its series' own night-to-night
+    /// spread, reckoned once for the pages and feeds that mark it.
+    pub in_series: InSeries,
 }
+
+/// By comparison, whether the growth of its regression mark stands out of the night-to-night
+/// spread of that function's share in the runs before (`None`: too few runs to say).
+#[derive(Default)]
+pub struct InSeries(std::sync::Mutex<HashMap<usize, Option<bool>>>);
 
 /// One series' change points and events, each run given by its index in the archive, reckoned
 /// once by whichever file needs them first.
@@ -105,10 +113,16 @@ impl Site<'_> {
     /// What a link to run `i` shows, for a page's hash: the run, and its regression mark (the
     /// function and the exact growth, which decides the text shown; nothing is formatted here,
     /// since the plan makes this for every link of every page).
-    fn link_hash(&self, i: usize) -> (u64, &str, Option<(&str, u64)>, Vec<(&str, &str, u64, u64)>) {
+    /// A mark is judged against the runs before (their shares of the marked function): their
+    /// hashes stand for that judgement, which is only reckoned when a page is rendered.
+    fn link_hash(&self, i: usize) -> (u64, &str, Option<(&str, u64, Vec<u64>)>, Vec<(&str, &str, u64, u64)>) {
         let r = self.run(i);
-        let mark = r.compare.and_then(|c| self.archive.comparisons[c].made.top.as_ref()).filter(|t| t.points > self.config.archive.regression_points);
-        (r.hash, r.url.as_str(), mark.map(|t| (t.name.as_str(), t.points.to_bits())), self.budget_marks(i))
+        let mark = r.compare.and_then(|c| self.archive.comparisons[c].made.top.as_ref().map(|t| (c, t))).filter(|(_, t)| t.points > self.config.archive.regression_points);
+        let mark = mark.map(|(c, t)| {
+            let before = self.noise_window(c).map(|(si, _, window)| window.iter().map(|&j| self.run(self.archive.series[si].runs[j]).hash).collect()).unwrap_or_default();
+            (t.name.as_str(), t.points.to_bits(), before)
+        });
+        (r.hash, r.url.as_str(), mark, self.budget_marks(i))
     }
 
     /// The budgets run `i`'s comparison with the run before exceeded, for a page's hash.
@@ -125,10 +139,29 @@ impl Site<'_> {
 
     /// The function whose self share grew by more than `archive.regression_points` since
     /// the previous run, with its growth as text (`+3.2 pp`), if any.
+    /// A growth within the night-to-night spread of that function's share in the series (as
+    /// the comparison page judges each function) is not one: the series page, the feeds and the
+    /// comparison page say the same of it.
     fn regression(&self, i: usize) -> Option<(String, String)> {
-        let c = &self.archive.comparisons[self.run(i).compare?];
-        let top = c.made.top.as_ref()?;
-        (top.points > self.config.archive.regression_points).then(|| (top.name.clone(), format!("+{:.1} pp", top.points)))
+        let ci = self.run(i).compare?;
+        let top = self.archive.comparisons[ci].made.top.as_ref()?;
+        if top.points <= self.config.archive.regression_points || self.stands_out_of_series(ci, &top.name, top.points) == Some(false) {
+            return None;
+        }
+        Some((top.name.clone(), format!("+{:.1} pp", top.points)))
+    }
+
+    /// Whether `function`'s growth by `points` in comparison `ci` stands out of the spread of
+    /// its share in the runs before (derive::changes::stands_out_of_series); `None` when there
+    /// are too few runs before, or their history cannot be read (the comparison page says why).
+    fn stands_out_of_series(&self, ci: usize, function: &str, points: f64) -> Option<bool> {
+        if let Some(&known) = self.in_series.0.lock().expect("no panic while holding it").get(&ci) {
+            return known;
+        }
+        let spread = self.series_spreads(self.noise_window(ci), &[function]).ok().flatten().and_then(|(_, by)| by.get(function).copied().flatten());
+        let verdict = spread.map(|s| crate::derive::changes::stands_out_of_series(points / 100.0, s));
+        self.in_series.0.lock().expect("no panic while holding it").insert(ci, verdict);
+        verdict
     }
 
     /// The newest `n` runs among `runs` (indexes), newest first.
@@ -583,11 +616,7 @@ impl Site<'_> {
         let s = &self.archive.series[run.series];
         let rec = &run.record;
         let root = path_to_root(run.url.matches('/').count());
-        let graphs: Vec<GraphEntry> = rec
-            .graphs
-            .iter()
-            .map(|g| GraphEntry::of(g, g.data.clone()))
-            .collect();
+        let graphs: Vec<serde_json::Value> = rec.graphs.iter().map(menu_entry).collect();
         let prev = run.prev.map(|p| self.run(p));
         let next = run.next.map(|n| self.run(n));
         let mut ctx = self.context(&root);
@@ -597,6 +626,7 @@ impl Site<'_> {
                 "slug": run.slug, "url": run.url, "source": rec.source, "format": rec.format,
                 "title": rec.title, "series": s.name, "series_url": s.url,
                 "date": rec.date.display(), "datetime": rec.date.rfc3339(), "date_from": rec.date_from,
+                "date_flag": rec.date.implausible(),
                 "labels": rec.labels, "metadata": rec.metadata, "graphs": graphs, "notes": rec.notes,
                 "preload": rec.preload,
                 "differential": rec.graphs.iter().any(|g| g.differential),
@@ -687,8 +717,7 @@ impl Site<'_> {
             .graphs
             .iter()
             .map(|g| {
-                let mut entry = serde_json::to_value(GraphEntry::of(g, g.data.clone()))
-                    .expect("an entry serialises");
+                let mut entry = menu_entry(g);
                 if let (Some(b), Some(a)) = (graph_of(before, g), graph_of(after, g)) {
                     entry["before"] = b.into();
                     entry["after"] = a.into();
@@ -702,6 +731,9 @@ impl Site<'_> {
         let listed: Vec<&str> = changes.iter().flat_map(|g| g.grew.iter().chain(&g.shrank)).map(|ch| ch.name.as_str()).collect();
         let window = self.noise_window(ci);
         let noise_runs = window.as_ref().map_or(0, |(_, _, w)| w.len());
+        // Runs after this one, which judge the first nights of a series.
+        let at = s.runs.iter().position(|&i| i == c.after).unwrap_or(0);
+        let noise_after = window.as_ref().map_or(0, |(_, _, w)| w.iter().filter(|&&j| j > at).count());
         let spreads = self.series_spreads(window, &listed)?;
         let lists: Vec<_> = changes
             .iter()
@@ -750,6 +782,7 @@ impl Site<'_> {
         ctx.insert("lists", &lists);
         ctx.insert("noise_series", &spreads.as_ref().map(|(graph, _)| graph.clone()));
         ctx.insert("noise_runs", &noise_runs);
+        ctx.insert("noise_after", &noise_after);
         ctx.insert("threshold", &self.config.archive.regression_points);
         ctx.insert("budgets", &budget_words(&c.made.budgets));
         let title = format!("{} vs {} · {}", after.record.title, before.record.title, s.name);
@@ -922,10 +955,14 @@ fn series_page_url(s: &Series, n: usize) -> String {
 #[derive(Serialize)]
 struct RunLink {
     url: String,
+    /// Its profile's slug (`api/2026-11-20`).
+    slug: String,
     title: String,
     date: String,
     datetime: String,
     date_from: String,
+    /// What is implausible about its date (before 2000), for a flag beside it.
+    date_flag: Option<&'static str>,
     totals: Vec<String>,
     /// Whether the title says more than the date (a run named by its date does not).
     title_differs: bool,
@@ -942,10 +979,12 @@ fn run_link(run: &Run) -> RunLink {
     let rec = &run.record;
     RunLink {
         url: run.url.clone(),
+        slug: run.slug.clone(),
         title: rec.title.clone(),
         date: rec.date.display(),
         datetime: rec.date.rfc3339(),
         date_from: rec.date_from.clone(),
+        date_flag: rec.date.implausible(),
         totals: totals(run),
         title_differs: rec.title != rec.date.day() && rec.title != rec.date.display(),
         labels: rec.labels.clone(),
@@ -967,10 +1006,24 @@ fn totals(run: &Run) -> Vec<String> {
         .collect()
 }
 
-/// The total a trend plots: that of the run's first (default) graph, its unit and its
-/// decimal places.
+/// The total a trend plots: that of the graph the run's page opens on (its first graph with
+/// data, as the page script's `shownGraph`: a .NET profile's empty `lock-time` graph comes
+/// before its `cpu`), its unit and its decimal places.
 fn headline(run: &Run) -> (u64, &str, u32) {
-    run.record.graphs.first().map_or((0, "", 0), |g| (g.total, g.unit.as_str(), g.decimals))
+    let graphs = &run.record.graphs;
+    graphs
+        .iter()
+        .find(|g| g.total > 0)
+        .or(graphs.first())
+        .map_or((0, "", 0), |g| (g.total, g.unit.as_str(), g.decimals))
+}
+
+/// Graph `g`'s entry for a page's graph menu: its index.json entry, and `shown_total`, its
+/// total in words ("5.65 s"), which the menu names beside it.
+fn menu_entry(g: &crate::archive::run::GraphInfo) -> serde_json::Value {
+    let mut entry = serde_json::to_value(GraphEntry::of(g, g.data.clone())).expect("an entry serialises");
+    entry["shown_total"] = format_scaled(g.total as i128, &g.unit, g.decimals).into();
+    entry
 }
 
 /// The headline totals of `runs` (of one unit) in the decimal places of the finest of them,
@@ -1001,23 +1054,26 @@ fn budget_words(budgets: &[crate::archive::run::Exceeded]) -> Vec<serde_json::Va
         .collect()
 }
 
-/// The runs before comparison `ci`'s later run whose shares say how much a function's share
-/// differs from night to night (derive::changes::night_to_night): its series, the graph the
-/// series' history follows and the runs' places in the series (those with that graph, of the
-/// [`NOISE_WINDOW`](crate::derive::changes::NOISE_WINDOW) before). `None` when fewer than
-/// [`NOISE_MIN_RUNS`](crate::derive::changes::NOISE_MIN_RUNS) have it. The build counts the
-/// history spans these read (each is read once for all its readers).
+/// The runs of comparison `ci`'s series whose shares say how much a function's share differs
+/// from night to night (derive::changes::night_to_night) at its later run: its series, the
+/// graph the series' history follows and the runs' places in the series (those with that
+/// graph): the [`NOISE_WINDOW`](crate::derive::changes::NOISE_WINDOW) before it, or, when fewer
+/// than [`NOISE_MIN_RUNS`](crate::derive::changes::NOISE_MIN_RUNS) are before it (the first
+/// nights of a series), those and the nearest after it, up to the window; never the later run
+/// itself. `None` when fewer than NOISE_MIN_RUNS have the graph. The build counts the history
+/// spans these read (each is read once for all its readers).
 pub fn noise_window(archive: &Archive, ci: usize) -> Option<(usize, &crate::archive::run::GraphInfo, Vec<usize>)> {
     use crate::derive::changes::{NOISE_MIN_RUNS, NOISE_WINDOW};
     let c = &archive.comparisons[ci];
     let si = archive.runs[c.after].series;
     let s = &archive.series[si];
     let k = s.runs.iter().position(|&i| i == c.after)?;
-    if k < NOISE_MIN_RUNS {
-        return None;
-    }
     let followed = history::followed_graph(&archive.runs[*s.runs.last()?])?;
     let has = |j: usize| archive.runs[s.runs[j]].record.graphs.iter().any(|g| g.name == followed.name && g.total > 0);
-    let window: Vec<usize> = (k.saturating_sub(NOISE_WINDOW)..k).filter(|&j| has(j)).collect();
+    let mut window: Vec<usize> = (k.saturating_sub(NOISE_WINDOW)..k).filter(|&j| has(j)).collect();
+    if window.len() < NOISE_MIN_RUNS {
+        let room = NOISE_WINDOW - window.len();
+        window.extend((k + 1..s.runs.len()).filter(|&j| has(j)).take(room));
+    }
     (window.len() >= NOISE_MIN_RUNS).then_some((si, followed, window))
 }

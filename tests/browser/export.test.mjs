@@ -22,6 +22,13 @@ const ARGS = CHROMIUM_ARGS;
 const BIG = bigProfile();
 const STACKS = parseFolded(BIG);
 const TOTAL = total(STACKS);
+// Three runs of a series `api` (in its folder, dated by their names), the first its baseline:
+// their comparisons with the run before and the third's with the baseline.
+const API = {
+  "2026-11-19": "main;a;b 30\nmain;a;c 20\nmain;d 10\nother 5\n",
+  "2026-11-20": "main;a;b 50\nmain;a;c 20\nmain;d 5\nother 5\n",
+  "2026-11-21": "main;a;b 40\nmain;d 5\nother 5\n",
+};
 
 let tmp;
 let out;
@@ -33,7 +40,9 @@ before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), "flamesite-export-"));
   fs.mkdirSync(path.join(tmp, "in"));
   fs.writeFileSync(path.join(tmp, "in", "big.folded"), BIG);
-  out = buildSite(BIN, THEME, tmp, "Export");
+  fs.mkdirSync(path.join(tmp, "in", "api"));
+  for (const [day, text] of Object.entries(API)) fs.writeFileSync(path.join(tmp, "in", "api", `${day}.folded`), text);
+  out = buildSite(BIN, THEME, tmp, "Export", '[archive.baselines]\napi = "2026-11-19"\n');
   depthRows = JSON.parse(fs.readFileSync(path.join(out, "p/big/g/samples/manifest.json"), "utf8")).depth;
   site = await serve(out, "/perf/");
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
@@ -45,8 +54,11 @@ after(async () => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-/** A page of the big profile over HTTP (fragment `hash`), idle; `done` checks it logged no error. */
-async function openPage(hash = "", options = {}) {
+/**
+ * A page of the big profile over HTTP (fragment `hash`), or the page `at` (relative to the
+ * site), idle; `done` checks it logged no error.
+ */
+async function openPage(hash = "", options = {}, at = "p/big/") {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1, acceptDownloads: true, ...options });
   const page = await ctx.newPage();
   const problems = [];
@@ -56,7 +68,7 @@ async function openPage(hash = "", options = {}) {
     problems.push(`dialog: ${d.message()}`);
     await d.dismiss();
   });
-  await page.goto(`${site.url}p/big/${hash}`);
+  await page.goto(`${site.url}${at}${hash}`);
   await idle(page);
   const done = async () => {
     assert.deepEqual(problems, [], "no console errors, page errors or dialogs");
@@ -307,12 +319,44 @@ describe("export", () => {
       if (xOfValue(st, f.offset + f.total) - xOfValue(st, f.offset) < 2) continue;
       assert.ok(svg.frames.some((g) => g.title.split("\n")[0] === f.name && Math.abs(g.x - xOfValue(st, f.offset)) < 0.02), `${f.path.join(";")} in the whole graph`);
     }
-    // The PNG of the whole graph: as tall as every row and the header.
+    // The PNG of the whole graph: as tall as every row and the header, without the SVG's line
+    // of controls (Reset zoom, Search), which do nothing in a picture.
     const png = (await downloadOf(page, "#fs-png")).bytes;
     assert.equal(png.subarray(12, 16).toString("latin1"), "IHDR");
     const height = Number(/<svg [^>]*height="(\d+)"/.exec(whole)[1]);
     assert.ok(height >= (deepest + 1) * 18, `${height} px for ${deepest + 1} rows`);
-    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [st.viewport.width, height]);
+    const header = 2 * 18 + 8;
+    assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [st.viewport.width, height - 18], "the SVG's height less its line of controls");
+    // Pixel for pixel: the SVG's header lines, then its frames, drawn 18 px higher; the SVG's
+    // line of controls, between them, has ink (its words), the PNG none of it.
+    const got = await page.evaluate(
+      async ({ b64, svg, header }) => {
+        const pixels = async (img) => {
+          const c = new OffscreenCanvas(img.width, img.height);
+          const x = c.getContext("2d");
+          x.drawImage(img, 0, 0);
+          return { w: img.width, h: img.height, d: x.getImageData(0, 0, img.width, img.height).data };
+        };
+        const p = await pixels(await createImageBitmap(await (await fetch(`data:image/png;base64,${b64}`)).blob()));
+        const img = new Image();
+        img.src = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
+        await img.decode();
+        const s = await pixels(img);
+        // The header's two lines end 4 px above the frames (the controls' glyphs reach there).
+        let diff = 0;
+        for (let y = 0; y < p.h; y++) {
+          if (y >= header - 4 && y < header) continue;
+          const sy = y < header ? y : y + 18;
+          for (let i = 0; i < p.w * 4; i++) if (Math.abs(p.d[y * p.w * 4 + i] - s.d[sy * s.w * 4 + i]) > 2) diff += 1;
+        }
+        let ink = 0;
+        for (let y = header; y < header + 18; y++) for (let x = 0; x < 300; x++) if (s.d[(y * s.w + x) * 4] < 128) ink += 1;
+        return { diff, ink };
+      },
+      { b64: png.toString("base64"), svg: whole, header },
+    );
+    assert.equal(got.diff, 0, JSON.stringify(got));
+    assert.ok(got.ink > 100, `the SVG's line of controls has words: ${JSON.stringify(got)}`);
     await done();
   });
 
@@ -351,6 +395,81 @@ describe("export", () => {
     }
     assert.ok(checked >= 10, `${checked} frames checked`);
     await done();
+  });
+});
+
+describe("export: file names and the file's own search", () => {
+  test("a run's files are named by its series, run and graph, a comparison's by its series and both runs, earlier first, and the zoomed frame", async () => {
+    const run = await openPage("", {}, "p/api/2026-11-20/");
+    assert.equal((await downloadOf(run.page, "#fs-png")).name, "api-2026-11-20-samples.png");
+    assert.equal((await downloadOf(run.page, "#fs-svg")).name, "api-2026-11-20-samples.svg");
+    // Zoomed to main;a: its name too.
+    const stacks = parseFolded(API["2026-11-20"]);
+    const rows = JSON.parse(fs.readFileSync(path.join(out, "p/api/2026-11-20/g/samples/manifest.json"), "utf8")).depth;
+    const c = await frameCenter(run.page, stacks, ["main", "a"], await state(run.page), rows);
+    await run.page.mouse.click(c.x, c.y);
+    assert.equal((await idle(run.page)).zoom.name, "a");
+    assert.equal((await downloadOf(run.page, "#fs-png")).name, "api-2026-11-20-samples-a.png");
+    await run.done();
+    const compared = [
+      ["p/api/2026-11-20/compare/", "api-2026-11-19-vs-2026-11-20-samples"],
+      ["p/api/2026-11-20/compare/#g=samples", "api-2026-11-19-vs-2026-11-20-samples"],
+      // With the baseline: the page's last folder is the baseline's, the earlier run.
+      ["p/api/2026-11-21/vs/api/2026-11-19/", "api-2026-11-19-vs-2026-11-21-samples"],
+    ];
+    for (const [at, name] of compared) {
+      const cmp = await openPage("", {}, at);
+      assert.equal((await downloadOf(cmp.page, "#fs-png")).name, `${name}.png`, at);
+      assert.equal((await downloadOf(cmp.page, "#fs-svg")).name, `${name}.svg`, at);
+      await cmp.done();
+    }
+  });
+
+  test("an SVG exported under a search, opened as a file: its own search, cleared, leaves no frame in the highlight and every frame in its colour", async () => {
+    const { page, done } = await openPage("#q=%5Evisit%24");
+    assert.equal((await state(page)).query, "^visit$");
+    const { bytes } = await downloadOf(page, "#fs-svg");
+    await done();
+    const file = path.join(tmp, "searched.svg");
+    fs.writeFileSync(file, bytes);
+    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+    const svgPage = await ctx.newPage();
+    const problems = [];
+    svgPage.on("pageerror", (e) => problems.push(e.message));
+    await svgPage.goto(pathToFileURL(file).href);
+    /** Each frame's name and fill, each label's ink, each grey mark's fill. */
+    const look = () =>
+      svgPage.evaluate(() => ({
+        frames: [...document.querySelectorAll("g.fs-f")].map((g) => ({ name: g.querySelector("title").textContent.split("\n")[0], fill: g.querySelector("rect").getAttribute("fill") })),
+        inks: [...new Set([...document.querySelectorAll("g.fs-f text")].map((t) => t.getAttribute("fill")))],
+        marks: [...new Set([...document.querySelectorAll(".fs-elided")].map((r) => r.getAttribute("fill")))],
+      }));
+    const searched = await look();
+    const match = hex(matchColor());
+    assert.ok(searched.frames.some((f) => f.name === "visit" && f.fill === match), "exported in the page's search colours");
+    assert.ok(searched.frames.some((f) => f.name === "main" && f.fill === hex(dimmed(hotColor("main")))));
+    assert.ok(searched.marks.length > 0, "grey marks in the file");
+    // Search, answered with nothing: the search cleared.
+    const ask = async (answer) => {
+      svgPage.once("dialog", (d) => d.accept(answer));
+      await svgPage.click("#fs-find");
+    };
+    await ask("");
+    const cleared = await look();
+    assert.deepEqual(cleared.frames.filter((f) => f.fill === match), [], "no frame keeps the highlight");
+    for (const f of cleared.frames) assert.equal(f.fill, hex(hotColor(f.name)), `${f.name}: its own colour`);
+    assert.equal(cleared.inks.length, 1, `one ink for every label, none dimmed: ${cleared.inks}`);
+    assert.ok(searched.inks.length > 1 && searched.inks.includes(cleared.inks[0]), `${searched.inks} → ${cleared.inks}`);
+    assert.equal(cleared.marks.length, 1, `${cleared.marks}`);
+    assert.ok(!searched.marks.includes(cleared.marks[0]), `the grey marks no longer dimmed: ${searched.marks} → ${cleared.marks}`);
+    assert.equal(await svgPage.locator("#fs-status").textContent(), "Click a frame to zoom in.");
+    // Another search: its matches in the highlight, visit in its own colour again.
+    await ask("^walk_tree$");
+    const other = await look();
+    assert.ok(other.frames.some((f) => f.name === "walk_tree" && f.fill === match));
+    for (const f of other.frames.filter((f) => f.name !== "walk_tree")) assert.equal(f.fill, hex(hotColor(f.name)), f.name);
+    assert.deepEqual(problems, []);
+    await ctx.close();
   });
 });
 
@@ -430,7 +549,7 @@ describe("colour modes", () => {
   test("a flame graph keeps its root in view when the toolbar wraps (a search's Matched line) and the graph box shrinks", async () => {
     // Wide enough for the toolbar and the share palette's scale on one line, until the
     // Matched line comes.
-    const { page, done } = await openPage("#p=total", { viewport: { width: 1700, height: 800 } });
+    const { page, done } = await openPage("#p=total", { viewport: { width: 1900, height: 800 } });
     const before = await state(page);
     assert.equal(before.viewport.depths[0], 0, "the root is in view");
     const h0 = (await page.locator(".fs-toolbar").boundingBox()).height;

@@ -1033,6 +1033,49 @@ describe("the page", () => {
     }
   });
 
+  test("dates no profile can have are flagged on the run, series and home pages: before 2000 by the build, in the future by the reader's clock", async () => {
+    const input = path.join(tmp, "in-dates");
+    fs.mkdirSync(path.join(input, "svc"), { recursive: true });
+    // A pprof from a machine whose clock was never set (no date in its path), and a run whose
+    // path dates it next century.
+    fs.writeFileSync(path.join(input, "svc", "cpu.pb.gz"), zlib.gzipSync(pprofBytes({
+      types: [["samples", "count"]],
+      samples: [[["main", "work"], [5]]],
+      timeNanos: 19 * 86400 * 1e9,
+    })));
+    fs.writeFileSync(path.join(input, "svc", "2099-06-01.folded"), "main;work 3\n");
+    fs.writeFileSync(path.join(input, "svc", "2026-11-19.folded"), "main;work 4\n");
+    build(input, path.join(tmp, "out-dates"));
+    const site = await serve(path.join(tmp, "out-dates"), "/perf/");
+    const flags = (page) => page.locator(".fs-dateflag").evaluateAll((fs) => fs.map((f) => [f.previousElementSibling?.getAttribute("datetime"), f.textContent]));
+    try {
+      const { page, done } = await openPage(`${site.url}p/svc/cpu/`);
+      await idle(page);
+      const old = await flags(page);
+      assert.equal(old.length, 2, "the date in the page's head and in its facts");
+      for (const [when, text] of old) {
+        assert.match(when, /^1970-01-20/);
+        assert.match(text, /before 2000/);
+      }
+      // The run dated next century, once the page is idle.
+      await page.goto(`${site.url}p/svc/2099-06-01/`);
+      await idle(page);
+      await page.waitForFunction(() => document.querySelectorAll(".fs-dateflag").length > 0);
+      assert.deepEqual((await flags(page)).map((f) => f[1]), ["in the future", "in the future"], "in the page's head and in its facts");
+      // The series page flags both runs and not the plausible one; the home page its newest.
+      await page.goto(`${site.url}s/svc/`);
+      await page.waitForFunction(() => document.querySelectorAll("a.fs-run .fs-dateflag").length === 2);
+      const listed = await page.locator("a.fs-run").evaluateAll((as) => as.map((a) => [a.querySelector("time").getAttribute("datetime").slice(0, 4), a.querySelector(".fs-dateflag")?.textContent || ""]));
+      assert.deepEqual(listed.sort(), [["1970", "before 2000: a clock that was never set?"], ["2026", ""], ["2099", "in the future"]]);
+      await page.goto(site.url);
+      await page.waitForFunction(() => document.querySelectorAll(".fs-dateflag").length > 0);
+      assert.deepEqual((await flags(page)).map((f) => [f[0].slice(0, 4), f[1]]), [["2099", "in the future"]]);
+      await done();
+    } finally {
+      await site.close();
+    }
+  });
+
   test("a pprof whose default sample type adds up to 0 opens on the first graph with a value, and says the empty one is empty", async () => {
     // A .NET-shaped pprof (issue 28): sample types cpu and lock-time, lock-time last (pprof's
     // default when none is named, so the build lists it first) and 0 in every sample.
@@ -1051,6 +1094,7 @@ describe("the page", () => {
       assert.deepEqual(options.map((o) => o[0]), ["lock-time", "cpu"], "pprof's default sample type first");
       assert.match(options[0][1], /lock-time \(nanoseconds\) · empty/, "the menu says which graph is empty");
       assert.doesNotMatch(options[1][1], /empty/);
+      assert.match(options[1][1], /^cpu \(nanoseconds\) · 100 ns$/, "the menu gives each graph's total");
       let st = await idle(page);
       assert.equal(st.graph, "cpu", "the page opens on the graph with a value");
       assert.equal(st.total, 100);
@@ -1072,6 +1116,11 @@ describe("the page", () => {
       await page.waitForFunction(() => window.flamesite.state().graph === "cpu");
       await idle(page);
       assert.equal(await error.isVisible(), false, "the note goes with the empty graph");
+      // The home page gives the series the total of the graph its run opens on, not 0.
+      await page.goto(site7.url);
+      const row = (await page.locator("tr.fs-series-row").innerText()).replace(/\s+/g, " ");
+      assert.match(row, /100 ns/, row);
+      assert.doesNotMatch(row, /\b0 ns/, row);
       await done();
     } finally {
       await site7.close();
@@ -1504,7 +1553,7 @@ describe("the page", () => {
  * 6), written here field by field: `types` [[type, unit]], `samples` [[frames root first,
  * values]]. Each function has one location of the same id.
  */
-function pprofBytes({ types, samples }) {
+function pprofBytes({ types, samples, timeNanos }) {
   const strings = [""];
   const str = (x) => (strings.includes(x) ? strings.indexOf(x) : strings.push(x) - 1);
   const varint = (n) => {
@@ -1526,5 +1575,6 @@ function pprofBytes({ types, samples }) {
     body.push(...field(5, [...num(1, id), ...num(2, str(name))]));
   }
   for (const x of strings) body.push(...field(6, [...Buffer.from(x)]));
+  if (timeNanos !== undefined) body.push(...num(9, timeNanos));
   return Buffer.from(body);
 }

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { SVG_SCRIPT, fileName, headerHeight, svgOf, xmlText } from "../../themes/default/static/export.js";
+import { SVG_SCRIPT, fileName, headerHeight, pageParts, svgOf, xmlText } from "../../themes/default/static/export.js";
 import { Palette } from "../../themes/default/static/draw.js";
 import { decodeChunk } from "../../themes/default/static/fetch.js";
 import { buildGraph, parseFolded } from "./helpers.mjs";
@@ -16,16 +16,21 @@ const ctx = { measureText: (s) => ({ width: 7 * s.length }) }; // a monospaced f
 const hex = (rgb) => `#${rgb.toString(16).padStart(6, "0")}`;
 
 /** The SVG of a view, and its frames: [{ title, x, y, width, fill }], read back with regexes. */
-function exported({ x0 = 0, x1 = 100, zoomDepth = 0, match = null, width = 1000, header = undefined } = {}) {
+function exported({ x0 = 0, x1 = 100, zoomDepth = 0, match = null, width = 1000, header = undefined, options = undefined } = {}) {
   const view = { x0, x1, width, height: 3 * ROW, rowH: ROW, depthCount: 3, icicle: false, scrollTop: 0, minHeight: 0 };
   const scene = { view, chunks, palette: new Palette(g.names, 0xffffff), zoomDepth, match, diff: null, fg: ["#111", "#666", "#777", "#999"] };
-  const svg = svgOf(scene, (c, r) => `${g.names.names[c.name[r]]}\n${c.total[r]} samples`, ctx, "flame graph", header);
-  const frames = [...svg.matchAll(/<g class="fs-f" data-d="\d+" data-o="\d+" data-v="\d+"><title>([^<]*)<\/title><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="\d+" fill="(#[0-9a-f]{6})"\/>/g)].map((m) => ({
+  const svg = svgOf(scene, (c, r) => `${g.names.names[c.name[r]]}\n${c.total[r]} samples`, ctx, "flame graph", header, options);
+  // Each frame's group: its rect's colour and, exported under a search, its colour without it
+  // (`base`), and its label's ink and ink without the search.
+  const frames = [...svg.matchAll(/<g class="fs-f" data-d="\d+" data-o="\d+" data-v="\d+"><title>([^<]*)<\/title><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="\d+" fill="(#[0-9a-f]{6})"(?: data-fill="(#[0-9a-f]{6})")?\/>(?:\n<text [^>]* fill="(#[0-9a-f]{3})"(?: data-fill="(#[0-9a-f]{3})")?>)?/g)].map((m) => ({
     title: m[1],
     x: Number(m[2]),
     y: Number(m[3]),
     width: Number(m[4]),
     fill: m[5],
+    base: m[6] || null,
+    ink: m[7] || null,
+    baseInk: m[8] || null,
   }));
   return { svg, frames };
 }
@@ -70,6 +75,86 @@ test("a search's colours: matched in the highlight, the others dimmed", () => {
   const by = Object.fromEntries(frames.map((f) => [f.title.split("\n")[0], f.fill]));
   assert.equal(by.a, hex(matchColor()));
   assert.equal(by.main, hex(dimmed(hotColor("main"))));
+});
+
+test("exported under a search, each frame says its colour and label ink without it, for the file's own search", () => {
+  const match = new Uint8Array(g.names.names.length);
+  match[g.names.names.indexOf("a")] = 1;
+  const { svg, frames } = exported({ match });
+  const by = Object.fromEntries(frames.map((f) => [f.title.split("\n")[0], f]));
+  // Matched: the highlight, and its own colour; its label's ink is the same either way.
+  assert.deepEqual([by.a.fill, by.a.base, by.a.ink, by.a.baseInk], [hex(matchColor()), hex(hotColor("a")), "#111", null]);
+  // Not matched: dimmed, and its own colour; dimmed ink, and the plain ink.
+  assert.deepEqual([by.main.fill, by.main.base, by.main.ink, by.main.baseInk], [hex(dimmed(hotColor("main"))), hex(hotColor("main")), "#666", "#111"]);
+  assert.equal(by.other.base, hex(hotColor("other")));
+  // No highlight colour is a frame's own.
+  assert.ok(frames.every((f) => f.base !== hex(matchColor())));
+  // Without a search, nothing to restore: no data-fill.
+  const plain = exported();
+  assert.ok(!plain.svg.includes("data-fill"), "no data-fill without a search");
+  assert.equal(plain.frames.find((f) => f.title.startsWith("main\n")).ink, "#111");
+  assert.ok(svg.includes(`data-match="${hex(matchColor())}"`), "the file's own highlight colour");
+});
+
+test("exported under a search and a zoom, a grey mark says its grey without the search", () => {
+  // 100 px for 1000: b1, b2 and b3 (2 each) are too narrow to draw: a mark at depth 2.
+  const gg = buildGraph(parseFolded("main;a 6\nmain;b1 2\nmain;b2 2\nmain;b3 2\nmain;c 988\n"), { rootWidth: 1000, depthBlock: 8 });
+  const cs = gg.manifest.chunks.map((c) => decodeChunk(gg.files.get(c.file)));
+  const mark = (zoomDepth, match) => {
+    const view = { x0: 0, x1: 1000, width: 100, height: 3 * ROW, rowH: ROW, depthCount: 3, icicle: false, scrollTop: 0, minHeight: 0 };
+    const scene = { view, chunks: cs, palette: new Palette(gg.names, 0xffffff), zoomDepth, match, diff: null, fg: "#000", elided: 0x888888 };
+    const svg = svgOf(scene, (c, r) => gg.names.names[c.name[r]], ctx, "flame graph");
+    return /<rect class="fs-elided" [^>]* fill="(#[0-9a-f]{6})"(?: data-fill="(#[0-9a-f]{6})")?>/.exec(svg).slice(1);
+  };
+  const match = new Uint8Array(gg.names.names.length);
+  match[gg.names.names.indexOf("c")] = 1;
+  assert.deepEqual(mark(0, null), [hex(0x888888), undefined], "no search: its grey, nothing to restore");
+  assert.deepEqual(mark(0, match), [hex(dimmed(0x888888)), hex(0x888888)]);
+  // Zoomed below the mark's row: faded (an ancestor's row), dimmed or not; zoomed at its row, not.
+  assert.deepEqual(mark(3, match), [hex(faded(dimmed(0x888888), 0xffffff)), hex(faded(0x888888, 0xffffff))]);
+  assert.deepEqual(mark(2, match), [hex(dimmed(0x888888)), hex(0x888888)]);
+});
+
+test("without its controls (a picture), a header holds its own lines only, and no script", () => {
+  const header = { lines: ["cpu: the page", "Colours: name"], fg: "#222" };
+  const { svg, frames } = exported({ header, options: { controls: false } });
+  for (const id of ["fs-unzoom", "fs-find", "fs-status"]) assert.ok(!svg.includes(`id="${id}"`), id);
+  assert.ok(!svg.includes("<script") && !svg.includes("Click a frame"), "no script, no words of controls");
+  assert.deepEqual([...svg.matchAll(/<text class="fs-head" [^>]*>([^<]*)</g)].map((m) => m[1]), header.lines);
+  // Two lines of 18 px and 8 px of margin, no line of controls under them.
+  const top = headerHeight(header.lines);
+  assert.equal(top, 2 * 18 + 8);
+  assert.ok(svg.includes(`height="${3 * ROW + top}"`) && svg.includes(`<g id="fs-frames" transform="translate(0 ${top})">`));
+  assert.equal(frames.length, 5);
+  // With them (the default, and asked for): the line of controls and the script, under one line
+  // of header as under two.
+  for (const options of [undefined, { controls: true }]) {
+    const one = exported({ header: { lines: ["cpu: the page"] }, options }).svg;
+    assert.ok(one.includes('id="fs-unzoom"') && one.includes('id="fs-find"') && one.includes("<script"));
+    assert.ok(one.includes(`<g id="fs-frames" transform="translate(0 ${headerHeight(["", ""])})">`));
+  }
+  // Without a header there are none either way.
+  assert.ok(!exported({ options: { controls: true } }).svg.includes("<script"));
+});
+
+test("file names: the series and the run, of a comparison both runs, earlier first", () => {
+  const name = (data, graph = "cpu", zoom = undefined) => fileName([...pageParts(data, "/site/p/x/"), graph, zoom], "png");
+  assert.equal(name({ exportSeries: "api", exportRun: "api/2026-11-20" }), "api-2026-11-20-cpu.png");
+  assert.equal(name({ exportSeries: "api", exportRun: "api/2026-11-20", exportBefore: "api/2026-11-19" }, "samples"), "api-2026-11-19-vs-2026-11-20-samples.png");
+  assert.equal(name({ exportSeries: "api", exportRun: "api/2026-11-20" }, "cpu", "serve_http"), "api-2026-11-20-cpu-serve_http.png", "and the zoomed frame");
+  // The series' folder is its name made URL-safe, compared without case; a run outside it keeps
+  // its whole slug; a run that is its series' only file is named by the series alone.
+  assert.deepEqual(pageParts({ exportSeries: "My API", exportRun: "my_api/2026-11-20" }, "/"), ["My API", "2026-11-20"]);
+  assert.deepEqual(pageParts({ exportSeries: "api", exportRun: "team/api/2026-11-20" }, "/"), ["api", "team/api/2026-11-20"]);
+  assert.deepEqual(pageParts({ exportSeries: "api", exportRun: "apiary/x" }, "/"), ["api", "apiary/x"]);
+  assert.deepEqual(pageParts({ exportSeries: "big", exportRun: "big" }, "/"), ["big", ""]);
+  assert.equal(name({ exportSeries: "big", exportRun: "big" }, "samples"), "big-samples.png");
+  // `flamesite diff`: the runs by their files' names.
+  assert.equal(name({ exportSeries: "diff", exportRun: "new.pb.gz", exportBefore: "old.pb.gz" }, "cpu"), "diff-old.pb.gz-vs-new.pb.gz-cpu.png");
+  // A page whose viewer does not say (a theme's own): the last folder of its address.
+  assert.deepEqual(pageParts({}, "/perf/p/api/2026-11-20/"), ["2026-11-20"]);
+  assert.deepEqual(pageParts({}, "/perf/p/api/2026-11-20/index.html"), ["2026-11-20"]);
+  assert.deepEqual(pageParts({}, "/perf/p/api/run.html"), ["run"]);
 });
 
 test("file names keep only safe characters", () => {

@@ -3,10 +3,12 @@
 // flamegraph.pl's SVG is. Both start with a header that says what they show (the graph and the
 // page, the zoom, the search and its share, the colours). The SVG also zooms on a click and
 // searches by itself, opened as a file, with a small script of its own (SVG_SCRIPT) that reads
-// only the frames' numbers and titles. The SVG is built as text: every piece of a profile in
-// it goes through `xmlText`. Pure apart from `download` and the page's side at the end (the
-// header of the page's view, the frames of all rows, the downloads), so node's test runner
-// imports this file too.
+// only the frames' numbers, titles and colours; the PNG of all rows, drawn from an SVG, leaves
+// out the line of those controls and the script, which do nothing in a picture. The SVG is
+// built as text: every piece of a profile in it goes through `xmlText`. Files are named by the
+// series, the run (of a comparison, both runs), the graph and the zoomed frame. Pure apart from
+// `download` and the page's side at the end (the header of the page's view, the frames of all
+// rows, the downloads), so node's test runner imports this file too.
 
 import { MIN_PX, elidedSpans, frameInfo, pixelValue, rowY, rowsInRange, visibleDepths } from "./layout.js";
 import { ELIDED_RGB, FONT, FONT_PX, MATCH_RGB, SHARE_HIGH, SHARE_LOW, cssColor, frameStyle, labelColors, unpixel } from "./draw.js";
@@ -78,19 +80,23 @@ function headerItems(header) {
  * is outside it hidden), "Reset zoom" and a click on the background go back, "Search" asks for
  * a regular expression and colours the frames it matches, saying their share of the graph. It
  * reads each frame's depth, offset and value (data attributes) and its name (the first line of
- * its <title>), and writes only attributes and textContent: a name never becomes markup.
+ * its <title>), and writes only attributes and textContent: a name never becomes markup. A
+ * frame's colour and label ink without the page's search are the `data-fill` of its rect and
+ * text when the file was exported under a search (else their `fill`): the file's own search,
+ * cleared or not, colours the others in those, and the grey marks too.
  */
 function svgScript() {
   const svg = document.documentElement;
   const W = Number(svg.getAttribute("width"));
   const X0 = Number(svg.dataset.x0), X1 = Number(svg.dataset.x1);
   const PX = Number(svg.dataset.fontPx) * 0.6, MATCH = svg.dataset.match;
+  const base = (e) => e.dataset.fill || e.getAttribute("fill");
   const frames = [...document.querySelectorAll("g.fs-f")].map((g) => ({
     g, rect: g.querySelector("rect"), text: g.querySelector("text"),
     name: g.querySelector("title").textContent.split("\n")[0],
     d: Number(g.dataset.d), o: Number(g.dataset.o), v: Number(g.dataset.v),
-    fill: g.querySelector("rect").getAttribute("fill"),
-    ink: g.querySelector("text") && g.querySelector("text").getAttribute("fill"),
+    fill: base(g.querySelector("rect")),
+    ink: g.querySelector("text") && base(g.querySelector("text")),
   }));
   const status = document.getElementById("fs-status");
   const fit = (name, w) => {
@@ -127,6 +133,7 @@ function svgScript() {
       if (f.text) f.text.setAttribute("fill", hit ? "#000" : f.ink);
       if (hit) spans.push([f.o, f.o + f.v]);
     }
+    for (const e of document.querySelectorAll(".fs-elided")) e.setAttribute("fill", base(e));
     spans.sort((a, b) => a[0] - b[0]);
     let covered = 0, end = -Infinity;
     for (const [a, b] of spans) { if (b > end) { covered += b - Math.max(a, end); end = b; } }
@@ -163,9 +170,11 @@ export function xmlText(s) {
  * canvas's visible rows, as an SVG document of the canvas's CSS size: one <rect> per frame
  * drawn (as wide as on the canvas, at least MIN_PX), a <title> of `describe(chunk, row)` in
  * each frame's group, and the labels the canvas draws (`ctx` measures them: a 2D context with
- * the canvas font).
+ * the canvas font). Under a search, a frame's colour and label ink without it are in their
+ * `data-fill`, for the file's own search. With a header, a line of the file's own controls
+ * under it and their script, unless `controls` is false (a picture: the PNG of all rows).
  */
-export function svgOf(scene, describe, ctx, title = "flame graph", header = { lines: [] }) {
+export function svgOf(scene, describe, ctx, title = "flame graph", header = { lines: [] }, { controls = true } = {}) {
   const { view, chunks, palette } = scene;
   const fg = labelColors(scene.fg);
   const minValue = pixelValue(view) * MIN_PX;
@@ -174,8 +183,8 @@ export function svgOf(scene, describe, ctx, title = "flame graph", header = { li
   const h = view.rowH - 1;
   header = wrapHeader(header, view.width);
   // Below the header's lines, one of the file's own: its controls and what a search found.
-  const controls = header.lines.length > 0;
-  const top = headerHeight(controls ? [...header.lines, ""] : []);
+  controls = controls && header.lines.length > 0;
+  const top = headerHeight(controls ? [...header.lines, ""] : header.lines);
   const height = view.height + top;
   const text = xmlText(header.fg || fg[0]);
   const out = [
@@ -201,12 +210,17 @@ export function svgOf(scene, describe, ctx, title = "flame graph", header = { li
   out.push(`<g id="fs-frames" transform="translate(0 ${top})">`);
   const round = (x) => Math.round(x * 100) / 100;
   const elided = scene.elided === undefined ? ELIDED_RGB : scene.elided;
+  const unsearched = { ...scene, match: null };
   for (let d = dlo; d < dhi; d++) {
     const y = rowY(view, d);
     // The grey marks of frames too narrow to draw, as on the canvas: first, under the frames.
     const gone = elidedSpans(chunks, d, view.x0, view.x1, minValue);
     if (gone.length) {
-      const fill = cssColor(unpixel(palette.make(elided, (d < scene.zoomDepth ? 2 : 0) | (scene.match !== null ? 1 : 0))));
+      const faded = d < scene.zoomDepth ? 2 : 0;
+      const fill = cssColor(unpixel(palette.make(elided, faded | (scene.match !== null ? 1 : 0))));
+      // Dimmed by a search: the mark's own grey as well, for the file's own search.
+      const plain = cssColor(unpixel(palette.make(elided, faded)));
+      const own = plain !== fill ? ` data-fill="${plain}"` : "";
       for (let k = 0; k < gone.length; k += 2) {
         let x0 = Math.round((gone[k] - view.x0) * scale);
         let x1 = Math.round((gone[k + 1] - view.x0) * scale);
@@ -215,7 +229,7 @@ export function svgOf(scene, describe, ctx, title = "flame graph", header = { li
         x0 = Math.max(0, x0);
         x1 = Math.min(view.width, x1);
         if (x1 <= x0) continue;
-        out.push(`<rect class="fs-elided" x="${x0}" y="${round(y)}" width="${x1 - x0}" height="${h}" fill="${fill}"><title>frames too narrow to draw</title></rect>`);
+        out.push(`<rect class="fs-elided" x="${x0}" y="${round(y)}" width="${x1 - x0}" height="${h}" fill="${fill}"${own}><title>frames too narrow to draw</title></rect>`);
       }
     }
     for (const c of chunks) {
@@ -230,17 +244,21 @@ export function svgOf(scene, describe, ctx, title = "flame graph", header = { li
         if (x1 <= x0) continue;
         const w = Math.max(x1 - x0 - (x1 - x0 >= 3 ? 1 : 0), MIN_PX);
         const { rgb, mode } = frameStyle(scene, c, r, d);
-        out.push(`<g class="fs-f" data-d="${d}" data-o="${c.offset[r]}" data-v="${t}"><title>${xmlText(describe(c, r))}</title><rect x="${round(x0)}" y="${round(y)}" width="${round(w)}" height="${h}" fill="${cssColor(rgb)}"/>`);
+        // Its colour and label ink without the search, where they differ.
+        const own = frameStyle(unsearched, c, r, d);
+        const fill = own.rgb !== rgb ? ` data-fill="${cssColor(own.rgb)}"` : "";
+        out.push(`<g class="fs-f" data-d="${d}" data-o="${c.offset[r]}" data-v="${t}"><title>${xmlText(describe(c, r))}</title><rect x="${round(x0)}" y="${round(y)}" width="${round(w)}" height="${h}" fill="${cssColor(rgb)}"${fill}/>`);
         if (x1 - x0 >= 3 * FONT_PX) {
           const text = palette.label(ctx, c.name[r], x1 - x0 - 2 * LABEL_PAD);
-          if (text) out.push(`<text x="${round(x0 + LABEL_PAD)}" y="${round(y + h / 2 + 0.5)}" dominant-baseline="middle" fill="${fg[mode]}">${xmlText(text)}</text>`);
+          const ink = own.mode !== mode ? ` data-fill="${fg[own.mode]}"` : "";
+          if (text) out.push(`<text x="${round(x0 + LABEL_PAD)}" y="${round(y + h / 2 + 0.5)}" dominant-baseline="middle" fill="${fg[mode]}"${ink}>${xmlText(text)}</text>`);
         }
         out.push("</g>");
       }
     }
   }
   out.push("</g>");
-  if (top) out.push(`<script><![CDATA[${SVG_SCRIPT}]]></script>`);
+  if (controls) out.push(`<script><![CDATA[${SVG_SCRIPT}]]></script>`);
   out.push("</svg>");
   return out.join("\n") + "\n";
 }
@@ -283,6 +301,32 @@ export function fileName(parts, ext) {
   return `${base || "flamegraph"}.${ext}`;
 }
 
+/**
+ * A run's slug less the folder of its series, when the slug starts with it (of series `api`,
+ * `api/2026-11-20` is `2026-11-20`; a run that is its series' only file, `api`, is nothing).
+ * The folder is the series' name made URL-safe, as the build makes slugs.
+ */
+function runPart(slug, series) {
+  const folder = series.replace(/[^A-Za-z0-9._-]/g, "_").toLowerCase();
+  const lower = slug.toLowerCase();
+  if (lower === folder) return "";
+  return lower.startsWith(`${folder}/`) ? slug.slice(folder.length + 1) : slug;
+}
+
+/**
+ * The first parts of an export's file name: the series and the run, of a comparison the series,
+ * the earlier run, `vs` and the later run. `data` holds the viewer's `data-export-series`,
+ * `data-export-run` and, on a comparison, `data-export-before` (a `dataset`), which
+ * profile.html and compare.html give: runs by their slugs (`fileName` makes a `/` a `-`).
+ * Without them (a theme's own viewer) the last folder of the page's `path`.
+ */
+export function pageParts(data, path) {
+  const series = data.exportSeries;
+  if (!series) return [path.replace(/\/(index\.html)?$/, "").split("/").pop().replace(/\.html$/, "")];
+  const run = runPart(data.exportRun || "", series);
+  return data.exportBefore ? [series, runPart(data.exportBefore, series), "vs", run] : [series, run];
+}
+
 /** Offer `blob` as a download named `name`. */
 export function download(blob, name) {
   const a = document.createElement("a");
@@ -299,10 +343,10 @@ export function download(blob, name) {
 
 const $ = (id) => document.getElementById(id);
 
-/** Parts of an export's file name: the page, the graph, the zoomed frame. */
+/** An export's file name: the series and the run or runs, the graph, the zoomed frame. */
 function exportName(app, ext) {
-  const page = location.pathname.replace(/\/(index\.html)?$/, "").split("/").pop().replace(/\.html$/, "");
-  return fileName([page, app.g && app.g.meta.name, app.zoom && app.zoom.info && app.zoom.info.name], ext);
+  const page = pageParts($("fs-app").dataset, location.pathname);
+  return fileName([...page, app.g && app.g.meta.name, app.zoom && app.zoom.info && app.zoom.info.name], ext);
 }
 
 /**
@@ -362,8 +406,11 @@ async function exportScene(app) {
   }
 }
 
-/** The SVG of the frames to download (the view's, or all rows'), each with its numbers in a <title>. */
-async function svgText(app, header) {
+/**
+ * The SVG of the frames to download (the view's, or all rows'), each with its numbers in a
+ * <title>; with `controls` false, without the file's own controls (for a picture).
+ */
+async function svgText(app, header, controls = true) {
   const s = await exportScene(app);
   if (!s || !app.g.names) return null;
   const ctx = document.createElement("canvas").getContext("2d");
@@ -372,7 +419,7 @@ async function svgText(app, header) {
     const { name, facts } = app.info.describe(frameInfo(c, r, app.g.names));
     return `${name}\n${facts.join(" · ")}`;
   };
-  return svgOf(s, describe, ctx, `${app.g.meta.name}: ${document.title}`, header);
+  return svgOf(s, describe, ctx, `${app.g.meta.name}: ${document.title}`, header, { controls });
 }
 
 /** Download the view (zoom, search, colours) or all rows, under its header, as PNG. */
@@ -381,8 +428,9 @@ export async function exportPng(app) {
   const header = exportHeader(app);
   const save = (canvas) => canvas.toBlob((blob) => blob && download(blob, exportName(app, "png")), "image/png");
   if ($("fs-export-what").value === "whole") {
-    // Every row, drawn by the browser from the SVG of the same frames.
-    const text = await svgText(app, header);
+    // Every row, drawn by the browser from the SVG of the same frames, less its controls,
+    // which do nothing in a picture.
+    const text = await svgText(app, header, false);
     if (!text) return;
     const img = new Image();
     img.src = URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));

@@ -158,6 +158,8 @@ class Viewer {
       // A run where a change point starts says so (changes.js).
       const starts = document.querySelector(".fs-changestart");
       if (starts) import("./changes.js").then((m) => m.showChangeStarts(starts)).catch(() => {});
+      // Dates past the reader's clock are flagged (dates.js flags them as it loads).
+      import("./dates.js").catch(() => {});
     };
     if (window.requestIdleCallback) requestIdleCallback(go, { timeout: 1000 });
     else setTimeout(go, 100);
