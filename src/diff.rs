@@ -33,15 +33,23 @@ pub struct Made {
 /// Refuses `out` when it holds a site `flamesite build` made (an index that lists series, not
 /// a comparison): replacing it would lose that archive and its record of names.
 fn refuse_a_built_site(out: &Path) -> Result<(), String> {
-    let Ok(text) = std::fs::read(out.join("index.json")) else { return Ok(()) };
-    let Ok(index) = serde_json::from_slice::<serde_json::Value>(&text) else { return Ok(()) };
-    if index["format"] == "flamesite-index" && index.get("comparison").is_none() {
-        return Err(format!(
+    let shown = || std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf()).display().to_string();
+    let bytes = match crate::output::read_index(out) {
+        Ok(None) => return Ok(()),
+        Ok(Some(b)) => b,
+        Err(e) => return Err(format!("{e}: flamesite diff replaces only a folder it wrote itself; choose another -o folder")),
+    };
+    match crate::output::recognise(&bytes) {
+        Some(crate::output::SiteKind::Comparison) => Ok(()),
+        Some(crate::output::SiteKind::Archive) => Err(format!(
             "{} holds a site that flamesite build made (its index.json lists series); flamesite diff replaces only a folder it wrote itself: choose another -o folder",
-            std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf()).display()
-        ));
+            shown()
+        )),
+        None => Err(format!(
+            "{}'s index.json is not one flamesite wrote whole (cut short, or another program's); flamesite diff replaces only a folder it wrote itself: choose another -o folder",
+            shown()
+        )),
     }
-    Ok(())
 }
 
 /// Compares the profiles `before` and `after`, and writes their comparison page to the folder

@@ -164,7 +164,7 @@ pub enum OutputError {
         source: std::io::Error,
     },
     /// The output folder holds something that is not a flamesite site.
-    #[error("refusing to replace {}: it is not empty and has no flamesite index.json; remove it or choose another output folder", .0.display())]
+    #[error("refusing to replace {}: it is not empty and has no flamesite index.json (none, one flamesite did not write, or one cut short); remove it or choose another output folder", .0.display())]
     NotASite(PathBuf),
     /// Another build holds the output's lock.
     #[error("another flamesite build is writing {}; wait for it to finish", .0.display())]

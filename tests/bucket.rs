@@ -268,6 +268,13 @@ fn a_prefix_that_holds_another_site_is_refused_and_left_alone() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("refusing to publish to s3://archive/theirs: its index.json is not a flamesite site's"), "{}", stderr(&o));
     assert_eq!(tree(&s3.objects("theirs")).into_keys().collect::<Vec<_>>(), ["index.json"], "nothing written, the lock released");
+    // An index.json that merely quotes a flamesite index's format is no more a site.
+    write(&s3.objects("quotes/index.json"), br#"{"doc": "flamesite's says \"format\":\"flamesite-index\""}"#);
+    write(&s3.objects("quotes/notes.txt"), b"a user's file");
+    let o = command(&input, "quotes", s3.port).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("its index.json is not a flamesite site's"), "{}", stderr(&o));
+    assert_eq!(tree(&s3.objects("quotes")).into_keys().collect::<Vec<_>>(), ["index.json", "notes.txt"], "nothing written or removed");
     // The record is what a bucket is published from: without the cache there is none.
     let o = command(&input, "site", s3.port).arg("--no-cache").output().unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

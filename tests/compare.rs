@@ -376,6 +376,20 @@ fn diff_writes_the_comparison_of_two_files_as_a_folder_of_its_own() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("holds a site that flamesite build made") && stderr(&o).contains("choose another -o folder"), "{}", stderr(&o));
     assert!(tree(&site) == published, "the built site is as it was");
+    // A built site whose index.json was cut short is not taken for a comparison's folder, nor
+    // replaced whole.
+    let whole = std::fs::read(site.join("index.json")).unwrap();
+    std::fs::write(site.join("index.json"), &whole[..whole.len() / 2]).unwrap();
+    let published = tree(&site);
+    let o = run(dir.path(), &["diff", "pr.folded", "main.folded.gz", "-o", "site"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("index.json is not one flamesite wrote whole") && stderr(&o).contains("choose another -o folder"), "{}", stderr(&o));
+    assert!(tree(&site) == published, "the cut site is as it was");
+    // Nor does a build replace it: it says how to proceed.
+    let o = build(&dir.path().join("profiles"), &site, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("refusing to replace") && stderr(&o).contains("remove it or choose another output folder"), "{}", stderr(&o));
+    assert!(tree(&site) == published, "the cut site is as it was");
 }
 
 /// FNV-1a 32 of the name's bytes, as docs/FORMAT.md "Colours" defines it.

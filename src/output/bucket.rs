@@ -345,7 +345,7 @@ impl Staging {
         staging.dirty = bucket.get(DIRTY)?.is_some();
         let site = bucket.get("index.json")?;
         staging.has_site = site.is_some() || staging.dirty;
-        if site.as_ref().is_some_and(|b| !String::from_utf8_lossy(b).contains("\"flamesite-index\"")) {
+        if site.as_ref().is_some_and(|b| super::recognise(b).is_none()) {
             return Err(OutputError::Bucket(format!("refusing to publish to {}: its index.json is not a flamesite site's; choose another prefix", bucket.url())));
         }
         // A tree is known only while its record is whole: a publish that was cut off leaves
@@ -405,8 +405,19 @@ impl Staging {
         self.spooled(rel, bytes, false)
     }
 
-    /// Removes the file or folder at `rel`.
+    /// Removes the file or folder at `rel`: a path inside the site, as a folder's staging
+    /// checks it. The paths to remove come from the build's state, which a damaged or tampered
+    /// record can give as `/////robots.txt` or `../other-site`: such a one is refused (the
+    /// build stops, exit 2, before anything is uploaded or deleted), never listed or deleted.
     pub fn remove(&self, rel: &str) -> Result<(), OutputError> {
+        // A folder may be named with its final `/`.
+        let path = rel.strip_suffix('/').unwrap_or(rel);
+        if !crate::store::is_inside(path) || path.starts_with(RECORD) {
+            return Err(OutputError::Bucket(format!(
+                "{}/{rel}: not a path inside the site; the build state may be damaged (remove the cache folder to build afresh)",
+                self.bucket.url()
+            )));
+        }
         self.removed.lock().expect("no panic while holding it").push(rel.to_string());
         Ok(())
     }
@@ -803,6 +814,26 @@ mod tests {
         assert_eq!(phase("feed.xml"), 2);
         assert_eq!(phase("s/web/feed.xml"), 2);
         assert_eq!(phase("index.html"), 2);
+    }
+
+    #[test]
+    fn a_removal_outside_the_site_is_refused_and_nothing_is_deleted() {
+        let bucket = Arc::new(Bucket::in_memory());
+        // A user's object at the prefix (and one beside it), and a page of the site.
+        bucket.put("robots.txt", b"theirs".to_vec()).unwrap();
+        bucket.put("p/old/index.html", b"a page".to_vec()).unwrap();
+        let lock = Lock::take(bucket.clone()).unwrap();
+        let staging = Staging::new(bucket.clone(), &lock).unwrap();
+        // Paths a tampered record of the build state can give.
+        for rel in ["/////robots.txt", "/robots.txt", "../robots.txt", "p/../robots.txt", "", "./robots.txt", ".flamesite/tree"] {
+            let e = staging.remove(rel).unwrap_err().to_string();
+            assert!(e.contains("not a path inside the site") && e.contains("remove the cache folder"), "{rel}: {e}");
+        }
+        // A run's folder, with or without its final `/`, is the site's.
+        staging.remove("p/old/").unwrap();
+        staging.commit(false).unwrap();
+        assert_eq!(bucket.get("robots.txt").unwrap().as_deref(), Some(&b"theirs"[..]));
+        assert!(bucket.get("p/old/index.html").unwrap().is_none());
     }
 
     /// The lock's `renewed` time, as its object says.

@@ -154,3 +154,68 @@ pub fn content_type(rel: &str) -> &'static str {
         _ => "application/octet-stream",
     }
 }
+
+/// What kind of site an `index.json` says a folder or a prefix holds, when flamesite wrote it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SiteKind {
+    /// An archive `flamesite build` made: its index lists series.
+    Archive,
+    /// A comparison `flamesite diff -o` wrote.
+    Comparison,
+}
+
+/// The most bytes of an `index.json` read to recognise a site: far above any archive's (the
+/// listing of series, with the names record), far below what would exhaust memory.
+pub const INDEX_BUDGET: u64 = 256 << 20;
+
+/// The site `bytes` (an `index.json`) is the listing of, if flamesite wrote it: the whole
+/// document must be a flamesite index (format, version, series, names), not merely contain
+/// its format's name (a user's file that quotes it is not a site, and one cut short is not a
+/// whole one).
+pub fn recognise(bytes: &[u8]) -> Option<SiteKind> {
+    use serde::de::IgnoredAny;
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        format: String,
+        version: u32,
+        series: Vec<IgnoredAny>,
+        #[serde(default)]
+        names: Option<IgnoredAny>,
+        #[serde(default)]
+        comparison: Option<IgnoredAny>,
+    }
+    let p: Probe = serde_json::from_slice(bytes).ok()?;
+    if p.format != "flamesite-index" || p.version == 0 {
+        return None;
+    }
+    // A build's index records the names it gave; a comparison's says what it compared.
+    match (p.comparison.is_some(), p.names.is_some()) {
+        (true, _) => Some(SiteKind::Comparison),
+        (false, true) => Some(SiteKind::Archive),
+        (false, false) => (p.version <= 2 && !p.series.is_empty()).then_some(SiteKind::Archive),
+    }
+}
+
+/// The site folder `dir`'s `index.json`: `Ok(None)` when there is none; an error when it is not
+/// a regular file (a FIFO would block the read, a link to `/dev/zero` never end) or is larger
+/// than [`INDEX_BUDGET`].
+pub fn read_index(dir: &Path) -> Result<Option<Vec<u8>>, String> {
+    use std::io::Read;
+    let path = dir.join("index.json");
+    let meta = match std::fs::symlink_metadata(&path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("{}: {e}", path.display())),
+    };
+    if !meta.is_file() {
+        return Err(format!("{}: not a regular file", path.display()));
+    }
+    if meta.len() > INDEX_BUDGET {
+        return Err(format!("{}: {} bytes, more than a site's index.json is ({INDEX_BUDGET} at most)", path.display(), meta.len()));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(&path)
+        .and_then(|f| f.take(INDEX_BUDGET + 1).read_to_end(&mut bytes))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(Some(bytes))
+}

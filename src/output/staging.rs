@@ -527,13 +527,13 @@ fn try_lock(file: &fs::File) -> bool {
     unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
 }
 
+/// Whether `dir` may be replaced by a site: it is empty, or its `index.json` is a whole one
+/// flamesite wrote (`output::recognise`; read as a regular file within a budget, so a FIFO or
+/// a link to `/dev/zero` in its place is not waited on).
 fn is_flamesite_output(dir: &Path) -> bool {
     // Empty, or a git checkout with nothing else yet (a new `gh-pages` branch).
     let empty = fs::read_dir(dir).map(|mut d| d.all(|e| e.is_ok_and(|e| e.file_name() == GIT))).unwrap_or(false);
-    empty
-        || fs::read_to_string(dir.join("index.json"))
-            .map(|s| s.contains("\"flamesite-index\""))
-            .unwrap_or(false)
+    empty || super::read_index(dir).ok().flatten().is_some_and(|b| super::recognise(&b).is_some())
 }
 
 #[cfg(target_os = "linux")]
@@ -562,6 +562,42 @@ fn exchange(_a: &Path, _b: &Path) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    /// The smallest index.json of a site `flamesite build` made.
+    const SITE_INDEX: &[u8] = br#"{"format":"flamesite-index","version":3,"series":[],"names":{}}"#;
+
+    #[test]
+    fn only_a_whole_index_flamesite_wrote_makes_a_folder_a_site() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("public");
+        fs::create_dir_all(&out).unwrap();
+        fs::write(out.join("notes.txt"), b"a user's file").unwrap();
+        let refused = |what: &str| {
+            let e = Staging::new(&out).err().unwrap_or_else(|| panic!("{what}: replaced")).to_string();
+            assert!(e.contains("refusing to replace") && e.contains("no flamesite index.json"), "{what}: {e}");
+            assert!(out.join("notes.txt").is_file(), "{what}");
+        };
+        // A user's file that quotes the format, and a site's index cut short.
+        fs::write(out.join("index.json"), br#"{"doc": "ours says "format":"flamesite-index""}"#).unwrap();
+        refused("a quote");
+        fs::write(out.join("index.json"), &SITE_INDEX[..40]).unwrap();
+        refused("cut short");
+        // A FIFO is not read (it would block), nor a link to an endless file.
+        fs::remove_file(out.join("index.json")).unwrap();
+        let fifo = std::ffi::CString::new(out.join("index.json").as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+        refused("a FIFO");
+        fs::remove_file(out.join("index.json")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", out.join("index.json")).unwrap();
+        refused("a link to /dev/zero");
+        // A whole one is a site.
+        fs::remove_file(out.join("index.json")).unwrap();
+        fs::write(out.join("index.json"), SITE_INDEX).unwrap();
+        assert!(Staging::new(&out).is_ok());
+        assert_eq!(crate::output::recognise(SITE_INDEX), Some(crate::output::SiteKind::Archive));
+        assert_eq!(crate::output::recognise(br#"{"format":"flamesite-index","version":3,"series":[],"comparison":{}}"#), Some(crate::output::SiteKind::Comparison));
+    }
+
     #[test]
     fn paths_that_climb_out_of_the_site_are_neither_written_nor_removed() {
         let dir = tempfile::tempdir().unwrap();
@@ -584,7 +620,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("public");
         let s = Staging::new(&out).unwrap();
-        s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
+        s.write("index.json", SITE_INDEX).unwrap();
         s.write("a/b.txt", b"one").unwrap();
         s.commit(true, false).unwrap();
         assert_eq!(fs::read(out.join("a/b.txt")).unwrap(), b"one");
@@ -596,7 +632,7 @@ mod tests {
         assert_eq!(fs::read(out.join("a/b.txt")).unwrap(), b"one");
 
         let s = Staging::new(&out).unwrap();
-        s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
+        s.write("index.json", SITE_INDEX).unwrap();
         s.write("c.txt", b"three").unwrap();
         s.commit(true, false).unwrap();
         assert!(!out.join("a/b.txt").exists() && !out.join("a").exists(), "stale files do not survive");
@@ -618,7 +654,7 @@ mod tests {
         fs::write(&shared, b"graph").unwrap();
         for round in 0..3 {
             let s = Staging::new(&out).unwrap();
-            s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
+            s.write("index.json", SITE_INDEX).unwrap();
             s.write("page.html", format!("round {}", round.min(1)).as_bytes()).unwrap();
             s.link("g/data.bin", &shared).unwrap();
             s.commit(true, false).unwrap();
@@ -628,7 +664,7 @@ mod tests {
         assert_eq!(fs::read(out.join("page.html")).unwrap(), b"round 1");
         // A page that changes is replaced, not written through a link it shares.
         let s = Staging::new(&out).unwrap();
-        s.write("index.json", b"{\"format\":\"flamesite-index\"}").unwrap();
+        s.write("index.json", SITE_INDEX).unwrap();
         s.write("g/data.bin", b"other").unwrap();
         s.commit(true, false).unwrap();
         assert_eq!(fs::read(&shared).unwrap(), b"graph");
