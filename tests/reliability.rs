@@ -1153,6 +1153,14 @@ fn fold_refuses_hostile_graph_folders_before_reading_them() {
         std::os::unix::fs::symlink("/etc/passwd", dir.join(names)).unwrap();
     });
     assert!(err.contains("is a symbolic link"), "{err}");
+    // Issue 45, item 12: a folder of the graph that is a link (its chunks' `c/`, to a copy of
+    // them outside) is not followed either.
+    let err = case("folder-link", &|dir: &Path| {
+        let outside = dir.with_extension("outside");
+        std::fs::rename(dir.join("c"), &outside).unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("c")).unwrap();
+    });
+    assert!(err.contains("is a symbolic link") && err.contains("/c"), "{err}");
 }
 
 /// Issue 31, item 15: a file name with a newline or a terminal escape is printed escaped, on

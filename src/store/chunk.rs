@@ -1141,6 +1141,15 @@ fn inside(dir: &Path, rel: &str) -> Result<std::path::PathBuf, String> {
     if !super::is_inside(rel) {
         return Err(format!("{}: the manifest names {rel:?}, which is not a file inside the graph folder; the graph is damaged", dir.join("manifest.json").display()));
     }
+    // Nor through a folder of the graph that is a link (`c` linked outside it): the file itself
+    // is opened without following a link (`read_file`), its folders are looked at here.
+    let mut folder = dir.to_path_buf();
+    for part in rel.split('/').take(rel.split('/').count() - 1) {
+        folder.push(part);
+        if std::fs::symlink_metadata(&folder).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(format!("{}: is a symbolic link, which a graph folder's folders never are; the graph is damaged", folder.display()));
+        }
+    }
     Ok(dir.join(rel))
 }
 
