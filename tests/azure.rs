@@ -50,7 +50,7 @@ impl Azurite {
         // its own reads the environment.
         unsafe { std::env::set_var("AZURITE_BLOB_STORAGE_URL", self.url()) };
         // The clients' TLS provider, as flamesite's Bucket::open sets it for its own.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        flamesite::output::bucket::install_tls_provider();
         let store = object_store::azure::MicrosoftAzureBuilder::new().with_use_emulator(true).with_container_name(CONTAINER).build().unwrap();
         (rt, store)
     }

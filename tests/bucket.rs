@@ -116,7 +116,7 @@ fn a_bucket_holds_the_site_a_folder_gets_with_the_right_content_types() {
     // Each object is labelled as a host must serve it.
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     // The clients' TLS provider, as flamesite's Bucket::open sets it for its own.
-    let _ = rustls::crypto::ring::default_provider().install_default();
+    flamesite::output::bucket::install_tls_provider();
     let store = object_store::aws::AmazonS3Builder::new()
         .with_bucket_name(BUCKET)
         .with_endpoint(format!("http://127.0.0.1:{}", s3.port))

@@ -52,6 +52,13 @@ pub struct Listed {
     pub tag: u64,
 }
 
+/// Makes ring the process's TLS provider, which the clients' rustls uses (Cargo.toml says why):
+/// before the first client is made, by [`Bucket::open`] and by any other code that makes an
+/// object_store client; a later call finds it set and changes nothing.
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 impl Bucket {
     /// Opens the store that `url` names, with credentials, region and endpoint as the service's
     /// own tools read them from the environment (`AWS_ACCESS_KEY_ID`, `AWS_ENDPOINT`,
@@ -59,9 +66,7 @@ impl Bucket {
     /// `"output"`) begins its errors.
     pub fn open(url: &str, what: &str) -> Result<Bucket, BucketError> {
         let bad = |e: &dyn std::fmt::Display| BucketError::Open { what: what.to_string(), url: url.to_string(), reason: e.to_string() };
-        // The clients' TLS uses ring (Cargo.toml says why), the process's default provider: set
-        // once, before the first client is made; a later call finds it set and changes nothing.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        install_tls_provider();
         let parsed = url::Url::parse(url).map_err(|e| bad(&e))?;
         let (scheme, path) = object_store::ObjectStoreScheme::parse(&parsed).map_err(|e| bad(&e))?;
         use object_store::ObjectStoreScheme as S;
@@ -318,6 +323,11 @@ pub struct Staging {
     has_site: bool,
 }
 
+/// Whether `rel` is a path the site may write or remove: inside it, and not flamesite's record.
+fn is_site_path(rel: &str) -> bool {
+    crate::store::is_inside(rel) && !rel.starts_with(RECORD)
+}
+
 /// Where the tree's identity is kept.
 const TREE: &str = ".flamesite/tree";
 const LOCK: &str = ".flamesite/lock";
@@ -382,7 +392,7 @@ impl Staging {
     }
 
     fn spooled(&self, rel: &str, bytes: &[u8], may_keep: bool) -> Result<(), OutputError> {
-        if !crate::store::is_inside(rel) || rel.starts_with(RECORD) {
+        if !is_site_path(rel) {
             return Err(OutputError::Bucket(format!("{}/{rel}: not a path of the site", self.bucket.url())));
         }
         let path = self.spool.join(rel);
@@ -412,7 +422,7 @@ impl Staging {
     pub fn remove(&self, rel: &str) -> Result<(), OutputError> {
         // A folder may be named with its final `/`.
         let path = rel.strip_suffix('/').unwrap_or(rel);
-        if !crate::store::is_inside(path) || path.starts_with(RECORD) {
+        if !is_site_path(path) {
             return Err(OutputError::Bucket(format!(
                 "{}/{rel}: not a path inside the site; the build state may be damaged (remove the cache folder to build afresh)",
                 self.bucket.url()

@@ -86,6 +86,21 @@ async function downloadOf(page, selector) {
   return { name: dl.suggestedFilename(), bytes: fs.readFileSync(await dl.path()) };
 }
 
+/**
+ * An exported SVG's `bytes` written to `name` and opened as a file in a context of its own, as
+ * a reader opens a download: { ctx, svgPage, problems } (the page errors its script raised).
+ */
+async function openSvgFile(bytes, name) {
+  const file = path.join(tmp, name);
+  fs.writeFileSync(file, bytes);
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+  const svgPage = await ctx.newPage();
+  const problems = [];
+  svgPage.on("pageerror", (e) => problems.push(e.message));
+  await svgPage.goto(pathToFileURL(file).href);
+  return { ctx, svgPage, problems };
+}
+
 /** The SVG parsed by the page's DOMParser: { error, frames: [{ title, x, width, fill }], texts, scripts }. */
 function parseSvg(page, text) {
   return page.evaluate((text) => {
@@ -225,13 +240,7 @@ describe("export", () => {
     const { page, done } = await openPage();
     const { bytes } = await downloadOf(page, "#fs-svg");
     await done();
-    const file = path.join(tmp, "exported.svg");
-    fs.writeFileSync(file, bytes);
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-    const svgPage = await ctx.newPage();
-    const problems = [];
-    svgPage.on("pageerror", (e) => problems.push(e.message));
-    await svgPage.goto(pathToFileURL(file).href);
+    const { ctx, svgPage, problems } = await openSvgFile(bytes, "exported.svg");
     const head = await svgPage.locator("text.fs-head").allTextContents();
     assert.equal(head.length, 2, head.join("|"));
     assert.ok(head[0].startsWith("samples: ") && head[1] === "Colours: name", head.join("|"));
@@ -430,13 +439,7 @@ describe("export: file names and the file's own search", () => {
     assert.equal((await state(page)).query, "^visit$");
     const { bytes } = await downloadOf(page, "#fs-svg");
     await done();
-    const file = path.join(tmp, "searched.svg");
-    fs.writeFileSync(file, bytes);
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-    const svgPage = await ctx.newPage();
-    const problems = [];
-    svgPage.on("pageerror", (e) => problems.push(e.message));
-    await svgPage.goto(pathToFileURL(file).href);
+    const { ctx, svgPage, problems } = await openSvgFile(bytes, "searched.svg");
     /** Each frame's name and fill, each label's ink, each grey mark's fill. */
     const look = () =>
       svgPage.evaluate(() => ({
