@@ -75,6 +75,7 @@ leave() {
   pids=$(jobs -p)
   [ -z "$pids" ] || kill $pids 2>/dev/null || true
   rm -rf "$logs"
+  [ -z "${tests_tmp:-}" ] || rm -rf "$tests_tmp"
   exit "$status"
 }
 trap leave EXIT
@@ -149,6 +150,23 @@ phases+=("$(printf '%5ds  %s' "$(cat "$logs/compile-seconds")" "the compilation 
 target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 flamesite_bin=$target_dir/debug/flamesite
 [ -x "$flamesite_bin" ] || { echo "error: the test build made no $flamesite_bin" >&2; exit 1; }
+
+# The tests' temporary folders (every site they build, the browser's profile) are made in
+# memory when /dev/shm is a tmpfs with room: a build writes a file per chunk, page and record,
+# and on a disk where creating a file costs half a millisecond (this project's CI machine, ext4
+# mounted with `discard`) the same tests spend most of their time in the kernel
+# (docs/BENCHMARKS.md, "The test command"). FLAMESITE_TEST_TMPDIR chooses another folder; the
+# test that needs a disk of its own (a full one) mounts one.
+tests_tmp=""
+if [ -n "${FLAMESITE_TEST_TMPDIR:-}" ]; then
+  export TMPDIR=$FLAMESITE_TEST_TMPDIR
+elif [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] \
+  && [ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -ge $((6 << 20)) ]; then
+  tests_tmp=$(mktemp -d -p /dev/shm flamesite-tests.XXXXXX)
+  export TMPDIR=$tests_tmp
+else
+  echo "note: the tests' temporary folders are on disk (/dev/shm is not a tmpfs with 6 GiB free), which makes them slower" >&2
+fi
 
 # The Rust tests spend much of their time waiting on the programs they start, so the page's
 # tests run beside them: the unit tests and the browser tests, then the mutation check of the
