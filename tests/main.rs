@@ -10,6 +10,7 @@ mod azure;
 mod bucket;
 mod build;
 mod compare;
+mod formats_empty;
 mod formats_jfr;
 mod formats_pprof;
 mod formats_text;

@@ -28,7 +28,9 @@ use std::sync::mpsc;
 /// 2: JFR count graphs and wall-mode CPU; perf script printed with any field set.
 /// 3: macOS `sample` and VTune stacks reached at several call sites added up, not the last
 /// kept; Rust's `_{{closure}}` path elements demangled to `{{closure}}`.
-pub const DECODERS: u32 = 3;
+/// 4: speedscope samples with no frames (`[]`, or time between events with none open) counted
+/// at the root, not dropped (py-spy writes them as the interpreter exits).
+pub const DECODERS: u32 = 4;
 
 use crate::config::Config;
 use crate::graph::frames::FrameTable;

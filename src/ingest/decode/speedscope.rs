@@ -10,6 +10,14 @@
 //! A frame is named `name file:line` (`name file` without a line, `name` alone without a
 //! file), like the frames of a `.cpuprofile`.
 //!
+//! A sample with no frames (a sampled profile's `[]`, or an evented profile's time between two
+//! events when no frame is open) counts at the root, `all`, as speedscope counts it
+//! (`appendSampleWithWeight` and `CallTreeProfileBuilder` add its weight to the root's own), so
+//! that the graph's total and every share are those speedscope shows; a warning says how many
+//! such samples there were and what they weigh. (speedscope also counts the time from
+//! `startValue` to an evented profile's first event, and to `endValue` after its last, which
+//! are not read here.)
+//!
 //! Values are exact integers in flamesite, speedscope's are numbers: a time unit whose
 //! weights have fractions is converted to the largest of milliseconds, microseconds and
 //! nanoseconds in which every weight is whole (py-spy's 0.01 s samples become 10
@@ -242,12 +250,16 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
             warnings.push(format!("{context}: weights finer than {to} were rounded to it"));
         }
         let mut merger = StackMerger::new(false, config.limits.max_depth);
-        if add_stacks(i, profile, &file.shared.frames, factor, &mut merger, &mut budget, "over its profiles", &context)? == 0 {
+        let added = add_stacks(i, profile, &file.shared.frames, factor, &mut merger, &mut budget, "over its profiles", &context)?;
+        if added.stacks == 0 {
             warnings.push(format!("{context}: no samples; the profile is left out"));
             continue;
         }
         let mut table = merger.finish().map_err(|e| format!("{context}: {e}"))?;
         table.decimals = decimals;
+        if added.empty > 0 {
+            warnings.push(no_frames(&context, evented, added.empty, added.empty_weight, table.grand_total(), &unit, decimals));
+        }
         let mut unique = |wanted: String| {
             let mut name = wanted.clone();
             let mut n = 2;
@@ -292,23 +304,52 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
 /// would be the flame graph again (one stack).
 fn timeline(i: usize, profile: &Profile, frames: &[Frame], factor: f64, max_depth: u32, budget: &mut FrameBudget, context: &str) -> Result<Option<crate::graph::frames::FrameTable>, String> {
     let mut t = crate::graph::frames::Timeline::new(max_depth);
-    let stacks = add_stacks(i, profile, frames, factor, &mut t, budget, "in time order", context)?;
+    let stacks = add_stacks(i, profile, frames, factor, &mut t, budget, "in time order", context)?.stacks;
     Ok((stacks > 1).then(|| t.finish()))
+}
+
+/// What [`add_stacks`] handed on.
+struct Added {
+    /// Stacks that differ from the one before, counted up to 2 (0: none; 1: one stack,
+    /// repeated or not).
+    stacks: usize,
+    /// Stacks with no frames (counted at the root), and their values.
+    empty: u64,
+    empty_weight: u64,
+}
+
+/// The warning for `count` samples (of an evented profile: stretches of time between events)
+/// with no frames, worth `weight` of the graph's `total`, counted at the root.
+fn no_frames(context: &str, evented: bool, count: u64, weight: u64, total: u64, unit: &str, decimals: u32) -> String {
+    let what = match (evented, count == 1) {
+        (false, true) => "1 sample had no frames (an empty stack)".to_string(),
+        (false, false) => format!("{count} samples had no frames (an empty stack)"),
+        (true, true) => "1 stretch of time between events had no frame open".to_string(),
+        (true, false) => format!("{count} stretches of time between events had no frame open"),
+    };
+    let share = weight as f64 * 100.0 / total.max(1) as f64;
+    format!(
+        "{context}: {what}: {} ({share:.1}% of the profile), counted at the root, {}",
+        crate::units::format_scaled(weight.into(), unit, decimals),
+        crate::graph::frames::ROOT_NAME
+    )
 }
 
 /// Hands the stacks of profile `i` that weigh more than 0 (weights times `factor`) to `to` in
 /// the order [`visit`] gives them, each as the frames it keeps of the one handed before and
 /// its new frames, whose names are made and interned when first used, once; each new frame is
-/// spent from `budget` (`over` says over what). Returns how many stacks it handed on that
-/// differ from the one before, counted up to 2 (0: none; 1: one stack, repeated or not).
+/// spent from `budget` (`over` says over what). A stack with no frames adds its value to the
+/// root's own. Says how many stacks it handed on that differ from the one before, and which
+/// had no frames.
 #[allow(clippy::too_many_arguments)]
-fn add_stacks(i: usize, profile: &Profile, frames: &[Frame], factor: f64, to: &mut dyn crate::graph::frames::AddIds, budget: &mut FrameBudget, over: &str, context: &str) -> Result<usize, String> {
+fn add_stacks(i: usize, profile: &Profile, frames: &[Frame], factor: f64, to: &mut dyn crate::graph::frames::AddIds, budget: &mut FrameBudget, over: &str, context: &str) -> Result<Added, String> {
     let mut ids: Vec<u32> = vec![u32::MAX; frames.len()];
     let mut new = Vec::new();
     // How deep the stacks were at their shallowest since the last one handed on, and how deep
     // that one was.
     let mut low = 0usize;
     let mut stacks = 0usize;
+    let (mut empty, mut empty_weight) = (0u64, 0u64);
     let mut last: Option<Vec<u32>> = None;
     visit(i, profile, &mut |stack, keep, w| {
         low = low.min(keep);
@@ -316,8 +357,12 @@ fn add_stacks(i: usize, profile: &Profile, frames: &[Frame], factor: f64, to: &m
         if value >= crate::graph::frames::MAX_EXACT as f64 {
             return Err(format!("{context}: the weight {w} is too large"));
         }
-        if value == 0.0 || stack.is_empty() {
+        if value == 0.0 {
             return Ok(());
+        }
+        if stack.is_empty() {
+            empty += 1;
+            empty_weight = empty_weight.saturating_add(value as u64);
         }
         new.clear();
         for &f in &stack[low..] {
@@ -336,7 +381,7 @@ fn add_stacks(i: usize, profile: &Profile, frames: &[Frame], factor: f64, to: &m
         low = stack.len();
         Ok(())
     })?;
-    Ok(stacks)
+    Ok(Added { stacks, empty, empty_weight })
 }
 
 fn frame_name(f: &Frame) -> String {
@@ -370,7 +415,7 @@ fn visit(i: usize, profile: &Profile, f: &mut StackVisitor) -> Result<(), String
 }
 
 /// Stacks and their durations from open and close events: between two events, the open
-/// stack gets the time between them.
+/// stack gets the time between them (an empty stack when no frame is open).
 fn evented(i: usize, events: &[Event], f: &mut StackVisitor) -> Result<(), String> {
     let context = |k: usize| format!("speedscope: profile {}, event {}", i + 1, k + 1);
     let mut open: Vec<u32> = Vec::new();
@@ -385,7 +430,7 @@ fn evented(i: usize, events: &[Event], f: &mut StackVisitor) -> Result<(), Strin
             if e.at < prev {
                 return Err(format!("{}: time {} is before the previous event's {prev}", context(k), e.at));
             }
-            if e.at > prev && !open.is_empty() {
+            if e.at > prev {
                 f(&open, low, e.at - prev)?;
                 low = open.len();
             }
@@ -506,6 +551,46 @@ mod tests {
         assert_eq!(frames, [("all", 0, 0, 30500), ("main m.py:3", 1, 0, 30500), ("f:g", 2, 0, 10000), ("f:g", 2, 30000, 500)]);
         // Events: main, h inside it, main again: main continues.
         assert_eq!(folded(&d, 4), "main m.py:3 7\nmain m.py:3;h h.c 3\n");
+    }
+
+    #[test]
+    fn samples_with_no_frames_count_at_the_root_with_a_warning() {
+        // A sampled `[]` and an evented gap with no frame open, as speedscope counts them: at
+        // the root's own, in the total.
+        let s = file(
+            r#"{"type": "sampled", "name": "s", "unit": "milliseconds", "startValue": 0, "endValue": 1,
+                "samples": [[0, 1], [], [0], [], [0, 1]], "weights": [10, 5, 20, 0.5, 10]},
+               {"type": "evented", "name": "e", "unit": "microseconds", "startValue": 0, "endValue": 12,
+                "events": [{"type": "O", "at": 0, "frame": 0}, {"type": "C", "at": 4, "frame": 0},
+                           {"type": "O", "at": 10, "frame": 2}, {"type": "C", "at": 12, "frame": 2}]},
+               {"type": "sampled", "name": "only", "unit": "none", "startValue": 0, "endValue": 1,
+                "samples": [[], []], "weights": [2, 1]}"#,
+        );
+        let d = decode_str(&s).unwrap();
+        let root_self = |g: usize| (d.graphs[g].table.self_[0], d.graphs[g].table.grand_total());
+        assert_eq!((d.graphs[0].name.as_str(), d.graphs[0].unit.as_str()), ("s", "microseconds"));
+        assert_eq!(root_self(0), (5500, 45500));
+        assert_eq!(folded(&d, 0), "main m.py:3 20000\nmain m.py:3;f:g 20000\n");
+        assert_eq!((d.graphs[1].name.as_str(), root_self(1)), ("e", (6, 12)));
+        assert_eq!(folded(&d, 1), "h h.c 2\nmain m.py:3 4\n");
+        // A profile of empty stacks only is still a profile: its whole weight at the root.
+        assert_eq!((d.graphs[2].name.as_str(), root_self(2)), ("only", (3, 3)));
+        assert_eq!(
+            d.warnings,
+            [
+                "speedscope: profile 1 (\"s\"): 2 samples had no frames (an empty stack): 5.50 ms (12.1% of the profile), counted at the root, all",
+                "speedscope: profile 2 (\"e\"): 1 stretch of time between events had no frame open: 6.00 µs (50.0% of the profile), counted at the root, all",
+                "speedscope: profile 3 (\"only\"): 2 samples had no frames (an empty stack): 3 samples (100.0% of the profile), counted at the root, all",
+            ]
+        );
+        // In time order, each empty sample is root time where it was taken.
+        let t = &d.graphs[3].table;
+        assert_eq!((d.graphs[3].name.as_str(), t.self_[0], t.grand_total()), ("s (time order)", 5500, 45500));
+        let frames: Vec<(&str, u64, u64)> = (0..t.len()).map(|r| (t.names[t.name[r] as usize].as_str(), t.offset[r], t.total[r])).collect();
+        assert_eq!(
+            frames,
+            [("all", 0, 45500), ("main m.py:3", 0, 10000), ("f:g", 0, 10000), ("main m.py:3", 15000, 20000), ("main m.py:3", 35500, 10000), ("f:g", 35500, 10000)]
+        );
     }
 
     #[test]
