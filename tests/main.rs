@@ -11,6 +11,7 @@ mod bucket;
 mod build;
 mod compare;
 mod formats_empty;
+mod formats_foreign;
 mod formats_jfr;
 mod formats_pprof;
 mod formats_text;

@@ -36,21 +36,33 @@ impl std::fmt::Display for Error {
 }
 
 /// Whether `sniff`, the start of a file, looks like folded stacks: its first non-blank line
-/// reads `stack count`. Text whose first line does not end within `sniff` (a very deep
-/// stack) is left to the parser to judge.
+/// reads `stack count`, and so do at least as many of its whole lines as do not (perf script
+/// printed without its fields starts `prog 10067`, and its frames follow). Text whose first
+/// line does not end within `sniff` (a very deep stack) is left to the parser to judge.
 pub fn is_applicable(sniff: &[u8]) -> bool {
     if sniff.contains(&0) {
         return false;
     }
+    let (mut stacks, mut others) = (0u32, 0u32);
     let mut rest = sniff;
     while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
         let line = trim_line(&rest[..nl]);
         if !line.is_empty() && !is_comment(line) {
-            return split_count(line).is_some();
+            match split_count(line) {
+                Some(_) => stacks += 1,
+                None if stacks == 0 => return false,
+                None => others += 1,
+            }
         }
         rest = &rest[nl + 1..];
     }
-    !trim_line(rest).is_empty() && (rest.len() >= 4096 || split_count(trim_line(rest)).is_some())
+    if stacks > 0 {
+        return stacks >= others;
+    }
+    let first = trim_line(rest).trim_ascii_start();
+    // A JSON document on one line (a .cpuprofile) is no deep stack (`[unknown];f 1` is one).
+    let json = first.starts_with(b"{") || (first.starts_with(b"[") && first.get(1).is_some_and(|b| b"{[\"".contains(b) || b.is_ascii_whitespace()));
+    !first.is_empty() && !json && (rest.len() >= 4096 || split_count(first).is_some())
 }
 
 /// Whether a line is a comment: `#` alone or followed by a space or tab, as the austin
@@ -209,6 +221,16 @@ fn parse(reader: &mut dyn BufRead, limits: &Limits, tx: mpsc::SyncSender<StackBa
                 examples.first().copied().unwrap_or(1)
             )
         }));
+    }
+    // Lines that are no stack are passed over, as flamegraph.pl does, while they are the few:
+    // text where they are the most is some other kind of file whose lines happen to end in a
+    // number (`summary: 194045152`), and reading it would draw a graph that looks right.
+    if malformed > tokens.stacks {
+        return Err(Error::Parse(format!(
+            "not folded stacks: {malformed} of its {} lines that are not blank or comments do not read `frame;frame;… count` (line {} first), more than those that do",
+            malformed + tokens.stacks,
+            examples.first().copied().unwrap_or(1)
+        )));
     }
     let mut warnings = Vec::new();
     if malformed > 0 {

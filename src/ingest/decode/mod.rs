@@ -10,6 +10,7 @@ mod calltree;
 pub mod collapse;
 pub mod cpuprofile;
 pub mod folded;
+pub mod foreign;
 pub mod jfr;
 pub mod pprof;
 pub mod speedscope;
@@ -30,7 +31,9 @@ use std::sync::mpsc;
 /// kept; Rust's `_{{closure}}` path elements demangled to `{{closure}}`.
 /// 4: speedscope samples with no frames (`[]`, or time between events with none open) counted
 /// at the root, not dropped (py-spy writes them as the interpreter exits).
-pub const DECODERS: u32 = 4;
+/// 5: files of other tools (callgrind, Go's debug=1 text) and text mostly not stacks refused,
+/// not read as folded stacks.
+pub const DECODERS: u32 = 5;
 
 use crate::config::Config;
 use crate::graph::frames::FrameTable;
@@ -173,7 +176,19 @@ fn decode_stream(reader: &mut dyn BufRead, compression: Compression, config: &Co
         return Err(format!("empty {}file: no samples", compression.label()));
     }
     let sniff = &head[..head.len().min(4096)];
-    let format = match (FORMATS.iter().find(|f| (f.is_applicable)(sniff)), named) {
+    let format = FORMATS.iter().find(|f| (f.is_applicable)(sniff));
+    // A file that is no format read is refused by what it is, before the folded reader (which
+    // takes almost any text whose lines end in a number) or its name's format can misread it.
+    if format.is_none_or(|f| f.name == "folded") {
+        if let Some(foreign) = foreign::recognise(sniff) {
+            let packed = match compression.label().trim_end() {
+                "" => String::new(),
+                name => format!(" ({name}-compressed)"),
+            };
+            return Err(format!("{}{packed}, which flamesite does not read: {}", foreign.what, foreign.instead));
+        }
+    }
+    let format = match (format, named) {
         (Some(format), _) => format,
         // Not recognised, but its name says what it is (a truncated `.cpuprofile`): read as
         // that, so that the error is the format's own, with its line and column.
@@ -575,5 +590,83 @@ impl Read for ContentCounter<'_> {
         }
         self.offset += n as u64;
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The start of a file of the project's test data, decompressed, as the formats see it.
+    fn sniff_of(path: &str) -> Vec<u8> {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(path);
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut text = Vec::new();
+        if bytes.starts_with(&[0x1f, 0x8b]) {
+            flate2::read::MultiGzDecoder::new(&bytes[..]).take(1 << 20).read_to_end(&mut text).unwrap();
+        } else {
+            text = bytes;
+        }
+        let text = text.strip_prefix(b"\xEF\xBB\xBF").map(<[u8]>::to_vec).unwrap_or(text);
+        text[..text.len().min(4096)].to_vec()
+    }
+
+    /// Issue 48: each format is recognised by what it must contain, so that no reader takes
+    /// another's file. Every real file of the test data (made by the real tools, or taken from
+    /// other projects' tests: each folder's README says which) is offered to every format's
+    /// test and to the test of the files that are not read: exactly one says yes.
+    #[test]
+    fn no_format_takes_a_file_of_another() {
+        let read = [
+            ("folded", "austin/austin.txt"),
+            ("folded", "jfr/expected.cpu.folded"),
+            ("folded", "dtrace/example-dtrace-stacks.folded.gz"),
+            ("folded", "perf-cpi/cpi.difffolded"),
+            ("folded", "perf/expected.folded"),
+            ("folded", "chrome-trace/trace.folded"),
+            ("perf", "perf/perf.txt"),
+            ("perf", "perf-jit/jit.txt"),
+            ("perf", "perf-jit/events.txt"),
+            ("perf", "perf-fields/oneline.txt"),
+            ("perf", "perf-fields/noevent.txt"),
+            ("perf", "perf-notime/notime.txt"),
+            ("perf", "perf-cpi/cycles-instructions.txt"),
+            ("dtrace", "dtrace/stack-ustack.txt"),
+            ("dtrace", "dtrace/example-dtrace-stacks.txt.gz"),
+            ("sample", "sample/sample.txt"),
+            ("vtune", "vtune/vtune.csv"),
+            ("cpuprofile", "cpuprofile/node.cpuprofile"),
+            ("speedscope", "speedscope/py-spy.speedscope.json"),
+            ("speedscope", "speedscope/gap.evented.speedscope.json"),
+            ("pprof", "pprof/cpu.pb.gz"),
+            ("pprof", "pprof/heap.pb.gz"),
+            ("jfr", "jfr/recording.jfr"),
+            ("jfr", "jfr-async/dump2.jfr.gz"),
+        ];
+        for (format, path) in read {
+            let sniff = sniff_of(path);
+            let takers: Vec<&str> = FORMATS.iter().filter(|f| (f.is_applicable)(&sniff)).map(|f| f.name).collect();
+            assert_eq!(takers, [format], "{path}");
+            assert_eq!(foreign::recognise(&sniff), None, "{path}");
+        }
+        let foreign = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/foreign")).unwrap();
+        let mut seen = 0;
+        for entry in foreign {
+            let name = entry.unwrap().file_name().into_string().unwrap();
+            if name.ends_with(".md") || name.ends_with(".sh") {
+                continue;
+            }
+            seen += 1;
+            let sniff = sniff_of(&format!("foreign/{name}"));
+            assert!(foreign::recognise(&sniff).is_some(), "{name} is not recognised");
+            // Only the folded reader, asked after the test of foreign files, may think it text.
+            let takers: Vec<&str> = FORMATS.iter().filter(|f| (f.is_applicable)(&sniff)).map(|f| f.name).filter(|&n| n != "folded").collect();
+            assert_eq!(takers, Vec::<&str>::new(), "{name}");
+        }
+        assert!(seen >= 12, "{seen} foreign files");
+        // The Chrome trace of tests/data/chrome-trace (its README says how it was made).
+        let trace = sniff_of("chrome-trace/trace.json");
+        assert!(foreign::recognise(&trace).is_some_and(|f| f.what.contains("Chrome Trace Event")));
+        assert!(!FORMATS.iter().any(|f| (f.is_applicable)(&trace)));
     }
 }
