@@ -55,6 +55,8 @@ pub struct Config {
     pub pprof: PprofConfig,
     /// How profiles are grouped into series and runs, and how the archive pages list them.
     pub archive: ArchiveConfig,
+    /// How change points are found and how a comparison is judged against its series' noise.
+    pub changes: ChangesConfig,
     /// Folder of the incremental build cache; by default `.NAME.cache` beside the output
     /// folder `NAME`.
     pub cache_dir: Option<PathBuf>,
@@ -176,6 +178,76 @@ pub struct ArchiveConfig {
     pub baselines: std::collections::BTreeMap<String, String>,
 }
 
+/// The parameters of the change-point method and of the series' noise (`[changes]` of
+/// site.toml; README, "Change points and events", says what each does and why its default).
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct ChangesConfig {
+    /// Runs on each side of a candidate run whose medians are compared.
+    pub window: usize,
+    /// Runs before a candidate needed to judge it.
+    pub min_runs_before: usize,
+    /// Runs from a shift on (itself included) that confirm it.
+    pub confirm_runs: usize,
+    /// A function is followed when its share reaches this many percent in some run.
+    pub min_share_percent: f64,
+    /// How many standard errors of their difference two medians must be apart: the standard
+    /// error of the difference of the medians of `a` and `b` runs is 1.2533 σ √(1/a + 1/b), σ
+    /// the spread of one run's share; with windows of 8 and 8 that is 2.5 σ, with one run after
+    /// (the newest) 5.3 σ.
+    pub noise_factor: f64,
+    /// How much of the larger median a shift must be (0.25: a quarter).
+    pub min_relative: f64,
+    /// Of the profile's self shares, the part that must move at a run for the run to be said
+    /// to have changed the profile's shape (one event, not many changes).
+    pub reshaped: f64,
+    /// Runs before a comparison's later run whose shares say how much a function's share
+    /// differs from night to night.
+    pub noise_runs: usize,
+    /// Fewest such runs that say it.
+    pub noise_min_runs: usize,
+    /// How many times the night-to-night spread a comparison's change must be to stand out of
+    /// the series' noise (a regression mark, a feed's "Regression").
+    pub stands_out: f64,
+}
+
+impl Default for ChangesConfig {
+    fn default() -> Self {
+        ChangesConfig {
+            window: 8,
+            min_runs_before: 5,
+            confirm_runs: 3,
+            min_share_percent: 0.5,
+            noise_factor: 4.0,
+            min_relative: 0.25,
+            reshaped: 1.0 / 3.0,
+            noise_runs: 16,
+            noise_min_runs: 6,
+            stands_out: 3.0,
+        }
+    }
+}
+
+impl ChangesConfig {
+    /// The values that make no sense, with what to write instead.
+    fn validate(&self) -> Result<(), String> {
+        if self.window < 2 || self.min_runs_before < 2 || self.confirm_runs < 1 {
+            return Err("changes.window and changes.min_runs_before must be at least 2 (runs), changes.confirm_runs at least 1".into());
+        }
+        if self.noise_runs < 2 || self.noise_min_runs < 2 || self.noise_min_runs > self.noise_runs {
+            return Err("changes.noise_min_runs must be at least 2 and at most changes.noise_runs (runs)".into());
+        }
+        let fraction = |v: f64| v.is_finite() && (0.0..=1.0).contains(&v);
+        if !fraction(self.min_relative) || !fraction(self.reshaped) || !(self.min_share_percent.is_finite() && (0.0..=100.0).contains(&self.min_share_percent)) {
+            return Err("changes.min_relative and changes.reshaped must be fractions from 0 to 1, changes.min_share_percent a percentage".into());
+        }
+        if !(self.noise_factor.is_finite() && self.noise_factor > 0.0 && self.stands_out.is_finite() && self.stands_out > 0.0) {
+            return Err("changes.noise_factor and changes.stands_out must be numbers above 0 (standard errors; spreads)".into());
+        }
+        Ok(())
+    }
+}
+
 /// Which of a run's dates comes first when its path and its profile disagree.
 #[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -294,6 +366,7 @@ impl Default for Config {
             perf: PerfConfig::default(),
             pprof: PprofConfig::default(),
             archive: ArchiveConfig::default(),
+            changes: ChangesConfig::default(),
             cache_dir: None,
             budgets: Vec::new(),
         }
@@ -383,6 +456,7 @@ impl Config {
         if !self.archive.regression_points.is_finite() || self.archive.regression_points < 0.0 {
             return Err("archive.regression_points must be a number of percentage points, 0 or more".into());
         }
+        self.changes.validate()?;
         if self.archive.per_page == 0 || self.archive.feed_entries == 0 {
             return Err("archive.per_page and archive.feed_entries must be at least 1".into());
         }

@@ -818,6 +818,37 @@ fn series_of_three_five_and_eight_runs_report_what_their_runs_can_say() {
     }
 }
 
+/// Issue 44: the method's parameters are `[changes]` of site.toml. The same eight nights find
+/// the doubling at night 5 by default; asking for six runs before a shift finds it a night late,
+/// for eight or a shift of a thousand standard errors finds none; a value that makes no sense
+/// is refused by its key.
+#[test]
+fn change_point_parameters_in_site_toml_change_what_is_found_and_bad_values_name_their_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    noisy_series(&input, "eight", 8, 13, 1.0, &[("json::parse", 5, 8, 2.0)]);
+    let out = dir.path().join("out");
+    let found = |toml: &str| -> Vec<String> {
+        write(&dir.path().join("site.toml"), toml.as_bytes());
+        let o = build(&input, &out, &[]);
+        assert!(o.status.success(), "{toml}: {}", stderr(&o));
+        let index: serde_json::Value = serde_json::from_str(&read(&out.join("s/eight/index.json"))).unwrap();
+        index["changes"].as_array().unwrap().iter().map(|c| format!("{} {}", c["function"].as_str().unwrap(), c["run"].as_str().unwrap())).collect()
+    };
+    assert_eq!(found(""), ["json::parse eight/2026-01-06"]);
+    // Six runs before a shift: night 6 is the first that may start one, and it is found there.
+    assert_eq!(found("[changes]\nmin_runs_before = 6\n"), ["json::parse eight/2026-01-07"]);
+    assert_eq!(found("[changes]\nmin_runs_before = 8\n"), Vec::<String>::new(), "no run of eight has eight before it");
+    assert_eq!(found("[changes]\nnoise_factor = 1000\n"), Vec::<String>::new());
+    assert_eq!(found("[changes]\nwindow = 8\nmin_share_percent = 0.5\n"), ["json::parse eight/2026-01-06"], "the defaults, written out");
+    for (toml, key) in [("[changes]\nwindow = 1\n", "changes.window"), ("[changes]\nstands_out = -1\n", "changes.stands_out"), ("[changes]\nwindows = 8\n", "windows")] {
+        write(&dir.path().join("site.toml"), toml.as_bytes());
+        let o = build(&input, &out, &[]);
+        assert_eq!(o.status.code(), Some(2), "{toml}: {}", stderr(&o));
+        assert!(stderr(&o).contains(key), "{toml}: {}", stderr(&o));
+    }
+}
+
 #[test]
 fn change_points_over_twenty_seeded_series_find_every_shift_and_nothing_else() {
     // docs/BENCHMARKS.md reports these counts as the method's precision and recall: per seed,

@@ -544,7 +544,7 @@ impl<'a> Build<'a> {
         // feeds that show it).
         let threshold = self.config.archive.regression_points;
         for ci in 0..archive.comparisons.len() {
-            if let Some((si, _, window)) = crate::site::pages::noise_window(&archive, ci) {
+            if let Some((si, _, window)) = crate::site::pages::noise_window(&archive, ci, &self.config.changes) {
                 let marked = archive.comparisons[ci].made.top.as_ref().is_some_and(|t| t.points > threshold);
                 let mut spans: Vec<usize> = window.iter().map(|j| j / derive::history::SPAN).collect();
                 spans.dedup();
@@ -1153,12 +1153,13 @@ fn fingerprint(config: &Config, theme: &Theme) -> String {
     h.update(format!("flamesite {} graph format {}\n", env!("CARGO_PKG_VERSION"), crate::store::chunk::MANIFEST_VERSION).as_bytes());
     h.update(
         format!(
-            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{}\n{}\n{:?}\n",
+            "{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{:?}\n{}\n{}\n{}\n{:?}\n",
             config.chunks,
             config.limits,
             config.perf,
             config.pprof,
             config.archive,
+            config.changes,
             config.input.canonicalize().unwrap_or_else(|_| config.input.clone()),
             config.palette.as_str(),
             config.base_url,

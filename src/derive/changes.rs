@@ -1,43 +1,31 @@
 //! Change points: the runs of a series where a function's share of the total shifted and
 //! stayed, told apart from one-night spikes and ordinary variation (README, "Change points").
 //!
-//! The method, per function whose share reaches [`MIN_SHARE`] in some run: for each run `k`,
-//! the median share of the up to [`WINDOW`] runs before `k` against the median of `k` and the
-//! up to [`WINDOW`] - 1 runs after it. Medians ignore a one-night spike on either side. The
+//! The parameters are `[changes]` of site.toml ([`ChangesConfig`], whose defaults are given here
+//! in brackets). The method, per function whose share reaches `min_share_percent` (0.5%) in
+//! some run: for each run `k` with at least `min_runs_before` (5) runs before it, the median
+//! share of the up to `window` (8) runs before `k` against the median of `k` and the up to
+//! `window` - 1 runs after it. Medians ignore a one-night spike on either side. The
 //! noise is estimated from the series itself: 1.4826 times the median absolute difference of
 //! consecutive shares, divided by √2 (the spread of one night's share, robust to the shifts
 //! and spikes it is meant to find), and at least the sampling noise of the share when the unit
 //! counts samples. A shift is a change point when the two medians differ by at least
-//! [`NOISE_FACTOR`] standard errors of their difference (which grows as the windows shrink:
-//! the newest runs need a larger shift) and by at least [`MIN_RELATIVE`] of the larger of them
+//! `noise_factor` (4) standard errors of their difference (which grows as the windows shrink:
+//! the newest runs need a larger shift) and by at least `min_relative` (0.25) of the larger of them
 //! (a function that doubles or drops by two thirds; the small shifts every other function's
 //! share takes from it do not qualify). Around a shift several runs qualify; the one with the
 //! fewest runs of its two windows on the wrong side of the midway share is kept (then the
 //! larger shift), and no other within a window of it. A shift with fewer
-//! than [`CONFIRM`] runs from it on is reported as not yet confirmed.
+//! than `confirm_runs` (3) runs from it on is reported as not yet confirmed.
 //!
 //! The change points of one run are one [`Event`], named by the largest shift among them; a
-//! run where at least [`RESHAPED`] of the profile's self shares moved changed the profile's
+//! run where at least `reshaped` (a third) of the profile's self shares moved changed the profile's
 //! shape, and the change points of the runs just after it are part of that event
 //! ([`of_spans`]).
 
 use serde::Serialize;
 
-/// Runs on each side of a candidate.
-pub const WINDOW: usize = 8;
-/// Runs before a candidate needed to judge it.
-pub const MIN_BEFORE: usize = 5;
-/// Runs from a shift on (itself included) that confirm it.
-pub const CONFIRM: usize = 3;
-/// A function is followed when its share reaches this in some run.
-pub const MIN_SHARE: f64 = 0.005;
-/// How many standard errors two medians must be apart: the standard error of the difference
-/// of the medians of `a` and `b` nights is 1.2533 σ √(1/a + 1/b) (a median's is 1.2533 times a
-/// mean's), σ the spread of one night's share; with windows of 8 and 8 that is 2.5 σ, with one
-/// night after (the newest run) 5.3 σ.
-pub const NOISE_FACTOR: f64 = 4.0;
-/// How much of the larger median the shift must be.
-pub const MIN_RELATIVE: f64 = 0.25;
+use crate::config::ChangesConfig;
 
 /// One function's share in each run of a series: `shares[k]` its share of run `k`'s total (0
 /// where the run lacks it).
@@ -76,29 +64,21 @@ fn median(v: &[f64]) -> f64 {
     }
 }
 
-/// Runs before a comparison's later run whose shares say how much a function's share differs
-/// from night to night ([`night_to_night`]).
-pub const NOISE_WINDOW: usize = 16;
-/// Fewest such runs that say it.
-pub const NOISE_MIN_RUNS: usize = 6;
-/// How many times the night-to-night spread a comparison's change must be to stand out of the
-/// series' noise: a run against the one before differs by more in about 3 of 1,000 pairs of
-/// nights of an unchanged service when the shares vary normally.
-pub const NOISE_STANDS_OUT: f64 = 3.0;
-
 /// How much a function's share differs between two nights of an unchanged service, from its
 /// `shares` in the runs before (oldest first): √2 times [`series_noise`], the spread of one
 /// night's share, since a difference of two nights adds two such spreads. `None` with fewer
-/// than [`NOISE_MIN_RUNS`] runs.
-pub fn night_to_night(shares: &[f64]) -> Option<f64> {
-    (shares.len() >= NOISE_MIN_RUNS).then(|| series_noise(shares) * std::f64::consts::SQRT_2)
+/// than `m.noise_min_runs` runs.
+pub fn night_to_night(shares: &[f64], m: &ChangesConfig) -> Option<f64> {
+    (shares.len() >= m.noise_min_runs).then(|| series_noise(shares) * std::f64::consts::SQRT_2)
 }
 
 /// Whether a change of a function's share by `delta` (a fraction of 1) stands out of its
-/// night-to-night spread `spread` ([`night_to_night`]): by more than [`NOISE_STANDS_OUT`]
-/// times it. A share that never moved (spread 0) stands out of it by any change.
-pub fn stands_out_of_series(delta: f64, spread: f64) -> bool {
-    delta.abs() > NOISE_STANDS_OUT * spread
+/// night-to-night spread `spread` ([`night_to_night`]): by more than `m.stands_out` times it
+/// (3: a run against the one before differs by more in about 3 of 1,000 pairs of nights of an
+/// unchanged service when the shares vary normally). A share that never moved (spread 0)
+/// stands out of it by any change.
+pub fn stands_out_of_series(delta: f64, spread: f64, m: &ChangesConfig) -> bool {
+    delta.abs() > m.stands_out * spread
 }
 
 /// The spread of one night's share, from the series itself (see the module's comment).
@@ -109,28 +89,29 @@ pub fn series_noise(shares: &[f64]) -> f64 {
 
 /// The change points of one function's shares; `samples[k]`, when the unit counts samples, is
 /// run `k`'s total, whose sampling noise is a floor for the noise.
-pub fn change_points(s: &Series, samples: Option<&[u64]>) -> Vec<ChangePoint> {
+pub fn change_points(s: &Series, samples: Option<&[u64]>, m: &ChangesConfig) -> Vec<ChangePoint> {
+    let (window, min_share) = (m.window, m.min_share_percent / 100.0);
     let x = s.shares;
     let n = x.len();
-    if n < MIN_BEFORE + 1 || x.iter().all(|&v| v < MIN_SHARE) {
+    if n < m.min_runs_before + 1 || x.iter().all(|&v| v < min_share) {
         return Vec::new();
     }
     let spread = series_noise(x);
     // Candidates: (run, runs on the wrong side of the step, before, after).
     let mut found: Vec<(usize, usize, f64, f64)> = Vec::new();
-    for k in MIN_BEFORE..n {
-        let before = &x[k.saturating_sub(WINDOW)..k];
-        let after = &x[k..(k + WINDOW).min(n)];
+    for k in m.min_runs_before..n {
+        let before = &x[k.saturating_sub(window)..k];
+        let after = &x[k..(k + window).min(n)];
         let (mb, ma) = (median(before), median(after));
         let sampling = samples.map_or(0.0, |t| {
             let p = (mb + ma) / 2.0;
-            let n = t[k.saturating_sub(WINDOW)..(k + WINDOW).min(n)].iter().copied().min().unwrap_or(0);
+            let n = t[k.saturating_sub(window)..(k + window).min(n)].iter().copied().min().unwrap_or(0);
             if n == 0 { 0.0 } else { (p * (1.0 - p) / n as f64).sqrt() }
         });
         let noise = spread.max(sampling);
         let error = 1.2533 * noise * (1.0 / before.len() as f64 + 1.0 / after.len() as f64).sqrt();
         let d = (ma - mb).abs();
-        if d >= NOISE_FACTOR * error && d >= MIN_RELATIVE * ma.max(mb) && d > 0.0 {
+        if d >= m.noise_factor * error && d >= m.min_relative * ma.max(mb) && d > 0.0 {
             // How many runs of the two windows sit on the wrong side of the midway share: the
             // run where the shift starts has the fewest (a spike in a window counts one).
             let mid = (ma + mb) / 2.0;
@@ -143,20 +124,15 @@ pub fn change_points(s: &Series, samples: Option<&[u64]>) -> Vec<ChangePoint> {
     found.sort_by(|a, b| a.1.cmp(&b.1).then((b.3 - b.2).abs().total_cmp(&(a.3 - a.2).abs())).then(a.0.cmp(&b.0)));
     let mut kept: Vec<(usize, usize, f64, f64)> = Vec::new();
     for c in found {
-        if kept.iter().all(|k| k.0.abs_diff(c.0) >= WINDOW) {
+        if kept.iter().all(|k| k.0.abs_diff(c.0) >= window) {
             kept.push(c);
         }
     }
     kept.sort_by_key(|c| c.0);
     kept.into_iter()
-        .map(|(k, _, before, after)| ChangePoint { function: s.function.to_string(), run: k, before, after, confirmed: n - k >= CONFIRM })
+        .map(|(k, _, before, after)| ChangePoint { function: s.function.to_string(), run: k, before, after, confirmed: n - k >= m.confirm_runs })
         .collect()
 }
-
-/// Of the profile's self shares, the part that must move at a run for the run to be said to
-/// have changed the profile's shape (a deploy, another workload): a third of it. A single
-/// function that grows by 20 points moves about 0.2 (it gains 20, the others give up 20).
-pub const RESHAPED: f64 = 1.0 / 3.0;
 
 /// An event: the change points that start at one run, told as one change (README, "Change
 /// points and events"). Functions that move together at a run (a caller and its callees, the
@@ -176,7 +152,7 @@ pub struct Event {
     /// How much of the profile moved across the run: half the sum over every function of the
     /// shift of its self share (medians as for a change point), from 0 (nothing) to 1 (all).
     pub moved: f64,
-    /// Whether at least [`RESHAPED`] of it moved: the profile changed shape, and its change
+    /// Whether at least `reshaped` ([`ChangesConfig`]) of it moved: the profile changed shape, and its change
     /// points are that one event, not separate changes.
     pub reshaped: bool,
 }
@@ -203,7 +179,7 @@ pub struct Changes {
 /// have the graph followed; a run without it is left out, not counted as a share of 0).
 /// `samples[j]`, when the graph followed counts samples, is run `runs[j]`'s total. Sorted by
 /// run, then function.
-pub fn of_spans(spans: &[&super::history::Span], runs: &[usize], samples: Option<&[u64]>) -> Changes {
+pub fn of_spans(spans: &[&super::history::Span], runs: &[usize], samples: Option<&[u64]>, m: &ChangesConfig) -> Changes {
     let at: std::collections::HashMap<usize, usize> = runs.iter().enumerate().map(|(j, &k)| (k, j)).collect();
     // Per function, its total share and its self share in each run.
     let mut shares: std::collections::BTreeMap<&str, (Vec<f64>, Vec<f64>)> = std::collections::BTreeMap::new();
@@ -218,7 +194,7 @@ pub fn of_spans(spans: &[&super::history::Span], runs: &[usize], samples: Option
             }
         }
     }
-    let mut points: Vec<ChangePoint> = shares.iter().flat_map(|(function, (x, _))| change_points(&Series { function, shares: x }, samples)).collect();
+    let mut points: Vec<ChangePoint> = shares.iter().flat_map(|(function, (x, _))| change_points(&Series { function, shares: x }, samples, m)).collect();
     points.sort_by(|a, b| a.run.cmp(&b.run).then_with(|| a.function.cmp(&b.function)));
     // One event per run with change points; how much of the profile moved across it is
     // reckoned from every function's self share (self shares add up to the whole).
@@ -230,19 +206,19 @@ pub fn of_spans(spans: &[&super::history::Span], runs: &[usize], samples: Option
         first += group.len();
         let j = group[0].run;
         // The runs just after a change of shape, until the new shape has been seen in
-        // [`CONFIRM`] runs, have no baseline of their own yet: what shifts in them is told as
-        // part of that change, not as changes of their own.
-        if let Some(last) = events.last_mut().filter(|e| e.reshaped && j - e.run < CONFIRM) {
+        // `confirm_runs` runs, have no baseline of their own yet: what shifts in them is told
+        // as part of that change, not as changes of their own.
+        if let Some(last) = events.last_mut().filter(|e| e.reshaped && j - e.run < m.confirm_runs) {
             last.functions += group.len();
             continue;
         }
-        let (before, after) = (j.saturating_sub(WINDOW)..j, j..(j + WINDOW).min(n));
+        let (before, after) = (j.saturating_sub(m.window)..j, j..(j + m.window).min(n));
         let moved = (0.5 * shares.values().map(|(_, own)| (median(&own[after.clone()]) - median(&own[before.clone()])).abs()).sum::<f64>()).min(1.0);
         let lead = group
             .iter()
             .max_by(|a, b| (a.after - a.before).abs().total_cmp(&(b.after - b.before).abs()).then_with(|| b.function.cmp(&a.function)))
             .expect("a group has a change point");
-        events.push(Event { run: j, lead: lead.clone(), functions: group.len(), first: at, moved, reshaped: moved >= RESHAPED });
+        events.push(Event { run: j, lead: lead.clone(), functions: group.len(), first: at, moved, reshaped: moved >= m.reshaped });
     }
     for e in &mut events {
         e.run = runs[e.run];
@@ -258,18 +234,22 @@ pub fn of_spans(spans: &[&super::history::Span], runs: &[usize], samples: Option
 mod tests {
     use super::*;
 
+    fn m() -> ChangesConfig {
+        ChangesConfig::default()
+    }
+
     #[test]
     fn a_change_stands_out_of_the_series_noise_only_past_three_night_to_night_spreads() {
         // Nights around 10% that wobble by ±2 points: two nights differ by about 2.6 points.
         let nights: Vec<f64> = wobbly(16, 0.10, 0.2, 3);
-        let spread = night_to_night(&nights).expect("16 nights say it");
+        let spread = night_to_night(&nights, &m()).expect("16 nights say it");
         assert!(spread > 0.005 && spread < 0.05, "{spread}");
-        assert!(!stands_out_of_series(0.02, spread), "a change of 2 points is ordinary here ({spread})");
-        assert!(stands_out_of_series(0.10, spread), "a change of 10 points is not ({spread})");
-        assert_eq!(night_to_night(&nights[..NOISE_MIN_RUNS - 1]), None, "too few nights say nothing");
+        assert!(!stands_out_of_series(0.02, spread, &m()), "a change of 2 points is ordinary here ({spread})");
+        assert!(stands_out_of_series(0.10, spread, &m()), "a change of 10 points is not ({spread})");
+        assert_eq!(night_to_night(&nights[..m().noise_min_runs - 1], &m()), None, "too few nights say nothing");
         // A share that never moved: any change stands out, none that is 0.
-        let flat = night_to_night(&[0.0; 8]).unwrap();
-        assert!(stands_out_of_series(0.001, flat) && !stands_out_of_series(0.0, flat));
+        let flat = night_to_night(&[0.0; 8], &m()).unwrap();
+        assert!(stands_out_of_series(0.001, flat, &m()) && !stands_out_of_series(0.0, flat, &m()));
     }
 
     /// A share series of `n` nights around `level` with a deterministic wobble of ±`wobble`.
@@ -291,13 +271,13 @@ mod tests {
             *v *= 2.0;
         }
         x[5] *= 3.0; // a one-night spike
-        let found = change_points(&Series { function: "f", shares: &x }, None);
+        let found = change_points(&Series { function: "f", shares: &x }, None, &m());
         assert_eq!(found.iter().map(|c| (c.run, c.confirmed)).collect::<Vec<_>>(), [(12, true)], "{found:?}");
         assert!((found[0].before - 0.10).abs() < 0.01 && (found[0].after - 0.20).abs() < 0.02, "{found:?}");
         // The same shift at the newest run: found, not yet confirmed.
         let mut y = wobbly(30, 0.10, 0.1, 2);
         y[29] *= 2.0;
-        let found = change_points(&Series { function: "f", shares: &y }, None);
+        let found = change_points(&Series { function: "f", shares: &y }, None, &m());
         assert_eq!(found.iter().map(|c| (c.run, c.confirmed)).collect::<Vec<_>>(), [(29, false)], "{found:?}");
     }
 
@@ -306,23 +286,23 @@ mod tests {
         // A clean doubling whose new level has been seen in `from` runs (the shift included).
         let shifted = |n: usize, from: usize| -> Vec<ChangePoint> {
             let x: Vec<f64> = (0..n).map(|k| if k + from < n { 0.10 } else { 0.20 }).collect();
-            change_points(&Series { function: "f", shares: &x }, None)
+            change_points(&Series { function: "f", shares: &x }, None, &m())
         };
         let n = 20;
         let at = |found: &[ChangePoint]| found.iter().map(|c| (c.run, c.confirmed)).collect::<Vec<_>>();
-        assert_eq!(at(&shifted(n, CONFIRM)), [(n - CONFIRM, true)], "seen in {CONFIRM} runs: confirmed");
-        assert_eq!(at(&shifted(n, CONFIRM - 1)), [(n - CONFIRM + 1, false)], "one fewer: not yet");
-        assert_eq!(at(&shifted(n, CONFIRM + 1)), [(n - CONFIRM - 1, true)]);
+        assert_eq!(at(&shifted(n, m().confirm_runs)), [(n - m().confirm_runs, true)], "seen in {} runs: confirmed", m().confirm_runs);
+        assert_eq!(at(&shifted(n, m().confirm_runs - 1)), [(n - m().confirm_runs + 1, false)], "one fewer: not yet");
+        assert_eq!(at(&shifted(n, m().confirm_runs + 1)), [(n - m().confirm_runs - 1, true)]);
     }
 
     #[test]
     fn ordinary_variation_and_small_shares_make_no_change_point() {
         for seed in 0..50 {
             let x = wobbly(40, 0.05, 0.2, seed);
-            assert_eq!(change_points(&Series { function: "f", shares: &x }, None), [], "seed {seed}");
+            assert_eq!(change_points(&Series { function: "f", shares: &x }, None, &m()), [], "seed {seed}");
         }
         let tiny: Vec<f64> = (0..30).map(|k| if k < 15 { 0.001 } else { 0.003 }).collect();
-        assert_eq!(change_points(&Series { function: "f", shares: &tiny }, None), []);
+        assert_eq!(change_points(&Series { function: "f", shares: &tiny }, None, &m()), []);
     }
 
     #[test]
@@ -331,7 +311,7 @@ mod tests {
         let runs: Vec<usize> = (0..30).filter(|k| k % 3 != 2).collect();
         let points: Vec<(u32, f64, f64)> = runs.iter().map(|&k| (k as u32, 0.05, 0.10 + 0.001 * (k % 2) as f64)).collect();
         let span = crate::derive::history::Span { names: vec!["f".into()], buckets: 1, points: vec![points] };
-        assert_eq!(of_spans(&[&span], &runs, None), Changes::default(), "no shift among the runs that have it");
+        assert_eq!(of_spans(&[&span], &runs, None, &m()), Changes::default(), "no shift among the runs that have it");
         // Counted as shares of 0, the other runs would have been noise of the size of the share.
         let all: Vec<usize> = (0..30).collect();
         assert!(series_noise(&all.iter().map(|k| if k % 3 == 2 { 0.0 } else { 0.1 }).collect::<Vec<_>>()) > 0.05);
@@ -361,7 +341,7 @@ mod tests {
         ];
         let s = span(&names);
         let runs: Vec<usize> = (0..20).collect();
-        let found = of_spans(&[&s], &runs, Some(&[300; 20]));
+        let found = of_spans(&[&s], &runs, Some(&[300; 20]), &m());
         assert_eq!(found.points.iter().map(|c| (c.function.as_str(), c.run)).collect::<Vec<_>>(), [("regex", 12), ("validate", 12)], "{found:?}");
         assert_eq!(found.events.len(), 1, "{found:?}");
         let e = &found.events[0];
@@ -382,7 +362,7 @@ mod tests {
         let refs: Vec<(&str, Vec<(f64, f64)>)> = names.iter().map(|(n, v)| (n.as_str(), v.clone())).collect();
         let s = span(&refs);
         let runs: Vec<usize> = (0..14).collect();
-        let found = of_spans(&[&s], &runs, Some(&[1000; 14]));
+        let found = of_spans(&[&s], &runs, Some(&[1000; 14]), &m());
         assert!(found.points.iter().any(|c| c.function == "late" && c.run == 11), "{found:?}");
         assert_eq!(found.events.len(), 1, "{:?}", found.events);
         let e = &found.events[0];
@@ -395,7 +375,7 @@ mod tests {
         // Flat shares then a shift of 4 points, on runs of 100 samples: the sampling noise of a
         // 12% share is 3.2 points; it is not a change point.
         let x: Vec<f64> = (0..30).map(|k| if k < 15 { 0.10 } else { 0.14 }).collect();
-        assert_eq!(change_points(&Series { function: "f", shares: &x }, None).len(), 1, "without counts, a clean shift is one");
-        assert_eq!(change_points(&Series { function: "f", shares: &x }, Some(&[100; 30])), []);
+        assert_eq!(change_points(&Series { function: "f", shares: &x }, None, &m()).len(), 1, "without counts, a clean shift is one");
+        assert_eq!(change_points(&Series { function: "f", shares: &x }, Some(&[100; 30]), &m()), []);
     }
 }

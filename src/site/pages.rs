@@ -159,7 +159,7 @@ impl Site<'_> {
             return known;
         }
         let spread = self.series_spreads(self.noise_window(ci), &[function]).ok().flatten().and_then(|(_, by)| by.get(function).copied().flatten());
-        let verdict = spread.map(|s| crate::derive::changes::stands_out_of_series(points / 100.0, s));
+        let verdict = spread.map(|s| crate::derive::changes::stands_out_of_series(points / 100.0, s, &self.config.changes));
         self.in_series.0.lock().expect("no panic while holding it").insert(ci, verdict);
         verdict
     }
@@ -424,7 +424,7 @@ impl Site<'_> {
         let totals: Option<Vec<u64>> = draws.into_iter().collect();
         let samples = totals.as_deref();
         let refs: Vec<&Span> = held.iter().map(|a| &**a).collect();
-        let mut changes = crate::derive::changes::of_spans(&refs, &runs, samples);
+        let mut changes = crate::derive::changes::of_spans(&refs, &runs, samples, &self.config.changes);
         for c in &mut changes.points {
             c.run = s.runs[c.run];
         }
@@ -666,7 +666,7 @@ impl Site<'_> {
 
     /// See [`noise_window`].
     fn noise_window(&self, ci: usize) -> Option<(usize, &crate::archive::run::GraphInfo, Vec<usize>)> {
-        noise_window(self.archive, ci)
+        noise_window(self.archive, ci, &self.config.changes)
     }
 
     /// How much each of `names`' self share differs from night to night in the runs of
@@ -692,7 +692,7 @@ impl Site<'_> {
                     }
                 }
             }
-            crate::derive::changes::night_to_night(&shares)
+            crate::derive::changes::night_to_night(&shares, &self.config.changes)
         };
         Ok(Some((followed.name.clone(), names.iter().map(|&n| (n, spread(n))).collect())))
     }
@@ -742,7 +742,7 @@ impl Site<'_> {
                     let points = ch.self_points(g.total_before, g.total_after);
                     let sampling = crate::derive::report::stands_out((g.samples_before, g.samples_after), ch.self_before, g.total_before, ch.self_after, g.total_after);
                     let spread = spreads.as_ref().filter(|(graph, _)| *graph == g.graph).and_then(|(_, by)| by.get(ch.name.as_str()).copied().flatten());
-                    let series = spread.map(|s| crate::derive::changes::stands_out_of_series(points / 100.0, s));
+                    let series = spread.map(|s| crate::derive::changes::stands_out_of_series(points / 100.0, s, &self.config.changes));
                     json!({
                         "name": ch.name,
                         "points": fmt_points(points),
@@ -1057,23 +1057,22 @@ fn budget_words(budgets: &[crate::archive::run::Exceeded]) -> Vec<serde_json::Va
 /// The runs of comparison `ci`'s series whose shares say how much a function's share differs
 /// from night to night (derive::changes::night_to_night) at its later run: its series, the
 /// graph the series' history follows and the runs' places in the series (those with that
-/// graph): the [`NOISE_WINDOW`](crate::derive::changes::NOISE_WINDOW) before it, or, when fewer
-/// than [`NOISE_MIN_RUNS`](crate::derive::changes::NOISE_MIN_RUNS) are before it (the first
-/// nights of a series), those and the nearest after it, up to the window; never the later run
-/// itself. `None` when fewer than NOISE_MIN_RUNS have the graph. The build counts the history
-/// spans these read (each is read once for all its readers).
-pub fn noise_window(archive: &Archive, ci: usize) -> Option<(usize, &crate::archive::run::GraphInfo, Vec<usize>)> {
-    use crate::derive::changes::{NOISE_MIN_RUNS, NOISE_WINDOW};
+/// graph): the `m.noise_runs` before it, or, when fewer than `m.noise_min_runs` are before it
+/// (the first nights of a series), those and the nearest after it, up to `noise_runs`; never
+/// the later run itself. `None` when fewer than `noise_min_runs` have the graph. The build
+/// counts the history spans these read (each is read once for all its readers).
+pub fn noise_window<'a>(archive: &'a Archive, ci: usize, m: &crate::config::ChangesConfig) -> Option<(usize, &'a crate::archive::run::GraphInfo, Vec<usize>)> {
+    let (noise_runs, noise_min_runs) = (m.noise_runs, m.noise_min_runs);
     let c = &archive.comparisons[ci];
     let si = archive.runs[c.after].series;
     let s = &archive.series[si];
     let k = s.runs.iter().position(|&i| i == c.after)?;
     let followed = history::followed_graph(&archive.runs[*s.runs.last()?])?;
     let has = |j: usize| archive.runs[s.runs[j]].record.graphs.iter().any(|g| g.name == followed.name && g.total > 0);
-    let mut window: Vec<usize> = (k.saturating_sub(NOISE_WINDOW)..k).filter(|&j| has(j)).collect();
-    if window.len() < NOISE_MIN_RUNS {
-        let room = NOISE_WINDOW - window.len();
+    let mut window: Vec<usize> = (k.saturating_sub(noise_runs)..k).filter(|&j| has(j)).collect();
+    if window.len() < noise_min_runs {
+        let room = noise_runs - window.len();
         window.extend((k + 1..s.runs.len()).filter(|&j| has(j)).take(room));
     }
-    (window.len() >= NOISE_MIN_RUNS).then_some((si, followed, window))
+    (window.len() >= noise_min_runs).then_some((si, followed, window))
 }
