@@ -288,32 +288,19 @@ fn a_wall_clock_recording_gives_the_cpu_graph_pyroscope_gives_of_its_running_thr
     // thread's state, and the samples of running threads are CPU time as well as wall time.
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
-    let async_data = data().parent().unwrap().join("jfr-async");
+    let async_data = async_data();
     for name in ["wall", "dump2"] {
         write(&input.join(format!("{name}.jfr.gz")), &std::fs::read(async_data.join(format!("{name}.jfr.gz"))).unwrap());
     }
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
-    // Pyroscope numbers lambda classes away (`App$$Lambda_.run`, normalize.py); so here.
-    let lambda = |name: &str| -> String {
-        match (name.find("$$Lambda"), name.rfind('.')) {
-            (Some(at), Some(dot)) if dot > at => format!("{}$$Lambda_{}", &name[..at], &name[dot..]),
-            _ => name.to_string(),
-        }
-    };
     let index = index(&out);
     for (name, graphs) in [("wall", &["cpu", "wall"][..]), ("dump2", &["cpu", "wall", "live_objects", "alloc_in_new_tlab_objects"][..])] {
         let listed: Vec<String> = entry(&index, name)["graphs"].as_array().unwrap().iter().map(|g| g["name"].as_str().unwrap().to_string()).collect();
         for graph in graphs {
             assert!(listed.iter().any(|g| g == graph), "{name}: {graph} in {listed:?}");
-            let mut sums: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
-            for line in fold(dir.path(), &out.join("p").join(name).join("g").join(graph)).lines() {
-                let (stack, value) = line.rsplit_once(' ').unwrap();
-                let stack: Vec<String> = stack.split(';').map(lambda).collect();
-                *sums.entry(stack.join(";")).or_default() += value.parse::<u64>().unwrap();
-            }
-            let got: String = sums.iter().map(|(s, v)| format!("{s} {v}\n")).collect();
+            let got = with_pyroscope_lambdas(&fold(dir.path(), &out.join("p").join(name).join("g").join(graph)));
             let want = std::fs::read_to_string(async_data.join(format!("{name}.{graph}.folded"))).unwrap();
             assert!(want.lines().count() >= 3, "{name}.{graph}: several stacks");
             assert_eq!(got, want, "{name} {graph}");
@@ -324,4 +311,107 @@ fn a_wall_clock_recording_gives_the_cpu_graph_pyroscope_gives_of_its_running_thr
         };
         assert!(total("cpu") > 0 && total("cpu") < total("wall"), "{name}");
     }
+}
+
+/// Folded stacks with lambda classes named as Pyroscope names them, numbers away
+/// (`App$$Lambda_.run`, as normalize.py says), the stacks this merges summed, lines sorted.
+fn with_pyroscope_lambdas(folded: &str) -> String {
+    let lambda = |name: &str| -> String {
+        match (name.find("$$Lambda"), name.rfind('.')) {
+            (Some(at), Some(dot)) if dot > at => format!("{}$$Lambda_{}", &name[..at], &name[dot..]),
+            _ => name.to_string(),
+        }
+    };
+    let mut sums: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
+    for line in folded.lines() {
+        let (stack, value) = line.rsplit_once(' ').unwrap();
+        let stack: Vec<String> = stack.split(';').map(lambda).collect();
+        *sums.entry(stack.join(";")).or_default() += value.parse::<u64>().unwrap();
+    }
+    sums.iter().map(|(s, v)| format!("{s} {v}\n")).collect()
+}
+
+fn total(folded: &str) -> u64 {
+    folded.lines().map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap()).sum()
+}
+
+fn async_data() -> PathBuf {
+    data().parent().unwrap().join("jfr-async")
+}
+
+#[test]
+fn a_recording_of_cpu_and_wall_together_gives_the_cpu_pyroscope_gives_and_a_wall_graph() {
+    // tests/data/jfr-async/async-profiler.jfr.gz (see make.sh): async-profiler 2.10 with
+    // `event=cpu,interval=10ms,wall=200ms`, 60 s of 669 threads, mostly idle. Both samplers
+    // write jdk.ExecutionSample events: the CPU sampler's with STATE_DEFAULT (110), the
+    // wall-clock sampler's with the thread's state, STATE_RUNNABLE (2) or STATE_SLEEPING
+    // (199,549). Read as all CPU time, the recording claimed 1,996.6 s of CPU and had no wall
+    // graph; Pyroscope counts 1.12 s.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let gz = std::fs::read(async_data().join("async-profiler.jfr.gz")).unwrap();
+    write(&input.join("async-profiler.jfr.gz"), &gz);
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    let listing = index(&out);
+    let e = entry(&listing, "async-profiler");
+    let graphs: Vec<(&str, &str)> =
+        e["graphs"].as_array().unwrap().iter().map(|g| (g["name"].as_str().unwrap(), g["unit"].as_str().unwrap())).collect();
+    assert_eq!(
+        graphs,
+        [
+            ("cpu", "nanoseconds"),
+            ("wall", "nanoseconds"),
+            ("alloc_in_new_tlab", "bytes"),
+            ("alloc_in_new_tlab_objects", "count"),
+            ("alloc_outside_tlab", "bytes"),
+            ("alloc_outside_tlab_objects", "count"),
+        ]
+    );
+    let meta = &e["metadata"];
+    assert_eq!(meta["event"], "cpu", "{meta}");
+    assert_eq!(meta["cpu period"], "10.0 ms", "{meta}");
+    assert_eq!(meta["wall period"], "200 ms", "{meta}");
+    // CPU: the samples whose thread was not sleeping, stack by stack as Pyroscope has them.
+    let cpu = fold(dir.path(), &out.join("p/async-profiler/g/cpu"));
+    let want = std::fs::read_to_string(async_data().join("async-profiler.cpu.folded")).unwrap();
+    assert!(want.lines().count() >= 20, "several stacks: {want}");
+    assert_eq!(with_pyroscope_lambdas(&cpu), want);
+    assert_eq!(total(&cpu), 112 * 10_000_000, "1.12 s, not 1,996.6 s");
+    // Wall: the wall-clock sampler's samples, running or not, each worth its 200 ms interval,
+    // stack by stack as the JDK's own reader has them (Pyroscope makes no wall graph here).
+    let wall = fold(dir.path(), &out.join("p/async-profiler/g/wall"));
+    let want = std::fs::read_to_string(async_data().join("async-profiler.wall.folded")).unwrap();
+    assert!(want.lines().count() >= 20, "several stacks: {want}");
+    assert_eq!(wall, want);
+    assert_eq!(total(&wall), (2 + 199_549) * 200_000_000, "669 threads for 60 s, in thread-seconds");
+
+    // The same recording without its `event` setting (its name changed, same length), as
+    // async-profiler 2.10 writes `--wall 200ms` alone: every sample is the wall-clock
+    // sampler's, in the wall graph, and the running ones make the cpu graph, each worth the
+    // wall interval; no period is missing.
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut bytes).unwrap();
+    let setting = b"\x03\x05event\x03\x03cpu";
+    let at = bytes.windows(setting.len()).position(|w| w == setting).expect("the event setting, inline");
+    assert_eq!(bytes.windows(setting.len()).filter(|w| w == setting).count(), 1);
+    bytes[at + 6] = b'E';
+    let input = dir.path().join("in-wall");
+    write(&input.join("wallonly.jfr"), &bytes);
+    let out = dir.path().join("out-wall");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+    let listing = index(&out);
+    let e = entry(&listing, "wallonly");
+    let units: Vec<(&str, &str)> =
+        e["graphs"].as_array().unwrap().iter().map(|g| (g["name"].as_str().unwrap(), g["unit"].as_str().unwrap())).collect();
+    assert_eq!(units[..2], [("cpu", "nanoseconds"), ("wall", "nanoseconds")], "{units:?}");
+    assert_eq!(e["metadata"]["cpu period"], "200 ms", "{}", e["metadata"]);
+    let cpu = fold(dir.path(), &out.join("p/wallonly/g/cpu"));
+    assert_eq!(total(&cpu), 112 * 200_000_000);
+    let wall = fold(dir.path(), &out.join("p/wallonly/g/wall"));
+    assert_eq!(total(&wall), 199_661 * 200_000_000);
 }

@@ -5,22 +5,26 @@
 //! Each event type that carries a stack becomes a graph of its own, named and measured as
 //! Pyroscope names and measures them (only the graphs that have events are made, in this
 //! order):
-//! - `cpu` (nanoseconds): `jdk.ExecutionSample`, each sample worth the sampling period. The
-//!   period is the recording's own setting: the JDK's `period` of `jdk.ExecutionSample`
-//!   (`10 ms`), or async-profiler's `interval` (in nanoseconds). When async-profiler's event is
-//!   `wall`, these samples go to `wall`; when it is another event (`cycles`, …) the graph is
-//!   named after it and counts events (samples × interval). A recording without the setting
-//!   counts samples (unit `samples`), with a warning: no period is guessed.
+//! - `cpu` (nanoseconds): `jdk.ExecutionSample`, each sample worth the sampling period, as
+//!   Pyroscope counts them: only the samples whose thread state is known and is not
+//!   `STATE_SLEEPING` (see [`execution`]). The period is the recording's own setting: the
+//!   JDK's `period` of `jdk.ExecutionSample` (`10 ms`), or async-profiler's `interval` (in
+//!   nanoseconds; its `wall` interval when `wall` ran without an event). When
+//!   async-profiler's event is another (`cycles`, …) the graph is named after it and counts
+//!   events (samples × interval). A recording without the setting counts samples (unit
+//!   `samples`), with a warning: no period is guessed.
 //! - `cpu_time` (nanoseconds): `jdk.CPUTimeSample`, the samples of JDK 25's CPU-time profiler
 //!   (`jdk.CPUTimeSample#enabled=true`), each worth its own `samplingPeriod`: the CPU time its
 //!   thread used since its previous sample. A sample whose stack could not be walked (`failed`)
 //!   counts under `[unknown]`, so the graph's total stays the CPU time sampled. Samples the
 //!   profiler reports lost (`jdk.CPUTimeSamplesLost`) are said in a warning.
 //! - `wall` (nanoseconds): async-profiler's `profiler.WallClockSample` (its `samples` times the
-//!   `wall` interval). In wall mode (`event=wall`) the samples of running threads are also CPU
-//!   time, as Pyroscope counts them: a `profiler.WallClockSample` whose thread state is
-//!   `STATE_RUNNABLE`, and a `jdk.ExecutionSample` whose state is known and not
-//!   `STATE_SLEEPING`, add to `cpu` as well.
+//!   `wall` interval), and the `jdk.ExecutionSample` events its wall-clock sampler wrote: all
+//!   of them in wall mode (`event=wall`, or `wall=…` alone), and with CPU and wall together
+//!   (`event=cpu,wall=…` before async-profiler 4.0) those with the state the wall-clock
+//!   sampler records, `STATE_RUNNABLE` or `STATE_SLEEPING` (the CPU sampler's are
+//!   `STATE_DEFAULT`). In wall mode (`event=wall`) a `profiler.WallClockSample` whose thread
+//!   state is `STATE_RUNNABLE` adds to `cpu` as well, as Pyroscope counts it.
 //! - `native` (nanoseconds): `jdk.NativeMethodSample`, the JDK's samples of threads in native
 //!   code (sleeping in a system call, blocked in I/O), each worth its own `period`. The JDK has
 //!   no wall-clock sampler: `cpu` and `native` together are what it saw of running threads.
@@ -174,18 +178,52 @@ enum Also {
     /// contentions beside the time waited).
     Count(Kind),
     /// Its measure to `cpu` too, when the thread state in its `state` field (at this index;
-    /// a name from the constant pools) says the thread was running: an async-profiler
-    /// wall-clock sample, as Pyroscope reads one.
-    CpuWhen(Option<usize>, Running),
+    /// a name from the constant pools) is `STATE_RUNNABLE`: an async-profiler
+    /// `profiler.WallClockSample` in wall mode, as Pyroscope reads one.
+    CpuWhenRunnable(Option<usize>),
 }
 
-/// Which thread states of a wall-clock sample count as running on a CPU.
-#[derive(Clone, Copy, Debug)]
-enum Running {
-    /// Any known state but `STATE_SLEEPING` (`jdk.ExecutionSample` in wall mode).
-    NotSleeping,
-    /// `STATE_RUNNABLE` only (`profiler.WallClockSample`).
-    Runnable,
+/// Which of async-profiler's samplers wrote a recording's `jdk.ExecutionSample` events, by its
+/// settings (`jdk.ActiveSetting`): the `event` of `jdk.ActiveRecording` and the `wall` interval
+/// of `jdk.ExecutionSample`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Samplers {
+    /// A CPU sampler alone: the JDK's, or async-profiler's `cpu`, `itimer`, `ctimer`, perf
+    /// events (`cycles`, …) without `wall`.
+    Cpu,
+    /// async-profiler's wall-clock sampler alone: `event=wall`, or `wall=…` with no event.
+    Wall,
+    /// Both (`event=cpu,wall=…`, `asprof -e cpu --wall 10ms`), as async-profiler 2.10 to 3.0
+    /// record them, and later ones with `nobatch` (otherwise they write the wall-clock
+    /// samples as `profiler.WallClockSample`): the wall-clock sampler's samples carry the
+    /// thread's state, `STATE_RUNNABLE` or `STATE_SLEEPING`, the CPU sampler's
+    /// `STATE_DEFAULT`.
+    CpuAndWall,
+}
+
+/// Where a `jdk.ExecutionSample` counts, `(cpu, wall)`, by the samplers of its recording,
+/// whether the recording's event is a count of something else than time (`cycles`, …: the
+/// `cpu` graph is then named after it), and its thread state: `None` when the event type has
+/// no `state` field, `Some(None)` when its state is not in the constant pools.
+///
+/// As Pyroscope reads JFR (grafana/jfr-parser, `pprof/parser.go`): a sample is CPU time when
+/// its thread state is known and is not `STATE_SLEEPING`, whatever the sampler; and in wall
+/// mode every sample is wall time. Pyroscope makes no wall graph of a recording of CPU and
+/// wall together; here the wall-clock sampler's samples, told apart by their state, are one.
+fn execution(samplers: Samplers, custom: bool, state: Option<Option<&str>>) -> (bool, bool) {
+    let wall = match samplers {
+        Samplers::Cpu => false,
+        Samplers::Wall => true,
+        Samplers::CpuAndWall => matches!(state, Some(Some("STATE_RUNNABLE" | "STATE_SLEEPING"))),
+    };
+    let cpu = match state {
+        // No state recorded: a CPU sampler's sample, unless no CPU sampler ran.
+        None => samplers != Samplers::Wall,
+        Some(None) => false,
+        Some(Some(s)) => s != "STATE_SLEEPING",
+    };
+    // A count of events (`cycles`, …) holds its own sampler's samples only.
+    (cpu && !(custom && wall), wall)
 }
 
 /// How an event type of the current chunk is read.
@@ -196,6 +234,9 @@ enum Plan {
     /// Adds to a graph: the index of its `stackTrace` field and its measure, and to another
     /// graph as `also` says.
     Stack { kind: Kind, stack: Option<usize>, measure: Measure, also: Also },
+    /// `jdk.ExecutionSample`: one sample to `cpu`, `wall` or both, as [`execution`] says by
+    /// its `state` field (at this index).
+    Execution { stack: Option<usize>, state: Option<usize>, samplers: Samplers, custom: bool },
     /// `jdk.ActiveSetting`: the indices of `id`, `name` and `value`.
     Setting { id: usize, name: usize, value: usize },
     /// `jdk.CPUTimeSamplesLost`: the index of `lostSamples`.
@@ -785,6 +826,8 @@ struct Totals {
     missing: u64,
     /// Samples the CPU-time profiler lost (`jdk.CPUTimeSamplesLost`).
     lost: u64,
+    /// Samples whose thread state is not in the constant pools (so not counted as running).
+    unknown_states: u64,
 }
 
 impl Totals {
@@ -896,6 +939,7 @@ fn read(data: &[u8], limits: &Limits) -> Result<Decoded> {
         truncated: 0,
         missing: 0,
         lost: 0,
+        unknown_states: 0,
     };
     let (mut first_start, mut duration, mut chunks) = (None, 0i64, 0usize);
     let mut at = 0;
@@ -916,17 +960,21 @@ fn read(data: &[u8], limits: &Limits) -> Result<Decoded> {
 /// How each event type of a chunk is read.
 fn plans(types: &Types, settings: &BTreeMap<(String, String), String>) -> FxHashMap<i64, Plan> {
     let event = settings.get(&("jdk.ActiveRecording".to_string(), "event".to_string())).map(String::as_str);
-    let sample_kind = if event == Some("wall") { Kind::Wall } else { Kind::Cpu };
+    let wall = settings.contains_key(&("jdk.ExecutionSample".to_string(), "wall".to_string()));
+    let samplers = match event {
+        Some("wall") => Samplers::Wall,
+        None if wall => Samplers::Wall,
+        Some(_) if wall => Samplers::CpuAndWall,
+        _ => Samplers::Cpu,
+    };
+    let custom = event.is_some_and(|e| !matches!(e, "cpu" | "itimer" | "ctimer" | "wall"));
     let mut plans = FxHashMap::default();
     for (&id, &i) in &types.by_id {
         let c = &types.classes[i];
         let f = |name: &str| c.field(name);
         let stack = f("stackTrace");
         let plan = match c.name.as_str() {
-            "jdk.ExecutionSample" => {
-                let also = if sample_kind == Kind::Wall { Also::CpuWhen(f("state"), Running::NotSleeping) } else { Also::Nothing };
-                Plan::Stack { kind: sample_kind, stack, measure: Measure::Sample, also }
-            }
+            "jdk.ExecutionSample" => Plan::Execution { stack, state: f("state"), samplers, custom },
             "jdk.NativeMethodSample" => Plan::Stack { kind: Kind::Native, stack, measure: Measure::Sample, also: Also::Nothing },
             "jdk.CPUTimeSample" => match f("samplingPeriod") {
                 Some(p) => Plan::Stack { kind: Kind::CpuTime, stack, measure: Measure::Duration(p), also: Also::Nothing },
@@ -937,7 +985,7 @@ fn plans(types: &Types, settings: &BTreeMap<(String, String), String>) -> FxHash
                 None => Plan::Skip,
             },
             "profiler.WallClockSample" => {
-                let also = if event == Some("wall") { Also::CpuWhen(f("state"), Running::Runnable) } else { Also::Nothing };
+                let also = if event == Some("wall") { Also::CpuWhenRunnable(f("state")) } else { Also::Nothing };
                 Plan::Stack { kind: Kind::Wall, stack, measure: Measure::Field(f("samples")), also }
             }
             "jdk.ObjectAllocationInNewTLAB" => Plan::Stack {
@@ -1038,8 +1086,10 @@ fn chunk(c: &mut Cursor, h: &Header, types: &Types, pools: &Pools, totals: &mut 
                 };
                 if let (Some(event), Some(name), Some(value)) = (event, name, value) {
                     let new = !totals.settings.contains_key(&(event.clone(), name.clone()));
-                    totals.settings.entry((event.clone(), name.clone())).or_insert(value);
-                    if new && event == "jdk.ActiveRecording" && name == "event" {
+                    // The settings that say which samplers ran, and so how samples are read.
+                    let samplers = matches!((event.as_str(), name.as_str()), ("jdk.ActiveRecording", "event") | ("jdk.ExecutionSample", "wall"));
+                    totals.settings.entry((event, name)).or_insert(value);
+                    if new && samplers {
                         plans = self::plans(types, &totals.settings);
                     }
                 }
@@ -1054,36 +1104,65 @@ fn chunk(c: &mut Cursor, h: &Header, types: &Types, pools: &Pools, totals: &mut 
                     Measure::Field(Some(i)) => fields[i].int().unwrap_or(0).max(0) as u64,
                     Measure::Duration(i) => (fields[i].int().unwrap_or(0).max(0) as f64 / ticks_per_nano) as u64,
                 };
-                let trace = stack.and_then(|i| fields[i].int()).unwrap_or(0);
-                let id = match stack_ids.get(&trace) {
-                    Some(&id) => id,
-                    None => {
-                        let id = resolve(trace, pools, &mut method_names, totals);
-                        stack_ids.insert(trace, id);
-                        id
-                    }
-                };
+                let id = event_stack(&fields, stack, pools, &mut stack_ids, &mut method_names, totals);
                 totals.add(kind, id, value, at)?;
                 match also {
                     Also::Nothing => {}
                     Also::Count(count) => totals.add(count, id, 1, at)?,
-                    Also::CpuWhen(state, running) => {
-                        let state = state.and_then(|i| fields[i].int()).and_then(|s| pools.thread_states.get(&s));
-                        let on_cpu = match (running, state.map(String::as_str)) {
-                            (_, None) => false,
-                            (Running::NotSleeping, Some(s)) => s != "STATE_SLEEPING",
-                            (Running::Runnable, Some(s)) => s == "STATE_RUNNABLE",
-                        };
-                        if on_cpu {
+                    Also::CpuWhenRunnable(state) => {
+                        let state = state.map(|i| thread_state(&fields[i], pools));
+                        if state == Some(None) {
+                            totals.unknown_states += 1;
+                        }
+                        if state == Some(Some("STATE_RUNNABLE")) {
                             totals.add(Kind::Cpu, id, value, at)?;
                         }
                     }
+                }
+            }
+            Plan::Execution { stack, state, samplers, custom } => {
+                let id = event_stack(&fields, stack, pools, &mut stack_ids, &mut method_names, totals);
+                let state = state.map(|i| thread_state(&fields[i], pools));
+                if state == Some(None) {
+                    totals.unknown_states += 1;
+                }
+                let (cpu, wall) = execution(samplers, custom, state);
+                if cpu {
+                    totals.add(Kind::Cpu, id, 1, at)?;
+                }
+                if wall {
+                    totals.add(Kind::Wall, id, 1, at)?;
                 }
             }
         }
         at = next;
     }
     Ok(())
+}
+
+/// The interned stack of an event whose `stackTrace` field is at index `stack` of `fields`,
+/// each of the chunk's stack traces resolved once.
+fn event_stack(
+    fields: &[Value],
+    stack: Option<usize>,
+    pools: &Pools,
+    stack_ids: &mut FxHashMap<i64, u32>,
+    method_names: &mut FxHashMap<i64, u32>,
+    totals: &mut Totals,
+) -> u32 {
+    let trace = stack.and_then(|i| fields[i].int()).unwrap_or(0);
+    if let Some(&id) = stack_ids.get(&trace) {
+        return id;
+    }
+    let id = resolve(trace, pools, method_names, totals);
+    stack_ids.insert(trace, id);
+    id
+}
+
+/// The name of the thread state a `state` field refers to (`STATE_RUNNABLE`, …), if the
+/// constant pools hold it.
+fn thread_state<'p>(field: &Value, pools: &'p Pools) -> Option<&'p str> {
+    field.int().and_then(|s| pools.thread_states.get(&s)).map(String::as_str)
 }
 
 /// The interned stack, root first, of stack trace `trace` of the chunk's pools.
@@ -1135,6 +1214,8 @@ fn finish(totals: Totals, first_start: Option<i64>, duration: i64, chunks: usize
     let mut warnings = Vec::new();
     let mut metadata = BTreeMap::new();
     let interval = setting("jdk.ExecutionSample", "interval").and_then(|v| v.trim().parse::<u64>().ok());
+    // async-profiler's wall-clock interval beside another event (`wall=…`).
+    let wall = setting("jdk.ExecutionSample", "wall");
     let mut graphs = Vec::new();
     for kind in KINDS {
         let sums = &totals.sums[kind as usize];
@@ -1147,7 +1228,9 @@ fn finish(totals: Totals, first_start: Option<i64>, duration: i64, chunks: usize
                 let period = match (kind, event) {
                     (Kind::Native, _) => setting("jdk.NativeMethodSample", "period").and_then(setting_nanos),
                     (Kind::Wall, Some("wall")) => interval,
-                    (Kind::Wall, _) => setting("jdk.ExecutionSample", "wall").and_then(|v| v.trim().parse().ok()),
+                    (Kind::Wall, _) => wall.and_then(|v| v.trim().parse().ok()),
+                    // `wall=…` with no event: the wall-clock sampler's running samples.
+                    (_, None) if wall.is_some() => wall.and_then(|v| v.trim().parse().ok()),
                     (_, None) => setting("jdk.ExecutionSample", "period").and_then(setting_nanos),
                     (_, Some(_)) => interval,
                 };
@@ -1231,6 +1314,13 @@ fn finish(totals: Totals, first_start: Option<i64>, duration: i64, chunks: usize
             if totals.lost == 1 { "" } else { "s" }
         ));
     }
+    if totals.unknown_states > 0 {
+        warnings.push(format!(
+            "JFR: {} sample{} a thread state not in the constant pools: not counted as running (cpu)",
+            totals.unknown_states,
+            if totals.unknown_states == 1 { " names" } else { "s name" }
+        ));
+    }
     if totals.missing > 0 {
         warnings.push(format!(
             "JFR: {} stack trace{} or method{} not in the constant pools, shown as [unknown]",
@@ -1271,6 +1361,29 @@ mod tests {
         assert_eq!(setting_nanos("everyChunk"), None);
         assert_eq!(setting_nanos("10 fortnights"), None);
         assert_eq!(setting_nanos("99999999999 d"), None, "overflow is no period");
+    }
+
+    #[test]
+    fn execution_samples_are_cpu_when_running_and_wall_when_the_wall_clock_sampler_took_them() {
+        let (runnable, sleeping, default) = (Some(Some("STATE_RUNNABLE")), Some(Some("STATE_SLEEPING")), Some(Some("STATE_DEFAULT")));
+        // The JDK, or async-profiler's cpu alone: running samples are CPU time, no wall.
+        assert_eq!(execution(Samplers::Cpu, false, runnable), (true, false));
+        assert_eq!(execution(Samplers::Cpu, false, default), (true, false));
+        assert_eq!(execution(Samplers::Cpu, false, sleeping), (false, false));
+        assert_eq!(execution(Samplers::Cpu, false, None), (true, false), "no state field: a CPU sample");
+        assert_eq!(execution(Samplers::Cpu, false, Some(None)), (false, false), "a state not in the pools: not running, as Pyroscope");
+        // Wall mode: every sample is wall time, the running ones CPU time too.
+        assert_eq!(execution(Samplers::Wall, false, runnable), (true, true));
+        assert_eq!(execution(Samplers::Wall, false, sleeping), (false, true));
+        assert_eq!(execution(Samplers::Wall, false, None), (false, true));
+        // CPU and wall together: the wall-clock sampler's samples carry a state, the CPU
+        // sampler's STATE_DEFAULT; a running wall-clock sample is CPU time too, as Pyroscope.
+        assert_eq!(execution(Samplers::CpuAndWall, false, default), (true, false));
+        assert_eq!(execution(Samplers::CpuAndWall, false, sleeping), (false, true));
+        assert_eq!(execution(Samplers::CpuAndWall, false, runnable), (true, true));
+        // A count of cycles (or another event) keeps to its own sampler's samples.
+        assert_eq!(execution(Samplers::CpuAndWall, true, runnable), (false, true));
+        assert_eq!(execution(Samplers::CpuAndWall, true, default), (true, false));
     }
 
     #[test]

@@ -33,7 +33,9 @@ use std::sync::mpsc;
 /// at the root, not dropped (py-spy writes them as the interpreter exits).
 /// 5: files of other tools (callgrind, Go's debug=1 text) and text mostly not stacks refused,
 /// not read as folded stacks.
-pub const DECODERS: u32 = 5;
+/// 6: JFR execution samples counted as CPU only when their thread state is known and not
+/// sleeping, and async-profiler's wall-clock samples beside CPU ones made a `wall` graph.
+pub const DECODERS: u32 = 6;
 
 use crate::config::Config;
 use crate::graph::frames::FrameTable;
