@@ -342,6 +342,120 @@ fn perf_script_printed_with_fewer_fields_folds_as_stackcollapse_perf_folds_a_ful
     }
 }
 
+/// Builds the perf-threads/ files `files` with `toml` as site.toml; fails on a warning about perf.
+fn build_perf_threads(dir: &Path, files: &[&str], toml: &str) -> PathBuf {
+    let input = dir.join("in");
+    let _ = std::fs::remove_dir_all(&input);
+    for file in files {
+        write(&input.join(file), &data(&format!("perf-threads/{file}")));
+    }
+    let config = dir.join("site.toml");
+    write(&config, toml.as_bytes());
+    let out = dir.join("out");
+    let o = build(&input, &out, &["--config", config.to_str().unwrap()]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert!(!err.lines().any(|l| l.starts_with("warning:") && l.contains(" perf")), "{err}");
+    out
+}
+
+/// The total of the folded stacks `folded` whose root frame is `root`.
+fn total_under(folded: &str, root: &str) -> u64 {
+    folded
+        .lines()
+        .filter(|l| l.split([';', ' ']).next() == Some(root))
+        .map(|l| l.rsplit_once(' ').unwrap().1.parse::<u64>().unwrap())
+        .sum()
+}
+
+/// The names threads.c (tests/data/perf-threads) gives its threads, and the root frame each
+/// must have: the whole name, its spaces `_` as inferno and stackcollapse-perf.pl make them.
+const THREADS: [(&str, &str); 4] =
+    [("Worker 3", "Worker_3"), ("Pool Worker 7", "Pool_Worker_7"), ("FS Broker 5906", "FS_Broker_5906"), ("threads", "threads")];
+
+#[test]
+fn perf_thread_names_with_numbers_keep_their_samples_in_their_events_graph_weighed_by_period() {
+    // perf-threads/threads.txt: `perf record -g` of threads named `Worker 3`, `Pool Worker 7`
+    // and `FS Broker 5906` (pthread_setname_np). The first number after a name's first word
+    // is not the thread id: each sample stays in the one `cpu-clock` graph, under its whole
+    // name, weighed by its period. The expected stacks are stackcollapse-perf.pl's, which
+    // reads `Pool Worker 7  4237` as the thread 7 of `Pool_Worker`, of the file with the names
+    // joined by `_` (README.md).
+    let dir = tempfile::tempdir().unwrap();
+    let out = build_perf_threads(dir.path(), &["threads.txt", "threads-pid.txt"], "");
+    assert_eq!(graphs_listed(&out, "threads.txt"), [("cpu-clock".to_string(), "nanoseconds".to_string())]);
+    assert_eq!(graphs_listed(&out, "threads-pid.txt"), [("cpu-clock".to_string(), "nanoseconds".to_string())]);
+    let folded = fold(dir.path(), &out.join("p/threads/g/cpu-clock"));
+    assert_eq!(folded, merged_sorted(&text("perf-threads/threads.folded")));
+    // `-F +pid` (`Pool Worker 7  4234/4237`): the same stacks.
+    assert_eq!(fold(dir.path(), &out.join("p/threads-pid/g/cpu-clock")), folded);
+    // Each thread's samples, found in the text by its name, weigh their periods in all.
+    let perf = text("perf-threads/threads.txt");
+    for (name, root) in THREADS {
+        let periods: u64 = perf
+            .lines()
+            .filter_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+            .map(|rest| rest.split_whitespace().nth(2).unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert!(periods > 0, "{name} has samples in threads.txt");
+        assert_eq!(total_under(&folded, root), periods, "{name}");
+    }
+    assert_eq!(folded.lines().filter(|l| !THREADS.iter().any(|(_, root)| l.starts_with(&format!("{root};")))).count(), 0, "{folded}");
+
+    // With `include_tid`, the root is the whole name and the pid/tid, as the script's --tid
+    // names it once the names are joined.
+    let out = build_perf_threads(dir.path(), &["threads-pid.txt"], "[perf]\ninclude_tid = true\n");
+    let folded = fold(dir.path(), &out.join("p/threads-pid/g/cpu-clock"));
+    assert_eq!(folded, merged_sorted(&text("perf-threads/threads-tid.folded")));
+    assert!(folded.lines().any(|l| l.starts_with("Pool_Worker_7-") && l.split(';').next().unwrap().contains('/')), "{folded}");
+}
+
+#[test]
+fn perf_samples_of_threads_that_exited_printed_as_minus_one_are_rooted_at_their_command() {
+    // perf-threads/exited.txt: `perf record -a -g` of short threads; perf prints the samples
+    // taken while a thread exited, after the kernel let go of its id, as `:-1    -1 [001] …`.
+    // They keep their period and their stack under the root `:-1` (with `include_tid`,
+    // `:-1-?/-1`), beside the program's own samples; no root is made of the line's fields.
+    let exited = text("perf-threads/exited.txt");
+    let unknown: Vec<&str> = exited.lines().filter(|l| l.starts_with(":-1 ")).collect();
+    assert!(!unknown.is_empty() && unknown.iter().all(|l| l.split_whitespace().nth(1) == Some("-1")), "{unknown:?}");
+    let dir = tempfile::tempdir().unwrap();
+    for (toml, expected, root) in [
+        ("", "perf-threads/exited.folded", ":-1"),
+        ("[perf]\ninclude_tid = true\n", "perf-threads/exited-tid.folded", ":-1-?/-1"),
+    ] {
+        let out = build_perf_threads(dir.path(), &["exited.txt"], toml);
+        assert_eq!(graphs_listed(&out, "exited.txt"), [("cpu-clock".to_string(), "nanoseconds".to_string())]);
+        let folded = fold(dir.path(), &out.join("p/exited/g/cpu-clock"));
+        assert_eq!(folded, merged_sorted(&text(expected)), "{toml}");
+        assert_eq!(total_under(&folded, root), 100000 * unknown.len() as u64, "{toml}");
+        assert!(folded.lines().all(|l| l.starts_with(&format!("{root};")) || l.starts_with("threads")), "{folded}");
+    }
+}
+
+#[test]
+fn a_tracepoint_recorded_without_call_chains_counts_each_sample_under_its_thread() {
+    // perf-threads/sched.txt: `perf record -e sched:sched_switch` without -g. Each sample is
+    // one line, its tracepoint's fields after the event, the next sample's line right after it
+    // (no blank line): each is a sample of its own with no frames, counted once under its
+    // thread's whole name. The expected stacks are stackcollapse-perf.pl's of the file with a
+    // blank line after each sample (it reads none without) and the names joined by `_`.
+    let sched = text("perf-threads/sched.txt");
+    assert!(!sched.contains("\n\n") && sched.lines().all(|l| l.contains(" sched:sched_switch: prev_comm=")));
+    let dir = tempfile::tempdir().unwrap();
+    let out = build_perf_threads(dir.path(), &["sched.txt"], "");
+    assert_eq!(graphs_listed(&out, "sched.txt"), [("samples".to_string(), "samples".to_string())]);
+    let folded = fold(dir.path(), &out.join("p/sched/g/samples"));
+    assert_eq!(folded, merged_sorted(&text("perf-threads/sched.folded")));
+    for (name, root) in THREADS {
+        let of_thread = |l: &&str| l.trim_start().strip_prefix(name).and_then(|r| r.strip_prefix(' ')).is_some_and(|r| r.trim_start().starts_with(|c: char| c.is_ascii_digit()));
+        let switches = sched.lines().filter(of_thread).count() as u64;
+        assert!(switches > 0, "{name}");
+        assert_eq!(total_under(&folded, root), switches, "{name}");
+    }
+    assert_eq!(folded.lines().count(), THREADS.len(), "one stack, the root alone, per thread: {folded}");
+}
+
 #[test]
 fn austins_comment_lines_are_skipped_and_its_mode_and_interval_kept() {
     // austin/austin.txt: the austin profiler's output of spin.py (see its make.sh), with its

@@ -90,7 +90,9 @@ pub fn first_perf_event(text: &[u8]) -> Option<(String, bool)> {
 
 /// Whether `sniff` starts with a sample that inferno's own test does not take: perf script's
 /// right-aligned command (`perf script -F` pads it), a sample without an event or without a
-/// time, or samples of one line each (recorded without `-g`, the frame after the event).
+/// time, samples of one line each (recorded without `-g`, the frame after the event), or
+/// samples without frames, one line each (a tracepoint recorded without `-g`: its fields
+/// after the event).
 fn is_perf_sample(sniff: &[u8]) -> bool {
     if sniff.contains(&0) {
         return false;
@@ -98,7 +100,11 @@ fn is_perf_sample(sniff: &[u8]) -> bool {
     let text = String::from_utf8_lossy(sniff);
     let mut lines = text.lines().skip_while(|l| l.trim().is_empty() || l.starts_with('#'));
     let Some(head) = lines.next().and_then(EventLine::read) else { return false };
-    head.frame.is_some() || lines.next().is_some_and(|l| l.starts_with([' ', '\t']) && is_frame(l.trim_start()))
+    let next = lines.next();
+    let sample = |h: &EventLine| h.fields && !h.event.is_empty();
+    head.frame.is_some()
+        || next.is_some_and(|l| l.starts_with([' ', '\t']) && is_frame(l.trim_start()))
+        || (sample(&head) && next.and_then(EventLine::read).is_some_and(|h| sample(&h)))
 }
 
 /// Whether `s` is a frame as `perf script` prints it: an address in hex, then its symbol.
@@ -111,8 +117,13 @@ fn is_frame(s: &str) -> bool {
 /// recorded without call chains, its one frame (`ip sym (dso)`), or a tracepoint's fields.
 #[derive(Debug, PartialEq)]
 struct EventLine {
+    /// Where the thread id (`tid` or `pid/tid`) starts: the command is the text before it.
+    id_at: usize,
     /// Where the words after the thread id start.
     rest: usize,
+    /// Whether the words after the thread id read as the fields perf prints there (see
+    /// [`find_id`]); when not, the id is the first word that can be one.
+    fields: bool,
     /// Whether a `time:` field comes before the event (`perf script -F` may leave it out).
     time: bool,
     /// Where the `[period] event` field starts and ends (at the colon after the event).
@@ -140,7 +151,7 @@ fn words_from(line: &str, from: usize) -> impl Iterator<Item = (usize, &str)> {
 
 impl EventLine {
     fn read(line: &str) -> Option<EventLine> {
-        let rest = id_end(line)?;
+        let Id { at: id_at, rest, fields } = find_id(line)?;
         let mut words = words_from(line, rest).peekable();
         let is_digits = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
         // `[cpu]`, then `seconds.fraction:` (each there only if perf printed it).
@@ -188,59 +199,229 @@ impl EventLine {
         };
         let tail = line[after..].trim_start();
         let frame = is_frame(tail).then(|| line.len() - tail.len());
-        Some(EventLine { rest, time, field: (start, end), event, period, more: !tail.trim_end().is_empty(), frame })
+        Some(EventLine { id_at, rest, fields, time, field: (start, end), event, period, more: !tail.trim_end().is_empty(), frame })
     }
 
-    /// The line as inferno reads every field of it: a time (zero where there is none), one
-    /// space before the period and the event, and a sample's one frame on a line of its own
-    /// after it (a blank line then ends the sample). perf pads the event names of a file of
-    /// several events to one width (`2004008  task-clock:`), and inferno, which splits at the
-    /// last space, would read no period there. None when inferno already reads the line so.
-    fn for_inferno(&self, line: &[u8]) -> Option<Vec<u8>> {
+    /// The line as inferno reads every field of it: the command and the thread id as read
+    /// here, a time (zero where there is none), one space before the period and the event,
+    /// and a sample's one frame on a line of its own after it (a blank line then ends the
+    /// sample). perf pads the event names of a file of several events to one width (`2004008
+    /// task-clock:`), and inferno, which splits at the last space, would read no period there.
+    /// inferno takes the first number after the command's first word for the thread id, and
+    /// cannot read -1: where it would read another id, the command is handed to it with its
+    /// spaces made `_` (one word, which it takes whole), as it names the root frame of a
+    /// command anyway (see [`root_frame`]), and an id -1 as [`UNKNOWN_ID`], put back in
+    /// the names it makes ([`restore_unknown_ids`]). `line` is the whole line, its end of line
+    /// included. None when inferno already reads the line so.
+    fn for_inferno(&self, line: &str) -> Option<Vec<u8>> {
         let field = match self.period {
             Some(p) => format!(" {p} {}", self.event),
             None => format!(" {}", self.event),
         };
+        let id = &line[self.id_at..self.rest];
+        let id_read = inferno_id_at(&line[..self.rest]) == Some(self.id_at) && id.ends_with(' ') && !self.unknown_id(line);
         // inferno takes the last word as the event and the one before it as the period, so
         // the spaces perf puts before the period do not matter: most lines stay as they are.
-        if self.time && !self.event.is_empty() && !self.more && line[self.field.0..self.field.1].ends_with(field.as_bytes()) {
+        let fields_read = self.time && !self.event.is_empty() && !self.more && line[self.field.0..self.field.1].ends_with(&field);
+        if id_read && fields_read {
             return None;
         }
         let mut out = Vec::with_capacity(line.len() + 16);
-        out.extend_from_slice(&line[..self.rest]);
+        if id_read {
+            out.extend_from_slice(line[..self.rest].as_bytes());
+        } else {
+            let id = id.trim_end().split('/').map(|p| if p == "-1" { UNKNOWN_ID } else { p }).collect::<Vec<_>>().join("/");
+            out.extend_from_slice(format!("{} {id} ", line[..self.id_at].trim().replace(' ', "_")).as_bytes());
+        }
+        if fields_read {
+            out.extend_from_slice(line[self.rest..].as_bytes());
+            return Some(out);
+        }
         out.extend_from_slice(b"0.0:");
         // A line that names no event gets an empty one, which inferno reads as such:
         // `0.0: 5 :` (period 5), `0.0: :`.
         out.extend_from_slice(field.trim_end().as_bytes());
         out.extend_from_slice(if self.event.is_empty() { b" :\n" } else { b":\n" });
         if let Some(frame) = self.frame {
-            let text = line[frame..].trim_ascii_end();
             out.push(b'\t');
-            out.extend_from_slice(text);
+            out.extend_from_slice(line[frame..].as_bytes().trim_ascii_end());
             out.extend_from_slice(b"\n\n");
         }
         Some(out)
     }
+
+    /// Whether the thread id, or the pid, is -1.
+    fn unknown_id(&self, line: &str) -> bool {
+        line[self.id_at..self.rest].trim_end().split('/').any(|p| p == "-1")
+    }
 }
 
-/// Where the words after a sample line's thread id start: the id is the first word after the
-/// command's first word that is all digits (`tid`, or `pid/tid`) and is followed by a space
-/// or ends the line. The command may be padded on the left (`perf script -F` aligns it).
-fn id_end(line: &str) -> Option<usize> {
+/// The root frame of the sample whose first line is `line`, its thread id from `id.0` to
+/// `id.1` ([`EventLine`]), as inferno names it for the same sample (and as
+/// stackcollapse-perf.pl would, did it not also take a number inside a command for the thread
+/// id): the whole command, its spaces made `_` (`Pool Worker 7` is `Pool_Worker_7`), then
+/// `-pid` (`include_pid`) or `-pid/tid` (`include_tid`), the pid `?` when perf printed only
+/// the thread's id.
+fn root_frame(line: &str, id: (usize, usize), p: &PerfConfig) -> String {
+    let mut root = line[..id.0].trim().replace(' ', "_");
+    let id = line[id.0..id.1].trim_end();
+    let (pid, tid) = id.rsplit_once('/').unwrap_or(("?", id));
+    if p.include_tid {
+        root.push_str(&format!("-{pid}/{tid}"));
+    } else if p.include_pid {
+        root.push_str(&format!("-{pid}"));
+    }
+    root
+}
+
+/// The thread id handed to inferno for -1, which it cannot read (it takes only digits): a
+/// number no pid can be (perf prints a pid as a 32-bit signed number, at most 10 digits).
+const UNKNOWN_ID: &str = "99999999999999999999";
+
+/// Puts -1 back in the root frames of inferno's folded stacks where [`EventLine::for_inferno`]
+/// handed it [`UNKNOWN_ID`] (in the `-pid` or `-pid/tid` that `include_pid` and `include_tid`
+/// add to the command).
+fn restore_unknown_ids(folded: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(folded);
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let root = line.find(';').unwrap_or(line.len());
+        match line[..root].rfind('-') {
+            Some(dash) => {
+                out.push_str(&line[..dash]);
+                out.push_str(&line[dash..root].replace(UNKNOWN_ID, "-1"));
+                out.push_str(&line[root..]);
+            }
+            None => out.push_str(line),
+        }
+    }
+    out.into_bytes()
+}
+
+/// The most bytes of a command as perf prints it: the kernel keeps 15 (`TASK_COMM_LEN` is 16
+/// with the NUL), and perf prints that name, or `:tid` for a thread it never saw named.
+const MAX_COMM: usize = 15;
+
+/// Where a sample line's thread id is.
+struct Id {
+    /// Where the id word starts.
+    at: usize,
+    /// Where the words after it start.
+    rest: usize,
+    /// Whether those words read as the fields perf prints after an id.
+    fields: bool,
+}
+
+/// Whether `word` can be a thread id as perf prints it: `tid` or `pid/tid`, each a number, or
+/// -1 (a thread whose id the kernel no longer had when it took the sample: perf prints it
+/// `:-1    -1`).
+fn is_id(word: &str) -> bool {
+    let part = |p: &str| p == "-1" || (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    let mut parts = 0;
+    word.split('/').all(|p| {
+        parts += 1;
+        part(p)
+    }) && parts <= 2
+}
+
+/// Finds a sample line's thread id: `comm [pid/]tid [cpu] [time:] [period] [event:]…`, the
+/// command padded on the left (`perf script -F` aligns it) and free to hold spaces and numbers
+/// of its own (`Pool Worker 7`, Firefox's `FS Broker 5906`), so the id is not simply the first
+/// number after the command's first word. It is a number word (or `pid/tid`, which no other
+/// field looks like) after which the line reads as perf prints the fields that follow an id
+/// ([`fields_after_id`]), the command before it no longer than a command can be. A reading
+/// that finds one of perf's own fields there (`[cpu]`, `time:` or an event) wins, the
+/// leftmost of them if several do; that settles every line perf prints with a time or a cpu.
+/// Failing one, a reading that finds a period, the sample's frame or nothing does, and of
+/// those the one that leaves the fewest words to the frame (`Worker 3  4236  2004008  55d0 f
+/// (m)` is the thread 4236, period 2004008, not the thread 3, period 4236 and a frame whose
+/// symbol is `55d0 f`), the leftmost if several leave the same. Without a time or a cpu,
+/// `Worker 3  4236 cycles:` reads two ways alike (the thread 3 of `Worker`, period 4236, or
+/// the thread 4236 of `Worker 3`): the leftmost is taken. A line that reads no way is read as
+/// before: the id is the first word that can be one.
+fn find_id(line: &str) -> Option<Id> {
     let mut at = line.len() - line.trim_start().len();
     at += line[at..].find(' ')?;
-    loop {
-        let start = at + 1;
-        let end = line[start..].find(' ').map_or(line.len(), |e| start + e);
-        let word = &line[start..end];
-        if !word.is_empty() && word.split('/').all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) && word.split('/').count() <= 2 {
-            return Some((end + 1).min(line.len()));
+    let mut first = None;
+    // The best reading without perf's own fields so far, and where its frame starts.
+    let mut weak: Option<(Id, usize)> = None;
+    for (start, word) in words_from(line, at + 1) {
+        if !is_id(word) {
+            continue;
         }
-        if end == line.len() {
-            return None;
+        let rest = (start + word.len() + 1).min(line.len());
+        first.get_or_insert(Id { at: start, rest, fields: false });
+        if line[..start].trim().len() > MAX_COMM {
+            continue;
         }
-        at = end;
+        match fields_after_id(line, rest) {
+            Some((true, _)) => return Some(Id { at: start, rest, fields: true }),
+            Some((false, frame)) if weak.as_ref().is_none_or(|&(_, f)| frame > f) => {
+                weak = Some((Id { at: start, rest, fields: true }, frame));
+            }
+            _ => {}
+        }
     }
+    weak.map(|(id, _)| id).or(first)
+}
+
+/// Whether `line` from byte `from` reads as the fields perf prints after a thread id:
+/// `[cpu]`, `time:`, a period, `event:` (anything may follow an event: its modifiers, a
+/// tracepoint's fields, a frame), each there only if `perf script -F` asked for it, or,
+/// without an event, the sample's one frame (`ip sym (dso)`) or nothing. Some((true, _)) when
+/// one of the cpu, the time or the event is there, Some((false, where the frame starts, or the
+/// line's end)) when the line reads so without any, None when it does not.
+fn fields_after_id(line: &str, from: usize) -> Option<(bool, usize)> {
+    let digits = |w: &str| !w.is_empty() && w.bytes().all(|b| b.is_ascii_digit());
+    // An event is named by more than digits and dots: `12.5:` is a time.
+    let event = |w: &str| w.len() > 1 && w.ends_with(':') && !w.starts_with(':') && !w.bytes().all(|b| b.is_ascii_digit() || b == b'.' || b == b':');
+    let frame = |s: &str| {
+        let s = s.trim();
+        is_frame(s) && s.ends_with(')') && s.contains(" (")
+    };
+    let mut words = words_from(line, from).peekable();
+    let mut strong = false;
+    if words.peek().is_some_and(|&(_, w)| w.len() > 2 && w.starts_with('[') && w.ends_with(']') && digits(&w[1..w.len() - 1])) {
+        words.next();
+        strong = true;
+    }
+    if words.peek().is_some_and(|&(_, w)| w.strip_suffix(':').and_then(|t| t.split_once('.')).is_some_and(|(a, b)| digits(a) && digits(b))) {
+        words.next();
+        strong = true;
+    }
+    let Some((at, w)) = words.next() else { return Some((strong, line.len())) };
+    if event(w) {
+        return Some((true, at));
+    }
+    if digits(w) {
+        // A period, then the end, an event or a frame.
+        match words.peek() {
+            None => return Some((strong, line.len())),
+            Some(&(_, e)) if event(e) => return Some((true, at)),
+            Some(&(next, _)) if frame(&line[next..]) => return Some((strong, next)),
+            Some(_) => {}
+        }
+    }
+    frame(&line[at..]).then_some((strong, at))
+}
+
+/// Where inferno 0.12 finds the thread id of a sample line (`perf::Folder::event_line_parts`):
+/// the first word after the first that is made of digits and `/` and is followed by a space.
+fn inferno_id_at(line: &str) -> Option<usize> {
+    let (mut word_start, mut all_digits, mut last_was_space) = (0, false, false);
+    for (i, c) in line.char_indices() {
+        if c == ' ' {
+            if all_digits && !last_was_space {
+                return Some(word_start);
+            }
+            word_start = i + 1;
+            all_digits = true;
+        } else if c != '/' && !c.is_ascii_digit() {
+            all_digits = false;
+        }
+        last_was_space = c == ' ';
+    }
+    None
 }
 
 /// Events of one `perf script` file made into graphs at most; the samples of any further
@@ -251,12 +432,17 @@ pub const MAX_PERF_EVENTS: usize = 16;
 const ROUTE_BATCH: usize = 1 << 18;
 
 /// One event's folder as the text is routed: its name, whether its samples carry a period,
-/// where its text goes and the text not sent yet.
+/// where its text goes and the text not sent yet; its samples without frames (see
+/// [`Pending`]) and whether an id -1 was handed to inferno, which go to the folder at the end
+/// (`tail`).
 struct Route<'scope> {
     event: String,
     period: bool,
     tx: Option<mpsc::SyncSender<std::io::Result<Vec<u8>>>>,
     batch: Vec<u8>,
+    frameless: BTreeMap<String, u64>,
+    unknown_ids: bool,
+    tail: mpsc::SyncSender<(Vec<u8>, bool)>,
     folding: std::thread::ScopedJoinHandle<'scope, Result<Decoded, String>>,
 }
 
@@ -270,6 +456,30 @@ impl Route<'_> {
         }
         self.batch.clear();
     }
+
+    fn push(&mut self, text: &[u8]) {
+        self.batch.extend_from_slice(text);
+        if self.batch.len() >= ROUTE_BATCH {
+            self.send();
+        }
+    }
+}
+
+/// A sample's first line, held until the next line says whether the sample has frames. A
+/// sample may have none: perf prints a tracepoint recorded without `-g` (`perf record -e
+/// sched:sched_switch`) as one line, its fields after the event, the next sample's line right
+/// after it, and a sample whose call chain is empty as its line and a blank line. Such a
+/// sample is its command alone (its root frame), weighed as the others are (its period, or
+/// 1), as stackcollapse-perf.pl counts one that a blank line ends; inferno leaves it out, and
+/// would take a next sample's line for a frame, so it never sees one.
+struct Pending {
+    route: usize,
+    /// The line as read, and as handed to inferno when it is rewritten for it.
+    line: Vec<u8>,
+    rewritten: Option<Vec<u8>>,
+    /// Where its thread id starts and the words after it start ([`EventLine`]).
+    id: (usize, usize),
+    weight: u64,
 }
 
 /// Folds `perf script` text with the `[perf]` options of `site.toml`: one graph per event
@@ -278,7 +488,8 @@ impl Route<'_> {
 /// each on a thread of its own. A first line without a time field (`perf script -F
 /// comm,pid,event,…`, older perf) is handed to inferno with a zero time, and one whose event
 /// is padded with one space before it (see [`EventLine::for_inferno`]), so that inferno reads
-/// every event and period.
+/// every event and period; so is one whose command holds a number, or whose thread is -1
+/// ([`find_id`]). A sample without frames is counted here, under its command ([`Pending`]).
 pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, String> {
     let max_line = config.limits.max_line_bytes;
     std::thread::scope(|scope| {
@@ -287,6 +498,23 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
         let mut current: Option<usize> = None;
         // Whether a sample's stack is being read: from its first line to a blank line.
         let mut in_stack = false;
+        // The first line of the sample being read while no line has followed it, and whether
+        // a sample has been ended by the next one's first line (samples of one line each).
+        let mut pending: Option<Pending> = None;
+        let mut lines_alone = false;
+        // The buffer of the last pending line, read into again.
+        let mut spare: Vec<u8> = Vec::with_capacity(256);
+        let frameless = |routes: &mut Vec<Route>, spare: &mut Vec<u8>, p: Pending| {
+            let text = String::from_utf8_lossy(&p.line);
+            let n = routes[p.route].frameless.entry(root_frame(&text, p.id, &config.perf)).or_default();
+            *n = n.saturating_add(p.weight);
+            *spare = p.line;
+        };
+        // The sample has a line after its first: its first goes to its folder.
+        let flush = |routes: &mut Vec<Route>, spare: &mut Vec<u8>, p: Pending| {
+            routes[p.route].push(p.rewritten.as_deref().unwrap_or(&p.line));
+            *spare = p.line;
+        };
         let mut left_out: BTreeMap<String, u64> = BTreeMap::new();
         let mut unreadable: u64 = 0;
         // The first frame line without `(module)` at its end, if one is met.
@@ -307,78 +535,132 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
             // lines are its frames (indented) unless one starts a sample that names its event.
             // Elsewhere a line starts a sample: perf may pad the command on the left.
             let indented = line.first().is_some_and(|b| b.is_ascii_whitespace());
-            if in_stack && indented && frame_without_module.is_none() && !line.trim_ascii_end().ends_with(b")") {
+            // Right after a sample's first line, a line padded with spaces (frames are indented
+            // with a tab) may start the next sample: perf pads the command of samples that it
+            // prints without their call chain. It does if it reads as every field perf prints.
+            let after_first = pending.is_some() && line[0] == b' ';
+            let unended = !line.trim_ascii_end().ends_with(b")");
+            if in_stack && indented && !after_first && frame_without_module.is_none() && unended {
                 frame_without_module = Some(number);
             }
             if line.iter().all(|b| b.is_ascii_whitespace()) {
                 in_stack = false;
-            } else if line[0] != b'#' && !(in_stack && indented) {
+                if let Some(p) = pending.take() {
+                    frameless(&mut routes, &mut spare, p);
+                }
+            } else if line[0] != b'#' && (!(in_stack && indented) || after_first) {
                 let text = String::from_utf8_lossy(&line);
                 let head = EventLine::read(text.trim_end_matches(['\n', '\r']))
-                    .filter(|h| !(in_stack || indented) || !h.event.is_empty() || h.frame.is_some());
-                let Some(head) = head else {
-                    if in_stack || indented {
-                        // Not a sample's first line inside a stack (perf's own messages,
-                        // addr2line's, land there), or an indented line outside one: the
-                        // stack's folder reads it as inferno does (it passes over such a line
-                        // and keeps the stack).
+                    .filter(|h| !(in_stack || indented) || !h.event.is_empty() || h.frame.is_some())
+                    .filter(|h| !(in_stack && indented) || h.fields);
+                match head {
+                    // A frame after all.
+                    None if in_stack && indented => {
+                        if frame_without_module.is_none() && unended {
+                            frame_without_module = Some(number);
+                        }
+                    }
+                    None => {
+                        if in_stack || indented {
+                            // Not a sample's first line inside a stack (perf's own messages,
+                            // addr2line's, land there), or an indented line outside one: the
+                            // stack's folder reads it as inferno does (it passes over such a
+                            // line and keeps the stack).
+                            if let Some(p) = pending.take() {
+                                flush(&mut routes, &mut spare, p);
+                            }
+                            if let Some(i) = current {
+                                routes[i].batch.extend_from_slice(&line);
+                            }
+                            continue;
+                        }
+                        if routes.is_empty() && left_out.is_empty() {
+                            return Err(format!(
+                                "perf script: line {number} does not start a sample (expected `comm [pid/]tid [time:] [period] [event:]`, the fields perf script prints)"
+                            ));
+                        }
+                        unreadable += 1;
+                        current = None;
+                        continue;
+                    }
+                    Some(head) => {
+                        if let Some(p) = pending.take() {
+                            frameless(&mut routes, &mut spare, p);
+                            lines_alone = true;
+                        }
+                        if head.frame.is_some() && frame_without_module.is_none() && !text.trim_end().ends_with(')') {
+                            frame_without_module = Some(number);
+                        }
+                        in_stack = true;
+                        current = match routes.iter().position(|r| r.event == head.event) {
+                            Some(i) => Some(i),
+                            None if routes.len() < MAX_PERF_EVENTS => {
+                                let (tx, rx) = mpsc::sync_channel(4);
+                                let (tail, tail_rx) = mpsc::sync_channel(1);
+                                let options = perf_options(&config.perf, &head.event);
+                                let ids_named = options.include_pid || options.include_tid;
+                                let folding = scope.spawn(move || {
+                                    let mut folder = perf::Folder::from(options);
+                                    let mut out = collapse(&mut folder, &mut super::ChannelReader::new(rx), "perf")?;
+                                    let (frameless, unknown_ids): (Vec<u8>, bool) = tail_rx.recv().unwrap_or_default();
+                                    if unknown_ids && ids_named {
+                                        out = restore_unknown_ids(&out);
+                                    }
+                                    out.extend_from_slice(&frameless);
+                                    finish(out, config, "perf")
+                                });
+                                routes.push(Route {
+                                    event: head.event.clone(),
+                                    period: head.period.is_some(),
+                                    tx: Some(tx),
+                                    batch: Vec::with_capacity(ROUTE_BATCH),
+                                    frameless: BTreeMap::new(),
+                                    unknown_ids: false,
+                                    tail,
+                                    folding,
+                                });
+                                Some(routes.len() - 1)
+                            }
+                            None => {
+                                *left_out.entry(head.event.clone()).or_default() += 1;
+                                None
+                            }
+                        };
                         if let Some(i) = current {
-                            routes[i].batch.extend_from_slice(&line);
+                            let r = &mut routes[i];
+                            r.unknown_ids |= head.unknown_id(&text);
+                            let rewritten = head.for_inferno(&text);
+                            if head.frame.is_some() {
+                                // A sample of one line (perf record without -g) is whole: what
+                                // follows it up to the next sample (`-F +srcline`'s lines) is not
+                                // a frame.
+                                r.push(rewritten.as_deref().unwrap_or(&line));
+                                in_stack = false;
+                                current = None;
+                            } else {
+                                let (id, weight) = ((head.id_at, head.rest), head.period.unwrap_or(1));
+                                let held = std::mem::replace(&mut line, std::mem::take(&mut spare));
+                                pending = Some(Pending { route: i, line: held, rewritten, id, weight });
+                            }
                         }
                         continue;
                     }
-                    if routes.is_empty() && left_out.is_empty() {
-                        return Err(format!(
-                            "perf script: line {number} does not start a sample (expected `comm [pid/]tid [time:] [period] [event:]`, the fields perf script prints)"
-                        ));
-                    }
-                    unreadable += 1;
-                    current = None;
-                    continue;
-                };
-                if head.frame.is_some() && frame_without_module.is_none() && !text.trim_end().ends_with(')') {
-                    frame_without_module = Some(number);
                 }
-                in_stack = true;
-                current = match routes.iter().position(|r| r.event == head.event) {
-                    Some(i) => Some(i),
-                    None if routes.len() < MAX_PERF_EVENTS => {
-                        let (tx, rx) = mpsc::sync_channel(4);
-                        let options = perf_options(&config.perf, &head.event);
-                        let folding = scope.spawn(move || {
-                            let mut folder = perf::Folder::from(options);
-                            fold(&mut folder, &mut super::ChannelReader::new(rx), config, "perf")
-                        });
-                        routes.push(Route { event: head.event.clone(), period: head.period.is_some(), tx: Some(tx), batch: Vec::with_capacity(ROUTE_BATCH), folding });
-                        Some(routes.len() - 1)
-                    }
-                    None => {
-                        *left_out.entry(head.event.clone()).or_default() += 1;
-                        None
-                    }
-                };
-                if let (Some(i), Some(rewritten)) = (current, head.for_inferno(text.as_bytes())) {
-                    let r = &mut routes[i];
-                    r.batch.extend_from_slice(&rewritten);
-                    if r.batch.len() >= ROUTE_BATCH {
-                        r.send();
-                    }
-                    if head.frame.is_some() {
-                        // A sample of one line (perf record without -g) is whole: what follows
-                        // it up to the next sample (`-F +srcline`'s lines) is not a frame.
-                        in_stack = false;
-                        current = None;
-                    }
-                    continue;
+            }
+            if line[0] != b'#' && !line.iter().all(|b| b.is_ascii_whitespace()) {
+                // A line of the stack: the sample has one.
+                if let Some(p) = pending.take() {
+                    flush(&mut routes, &mut spare, p);
                 }
             }
             if let Some(i) = current {
-                let r = &mut routes[i];
-                r.batch.extend_from_slice(&line);
-                if r.batch.len() >= ROUTE_BATCH {
-                    r.send();
-                }
+                routes[i].push(&line);
             }
+        }
+        // A first line that ends the text is a sample of its own in a text of such samples;
+        // elsewhere it is a sample cut before its stack, which neither collapser keeps.
+        if let Some(p) = pending.take().filter(|_| lines_alone) {
+            frameless(&mut routes, &mut spare, p);
         }
         if routes.is_empty() {
             return Err("perf: no samples found (is the file truncated, or were stacks not recorded?)".into());
@@ -388,6 +670,9 @@ pub fn decode_perf(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded,
             if !r.batch.is_empty() {
                 r.send();
             }
+            let frameless: String = r.frameless.iter().map(|(root, n)| format!("{root} {n}\n")).collect();
+            // A folder that gave up has dropped its receiver: its error is reported below.
+            let _ = r.tail.send((frameless.into_bytes(), r.unknown_ids));
             drop(r.tx.take());
             let folded = r.folding.join().unwrap_or_else(|_| Err("perf: the folder failed".into()));
             results.push((r.event, r.period, folded));
@@ -527,14 +812,24 @@ fn quiet_inferno_panics() {
 /// ([`calltree::drop_escape_underscores`]). A panic inside the parser (hostile input it did
 /// not expect) becomes an error, not a crash.
 fn fold(folder: &mut impl Collapse, reader: &mut dyn BufRead, config: &Config, format: &'static str) -> Result<Decoded, String> {
+    let out = collapse(folder, reader, format)?;
+    finish(out, config, format)
+}
+
+/// The folded stacks inferno's folder writes for the whole stream (see [`fold`]).
+fn collapse(folder: &mut impl Collapse, reader: &mut dyn BufRead, format: &'static str) -> Result<Vec<u8>, String> {
     quiet_inferno_panics();
     let mut out = Vec::new();
     let result = catch_unwind(AssertUnwindSafe(|| folder.collapse(&mut *reader, &mut out)));
     match result {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return Err(format!("{format}: {e}")),
-        Err(_) => return Err(format!("{format}: the input is malformed (inferno's {format} parser gave up)")),
+        Ok(Ok(())) => Ok(out),
+        Ok(Err(e)) => Err(format!("{format}: {e}")),
+        Err(_) => Err(format!("{format}: the input is malformed (inferno's {format} parser gave up)")),
     }
+}
+
+/// Reads folded stacks written by inferno (see [`fold`]).
+fn finish(mut out: Vec<u8>, config: &Config, format: &'static str) -> Result<Decoded, String> {
     calltree::drop_escape_underscores(&mut out);
     read_folded(&out, config, format)
 }
@@ -912,5 +1207,107 @@ mod tests {
         assert!(inferno_folded(&perf, "cycles").contains("recv_task::_{{closure}}"));
         let d = decode_perf(&mut perf.as_bytes(), &Config::default()).unwrap();
         assert_eq!(folded_of(&d), "prog;main;crucible::recv_task::{{closure}} 5\n");
+    }
+
+    /// `decode_perf` of `text` with the `[perf]` options `p`: each graph's name and folded stacks.
+    fn perf_graphs(text: &str, p: &PerfConfig) -> Vec<(String, String)> {
+        let mut c = Config::default();
+        c.perf = p.clone();
+        let d = decode_perf(&mut text.as_bytes(), &c).unwrap();
+        d.graphs.iter().map(|g| (g.name.clone(), crate::store::fold::folded_lines(&g.table).concat())).collect()
+    }
+
+    #[test]
+    fn a_command_holding_numbers_is_read_whole() {
+        // Thread names as applications set them (tests/formats_text.rs checks real recordings).
+        for (line, comm, period) in [
+            ("Pool Worker 7  4237 12546.353050:    2004008 cpu-clock:ppp: ", "Pool Worker 7", Some(2004008)),
+            ("FS Broker 5906  4238 [001] 12546.353050:    2004008 cpu-clock:ppp: ", "FS Broker 5906", Some(2004008)),
+            ("Worker 3  4234/4236  12546.353050:    2004008 cpu-clock:ppp: ", "Worker 3", Some(2004008)),
+            ("        Worker 3  4236 [000] 12549.4: sched:sched_switch: prev_comm=Worker 3 prev_pid=4236 prev_prio=120", "Worker 3", None),
+            ("  FS Broker 5906  4238 12546.3:    2004008 cpu-clock:  55d0 broker+0x9 (/tmp/threads)", "FS Broker 5906", Some(2004008)),
+            // Without a time, a cpu or an event: a period and a frame, the frame alone.
+            ("        Worker 3  4236    2004008   55d0 f (/p)", "Worker 3", Some(2004008)),
+            ("        3 2 1  4236    2004008   55d0 f (/p)", "3 2 1", Some(2004008)),
+            // A command that is a number, and a number word at the end of the longest command.
+            ("1234  4236 12546.3: 5 cycles: ", "1234", Some(5)),
+            ("a b c d e f g 7  4236 12546.3: 5 cycles: ", "a b c d e f g 7", Some(5)),
+            (":-1    -1 [001] 12546.3:     250000 cycles: ", ":-1", Some(250000)),
+            ("             :-1 -1/-1   [001] 12546.3:     250000 cycles:  1 f (/p)", ":-1", Some(250000)),
+        ] {
+            let head = EventLine::read(line).unwrap_or_else(|| panic!("{line}"));
+            assert!(head.fields, "{line}");
+            assert_eq!((line[..head.id_at].trim(), head.period), (comm, period), "{line}");
+        }
+        // Without a time or a cpu, a number ending the command reads two ways; the first is
+        // taken (the thread 3 of `Worker`, its period 4236).
+        let head = EventLine::read("Worker 3  4236 cycles: ").unwrap();
+        assert_eq!((&"Worker 3  4236 cycles: "[..head.id_at], head.period), ("Worker ", Some(4236)));
+        // A line that reads as no field set perf prints takes the first number, as before.
+        let head = EventLine::read("message 12 from a tool").unwrap();
+        assert!(!head.fields && head.event.is_empty());
+        // A command longer than perf prints (15 bytes) does not hide the id before it.
+        let head = EventLine::read("prog 2124 2026-11-28 10:15:00.5 250000 cycles: ").unwrap();
+        assert_eq!(&"prog 2124 "[..head.id_at], "prog ");
+
+        let text = "Pool Worker 7  4237 12546.35:    2004008 cpu-clock:ppp: \n\t1 leaf (/p)\n\t2 run (/p)\n\n\
+                    FS Broker 5906  4234/4238 12546.36:    1000000 cpu-clock:ppp: \n\t1 leaf (/p)\n\n\
+                    \x20       Worker 3  4236 12546.37:    3000000 cpu-clock:ppp:  1 leaf (/p)\n";
+        assert!(is_perf(text.as_bytes()));
+        assert_eq!(first_perf_event(text.as_bytes()), Some(("cpu-clock".into(), true)));
+        let graphs = perf_graphs(text, &PerfConfig::default());
+        let expected = "FS_Broker_5906;leaf 1000000\nPool_Worker_7;run;leaf 2004008\nWorker_3;leaf 3000000\n";
+        assert_eq!(graphs, [("cpu-clock".to_string(), expected.to_string())]);
+        // What inferno prints once each name is one word, and what it prints as it is: a root
+        // frame cut at the name's number.
+        let joined = text.replace("Pool Worker 7", "Pool_Worker_7").replace("FS Broker 5906", "FS_Broker_5906").replace("Worker 3", "Worker_3");
+        let mut as_is = joined.clone();
+        as_is.truncate(as_is.find("\x20       Worker_3").unwrap());
+        assert_eq!(inferno_folded(&as_is, "cpu-clock"), "FS_Broker_5906;leaf 1000000\nPool_Worker_7;run;leaf 2004008\n");
+        assert!(inferno_folded(&text[..text.find("\x20       Worker").unwrap()], "cpu-clock").contains("Pool_Worker;run;leaf"));
+        let p = PerfConfig { include_tid: true, ..PerfConfig::default() };
+        let graphs = perf_graphs(text, &p);
+        assert!(graphs[0].1.contains("FS_Broker_5906-4234/4238;leaf 1000000\n") && graphs[0].1.contains("Pool_Worker_7-?/4237;run;leaf"), "{graphs:?}");
+    }
+
+    #[test]
+    fn a_thread_id_of_minus_one_is_read_and_named() {
+        let text = ":-1    -1 [001] 1234.567890:     250000 cycles: \n\t1 exit (/k)\n\n\
+                    prog  2124 [001] 1234.6:     100000 cycles: \n\t1 main (/p)\n\n\
+                    :-1 -1/-1 [000] 1234.7:     250000 cycles: \n\t1 exit (/k)\n\n";
+        assert!(is_perf(text.as_bytes()));
+        for (p, exited) in [
+            (PerfConfig::default(), ":-1;exit 500000\n"),
+            (PerfConfig { include_pid: true, ..PerfConfig::default() }, ":-1--1;exit 250000\n:-1-?;exit 250000\n"),
+            (PerfConfig { include_tid: true, ..PerfConfig::default() }, ":-1--1/-1;exit 250000\n:-1-?/-1;exit 250000\n"),
+        ] {
+            let graphs = perf_graphs(text, &p);
+            let prog = if p.include_tid { "prog-?/2124" } else if p.include_pid { "prog-?" } else { "prog" };
+            assert_eq!(graphs, [("cycles".to_string(), format!("{exited}{prog};main 100000\n"))], "{p:?}");
+        }
+    }
+
+    #[test]
+    fn samples_without_frames_count_under_their_command() {
+        // A tracepoint recorded without -g: one line a sample, no blank line between them.
+        let text = "         threads  9769 [000] 12756.269156: sched:sched_switch: prev_comm=threads prev_pid=9769 prev_prio=120 prev_state=S ==> next_comm=Worker 3 next_pid=9771 next_prio=120\n\
+                    \x20       Worker 3  9771 [000] 12756.269863: sched:sched_switch: prev_comm=Worker 3 prev_pid=9771 prev_prio=120 prev_state=R ==> next_comm=threads next_pid=9769 next_prio=120\n\
+                    \x20       Worker 3  9771 [001] 12756.270001: sched:sched_switch: prev_comm=Worker 3 prev_pid=9771 prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120\n";
+        assert!(is_perf(text.as_bytes()));
+        assert_eq!(perf_graphs(text, &PerfConfig::default()), [("samples".to_string(), "Worker_3 2\nthreads 1\n".to_string())]);
+        let p = PerfConfig { include_tid: true, ..PerfConfig::default() };
+        assert_eq!(perf_graphs(text, &p)[0].1, "Worker_3-?/9771 2\nthreads-?/9769 1\n");
+        // stackcollapse-perf.pl counts a sample that a blank line ends; inferno leaves it out
+        // (and would take the next sample's line for a frame).
+        let blank = text.replace("120\n", "120\n\n");
+        assert_eq!(inferno_folded(&blank, "sched"), "");
+        assert_eq!(perf_graphs(&blank, &PerfConfig::default())[0].1, "Worker_3 2\nthreads 1\n");
+        // Beside samples with frames, weighed by their period.
+        let mixed = "prog 2124 1.0: 250000 cycles: \n\t1 f (/p)\n\nprog 2124 1.1: 100000 cycles: \n\nprog 2124 1.2: 7 cycles: \nprog 2124 1.3: 5 cycles: \n\t1 f (/p)\n\n";
+        assert_eq!(perf_graphs(mixed, &PerfConfig::default()), [("cycles".to_string(), "prog 100007\nprog;f 250005\n".to_string())]);
+        // A first line that ends the text after samples with stacks is a sample cut before its
+        // stack: left out, as both collapsers leave it.
+        let cut = "prog 2124 1.0: 250000 cycles: \n\t1 f (/p)\n\nprog 2124 1.1: 100000 cycles: \n";
+        assert_eq!(perf_graphs(cut, &PerfConfig::default())[0].1, "prog;f 250000\n");
     }
 }

@@ -35,7 +35,9 @@ use std::sync::mpsc;
 /// not read as folded stacks.
 /// 6: JFR execution samples counted as CPU only when their thread state is known and not
 /// sleeping, and async-profiler's wall-clock samples beside CPU ones made a `wall` graph.
-pub const DECODERS: u32 = 6;
+/// 7: perf script thread names holding numbers (`Pool Worker 7`) and ids -1 read whole, and
+/// samples without frames (tracepoints recorded without -g) counted under their command.
+pub const DECODERS: u32 = 7;
 
 use crate::config::Config;
 use crate::graph::frames::FrameTable;
