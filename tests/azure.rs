@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 
 use crate::common::*;
 use futures::TryStreamExt;
@@ -25,15 +25,40 @@ impl Azurite {
         let bin = here.join("node_modules/.bin/azurite-blob");
         assert!(bin.is_file(), "Azurite is missing: {} (bash scripts/test.sh installs it: cd tests/azure && npm ci)", bin.display());
         let data = tempfile::tempdir().unwrap();
-        let port = free_port();
-        let child = Command::new(&bin)
-            .args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string(), "--skipApiVersionCheck", "--silent", "--location"])
-            .arg(data.path())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("azurite starts");
-        wait_listening(port, "Azurite", 30);
+        // Azurite is a node program: under load (the browser tests beside these) it may take
+        // long to start, and the port found free may be taken before it binds. It is given a
+        // minute and a half, started again on another port if it exits, and its own output is
+        // shown if it never listens.
+        let log = data.path().join("azurite.log");
+        let said = || std::fs::read_to_string(&log).unwrap_or_default();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+        let mut tries = 0;
+        let (child, port) = loop {
+            tries += 1;
+            let port = free_port();
+            let out = std::fs::File::create(&log).unwrap();
+            let mut child = Command::new(&bin)
+                .args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string(), "--skipApiVersionCheck", "--location"])
+                .arg(data.path().join("store"))
+                .stdout(out.try_clone().unwrap())
+                .stderr(out)
+                .spawn()
+                .expect("azurite starts");
+            let exited = loop {
+                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                    break None;
+                }
+                if let Some(status) = child.try_wait().unwrap() {
+                    break Some(status);
+                }
+                assert!(std::time::Instant::now() < deadline, "Azurite did not listen on port {port} within 90 s; it said:\n{}", said());
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            };
+            match exited {
+                None => break (child, port),
+                Some(status) => assert!(tries < 3, "Azurite exited ({status}) {tries} times; the last said:\n{}", said()),
+            }
+        };
         let made = Command::new("node").arg(here.join("make-container.mjs")).arg(port.to_string()).arg(CONTAINER).output().unwrap();
         assert!(made.status.success(), "making the container: {}{}", stdout(&made), stderr(&made));
         Azurite { child, port, _data: data }
