@@ -74,12 +74,15 @@ function effectiveBackground(layers) {
 // ---- What the page shows, collected in the page (plain data back to the test) ----
 
 /**
- * Every visible piece of text under `root` (elements with text of their own, and the
- * generated `::after` text of the comparison's change cells), with its colour, the product
- * of its and its ancestors' opacities, and its background layers up to the first opaque one.
- * Disabled controls (which WCAG exempts) and text hidden for screen readers only are left out.
+ * What carries colour under `root`, each with its colour and its background layers up to the
+ * first opaque one (one function, run in the page):
+ * - `text`: every visible piece of text (elements with text of their own, and the generated
+ *   `::after` text of the comparison's change cells), with the product of its and its
+ *   ancestors' opacities; disabled controls (which WCAG exempts) and text hidden for screen
+ *   readers only are left out;
+ * - `marks`: a chart's marks (its points and lines) and a key's swatches (their outlines).
  */
-function textColours(root) {
+function pageColours(root) {
   const bgLayers = (el) => {
     const out = [];
     for (let e = el; e; e = e.parentElement) {
@@ -116,37 +119,22 @@ function textColours(root) {
     const layers = bgLayers(svg);
     for (const t of svg.querySelectorAll("text")) out.push({ what: `chart text "${t.textContent}"`, color: getComputedStyle(t).fill, opacity: opacity(t), layers, change: false });
   }
-  return out;
-}
-
-/** A chart's marks (its points and lines) and a key's swatches (their outlines), with what is behind them. */
-function markColours(root) {
-  const bgLayers = (el) => {
-    const out = [];
-    for (let e = el; e; e = e.parentElement) {
-      const c = getComputedStyle(e).backgroundColor;
-      out.push(c);
-      const a = /rgba\([^)]*,\s*([\d.]+)\)/.exec(c);
-      if (!a || Number(a[1]) === 1) break;
-    }
-    return out;
-  };
-  const out = [];
+  const marks = [];
   for (const svg of document.querySelectorAll(`${root} svg.fs-trend, ${root} svg.fs-spark`)) {
     if (!svg.checkVisibility()) continue;
     const layers = bgLayers(svg);
-    for (const c of svg.querySelectorAll("circle")) out.push({ what: `${svg.getAttribute("class")} point ${c.getAttribute("class") || ""}`, color: getComputedStyle(c).fill, layers });
-    for (const l of svg.querySelectorAll("polyline")) out.push({ what: `${svg.getAttribute("class")} line ${l.getAttribute("class") || ""}`, color: getComputedStyle(l).stroke, layers });
+    for (const c of svg.querySelectorAll("circle")) marks.push({ what: `${svg.getAttribute("class")} point ${c.getAttribute("class") || ""}`, color: getComputedStyle(c).fill, layers });
+    for (const l of svg.querySelectorAll("polyline")) marks.push({ what: `${svg.getAttribute("class")} line ${l.getAttribute("class") || ""}`, color: getComputedStyle(l).stroke, layers });
   }
   for (const sw of document.querySelectorAll(`${root} .fs-legend-bar, ${root} .fs-share-bar`)) {
     if (!sw.checkVisibility()) continue;
-    out.push({ what: `swatch ${sw.className}`, color: getComputedStyle(sw).borderTopColor, layers: bgLayers(sw.parentElement) });
+    marks.push({ what: `swatch ${sw.className}`, color: getComputedStyle(sw).borderTopColor, layers: bgLayers(sw.parentElement) });
   }
   for (const k of document.querySelectorAll(`${root} .fs-palette-key > span`)) {
     if (!k.checkVisibility()) continue;
-    out.push({ what: `swatch of ${k.textContent}`, color: getComputedStyle(k, "::before").borderTopColor, layers: bgLayers(k) });
+    marks.push({ what: `swatch of ${k.textContent}`, color: getComputedStyle(k, "::before").borderTopColor, layers: bgLayers(k) });
   }
-  return out;
+  return { text: out, marks };
 }
 
 const hex = (c) => `#${c.slice(0, 3).map((v) => Math.round(v).toString(16).padStart(2, "0")).join("")}`;
@@ -342,8 +330,8 @@ describe("colours that carry meaning", () => {
           await page.evaluate(() => document.querySelectorAll(".fs-changepoints details").forEach((d) => (d.open = true)));
           if (scheme === "dark") await shot(page, "series-dark", { fullPage: true });
         }
-        const text = ratios(await page.evaluate(textColours, p.root));
-        const marks = ratios(await page.evaluate(markColours, p.root));
+        const colours = await page.evaluate(pageColours, p.root);
+        const [text, marks] = [ratios(colours.text), ratios(colours.marks)];
         for (const t of text) {
           if (t.change) changes[p.name] = (changes[p.name] || 0) + 1;
           if (t.ratio < 4.5) failures.push(`${p.name}: text ${t.what} ${t.fg} (${t.color}, opacity ${t.opacity.toFixed(2)}) on ${t.bg}: ${t.ratio.toFixed(2)}:1`);
