@@ -50,6 +50,11 @@ fn entry<'a>(index: &'a serde_json::Value, slug: &str) -> &'a serde_json::Value 
     index["profiles"].as_array().unwrap().iter().find(|e| e["slug"] == slug).unwrap_or_else(|| panic!("{slug}: {index}"))
 }
 
+/// A run's graphs as (name, unit), in the order of its listing.
+fn graph_units(entry: &serde_json::Value) -> Vec<(&str, &str)> {
+    entry["graphs"].as_array().unwrap().iter().map(|g| (g["name"].as_str().unwrap(), g["unit"].as_str().unwrap())).collect()
+}
+
 fn fold(dir: &Path, graph: &Path) -> String {
     let o = run(dir, &["fold", graph.to_str().unwrap()]);
     assert!(o.status.success(), "{}: {}", graph.display(), stderr(&o));
@@ -130,8 +135,7 @@ fn a_recording_that_does_not_say_its_period_counts_samples_and_says_so() {
     assert!(err.contains("noperiod.jfr") && err.contains("does not say the sampling period of its cpu samples"), "{err}");
     let index = index(&out);
     let e = entry(&index, "noperiod");
-    let units: Vec<(&str, &str)> =
-        e["graphs"].as_array().unwrap().iter().map(|g| (g["name"].as_str().unwrap(), g["unit"].as_str().unwrap())).collect();
+    let units = graph_units(e);
     assert_eq!(units[..2], [("cpu", "samples"), ("native", "samples")], "{units:?}");
     assert!(e["metadata"].get("cpu period").is_none(), "{}", e["metadata"]);
     // The same stacks, each counted once per sample: the expected nanoseconds over 10 ms.
@@ -176,8 +180,7 @@ fn jdk25_cpu_time_samples_make_a_graph_each_worth_its_sampling_period() {
     let index = index(&out);
     let e = entry(&index, "cputime");
     assert_eq!(e["format"], "jfr", "{e}");
-    let graphs: Vec<(&str, &str)> =
-        e["graphs"].as_array().unwrap().iter().map(|g| (g["name"].as_str().unwrap(), g["unit"].as_str().unwrap())).collect();
+    let graphs = graph_units(e);
     assert_eq!(graphs, [("cpu_time", "nanoseconds")]);
     let want = std::fs::read_to_string(data().join("expected-cputime.cpu_time.folded")).unwrap();
     assert_eq!(want.lines().count(), 3, "{want}");
@@ -357,8 +360,7 @@ fn a_recording_of_cpu_and_wall_together_gives_the_cpu_pyroscope_gives_and_a_wall
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
     let listing = index(&out);
     let e = entry(&listing, "async-profiler");
-    let graphs: Vec<(&str, &str)> =
-        e["graphs"].as_array().unwrap().iter().map(|g| (g["name"].as_str().unwrap(), g["unit"].as_str().unwrap())).collect();
+    let graphs = graph_units(e);
     assert_eq!(
         graphs,
         [
@@ -406,8 +408,7 @@ fn a_recording_of_cpu_and_wall_together_gives_the_cpu_pyroscope_gives_and_a_wall
     assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
     let listing = index(&out);
     let e = entry(&listing, "wallonly");
-    let units: Vec<(&str, &str)> =
-        e["graphs"].as_array().unwrap().iter().map(|g| (g["name"].as_str().unwrap(), g["unit"].as_str().unwrap())).collect();
+    let units = graph_units(e);
     assert_eq!(units[..2], [("cpu", "nanoseconds"), ("wall", "nanoseconds")], "{units:?}");
     assert_eq!(e["metadata"]["cpu period"], "200 ms", "{}", e["metadata"]);
     let cpu = fold(dir.path(), &out.join("p/wallonly/g/cpu"));
