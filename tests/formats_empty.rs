@@ -9,11 +9,6 @@ use std::path::Path;
 
 use crate::common::*;
 
-fn data(rel: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
 /// Each graph of the run `slug` as (name, unit, total), from the built site's listings.
 fn totals(out: &Path, slug: &str) -> Vec<(String, String, u64)> {
     let index = listing(out);
@@ -43,10 +38,10 @@ fn speedscope_samples_with_no_frames_count_at_the_root_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     // py-spy: 54 samples of 20 ms, the last one `[]`; make.sh's fixture: 95, the last one `[]`.
-    write(&input.join("exit.json"), &data("speedscope/py-spy-exit.speedscope.json"));
-    write(&input.join("py.json"), &data("speedscope/py-spy.speedscope.json"));
+    write(&input.join("exit.json"), &test_data("speedscope/py-spy-exit.speedscope.json"));
+    write(&input.join("py.json"), &test_data("speedscope/py-spy.speedscope.json"));
     // By hand: `work` open 0–3 ms and 5–6 ms, nothing 3–5 ms.
-    write(&input.join("gap.json"), &data("speedscope/gap.evented.speedscope.json"));
+    write(&input.join("gap.json"), &test_data("speedscope/gap.evented.speedscope.json"));
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);
     let err = stderr(&o);

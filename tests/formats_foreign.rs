@@ -6,14 +6,8 @@
 //! command that makes a file that is read, and every other profile still builds.
 //! tests/data/foreign/README.md says where each file came from.
 
-use std::path::Path;
 
 use crate::common::*;
-
-fn foreign(name: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/foreign").join(name);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 #[test]
 fn files_of_other_tools_are_refused_by_what_they_are_and_the_profiles_beside_them_build() {
@@ -36,7 +30,7 @@ fn files_of_other_tools_are_refused_by_what_they_are_and_the_profiles_beside_the
         ("packed.folded.lz4", "an LZ4-compressed file", "lz4 -d"),
     ];
     for (name, ..) in cases {
-        write(&input.join("other").join(name), &foreign(name));
+        write(&input.join("other").join(name), &test_data(&format!("foreign/{name}")));
     }
     write(&input.join("api/2026-01-01.folded"), b"main;work 3\nmain;idle 1\n");
     let out = dir.path().join("out");

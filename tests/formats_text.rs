@@ -12,13 +12,8 @@ use std::path::{Path, PathBuf};
 
 use crate::common::*;
 
-fn data(rel: &str) -> Vec<u8> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(rel);
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
 fn text(rel: &str) -> String {
-    String::from_utf8(data(rel)).unwrap()
+    String::from_utf8(test_data(rel)).unwrap()
 }
 
 /// Writes `bytes` as `name`, `name`-gz.gz and `name`-zst.zst (slugs `stem`, `stem-gz`, `stem-zst`).
@@ -45,7 +40,7 @@ fn graphs_of(out: &Path, slug: &str) -> Vec<PathBuf> {
 fn perf_script_folds_as_stackcollapse_perf_does() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
-    write_three(&input, "perf", "txt", &data("perf/perf.txt"));
+    write_three(&input, "perf", "txt", &test_data("perf/perf.txt"));
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -69,7 +64,7 @@ fn perf_script_folds_as_stackcollapse_perf_does() {
 fn perf_options_in_site_toml_match_stackcollapse_perfs_flags() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
-    write(&input.join("perf.txt"), &data("perf/perf.txt"));
+    write(&input.join("perf.txt"), &test_data("perf/perf.txt"));
     for (toml, expected) in [
         (
             "[perf]\nannotate_kernel = true\nannotate_jit = true\ninclude_pid = true\n",
@@ -90,7 +85,7 @@ fn perf_options_in_site_toml_match_stackcollapse_perfs_flags() {
 fn cpuprofile_counts_samples_and_time_per_stack() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
-    write_three(&input, "node", "cpuprofile", &data("cpuprofile/node.cpuprofile"));
+    write_three(&input, "node", "cpuprofile", &test_data("cpuprofile/node.cpuprofile"));
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -110,7 +105,7 @@ fn cpuprofile_counts_samples_and_time_per_stack() {
 fn speedscope_from_py_spy_gives_one_graph_per_profile_and_its_time_order() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
-    write_three(&input, "py", "json", &data("speedscope/py-spy.speedscope.json"));
+    write_three(&input, "py", "json", &test_data("speedscope/py-spy.speedscope.json"));
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -140,8 +135,8 @@ fn speedscope_from_py_spy_gives_one_graph_per_profile_and_its_time_order() {
 fn malformed_inputs_name_the_file_and_the_problem() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
-    let cpu = data("cpuprofile/node.cpuprofile");
-    let ss = data("speedscope/py-spy.speedscope.json");
+    let cpu = test_data("cpuprofile/node.cpuprofile");
+    let ss = test_data("speedscope/py-spy.speedscope.json");
     let perf = text("perf/perf.txt");
     write(&input.join("good.cpuprofile"), &cpu);
     write(&input.join("bad/truncated.cpuprofile"), &cpu[..cpu.len() / 2]);
@@ -251,7 +246,7 @@ fn task_clock_is_in_nanoseconds_and_each_event_of_a_two_event_file_is_a_graph() 
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     let events = text("perf-jit/events.txt");
-    write(&input.join("task-clock.txt"), &data("perf-jit/task-clock.txt"));
+    write(&input.join("task-clock.txt"), &test_data("perf-jit/task-clock.txt"));
     write(&input.join("events.txt"), events.as_bytes());
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);
@@ -347,7 +342,7 @@ fn build_perf_threads(dir: &Path, files: &[&str], toml: &str) -> PathBuf {
     let input = dir.join("in");
     let _ = std::fs::remove_dir_all(&input);
     for file in files {
-        write(&input.join(file), &data(&format!("perf-threads/{file}")));
+        write(&input.join(file), &test_data(&format!("perf-threads/{file}")));
     }
     let config = dir.join("site.toml");
     write(&config, toml.as_bytes());
@@ -506,7 +501,7 @@ fn fractional_counts_are_kept_exact_through_build_fold_and_pages() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     for stem in ["trace", "chromium"] {
-        write_three(&input, stem, "folded", &data(&format!("chrome-trace/{stem}.folded")));
+        write_three(&input, stem, "folded", &test_data(&format!("chrome-trace/{stem}.folded")));
     }
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);
@@ -554,8 +549,8 @@ fn a_run_of_fractional_counts_compares_with_a_run_of_whole_ones() {
 fn check_names_the_format_each_profile_was_read_as_and_lists_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
-    write(&input.join("trace.folded"), &data("chrome-trace/trace.folded"));
-    write(&input.join("cpu.pb.gz"), &data("pprof/cpu.pb.gz"));
+    write(&input.join("trace.folded"), &test_data("chrome-trace/trace.folded"));
+    write(&input.join("cpu.pb.gz"), &test_data("pprof/cpu.pb.gz"));
     let o = run(dir.path(), &["check", "--input", input.to_str().unwrap(), "--output", dir.path().join("out").to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
@@ -577,7 +572,7 @@ fn a_perf_profile_of_cycles_and_instructions_gets_its_cpi_graph() {
     // perf-cpi/: a real `perf record -e cycles,instructions` from FlameGraph's test files.
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
-    write(&input.join("noploop.txt"), &data("perf-cpi/cycles-instructions.txt"));
+    write(&input.join("noploop.txt"), &test_data("perf-cpi/cycles-instructions.txt"));
     let out = dir.path().join("out");
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -608,8 +603,8 @@ fn a_perf_profile_of_cycles_and_instructions_gets_its_cpi_graph() {
     // Two such runs in a series: their comparison has the cycles and the instructions graphs,
     // and not the CPI graph again (read back by its cycles, it would repeat the cycles one).
     let series = dir.path().join("series");
-    write(&series.join("noploop/2026-11-20.txt"), &data("perf-cpi/cycles-instructions.txt"));
-    write(&series.join("noploop/2026-11-21.txt"), &data("perf-cpi/cycles-instructions.txt"));
+    write(&series.join("noploop/2026-11-20.txt"), &test_data("perf-cpi/cycles-instructions.txt"));
+    write(&series.join("noploop/2026-11-21.txt"), &test_data("perf-cpi/cycles-instructions.txt"));
     let out = dir.path().join("out-series");
     let o = build(&series, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -638,7 +633,7 @@ fn dtrace_sample_and_vtune_files_of_the_real_tools_fold_as_the_reference_collaps
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in");
     for (file, ..) in cases {
-        write(&input.join(Path::new(file).file_name().unwrap()), &data(file));
+        write(&input.join(Path::new(file).file_name().unwrap()), &test_data(file));
     }
     let out = dir.path().join("out");
     let o = build(&input, &out, &["--keep-going"]);
@@ -646,7 +641,7 @@ fn dtrace_sample_and_vtune_files_of_the_real_tools_fold_as_the_reference_collaps
     for (file, slug, graph, unit, expected) in cases {
         let want = if expected.ends_with(".gz") {
             let mut text = String::new();
-            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(data(expected).as_slice()), &mut text).unwrap();
+            std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(test_data(expected).as_slice()), &mut text).unwrap();
             text
         } else {
             text(expected)
@@ -667,8 +662,8 @@ fn a_byte_order_mark_at_the_start_of_a_text_profile_is_not_part_of_it() {
     let input = dir.path().join("in");
     let bom = |bytes: &[u8]| [b"\xEF\xBB\xBF".as_slice(), bytes].concat();
     let folded = b"main;work 3\nmain;idle 2\n".to_vec();
-    let cpuprofile = data("cpuprofile/node.cpuprofile");
-    let perf = data("perf/perf.txt");
+    let cpuprofile = test_data("cpuprofile/node.cpuprofile");
+    let perf = test_data("perf/perf.txt");
     write_three(&input, "folded", "folded", &bom(&folded));
     write_three(&input, "plain", "folded", &folded);
     write_three(&input, "node", "cpuprofile", &bom(&cpuprofile));
