@@ -731,6 +731,85 @@ fn files_put_inside_the_sites_folders_by_hand_are_named_and_do_not_come_back() {
     assert!(told.iter().all(|t| t[0] && t[1]), "{told:?}");
 }
 
+/// Issue 45, item 1: a symbolic link put in the place of one of the site's folders (the
+/// series' folder moved to another disk and linked back) was written and deleted through:
+/// every other build wrote run pages into the folder it led to, and removing a run deleted the
+/// user's file there, with exit 0. Now nothing the link leads to is ever changed: the link is
+/// named, the new site has a real folder in its place (the link removed, never what it leads
+/// to), and the site is the one a fresh build of the same profiles gives; with the cache
+/// folder lost too (a build that writes the whole tree over the one holding the link).
+#[test]
+fn a_link_put_in_place_of_a_sites_folder_is_never_written_or_deleted_through() {
+    let (work, input, out) = site_of_one_run();
+    // The same builds, into a folder nobody puts a link in.
+    let plain = work.path().join("plain");
+    let both = |round: &str| {
+        let o = build(&input, &plain, &[]);
+        assert!(o.status.success(), "{round}, without the link: {}", stderr(&o));
+        build(&input, &out, &[])
+    };
+    both("first");
+    write(&input.join("api/2026-01-02.folded"), &profile(2, 50));
+    let o = both("second");
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The user's folder, with what the site had in it and files of their own, one in a run's
+    // folder that a later build removes.
+    let elsewhere = work.path().join("elsewhere");
+    let put_link = || {
+        let _ = std::fs::remove_dir_all(&elsewhere);
+        let cp = Command::new("cp").arg("-a").arg(out.join("p/api")).arg(&elsewhere).status().expect("cp runs");
+        assert!(cp.success());
+        write(&elsewhere.join("mine.txt"), b"the user's own file\n");
+        write(&elsewhere.join("2026-01-01/mine.txt"), b"the user's own file, in a run's folder\n");
+        std::fs::remove_dir_all(out.join("p/api")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, out.join("p/api")).unwrap();
+        tree(&elsewhere)
+    };
+    // The names of the files the link's folder gained, lost or had changed.
+    let changed = |before: &std::collections::BTreeMap<String, Vec<u8>>| -> Vec<String> {
+        let now = tree(&elsewhere);
+        let names: std::collections::BTreeSet<&String> = before.keys().chain(now.keys()).collect();
+        names.into_iter().filter(|n| before.get(*n) != now.get(*n)).cloned().collect()
+    };
+    let mut before = put_link();
+    let mut named = 0;
+    let rounds: [(&str, &str, bool); 6] = [
+        ("add", "api/2026-01-03.folded", false),
+        ("add", "api/2026-01-04.folded", false),
+        ("remove", "api/2026-01-01.folded", false),
+        ("add", "api/2026-01-05.folded", false),
+        // The link put back, and the cache folder lost: a build writes the tree over the one
+        // holding the link (the published site when the link was put) without a state.
+        ("add", "api/2026-01-06.folded", true),
+        ("add", "api/2026-01-07.folded", false),
+    ];
+    for (round, (what, rel, again)) in rounds.into_iter().enumerate() {
+        if again {
+            before = put_link();
+            let o = both("link put back");
+            assert!(o.status.success(), "round {round}, link put back: {}", stderr(&o));
+            named += stderr(&o).lines().filter(|l| l.starts_with("warning") && l.contains("p/api") && l.contains("symbolic link")).count();
+            assert_eq!(changed(&before), Vec::<String>::new(), "round {round}, link put back: the folder the link leads to was changed");
+            std::fs::remove_dir_all(work.path().join(".public.cache")).unwrap();
+        }
+        match what {
+            "add" => write(&input.join(rel), &profile(round as u64 + 10, 50)),
+            _ => std::fs::remove_file(input.join(rel)).unwrap(),
+        }
+        let o = both(&format!("round {round}"));
+        let err = stderr(&o);
+        assert!(o.status.success(), "round {round}: {err}");
+        named += err.lines().filter(|l| l.starts_with("warning") && l.contains("p/api") && l.contains("symbolic link")).count();
+        assert_eq!(changed(&before), Vec::<String>::new(), "round {round} ({what} {rel}): the folder the link leads to was changed: {err}");
+        assert!(std::fs::symlink_metadata(out.join("p/api")).unwrap().is_dir(), "round {round}: the published p/api is not a folder");
+    }
+    assert!(named > 0, "no warning named the link");
+    // The site is what the same builds write with no link ever put in it.
+    let (ours, theirs) = (tree(&out), tree(&plain));
+    let differ: Vec<&String> = ours.keys().chain(theirs.keys()).filter(|k| ours.get(*k) != theirs.get(*k)).collect();
+    assert!(differ.is_empty(), "the site differs from the one the same builds write without the link in {differ:?}");
+}
+
 /// Runs `flamesite build` under real resource limits: `as_bytes` of address space
 /// (RLIMIT_AS: an allocation past it fails, and the process aborts) and `cpu_seconds` of CPU
 /// time (RLIMIT_CPU: past it the kernel kills the process with SIGXCPU), set in the child

@@ -632,15 +632,30 @@ impl<'a> Build<'a> {
         let statics: Vec<(&str, &[u8])> = theme_statics.iter().map(|(rel, bytes)| (rel.as_str(), *bytes)).chain(site_files.iter().copied()).collect();
         desired.pages.extend(statics.iter().map(|(rel, bytes)| (rel.to_string(), hash_bytes(bytes))));
         // The staging tree is known when the state describes it.
-        let incremental = cache.is_some() && old_known && data.next.as_ref().is_some_and(|n| n.ino == staging_ino);
+        // A link removed from the staging tree where the site has a folder: the tree lacks
+        // what the state says it holds there, and is written whole.
+        let unlinked = !staging.unlinked().is_empty();
+        let mut incremental = cache.is_some() && old_known && !unlinked && data.next.as_ref().is_some_and(|n| n.ino == staging_ino);
         let sizes = Sizes::default();
-        let (rendered, kept) = self.pool.install(|| match (incremental, cache, &data.next) {
+        let (mut rendered, mut kept) = self.pool.install(|| match (incremental, cache, &data.next) {
             (true, Some(cache), Some(next)) => {
                 state::mark_dirty(cache.dir()).map_err(BuildError::Cache)?;
                 update(&site, &plan, &statics, &desired, &staging, cache, &data.live, next, &self.redone, &sizes)
             }
             _ => rewrite(&site, &plan, &statics, &archive, &staging, cache, &sizes),
         })?;
+        // Links met on the way of a write were removed, never written through (issue 45): the
+        // tree is then written whole, as when nothing says what it holds.
+        let links = staging.unlinked();
+        if !links.is_empty() {
+            for rel in &links {
+                self.summary.warnings.push(Warning { path: shown(&staging.path(rel)), message: LINK_IN_THE_OLD_SITE.into() });
+            }
+            if incremental {
+                incremental = false;
+                (rendered, kept) = self.pool.install(|| rewrite(&site, &plan, &statics, &archive, &staging, cache, &sizes))?;
+            }
+        }
         self.summary.pages_rendered = rendered;
         self.summary.pages_kept = kept;
         let same;
@@ -757,6 +772,11 @@ fn generated_names<'p>(plan: &'p [Page], archive: &'p Archive) -> BTreeSet<&'p s
 /// folders), which the new site does not have.
 const NOT_IN_THE_NEW_SITE: &str =
     "was not written by flamesite: the output folder is replaced whole, so it is not in the new site (put files to publish as they are in the static/ folder beside site.toml)";
+/// What the build says of a symbolic link it finds in the published site where the site has a
+/// folder (a series' folder moved elsewhere and linked back).
+const LINK_IN_THE_NEW_SITE: &str = "is a symbolic link where the site has a folder: flamesite never writes or removes through links, so the new site has a folder in its place (what the link leads to is left as it is)";
+/// What the build says as it removes such a link from the tree it writes.
+const LINK_IN_THE_OLD_SITE: &str = "was a symbolic link (it was in the output folder before the last build): the link was removed, never what it leads to, and the site's folders written anew";
 /// What the build after says as it removes that file from the tree it brings up to date.
 const REMOVED_FROM_THE_OLD_SITE: &str = "was not written by flamesite (it was in the output folder before the last build): removed";
 
@@ -771,26 +791,45 @@ fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&st
     ours.extend(site_files.iter().filter_map(|(rel, _)| rel.split('/').next()));
     // The output's git repository goes with the output from build to build (Staging::commit).
     ours.insert(crate::output::staging::GIT);
-    let foreign = |dir: &std::path::Path| -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !ours.contains(n.as_str())).collect())
+    // Names the build does not write, and links (where it writes a folder or a file, one put
+    // by hand: never written through), each with whether it is a link of a name of the site.
+    let foreign = |dir: &std::path::Path| -> Vec<(String, bool)> {
+        let mut names: Vec<(String, bool)> = std::fs::read_dir(dir)
+            .map(|d| {
+                d.flatten()
+                    .filter_map(|e| {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        let link = e.file_type().is_ok_and(|t| t.is_symlink()) && name != crate::output::staging::GIT;
+                        let ours = ours.contains(name.as_str());
+                        (link || !ours).then_some((name, link && ours))
+                    })
+                    .collect()
+            })
             .unwrap_or_default();
         names.sort();
         names
     };
     let output = &config.output;
-    for name in foreign(output) {
+    for (name, link) in foreign(output) {
         warnings.push(Warning {
             path: shown(&output.join(&name)),
-            message: NOT_IN_THE_NEW_SITE.into(),
+            message: if link { LINK_IN_THE_NEW_SITE } else { NOT_IN_THE_NEW_SITE }.into(),
         });
     }
-    for name in foreign(&staging.path("")) {
+    for (name, link) in foreign(&staging.path("")) {
+        // A link goes alone, never what it leads to; one of the site's names is named (and the
+        // tree written whole) by the build.
+        if staging.remove_link(&name, link)? {
+            if link {
+                continue;
+            }
+        } else {
+            staging.remove(&name)?;
+        }
         warnings.push(Warning {
             path: shown(&staging.path(&name)),
             message: REMOVED_FROM_THE_OLD_SITE.into(),
         });
-        staging.remove(&name)?;
     }
     Ok(warnings)
 }
@@ -813,6 +852,11 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
     // climbing out, or naming the tree's top) is not acted on.
     let inside = crate::store::is_within;
     for rel in left.iter().filter(|r| r.contains('/') && inside(r)) {
+        // A link (in the place of a folder of the site, or any other) goes alone, never what
+        // it leads to; the build names it and writes the tree whole.
+        if staging.remove_link(rel, true)? {
+            continue;
+        }
         if std::fs::symlink_metadata(staging.path(rel)).is_ok() {
             warnings.push(Warning {
                 path: shown(&staging.path(rel)),
@@ -846,15 +890,22 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
         if !changed {
             continue;
         }
-        let mut here: Vec<String> = std::fs::read_dir(&dir)
-            .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| !names.contains(n.as_str())).collect())
+        // What the build did not put there, and links where it put a folder or a file.
+        let mut here: Vec<(String, bool)> = std::fs::read_dir(&dir)
+            .map(|d| {
+                d.flatten()
+                    .map(|e| (e.file_name().to_string_lossy().into_owned(), e.file_type().is_ok_and(|t| t.is_symlink())))
+                    .filter(|(n, link)| *link || !names.contains(n.as_str()))
+                    .collect()
+            })
             .unwrap_or_default();
         here.sort();
-        for name in here {
+        for (name, link) in here {
             let rel = format!("{folder}/{name}");
+            let ours = names.contains(name.as_str());
             warnings.push(Warning {
                 path: shown(&output.join(&rel)),
-                message: NOT_IN_THE_NEW_SITE.into(),
+                message: if ours && link { LINK_IN_THE_NEW_SITE } else { NOT_IN_THE_NEW_SITE }.into(),
             });
             found.push(rel);
         }
@@ -960,8 +1011,7 @@ fn update(
         .par_iter()
         .filter_map(|page| linkable.get(page.path.as_str()).map(|&published| (page, published)))
         .map(|(page, published)| {
-            if published {
-                staging.link_published(&page.path)?;
+            if published && staging.link_published(&page.path)? {
                 Ok((0, 1))
             } else {
                 // Its hash differs from the staging tree's, so its bytes do.
@@ -980,8 +1030,11 @@ fn update(
     // The static files, whose bytes are known, as the pages.
     for (rel, bytes) in statics {
         match linkable.get(rel) {
-            Some(true) => staging.link_published(rel)?,
-            Some(false) => replace(staging, sizes, rel, bytes)?,
+            Some(&published) => {
+                if !(published && staging.link_published(rel)?) {
+                    replace(staging, sizes, rel, bytes)?;
+                }
+            }
             None => {}
         }
     }

@@ -38,11 +38,12 @@ impl Output {
     }
 
     /// Makes the file at `rel` the published site's file at `rel`, which holds the right bytes.
-    /// A bucket is the published site: nothing to do.
-    pub fn link_published(&self, rel: &str) -> Result<(), OutputError> {
+    /// A bucket is the published site: nothing to do. `false` when it could not be (a folder's
+    /// published file reached through a symbolic link): the caller writes the bytes.
+    pub fn link_published(&self, rel: &str) -> Result<bool, OutputError> {
         match self {
             Output::Folder(s) => s.link_published(rel),
-            Output::Bucket(_) => Ok(()),
+            Output::Bucket(_) => Ok(true),
         }
     }
 
@@ -52,6 +53,15 @@ impl Output {
         match self {
             Output::Folder(s) => s.published_holds(rel, bytes),
             Output::Bucket(_) => false,
+        }
+    }
+
+    /// The symbolic links removed from a folder's staging tree where the site has a folder
+    /// (never written through); a bucket has none.
+    pub fn unlinked(&self) -> Vec<String> {
+        match self {
+            Output::Folder(s) => s.unlinked(),
+            Output::Bucket(_) => Vec::new(),
         }
     }
 

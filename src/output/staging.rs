@@ -14,7 +14,9 @@
 //! never written in place, because the two trees share files as hard links (graph files come
 //! from the cache's new entries or the published site as checked copies, never links). A lock file keeps two builds from writing the
 //! same output at once. An output folder that is a symbolic link is published through: the
-//! folder it leads to is swapped, the link stays. A build that changed the staging folder and
+//! folder it leads to is swapped, the link stays. A link found *inside* the staging tree (put in
+//! the place of one of the site's folders) is removed, never written or removed through
+//! ([`Staging::unlinked`]), and the build then writes the tree whole. A build that changed the staging folder and
 //! failed removes it ([`Staging`]'s `Drop`), and its first change leaves the state's dirty
 //! marker ([`Staging::mark_changes_in`]), so a half-changed tree is never trusted.
 
@@ -40,6 +42,13 @@ pub struct Staging {
     /// Whether this build changed the staging folder (then a failed build removes it).
     changed: std::sync::OnceLock<Result<(), String>>,
     committed: bool,
+    /// Folders of the staging tree (by [`path_key`]) seen to be folders, not links.
+    folders: Mutex<HashSet<u128>>,
+    /// Folders of the published tree seen to be folders, not links.
+    published_folders: Mutex<HashSet<u128>>,
+    /// Symbolic links met in the staging tree where the site has a folder, removed (the link,
+    /// never what it leads to).
+    unlinked: Mutex<Vec<String>>,
     /// Holds the build lock while open.
     _lock: fs::File,
 }
@@ -98,6 +107,9 @@ impl Staging {
             marker: None,
             changed: std::sync::OnceLock::new(),
             committed: false,
+            folders: Mutex::new(HashSet::new()),
+            published_folders: Mutex::new(HashSet::new()),
+            unlinked: Mutex::new(Vec::new()),
             _lock: lock,
         })
     }
@@ -158,6 +170,7 @@ impl Staging {
                 source: io::Error::new(io::ErrorKind::InvalidInput, "not a path inside the site; the build state may be damaged (remove the cache folder to build afresh)"),
             });
         }
+        self.unlink_on_the_way(rel)?;
         match change() {
             Err(OutputError::Io { source, .. }) if source.kind() == io::ErrorKind::PermissionDenied => {
                 let mut folder = self.dir.clone();
@@ -170,6 +183,88 @@ impl Staging {
             }
             other => other,
         }
+    }
+
+    /// Nothing is ever written or removed through a symbolic link: one put in the place of a
+    /// folder of the site (a series' folder moved to another disk and linked back, issue 45)
+    /// would have had pages written into the folder it leads to, and a removed run delete a
+    /// user's files there. A link met on the way to `rel` is removed (the link itself, never
+    /// what it leads to), so that the write makes a real folder, and named in
+    /// [`Staging::unlinked`]: the tree then lacks what the build state says it holds there.
+    /// Each folder is looked at once per build.
+    fn unlink_on_the_way(&self, rel: &str) -> Result<(), OutputError> {
+        let mut at = 0;
+        while let Some(i) = rel[at..].find('/') {
+            let folder = &rel[..at + i];
+            at += i + 1;
+            let key = path_key(folder);
+            if self.folders.lock().expect("no panic while holding it").contains(&key) {
+                continue;
+            }
+            let path = self.dir.join(folder);
+            match fs::symlink_metadata(&path) {
+                Ok(m) if m.is_dir() => {
+                    self.folders.lock().expect("no panic while holding it").insert(key);
+                }
+                Ok(m) if m.file_type().is_symlink() => {
+                    self.changing()?;
+                    match fs::remove_file(&path) {
+                        // Another thread removed it first.
+                        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                        Err(e) => return Err(OutputError::Io { path, source: e }),
+                        Ok(()) => self.unlinked.lock().expect("no panic while holding it").push(folder.to_string()),
+                    }
+                    return Ok(());
+                }
+                // Not there (the write makes it), or a file, which the write meets.
+                _ => return Ok(()),
+            }
+        }
+        Ok(())
+    }
+
+    /// Removes the symbolic link at `rel` (the link, never what it leads to), naming it in
+    /// [`Staging::unlinked`] when `ours` (the site has a folder or file there); `false` when
+    /// there is no link there.
+    pub fn remove_link(&self, rel: &str, ours: bool) -> Result<bool, OutputError> {
+        if !crate::store::is_within(rel) || !fs::symlink_metadata(self.dir.join(rel)).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Ok(false);
+        }
+        self.changing()?;
+        let path = self.dir.join(rel);
+        fs::remove_file(&path).map_err(OutputError::at(&path))?;
+        if ours {
+            self.unlinked.lock().expect("no panic while holding it").push(rel.to_string());
+        }
+        Ok(true)
+    }
+
+    /// The symbolic links this build removed from the staging tree where the site has a
+    /// folder (see [`Staging::unlink_on_the_way`]), sorted. When there are any, the tree is
+    /// no longer what the build state says it holds, and must be written whole.
+    pub fn unlinked(&self) -> Vec<String> {
+        let mut links = self.unlinked.lock().expect("no panic while holding it").clone();
+        links.sort();
+        links
+    }
+
+    /// Whether the way to `rel` in the published tree is through folders only: a file of the
+    /// published site is read or linked from only then, never from where a link leads.
+    fn published_way_clear(&self, rel: &str) -> bool {
+        let mut at = 0;
+        while let Some(i) = rel[at..].find('/') {
+            let folder = &rel[..at + i];
+            at += i + 1;
+            let key = path_key(folder);
+            if self.published_folders.lock().expect("no panic while holding it").contains(&key) {
+                continue;
+            }
+            if !fs::symlink_metadata(self.target.join(folder)).is_ok_and(|m| m.is_dir()) {
+                return false;
+            }
+            self.published_folders.lock().expect("no panic while holding it").insert(key);
+        }
+        true
     }
 
     fn put_once(&self, rel: &str, bytes: &[u8], compare: bool) -> Result<(), OutputError> {
@@ -232,14 +327,22 @@ impl Staging {
 
     /// Whether the published site's file at `rel` holds `bytes`.
     pub fn published_holds(&self, rel: &str, bytes: &[u8]) -> bool {
+        if !crate::store::is_within(rel) || !self.published_way_clear(rel) {
+            return false;
+        }
         let path = self.target.join(rel);
         fs::symlink_metadata(&path).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64) && fs::read(&path).is_ok_and(|old| old == bytes)
     }
 
     /// Makes the file at `rel` the published site's file at `rel` (which is known to hold the
-    /// right bytes), without reading it.
-    pub fn link_published(&self, rel: &str) -> Result<(), OutputError> {
-        self.link(rel, &self.target.join(rel))
+    /// right bytes), without reading it. `false`, with nothing done, when the published file is
+    /// reached through a symbolic link (put in the place of a folder of the site): the caller
+    /// writes the file's bytes instead.
+    pub fn link_published(&self, rel: &str) -> Result<bool, OutputError> {
+        if !crate::store::is_within(rel) || !self.published_way_clear(rel) || fs::symlink_metadata(self.target.join(rel)).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Ok(false);
+        }
+        self.link(rel, &self.target.join(rel)).map(|()| true)
     }
 
     /// Removes the file or folder at `rel`, and the folders it leaves empty.
