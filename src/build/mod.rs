@@ -180,6 +180,7 @@ impl<'a> Build<'a> {
     fn open(config: &'a Config, options: &'a Options) -> Result<Build<'a>, BuildError> {
         if !options.dry_run {
             refuse_folders_inside_output(config)?;
+            refuse_output_inside_static_dir(config)?;
         }
         let theme = Theme::load(config.theme_dir.as_deref()).map_err(BuildError::Theme)?;
         let site_files = match &config.static_dir {
@@ -1119,6 +1120,50 @@ fn refuse_folders_inside_output(config: &Config) -> Result<(), BuildError> {
         }
     }
     Ok(())
+}
+
+/// The output folder (with the staging folder beside it) or the cache folder inside
+/// `static_dir`, whose files are copied into the site at every build (`static_dir = "."`): each
+/// build copied the site into itself, its cache and staging folder included, growing without
+/// end (issue 45, item 8). Refused before anything is read or written.
+fn refuse_output_inside_static_dir(config: &Config) -> Result<(), BuildError> {
+    let Some(dir) = &config.static_dir else { return Ok(()) };
+    let Ok(real) = std::fs::canonicalize(dir) else { return Ok(()) };
+    let mut written = vec![("the cache folder", "cache_dir", config.cache_folder())];
+    if !crate::config::is_url(&config.output) {
+        // (Its staging folder is beside it: inside too when it is.)
+        written.insert(0, ("the output folder", "output", config.output.clone()));
+    }
+    for (what, key, path) in written {
+        if real_path(&path).starts_with(&real) {
+            return Err(BuildError::Config(format!(
+                "{what} {} is inside static_dir {}, whose files are copied into the site at every build: the site would be copied into itself, again at each build; give static_dir a folder of its own (by default static/ beside site.toml), or set {key} outside it",
+                shown(&path),
+                shown(dir)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `path` with its links resolved, as far as it exists: the nearest folder above it that
+/// exists, resolved, with the rest of `path` after it.
+fn real_path(path: &std::path::Path) -> std::path::PathBuf {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut rest = Vec::new();
+    let mut at = absolute.as_path();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(at) {
+            return rest.iter().rev().fold(real, |p, c| p.join(c));
+        }
+        match (at.parent(), at.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name.to_os_string());
+                at = parent;
+            }
+            _ => return absolute,
+        }
+    }
 }
 
 /// Every folder of graph files the site has, with the cache key of its files: each run's, and
