@@ -841,6 +841,45 @@ fn a_link_put_in_place_of_a_sites_folder_is_never_written_or_deleted_through() {
     assert!(differ.is_empty(), "the site differs from the one the same builds write without the link in {differ:?}");
 }
 
+/// Issue 45, item 7: files of the published site removed by hand (a run's page, a theme
+/// file, a series' page) were never written again: the tree they were
+/// removed from came back as the staging tree, which the state said held them, and every
+/// other build published a site without them. Now the build that finds them gone (in the
+/// folders changed since the last build) has the next one write them again in that tree: every
+/// build publishes the whole site, and the site is the one the same builds write untouched.
+#[test]
+fn files_removed_from_the_published_site_by_hand_come_back() {
+    let (work, input, out) = site_of_one_run();
+    let plain = work.path().join("plain");
+    let both = |round: &str| {
+        let o = build(&input, &plain, &[]);
+        assert!(o.status.success(), "{round}, untouched: {}", stderr(&o));
+        let o = build(&input, &out, &[]);
+        assert!(o.status.success(), "{round}: {}", stderr(&o));
+    };
+    both("first");
+    write(&input.join("api/2026-01-02.folded"), &profile(2, 50));
+    both("second");
+    let removed = ["p/api/2026-01-01/index.html", "static/main.js", "s/api/index.html"];
+    for rel in removed {
+        let path = out.join(rel);
+        if path.is_dir() {
+            std::fs::remove_dir_all(&path).unwrap();
+        } else {
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
+    for round in 3..8 {
+        write(&input.join(format!("api/2026-01-0{round}.folded")), &profile(round, 50));
+        both(&format!("round {round}"));
+        let gone: Vec<&str> = removed.iter().copied().filter(|rel| !out.join(rel).exists()).collect();
+        assert!(gone.is_empty(), "round {round}: the published site lacks {gone:?}");
+    }
+    let (ours, theirs) = (tree(&out), tree(&plain));
+    let differ: Vec<&String> = ours.keys().chain(theirs.keys()).filter(|k| ours.get(*k) != theirs.get(*k)).collect();
+    assert!(differ.is_empty(), "the site differs from the one the same builds write untouched in {differ:?}");
+}
+
 /// Runs `flamesite build` under real resource limits: `as_bytes` of address space
 /// (RLIMIT_AS: an allocation past it fails, and the process aborts) and `cpu_seconds` of CPU
 /// time (RLIMIT_CPU: past it the kernel kills the process with SIGXCPU), set in the child

@@ -607,14 +607,18 @@ impl<'a> Build<'a> {
         let live_ino = self.live_ino;
         let old_known = live_ino != 0 && data.live.ino == live_ino;
         let mut found_inside = None;
+        // What the published tree lacks of what the state says it holds (files removed by
+        // hand): the next build, which brings that tree up to date, writes them again.
+        let mut lost = Vec::new();
         match &staging {
             Output::Folder(s) => {
                 let foreign = foreign_files(self.config, &generated, &site_files, s)?;
                 self.summary.warnings.extend(foreign);
                 let left = data.foreign.take().filter(|(ino, _)| *ino == staging_ino).map(|(_, paths)| paths);
-                let (warnings, found) = foreign_inside(self.config, old_known.then_some(&data.live), left.as_deref().unwrap_or_default(), s)?;
+                let (warnings, found, missing) = foreign_inside(self.config, old_known.then_some(&data.live), left.as_deref().unwrap_or_default(), s)?;
                 self.summary.warnings.extend(warnings);
                 found_inside = (!found.is_empty()).then_some((live_ino, found));
+                lost = missing;
             }
             // A bucket is often shared: only the folders and files the site writes are its.
             Output::Bucket(s) => s.set_ours(generated.iter().map(|n| n.to_string()).chain(site_files.iter().filter_map(|(rel, _)| rel.split('/').next().map(str::to_string)))),
@@ -704,6 +708,19 @@ impl<'a> Build<'a> {
             Some(ino) => Some(TreeDiff { ino, ..TreeDiff::default() }),
             None => old_known.then(|| TreeDiff::between(&desired, &old_live)),
         };
+        if let Some(next) = next.as_mut() {
+            // Files removed by hand from the site just swapped out are written there again by
+            // the next build (this one published them from the other tree).
+            for rel in &lost {
+                let folder = format!("{rel}/");
+                for page in desired.pages.keys().filter(|p| *p == rel || p.starts_with(&folder)) {
+                    next.pages.insert(page.clone(), None);
+                }
+                for url in desired.runs.keys().filter(|u| rel.starts_with(u.as_str()) || u.starts_with(&folder)) {
+                    next.runs.insert(url.clone(), None);
+                }
+            }
+        }
         if let Some(next) = next.as_mut().filter(|_| !self.redone.is_empty()) {
             // The tree swapped out has the files of the runs decoded again as they were found
             // (changed): the next build writes those folders there again.
@@ -847,7 +864,7 @@ fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&st
 /// removes them first. `left`: those the last build found, removed here from the staging tree
 /// (the tree they were found in), each named in a warning, so that they do not come back
 /// every other build.
-fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging: &crate::output::staging::Staging) -> Result<(Vec<Warning>, Vec<String>), BuildError> {
+fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging: &crate::output::staging::Staging) -> Result<(Vec<Warning>, Vec<String>, Vec<String>), BuildError> {
     let mut warnings = Vec::new();
     // Names the last build read from the output's folders; a state that says otherwise (one
     // climbing out, or naming the tree's top) is not acted on.
@@ -866,7 +883,7 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
             staging.remove(rel)?;
         }
     }
-    let Some(live) = live.filter(|t| t.sealed != 0) else { return Ok((warnings, Vec::new())) };
+    let Some(live) = live.filter(|t| t.sealed != 0) else { return Ok((warnings, Vec::new(), Vec::new())) };
     let sealed = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(live.sealed);
     // Each folder of the tree but its top, with the names the build put in it.
     let mut expected: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
@@ -885,6 +902,7 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
     }
     let output = &config.output;
     let mut found = Vec::new();
+    let mut missing = Vec::new();
     for (folder, names) in expected.iter().filter(|(f, _)| inside(f)) {
         let dir = output.join(folder);
         let changed = std::fs::symlink_metadata(&dir).ok().filter(|m| m.is_dir()).and_then(|m| m.modified().ok()).is_some_and(|t| t >= sealed);
@@ -901,6 +919,11 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
             })
             .unwrap_or_default();
         here.sort();
+        // What the build put there and is gone (removed by hand), the top of the tree aside.
+        if let Ok(d) = std::fs::read_dir(&dir) {
+            let present: BTreeSet<String> = d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+            missing.extend(names.iter().filter(|n| !present.contains(**n)).map(|n| format!("{folder}/{n}")));
+        }
         for (name, link) in here {
             let rel = format!("{folder}/{name}");
             let ours = names.contains(name.as_str());
@@ -911,7 +934,7 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
             found.push(rel);
         }
     }
-    Ok((warnings, found))
+    Ok((warnings, found, missing))
 }
 
 /// The bytes of every file under `dir`.

@@ -336,10 +336,11 @@ impl Staging {
 
     /// Makes the file at `rel` the published site's file at `rel` (which is known to hold the
     /// right bytes), without reading it. `false`, with nothing done, when the published file is
-    /// reached through a symbolic link (put in the place of a folder of the site): the caller
-    /// writes the file's bytes instead.
+    /// not there as a file (removed by hand) or is reached through a symbolic link (put in the
+    /// place of a folder of the site): the caller writes the file's bytes instead.
     pub fn link_published(&self, rel: &str) -> Result<bool, OutputError> {
-        if !crate::store::is_within(rel) || !self.published_way_clear(rel) || fs::symlink_metadata(self.target.join(rel)).is_ok_and(|m| m.file_type().is_symlink()) {
+        // Not a file (gone, removed by hand, or a link): the caller writes the bytes.
+        if !crate::store::is_within(rel) || !self.published_way_clear(rel) || !fs::symlink_metadata(self.target.join(rel)).is_ok_and(|m| m.is_file()) {
             return Ok(false);
         }
         self.link(rel, &self.target.join(rel)).map(|()| true)
