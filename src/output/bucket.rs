@@ -541,27 +541,101 @@ struct Holder {
     pid: i32,
     since: String,
     renewed: Option<jiff::Timestamp>,
+    /// The holder's boot, PID namespace and start time, when it recorded them (a flamesite
+    /// before issue 45 did not).
+    id: Option<Identity>,
+}
+
+/// What tells a process from every other on a host: the boot of the machine, the PID
+/// namespace its pid is a number of (two containers on one CI runner have the same host name
+/// and number their processes each from 1), and its start time (a pid is reused).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Identity {
+    /// `/proc/sys/kernel/random/boot_id`.
+    boot: String,
+    /// The device and inode of `/proc/self/ns/pid`, `DEV:INO`.
+    pidns: String,
+    /// Field 22 of `/proc/self/stat`: clock ticks from the boot to the process's start.
+    start: u64,
+}
+
+impl Identity {
+    /// This process's, or `None` when `/proc` does not say (not Linux, no `/proc`, or a
+    /// `/proc` mounted for another PID namespace, whose `self` is not this pid): then no lock
+    /// is ever taken for one of this machine's, and a holder is let go only by its lease.
+    fn mine() -> Option<Identity> {
+        use std::os::unix::fs::MetadataExt;
+        let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?.trim().to_string();
+        let ns = std::fs::metadata("/proc/self/ns/pid").ok()?;
+        let (pid, start) = stat_of("self")?;
+        (!boot.is_empty() && !boot.contains(char::is_whitespace) && pid == std::process::id()).then(|| Identity { boot, pidns: format!("{}:{}", ns.dev(), ns.ino()), start })
+    }
+}
+
+/// The pid and start time (field 22) that `/proc/PROCESS/stat` gives.
+fn stat_of(process: &str) -> Option<(u32, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{process}/stat")).ok()?;
+    let pid = stat.split(' ').next()?.parse().ok()?;
+    // The command's name, field 2, is in parentheses and may hold spaces and `)`: the fields
+    // after it are counted from the last `)`, field 3 first.
+    let start = stat.rsplit_once(')')?.1.split_whitespace().nth(22 - 3)?.parse().ok()?;
+    Some((pid, start))
 }
 
 impl Holder {
     fn parse(text: &str) -> Holder {
         let field = |name: &str| text.lines().find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string())).unwrap_or_default();
+        let id = match (field("boot "), field("pidns "), field("start ").parse()) {
+            (boot, pidns, Ok(start)) if !boot.is_empty() && !pidns.is_empty() => Some(Identity { boot, pidns, start }),
+            _ => None,
+        };
         Holder {
             token: field("token "),
             host: field("host "),
             pid: field("pid ").parse().unwrap_or(0),
             since: field("since "),
             renewed: field("renewed ").parse().ok(),
+            id,
         }
     }
 
     /// Whether the lock is no longer held: not renewed within the lease, or held by a process
-    /// of this machine that is gone (a killed publish, taken over at once).
-    fn gone(&self, now: jiff::Timestamp) -> bool {
+    /// that is gone and known to be of this machine, this boot and this PID namespace (a
+    /// killed publish, taken over at once). A holder in another PID namespace on the same host
+    /// (another container of one CI runner) has a pid that means nothing here, so it keeps the
+    /// lock until its lease lapses.
+    fn gone(&self, now: jiff::Timestamp, me: Option<&Identity>) -> bool {
         let expired = self.renewed.is_none_or(|r| now.duration_since(r).as_secs() > LEASE.as_secs() as i64);
-        // SAFETY: kill with signal 0 only asks whether the process exists.
-        let dead = self.host == host() && self.pid > 0 && unsafe { libc::kill(self.pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        expired || dead
+        expired || self.here(me) && self.dead()
+    }
+
+    /// Whether the holder said it is a process of this machine, this boot and this PID
+    /// namespace: then its pid names a process here.
+    fn here(&self, me: Option<&Identity>) -> bool {
+        let same = |id: &Identity, me: &Identity| id.boot == me.boot && id.pidns == me.pidns;
+        self.host == host() && self.pid > 0 && matches!((&self.id, me), (Some(id), Some(me)) if same(id, me))
+    }
+
+    /// Whether the holder's process (of this PID namespace) is gone: no process has its pid, or
+    /// the one that has it started at another time (the pid was reused).
+    fn dead(&self) -> bool {
+        match (stat_of(&self.pid.to_string()), &self.id) {
+            (Some((_, start)), Some(id)) => start != id.start,
+            // SAFETY: kill with signal 0 only asks whether the process exists.
+            _ => (unsafe { libc::kill(self.pid, 0) }) != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH),
+        }
+    }
+
+    /// Where the holder is, for the message that refuses the lock: after its pid.
+    fn whereabouts(&self, me: Option<&Identity>) -> &'static str {
+        match (&self.id, me) {
+            _ if self.host != host() => "",
+            (Some(id), Some(me)) if id.boot != me.boot => " of another boot of this machine",
+            (Some(id), Some(me)) if id.pidns != me.pidns => " in another PID namespace of this host (another container?)",
+            (Some(_), Some(_)) => "",
+            (None, _) => " (a build that did not record its PID namespace: it may be in another container of this host)",
+            (Some(_), None) => " (this build cannot tell its own PID namespace from /proc)",
+        }
     }
 }
 
@@ -578,7 +652,9 @@ impl Lock {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let token = format!("{}-{nanos}", std::process::id());
         let since = jiff::Timestamp::now();
-        let body = move || format!("token {token}\nhost {}\npid {}\nsince {since}\nrenewed {}\n", host(), std::process::id(), jiff::Timestamp::now()).into_bytes();
+        let me = Identity::mine();
+        let id = me.as_ref().map_or_else(String::new, |i| format!("boot {}\npidns {}\nstart {}\n", i.boot, i.pidns, i.start));
+        let body = move || format!("token {token}\nhost {}\npid {}\nsince {since}\nrenewed {}\n{id}", host(), std::process::id(), jiff::Timestamp::now()).into_bytes();
         let ours = Holder::parse(&String::from_utf8_lossy(&body())).token;
         let mut version = None;
         for _ in 0..3 {
@@ -593,12 +669,13 @@ impl Lock {
                 version = Some(v);
                 break;
             }
-            if !holder.gone(jiff::Timestamp::now()) {
+            if !holder.gone(jiff::Timestamp::now(), me.as_ref()) {
                 return Err(OutputError::Bucket(format!(
-                    "another flamesite build is publishing to {} (host {}, pid {}, since {}, renewed {}); wait for it to finish (a publisher that stopped lets go of it {} s after it last renewed it)",
+                    "another flamesite build is publishing to {} (host {}, pid {}{}, since {}, renewed {}); wait for it to finish (a publisher that stopped lets go of it {} s after it last renewed it)",
                     bucket.url(),
                     holder.host,
                     holder.pid,
+                    holder.whereabouts(me.as_ref()),
                     holder.since,
                     holder.renewed.map_or_else(|| "never".to_string(), |r| r.to_string()),
                     LEASE.as_secs()
@@ -876,6 +953,24 @@ mod tests {
         assert!(Lock::take(bucket.clone()).is_err());
         drop(lock);
         assert!(bucket.get(LOCK).unwrap().is_none(), "let go of when dropped");
+    }
+
+    #[test]
+    fn a_lock_whose_pid_now_names_another_process_is_taken_over_at_once() {
+        let bucket = Arc::new(Bucket::in_memory());
+        let me = Identity::mine().expect("/proc says who this process is");
+        let held = |start: u64| {
+            let now = jiff::Timestamp::now();
+            format!("token other\nhost {}\npid {}\nsince {now}\nrenewed {now}\nboot {}\npidns {}\nstart {start}\n", host(), std::process::id(), me.boot, me.pidns)
+        };
+        // Held by a live process of this machine and namespace (this one): refused.
+        bucket.put(LOCK, held(me.start).into_bytes()).unwrap();
+        let err = Lock::take(bucket.clone()).err().expect("a live holder keeps its lock").to_string();
+        assert!(err.contains(&format!("(host {}, pid {}, since", host(), std::process::id())), "{err}");
+        // The same pid, but the holder started at another time: it is gone, its pid reused.
+        bucket.put(LOCK, held(me.start + 1).into_bytes()).unwrap();
+        let lock = Lock::take(bucket.clone()).expect("the lock of a process that is gone is taken over");
+        assert!(lock.held().is_ok());
     }
 
     #[test]
