@@ -338,6 +338,67 @@ fn a_prefix_that_holds_another_site_is_refused_and_left_alone() {
     assert!(!s3.objects("site").exists());
 }
 
+/// Two sites, one inside the other's prefix: a publish of the outer one sweeps its folders
+/// (`p/`), and the inner one's objects, its record included, would go with them.
+#[test]
+fn a_site_inside_another_sites_prefix_is_refused_both_ways_and_nothing_of_it_is_deleted() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    // A site inside a published one: refused before anything is written.
+    publish(&input, "ov", s3.port);
+    let outer = tree(&s3.objects("ov"));
+    let o = command(&input, "ov/p/zz", s3.port).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("refusing to publish to s3://archive/ov/p/zz: it is inside another flamesite site, s3://archive/ov (its record is s3://archive/ov/.flamesite/)")
+            && err.contains("publish to a prefix outside s3://archive/ov"),
+        "{err}"
+    );
+    assert_eq!(tree(&s3.objects("ov")), outer, "nothing written or deleted");
+    // A site over a published one: refused, and nothing of the inner one is touched.
+    publish(&input, "in/p/zz", s3.port);
+    let inner = tree(&s3.objects("in/p/zz"));
+    assert!(inner.keys().any(|k| k.starts_with(".flamesite/")), "the inner site's record is there");
+    let o = command(&input, "in", s3.port).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("refusing to publish to s3://archive/in: another flamesite site is inside it, s3://archive/in/p/zz (its record is s3://archive/in/p/zz/.flamesite/)")
+            && err.contains("move that site out of s3://archive/in"),
+        "{err}"
+    );
+    let under_in: BTreeMap<String, Vec<u8>> = inner.iter().map(|(k, v)| (format!("p/zz/{k}"), v.clone())).collect();
+    assert_eq!(tree(&s3.objects("in")), under_in, "every object under the prefix is the inner site's, and nothing else is left");
+    // The two as a flamesite before issue 45 let them be: the inner one published inside the
+    // outer one. A publish of the outer one that rewrites it (its record lost) sweeps its
+    // folders and leaves the inner one's objects.
+    for (rel, bytes) in &inner {
+        write(&s3.objects(&format!("ov/p/zz/{rel}")), bytes);
+    }
+    std::fs::remove_file(s3.objects("ov/.flamesite/cache/state.bin.zst")).unwrap();
+    write(&s3.objects("ov/p/api/2026-10-31/index.html"), b"a run the site no longer has");
+    write(&input.join("db/2026-11-04.folded"), awkward_profile(23, 200).as_bytes());
+    publish(&input, "ov", s3.port);
+    assert!(!s3.objects("ov/p/api/2026-10-31/index.html").exists(), "the sweep removed the outer site's stale object");
+    assert_eq!(tree(&s3.objects("ov/p/zz")), inner, "the inner site's objects are all there");
+    // A publish of the outer one cut off half-way, then the next: refused, naming both, and
+    // the inner site's objects are all there.
+    write(&input.join("db/2026-11-05.folded"), awkward_profile(24, 200).as_bytes());
+    let stall = Proxy::start(s3.port, Fault::StallAfterPuts(3));
+    let mut child = command(&input, "ov", stall.port).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    stall.wait_until_stalled(3);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(s3.objects("ov/.flamesite/dirty").exists(), "the publish was cut off");
+    let o = command(&input, "ov", s3.port).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("refusing to publish to s3://archive/ov: another flamesite site is inside it, s3://archive/ov/p/zz"), "{err}");
+    assert_eq!(tree(&s3.objects("ov/p/zz")), inner, "the inner site's objects are all there");
+}
+
 /// What the proxy in front of the server does to what it forwards.
 #[derive(Clone, Copy)]
 enum Fault {

@@ -174,6 +174,41 @@ impl Bucket {
         })
     }
 
+    /// The address of the store's key `key` (of any prefix, not only the site's), as messages
+    /// give it.
+    fn address(&self, key: &Key) -> String {
+        let base = self.url.strip_suffix(self.root.as_ref()).unwrap_or(&self.url).trim_end_matches('/');
+        if key.as_ref().is_empty() { base.to_string() } else { format!("{base}/{key}") }
+    }
+
+    /// Which of the store's prefixes `prefixes` hold a flamesite site's record (an object under
+    /// `PREFIX/.flamesite/`): one listing of each record's folder, one level deep, several at
+    /// once.
+    fn with_record(&self, prefixes: Vec<Key>) -> Result<Vec<Key>, BucketError> {
+        self.rt.block_on(async {
+            let found = futures::stream::iter(prefixes.into_iter().map(|prefix| async move {
+                let record = prefix.clone().join(RECORD);
+                match self.store.list_with_delimiter(Some(&record)).await {
+                    Ok(l) => Ok((!l.objects.is_empty() || !l.common_prefixes.is_empty()).then_some(prefix)),
+                    Err(object_store::Error::NotFound { .. }) => Ok(None),
+                    Err(source) => Err(BucketError::Store { object: format!("{}/", self.address(&record)), source }),
+                }
+            }))
+            .buffered(CONCURRENCY)
+            .try_collect::<Vec<Option<Key>>>()
+            .await?;
+            Ok(found.into_iter().flatten().collect())
+        })
+    }
+
+    /// The addresses of the prefixes above this one (its parent first, the store's root last)
+    /// that hold a flamesite site's record: the sites this one would be inside.
+    pub fn sites_above(&self) -> Result<Vec<String>, BucketError> {
+        let parts: Vec<object_store::path::PathPart<'_>> = self.root.parts().collect();
+        let above: Vec<Key> = (0..parts.len()).rev().map(|n| parts[..n].iter().cloned().collect()).collect();
+        Ok(self.with_record(above)?.iter().map(|k| self.address(k)).collect())
+    }
+
     /// Every object under the folder `prefix` (`""`: all), as paths relative to the site with
     /// their sizes, sorted.
     pub fn list(&self, prefix: &str) -> Result<Vec<(String, u64)>, BucketError> {
@@ -321,6 +356,36 @@ pub struct Staging {
     dirty: bool,
     /// Whether the bucket holds a site (then a file written may already be there).
     has_site: bool,
+    /// Every object under the prefix, when [`Staging::new`] listed them (a publish whose tree
+    /// is not known): the sweep of the commit deletes from it.
+    listed: Option<Vec<(String, u64)>>,
+}
+
+/// The folders of the site (paths relative to its prefix) that another flamesite site's
+/// record is in, among the objects `rels`: `A/B/.flamesite/…` is the record of a site at `A/B`.
+/// The site's own record (`.flamesite/…`) is not another's.
+fn nested_sites<'a>(rels: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for rel in rels {
+        let parts: Vec<&str> = rel.split('/').collect();
+        if let Some(i) = parts.iter().position(|p| *p == RECORD).filter(|i| *i > 0 && *i + 1 < parts.len()) {
+            found.insert(parts[..i].join("/"));
+        }
+    }
+    found
+}
+
+/// Refuses to publish to `bucket` when it is inside another flamesite site's prefix (a prefix
+/// above it holds a site's record): a publish of that site sweeps its folders, and this site's
+/// objects with them. A few listings, one per prefix above, before anything is written.
+pub fn refuse_inside_another_site(bucket: &Bucket) -> Result<(), OutputError> {
+    if let Some(outer) = bucket.sites_above()?.first() {
+        return Err(OutputError::Bucket(format!(
+            "refusing to publish to {}: it is inside another flamesite site, {outer} (its record is {outer}/{RECORD}/), whose publishes would delete this one's objects; publish to a prefix outside {outer}, or move that site",
+            bucket.url()
+        )));
+    }
+    Ok(())
 }
 
 /// Whether `rel` is a path the site may write or remove: inside it, and not flamesite's record.
@@ -348,6 +413,7 @@ impl Staging {
             next_tree: 0,
             dirty: false,
             has_site: false,
+            listed: None,
         };
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64);
         staging.spool = std::env::temp_dir().join(format!("flamesite-publish-{}-{nanos}", std::process::id()));
@@ -366,6 +432,20 @@ impl Staging {
         };
         // A new tree's identity: when this publish began.
         staging.next_tree = if staging.tree != 0 { staging.tree } else { nanos.max(1) };
+        // A publish whose tree is not known (the first, or one after a publish was cut off)
+        // rewrites the site and sweeps its folders: the prefix is listed now, before anything of
+        // the site is written, and another site found inside it refuses the publish (a sweep
+        // would delete its objects). The commit's sweep takes its objects from this listing.
+        if staging.tree == 0 {
+            let listed = bucket.list("")?;
+            if let Some(inner) = nested_sites(listed.iter().map(|(rel, _)| rel.as_str())).first() {
+                let (url, inner) = (bucket.url(), format!("{}/{inner}", bucket.url()));
+                return Err(OutputError::Bucket(format!(
+                    "refusing to publish to {url}: another flamesite site is inside it, {inner} (its record is {inner}/{RECORD}/), whose objects a publish here would delete; publish to a prefix that holds no other site, or move that site out of {url}"
+                )));
+            }
+            staging.listed = Some(listed);
+        }
         Ok(staging)
     }
 
@@ -467,18 +547,29 @@ impl Staging {
                 gone.insert(rel.clone());
             }
         };
+        // Another site inside this one's prefix (a flamesite before issue 45 let one be
+        // published there) is never this one's: nothing under a folder that holds another
+        // site's record goes, whatever the listing or the build state says.
+        let mut nested = BTreeSet::new();
         if sweep && self.has_site {
             // A full publish over a site: every object of the site's folders it did not write
             // goes. (A bucket that held no site, and no cut-off publish, has none to go.)
             let under = |rel: &String, r: &String| rel == r || rel.starts_with(&format!("{}/", r.trim_end_matches('/')));
-            for (rel, _) in &b.list("")? {
+            let listed = match self.listed.take() {
+                Some(listed) => listed,
+                None => b.list("")?,
+            };
+            nested = nested_sites(listed.iter().map(|(rel, _)| rel.as_str()));
+            for (rel, _) in &listed {
                 consider(rel, removed.iter().any(|r| under(rel, r)));
             }
         } else {
             // Only what was removed is listed: the file itself, or the folder's objects.
+            let mut above = BTreeSet::new();
             for r in &removed {
                 let r = r.trim_end_matches('/');
                 let inside = b.list(r)?;
+                nested.extend(nested_sites(inside.iter().map(|(rel, _)| rel.as_str())));
                 for (rel, _) in &inside {
                     consider(rel, true);
                 }
@@ -486,8 +577,17 @@ impl Staging {
                 if inside.is_empty() && b.exists(r)? {
                     consider(&r.to_string(), true);
                 }
+                // The folders above it, inside the site, may be another site's.
+                let parts: Vec<&str> = r.split('/').collect();
+                above.extend((1..parts.len()).map(|n| parts[..n].join("/")));
+            }
+            if !gone.is_empty() {
+                let keys: Vec<Key> = above.iter().map(|rel| b.key(rel)).collect();
+                let found: HashSet<Key> = b.with_record(keys)?.into_iter().collect();
+                nested.extend(above.into_iter().filter(|rel| found.contains(&b.key(rel))));
             }
         }
+        gone.retain(|rel| !nested.iter().any(|n| rel.starts_with(&format!("{n}/"))));
         b.delete_all(&gone.into_iter().collect::<Vec<_>>())?;
         if self.tree != self.next_tree {
             b.put(TREE, self.next_tree.to_string().into_bytes())?;
@@ -921,6 +1021,37 @@ mod tests {
         staging.commit(false).unwrap();
         assert_eq!(bucket.get("robots.txt").unwrap().as_deref(), Some(&b"theirs"[..]));
         assert!(bucket.get("p/old/index.html").unwrap().is_none());
+    }
+
+    #[test]
+    fn objects_of_another_site_inside_this_ones_folders_are_never_deleted() {
+        let bucket = Arc::new(Bucket::in_memory());
+        // A site whose tree is known, and another site inside one of its folders (as a
+        // flamesite before issue 45 let one be published there).
+        bucket.put("index.json", br#"{"format":"flamesite-index","version":3,"series":[],"names":{}}"#.to_vec()).unwrap();
+        bucket.put(TREE, b"7".to_vec()).unwrap();
+        let inner = ["p/zz/index.html", "p/zz/p/a/index.html", "p/zz/.flamesite/tree", "p/zz/.flamesite/cache/state.zst"];
+        for rel in inner.iter().chain(&["p/old/index.html", "p/stale/index.html"]) {
+            bucket.put(rel, b"x".to_vec()).unwrap();
+        }
+        let lock = Lock::take(bucket.clone()).unwrap();
+        // Removals the build state names: the other site's folder, and a folder inside it.
+        let staging = Staging::new(bucket.clone(), &lock).unwrap();
+        for rel in ["p/zz/", "p/zz/p/a/", "p/zz/index.html", "p/old/"] {
+            staging.remove(rel).unwrap();
+        }
+        staging.commit(false).unwrap();
+        lock.finish().unwrap();
+        assert!(bucket.get("p/old/index.html").unwrap().is_none(), "the site's own removal is made");
+        // A full publish, which sweeps the site's folders.
+        let staging = Staging::new(bucket.clone(), &lock).unwrap();
+        staging.set_ours(["p".to_string()]);
+        staging.write("p/new/index.html", b"y").unwrap();
+        staging.commit(true).unwrap();
+        assert!(bucket.get("p/stale/index.html").unwrap().is_none(), "the sweep removes the site's stale objects");
+        for rel in inner {
+            assert!(bucket.get(rel).unwrap().is_some(), "{rel} of the site inside was deleted");
+        }
     }
 
     /// The lock's `renewed` time, as its object says.
