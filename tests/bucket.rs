@@ -357,6 +357,11 @@ fn a_site_inside_another_sites_prefix_is_refused_both_ways_and_nothing_of_it_is_
         "{err}"
     );
     assert_eq!(tree(&s3.objects("ov")), outer, "nothing written or deleted");
+    // Nor does a shard store its part there.
+    let o = command(&input, "ov/p/zz", s3.port).args(["--shard", "1/2"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("it is inside another flamesite site, s3://archive/ov"), "{}", stderr(&o));
+    assert_eq!(tree(&s3.objects("ov")), outer, "nothing written or deleted");
     // A site over a published one: refused, and nothing of the inner one is touched.
     publish(&input, "in/p/zz", s3.port);
     let inner = tree(&s3.objects("in/p/zz"));

@@ -15,7 +15,9 @@
 //! path): the build state and the cache's entries (`.flamesite/cache/`, sums and records, no
 //! graph files), so a machine with nothing but the binary and `site.toml` adds a run by reading
 //! that record and the few run folders it needs, not the site. `.flamesite/lock`, made with a
-//! conditional write, keeps two publishers from writing the same site at once.
+//! conditional write, keeps two publishers from writing the same site at once. A site's record
+//! also marks its prefix as its own: no site is published inside another's prefix, nor over a
+//! prefix that holds another (whose objects the outer site's sweep would delete).
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
