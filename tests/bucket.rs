@@ -258,6 +258,62 @@ fn a_second_publisher_is_refused_while_one_publishes() {
     assert_same_site(&s3.site("site"), &folder_site(&input));
 }
 
+/// `cmd` run by `sh` as pid `pid` of a PID namespace of its own (`unshare --pid`, as a container
+/// of the same host runs it): the namespace's first process asks the kernel for that pid next.
+/// Ending the returned child (unshare) ends the namespace and every process in it.
+fn in_pid_namespace(cmd: &Command, pid: u32) -> Command {
+    let probe = Command::new("unshare").args(["--pid", "--fork", "--mount-proc", "true"]).output();
+    let made = probe.as_ref().is_ok_and(|o| o.status.success());
+    assert!(made, "this test needs to make a PID namespace (`unshare --pid --fork --mount-proc`, as root; uid {}): {probe:?}", unsafe { libc::geteuid() });
+    let mut c = Command::new("unshare");
+    // `; exit` keeps the shell from replacing itself with the program: it is forked, as the
+    // next pid.
+    c.args(["--pid", "--fork", "--mount-proc", "--kill-child", "sh", "-c", &format!("echo {} > /proc/sys/kernel/ns_last_pid && \"$0\" \"$@\"; exit $?", pid - 1)]);
+    c.arg(cmd.get_program()).args(cmd.get_args());
+    c.current_dir(cmd.get_current_dir().unwrap());
+    for (k, v) in cmd.get_envs() {
+        c.env(k, v.unwrap());
+    }
+    c
+}
+
+/// Two containers of one CI runner have the same host name and number their processes each from
+/// 1: a publisher in the other one holds the lock with a pid that means nothing here.
+#[test]
+fn a_publisher_in_another_pid_namespace_of_this_host_keeps_its_lock() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    publish(&input, "site", s3.port);
+    let published = s3.site("site");
+    write(&input.join("api/2026-11-04.folded.gz"), &gzip(awkward_profile(9, 300).as_bytes()));
+    // The holder's pid, in its namespace, is one that no process of this namespace has, as a
+    // container's pid most often is from the host's side.
+    let pid = (1000..32000).rev().find(|p| !Path::new(&format!("/proc/{p}")).exists()).unwrap();
+    // The first publisher, in the other namespace, takes the lock; then its server stops
+    // answering, and it waits, holding it.
+    let stall = Proxy::start(s3.port, Fault::StallAfterPuts(1));
+    let mut first = in_pid_namespace(&command(&input, "site", stall.port), pid).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    stall.wait_until_stalled(1);
+    let lock = String::from_utf8(std::fs::read(s3.objects("site/.flamesite/lock")).unwrap()).unwrap();
+    assert!(lock.contains(&format!("\npid {pid}\n")), "the holder is the build in the other namespace: {lock}");
+    // The second, in this namespace, finds no process with that pid here: it is refused all
+    // the same, and writes nothing.
+    let second = command(&input, "site", s3.port).output().unwrap();
+    let err = stderr(&second);
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert_eq!(second.status.code(), Some(2), "{err}");
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    assert!(
+        err.contains(&format!("another flamesite build is publishing to s3://archive/site (host {}, pid {pid} in another PID namespace of this host", host.trim())),
+        "{err}"
+    );
+    assert!(err.contains("lets go of it 120 s after it last renewed it"), "{err}");
+    assert_eq!(s3.site("site"), published, "the refused publisher wrote nothing");
+    assert!(s3.objects("site/.flamesite/lock").exists(), "the holder's lock stays");
+}
+
 #[test]
 fn a_prefix_that_holds_another_site_is_refused_and_left_alone() {
     let s3 = S3::start();
@@ -280,6 +336,72 @@ fn a_prefix_that_holds_another_site_is_refused_and_left_alone() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--no-cache: a site in object storage is published from the record"), "{}", stderr(&o));
     assert!(!s3.objects("site").exists());
+}
+
+/// Two sites, one inside the other's prefix: a publish of the outer one sweeps its folders
+/// (`p/`), and the inner one's objects, its record included, would go with them.
+#[test]
+fn a_site_inside_another_sites_prefix_is_refused_both_ways_and_nothing_of_it_is_deleted() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    // A site inside a published one: refused before anything is written.
+    publish(&input, "ov", s3.port);
+    let outer = tree(&s3.objects("ov"));
+    let o = command(&input, "ov/p/zz", s3.port).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("refusing to publish to s3://archive/ov/p/zz: it is inside another flamesite site, s3://archive/ov (its record is s3://archive/ov/.flamesite/)")
+            && err.contains("publish to a prefix outside s3://archive/ov"),
+        "{err}"
+    );
+    assert_eq!(tree(&s3.objects("ov")), outer, "nothing written or deleted");
+    // Nor does a shard store its part there.
+    let o = command(&input, "ov/p/zz", s3.port).args(["--shard", "1/2"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("it is inside another flamesite site, s3://archive/ov"), "{}", stderr(&o));
+    assert_eq!(tree(&s3.objects("ov")), outer, "nothing written or deleted");
+    // A site over a published one: refused, and nothing of the inner one is touched.
+    publish(&input, "in/p/zz", s3.port);
+    let inner = tree(&s3.objects("in/p/zz"));
+    assert!(inner.keys().any(|k| k.starts_with(".flamesite/")), "the inner site's record is there");
+    let o = command(&input, "in", s3.port).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("refusing to publish to s3://archive/in: another flamesite site is inside it, s3://archive/in/p/zz (its record is s3://archive/in/p/zz/.flamesite/)")
+            && err.contains("move that site out of s3://archive/in"),
+        "{err}"
+    );
+    let under_in: BTreeMap<String, Vec<u8>> = inner.iter().map(|(k, v)| (format!("p/zz/{k}"), v.clone())).collect();
+    assert_eq!(tree(&s3.objects("in")), under_in, "every object under the prefix is the inner site's, and nothing else is left");
+    // The two as a flamesite before issue 45 let them be: the inner one published inside the
+    // outer one. A publish of the outer one that rewrites it (its record lost) sweeps its
+    // folders and leaves the inner one's objects.
+    for (rel, bytes) in &inner {
+        write(&s3.objects(&format!("ov/p/zz/{rel}")), bytes);
+    }
+    std::fs::remove_file(s3.objects("ov/.flamesite/cache/state.bin.zst")).unwrap();
+    write(&s3.objects("ov/p/api/2026-10-31/index.html"), b"a run the site no longer has");
+    write(&input.join("db/2026-11-04.folded"), awkward_profile(23, 200).as_bytes());
+    publish(&input, "ov", s3.port);
+    assert!(!s3.objects("ov/p/api/2026-10-31/index.html").exists(), "the sweep removed the outer site's stale object");
+    assert_eq!(tree(&s3.objects("ov/p/zz")), inner, "the inner site's objects are all there");
+    // A publish of the outer one cut off half-way, then the next: refused, naming both, and
+    // the inner site's objects are all there.
+    write(&input.join("db/2026-11-05.folded"), awkward_profile(24, 200).as_bytes());
+    let stall = Proxy::start(s3.port, Fault::StallAfterPuts(3));
+    let mut child = command(&input, "ov", stall.port).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    stall.wait_until_stalled(3);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(s3.objects("ov/.flamesite/dirty").exists(), "the publish was cut off");
+    let o = command(&input, "ov", s3.port).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("refusing to publish to s3://archive/ov: another flamesite site is inside it, s3://archive/ov/p/zz"), "{err}");
+    assert_eq!(tree(&s3.objects("ov/p/zz")), inner, "the inner site's objects are all there");
 }
 
 /// What the proxy in front of the server does to what it forwards.

@@ -225,6 +225,9 @@ impl<'a> Build<'a> {
             if options.dry_run {
                 (None, None, None)
             } else {
+                // A site inside another's prefix is refused before anything is written (its
+                // lock included); one that holds another inside it, by Staging::new.
+                bucket::refuse_inside_another_site(&b)?;
                 let lock = bucket::Lock::take(b.clone())?;
                 let cache = open_cache()?;
                 bucket::pull_state(&b, &cache_dir, cache::STATE).map_err(|e| BuildError::Write(format!("reading the record of the published site: {e}")))?;

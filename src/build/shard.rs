@@ -45,6 +45,10 @@ pub fn shard(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<
     let (scanned, remote) = super::scan_input(config, &pool)?;
     let dir = config.cache_folder();
     let bucket = if crate::config::is_url(&config.output) { Some(Arc::new(bucket::Bucket::open(&config.output.to_string_lossy(), "output").map_err(|e| BuildError::Config(e.to_string()))?)) } else { None };
+    if let Some(b) = &bucket {
+        // A shard stores into the site's record: not inside another site's prefix either.
+        bucket::refuse_inside_another_site(b)?;
+    }
     let mut cache = super::open_cache(config)?;
     if let Some(b) = &bucket {
         // Entries the store already has are found there, one record at a time.

@@ -15,7 +15,9 @@
 //! path): the build state and the cache's entries (`.flamesite/cache/`, sums and records, no
 //! graph files), so a machine with nothing but the binary and `site.toml` adds a run by reading
 //! that record and the few run folders it needs, not the site. `.flamesite/lock`, made with a
-//! conditional write, keeps two publishers from writing the same site at once.
+//! conditional write, keeps two publishers from writing the same site at once. A site's record
+//! also marks its prefix as its own: no site is published inside another's prefix, nor over a
+//! prefix that holds another (whose objects the outer site's sweep would delete).
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -174,6 +176,41 @@ impl Bucket {
         })
     }
 
+    /// The address of the store's key `key` (of any prefix, not only the site's), as messages
+    /// give it.
+    fn address(&self, key: &Key) -> String {
+        let base = self.url.strip_suffix(self.root.as_ref()).unwrap_or(&self.url).trim_end_matches('/');
+        if key.as_ref().is_empty() { base.to_string() } else { format!("{base}/{key}") }
+    }
+
+    /// Which of the store's prefixes `prefixes` hold a flamesite site's record (an object under
+    /// `PREFIX/.flamesite/`): one listing of each record's folder, one level deep, several at
+    /// once.
+    fn with_record(&self, prefixes: Vec<Key>) -> Result<Vec<Key>, BucketError> {
+        self.rt.block_on(async {
+            let found = futures::stream::iter(prefixes.into_iter().map(|prefix| async move {
+                let record = prefix.clone().join(RECORD);
+                match self.store.list_with_delimiter(Some(&record)).await {
+                    Ok(l) => Ok((!l.objects.is_empty() || !l.common_prefixes.is_empty()).then_some(prefix)),
+                    Err(object_store::Error::NotFound { .. }) => Ok(None),
+                    Err(source) => Err(BucketError::Store { object: format!("{}/", self.address(&record)), source }),
+                }
+            }))
+            .buffered(CONCURRENCY)
+            .try_collect::<Vec<Option<Key>>>()
+            .await?;
+            Ok(found.into_iter().flatten().collect())
+        })
+    }
+
+    /// The addresses of the prefixes above this one (its parent first, the store's root last)
+    /// that hold a flamesite site's record: the sites this one would be inside.
+    pub fn sites_above(&self) -> Result<Vec<String>, BucketError> {
+        let parts: Vec<object_store::path::PathPart<'_>> = self.root.parts().collect();
+        let above: Vec<Key> = (0..parts.len()).rev().map(|n| parts[..n].iter().cloned().collect()).collect();
+        Ok(self.with_record(above)?.iter().map(|k| self.address(k)).collect())
+    }
+
     /// Every object under the folder `prefix` (`""`: all), as paths relative to the site with
     /// their sizes, sorted.
     pub fn list(&self, prefix: &str) -> Result<Vec<(String, u64)>, BucketError> {
@@ -321,6 +358,36 @@ pub struct Staging {
     dirty: bool,
     /// Whether the bucket holds a site (then a file written may already be there).
     has_site: bool,
+    /// Every object under the prefix, when [`Staging::new`] listed them (a publish whose tree
+    /// is not known): the sweep of the commit deletes from it.
+    listed: Option<Vec<(String, u64)>>,
+}
+
+/// The folders of the site (paths relative to its prefix) that another flamesite site's
+/// record is in, among the objects `rels`: `A/B/.flamesite/…` is the record of a site at `A/B`.
+/// The site's own record (`.flamesite/…`) is not another's.
+fn nested_sites<'a>(rels: impl IntoIterator<Item = &'a str>) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for rel in rels {
+        let parts: Vec<&str> = rel.split('/').collect();
+        if let Some(i) = parts.iter().position(|p| *p == RECORD).filter(|i| *i > 0 && *i + 1 < parts.len()) {
+            found.insert(parts[..i].join("/"));
+        }
+    }
+    found
+}
+
+/// Refuses to publish to `bucket` when it is inside another flamesite site's prefix (a prefix
+/// above it holds a site's record): a publish of that site sweeps its folders, and this site's
+/// objects with them. A few listings, one per prefix above, before anything is written.
+pub fn refuse_inside_another_site(bucket: &Bucket) -> Result<(), OutputError> {
+    if let Some(outer) = bucket.sites_above()?.first() {
+        return Err(OutputError::Bucket(format!(
+            "refusing to publish to {}: it is inside another flamesite site, {outer} (its record is {outer}/{RECORD}/), whose publishes would delete this one's objects; publish to a prefix outside {outer}, or move that site",
+            bucket.url()
+        )));
+    }
+    Ok(())
 }
 
 /// Whether `rel` is a path the site may write or remove: inside it, and not flamesite's record.
@@ -348,6 +415,7 @@ impl Staging {
             next_tree: 0,
             dirty: false,
             has_site: false,
+            listed: None,
         };
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64);
         staging.spool = std::env::temp_dir().join(format!("flamesite-publish-{}-{nanos}", std::process::id()));
@@ -366,6 +434,20 @@ impl Staging {
         };
         // A new tree's identity: when this publish began.
         staging.next_tree = if staging.tree != 0 { staging.tree } else { nanos.max(1) };
+        // A publish whose tree is not known (the first, or one after a publish was cut off)
+        // rewrites the site and sweeps its folders: the prefix is listed now, before anything of
+        // the site is written, and another site found inside it refuses the publish (a sweep
+        // would delete its objects). The commit's sweep takes its objects from this listing.
+        if staging.tree == 0 {
+            let listed = bucket.list("")?;
+            if let Some(inner) = nested_sites(listed.iter().map(|(rel, _)| rel.as_str())).first() {
+                let (url, inner) = (bucket.url(), format!("{}/{inner}", bucket.url()));
+                return Err(OutputError::Bucket(format!(
+                    "refusing to publish to {url}: another flamesite site is inside it, {inner} (its record is {inner}/{RECORD}/), whose objects a publish here would delete; publish to a prefix that holds no other site, or move that site out of {url}"
+                )));
+            }
+            staging.listed = Some(listed);
+        }
         Ok(staging)
     }
 
@@ -467,18 +549,29 @@ impl Staging {
                 gone.insert(rel.clone());
             }
         };
+        // Another site inside this one's prefix (a flamesite before issue 45 let one be
+        // published there) is never this one's: nothing under a folder that holds another
+        // site's record goes, whatever the listing or the build state says.
+        let mut nested = BTreeSet::new();
         if sweep && self.has_site {
             // A full publish over a site: every object of the site's folders it did not write
             // goes. (A bucket that held no site, and no cut-off publish, has none to go.)
             let under = |rel: &String, r: &String| rel == r || rel.starts_with(&format!("{}/", r.trim_end_matches('/')));
-            for (rel, _) in &b.list("")? {
+            let listed = match self.listed.take() {
+                Some(listed) => listed,
+                None => b.list("")?,
+            };
+            nested = nested_sites(listed.iter().map(|(rel, _)| rel.as_str()));
+            for (rel, _) in &listed {
                 consider(rel, removed.iter().any(|r| under(rel, r)));
             }
         } else {
             // Only what was removed is listed: the file itself, or the folder's objects.
+            let mut above = BTreeSet::new();
             for r in &removed {
                 let r = r.trim_end_matches('/');
                 let inside = b.list(r)?;
+                nested.extend(nested_sites(inside.iter().map(|(rel, _)| rel.as_str())));
                 for (rel, _) in &inside {
                     consider(rel, true);
                 }
@@ -486,8 +579,17 @@ impl Staging {
                 if inside.is_empty() && b.exists(r)? {
                     consider(&r.to_string(), true);
                 }
+                // The folders above it, inside the site, may be another site's.
+                let parts: Vec<&str> = r.split('/').collect();
+                above.extend((1..parts.len()).map(|n| parts[..n].join("/")));
+            }
+            if !gone.is_empty() {
+                let keys: Vec<Key> = above.iter().map(|rel| b.key(rel)).collect();
+                let found: HashSet<Key> = b.with_record(keys)?.into_iter().collect();
+                nested.extend(above.into_iter().filter(|rel| found.contains(&b.key(rel))));
             }
         }
+        gone.retain(|rel| !nested.iter().any(|n| rel.starts_with(&format!("{n}/"))));
         b.delete_all(&gone.into_iter().collect::<Vec<_>>())?;
         if self.tree != self.next_tree {
             b.put(TREE, self.next_tree.to_string().into_bytes())?;
@@ -541,27 +643,101 @@ struct Holder {
     pid: i32,
     since: String,
     renewed: Option<jiff::Timestamp>,
+    /// The holder's boot, PID namespace and start time, when it recorded them (a flamesite
+    /// before issue 45 did not).
+    id: Option<Identity>,
+}
+
+/// What tells a process from every other on a host: the boot of the machine, the PID
+/// namespace its pid is a number of (two containers on one CI runner have the same host name
+/// and number their processes each from 1), and its start time (a pid is reused).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Identity {
+    /// `/proc/sys/kernel/random/boot_id`.
+    boot: String,
+    /// The device and inode of `/proc/self/ns/pid`, `DEV:INO`.
+    pidns: String,
+    /// Field 22 of `/proc/self/stat`: clock ticks from the boot to the process's start.
+    start: u64,
+}
+
+impl Identity {
+    /// This process's, or `None` when `/proc` does not say (not Linux, no `/proc`, or a
+    /// `/proc` mounted for another PID namespace, whose `self` is not this pid): then no lock
+    /// is ever taken for one of this machine's, and a holder is let go only by its lease.
+    fn mine() -> Option<Identity> {
+        use std::os::unix::fs::MetadataExt;
+        let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?.trim().to_string();
+        let ns = std::fs::metadata("/proc/self/ns/pid").ok()?;
+        let (pid, start) = stat_of("self")?;
+        (!boot.is_empty() && !boot.contains(char::is_whitespace) && pid == std::process::id()).then(|| Identity { boot, pidns: format!("{}:{}", ns.dev(), ns.ino()), start })
+    }
+}
+
+/// The pid and start time (field 22) that `/proc/PROCESS/stat` gives.
+fn stat_of(process: &str) -> Option<(u32, u64)> {
+    let stat = std::fs::read_to_string(format!("/proc/{process}/stat")).ok()?;
+    let pid = stat.split(' ').next()?.parse().ok()?;
+    // The command's name, field 2, is in parentheses and may hold spaces and `)`: the fields
+    // after it are counted from the last `)`, field 3 first.
+    let start = stat.rsplit_once(')')?.1.split_whitespace().nth(22 - 3)?.parse().ok()?;
+    Some((pid, start))
 }
 
 impl Holder {
     fn parse(text: &str) -> Holder {
         let field = |name: &str| text.lines().find_map(|l| l.strip_prefix(name).map(|v| v.trim().to_string())).unwrap_or_default();
+        let id = match (field("boot "), field("pidns "), field("start ").parse()) {
+            (boot, pidns, Ok(start)) if !boot.is_empty() && !pidns.is_empty() => Some(Identity { boot, pidns, start }),
+            _ => None,
+        };
         Holder {
             token: field("token "),
             host: field("host "),
             pid: field("pid ").parse().unwrap_or(0),
             since: field("since "),
             renewed: field("renewed ").parse().ok(),
+            id,
         }
     }
 
     /// Whether the lock is no longer held: not renewed within the lease, or held by a process
-    /// of this machine that is gone (a killed publish, taken over at once).
-    fn gone(&self, now: jiff::Timestamp) -> bool {
+    /// that is gone and known to be of this machine, this boot and this PID namespace (a
+    /// killed publish, taken over at once). A holder in another PID namespace on the same host
+    /// (another container of one CI runner) has a pid that means nothing here, so it keeps the
+    /// lock until its lease lapses.
+    fn gone(&self, now: jiff::Timestamp, me: Option<&Identity>) -> bool {
         let expired = self.renewed.is_none_or(|r| now.duration_since(r).as_secs() > LEASE.as_secs() as i64);
-        // SAFETY: kill with signal 0 only asks whether the process exists.
-        let dead = self.host == host() && self.pid > 0 && unsafe { libc::kill(self.pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
-        expired || dead
+        expired || self.here(me) && self.dead()
+    }
+
+    /// Whether the holder said it is a process of this machine, this boot and this PID
+    /// namespace: then its pid names a process here.
+    fn here(&self, me: Option<&Identity>) -> bool {
+        let same = |id: &Identity, me: &Identity| id.boot == me.boot && id.pidns == me.pidns;
+        self.host == host() && self.pid > 0 && matches!((&self.id, me), (Some(id), Some(me)) if same(id, me))
+    }
+
+    /// Whether the holder's process (of this PID namespace) is gone: no process has its pid, or
+    /// the one that has it started at another time (the pid was reused).
+    fn dead(&self) -> bool {
+        match (stat_of(&self.pid.to_string()), &self.id) {
+            (Some((_, start)), Some(id)) => start != id.start,
+            // SAFETY: kill with signal 0 only asks whether the process exists.
+            _ => (unsafe { libc::kill(self.pid, 0) }) != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH),
+        }
+    }
+
+    /// Where the holder is, for the message that refuses the lock: after its pid.
+    fn whereabouts(&self, me: Option<&Identity>) -> &'static str {
+        match (&self.id, me) {
+            _ if self.host != host() => "",
+            (Some(id), Some(me)) if id.boot != me.boot => " of another boot of this machine",
+            (Some(id), Some(me)) if id.pidns != me.pidns => " in another PID namespace of this host (another container?)",
+            (Some(_), Some(_)) => "",
+            (None, _) => " (a build that did not record its PID namespace: it may be in another container of this host)",
+            (Some(_), None) => " (this build cannot tell its own PID namespace from /proc)",
+        }
     }
 }
 
@@ -578,7 +754,9 @@ impl Lock {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let token = format!("{}-{nanos}", std::process::id());
         let since = jiff::Timestamp::now();
-        let body = move || format!("token {token}\nhost {}\npid {}\nsince {since}\nrenewed {}\n", host(), std::process::id(), jiff::Timestamp::now()).into_bytes();
+        let me = Identity::mine();
+        let id = me.as_ref().map_or_else(String::new, |i| format!("boot {}\npidns {}\nstart {}\n", i.boot, i.pidns, i.start));
+        let body = move || format!("token {token}\nhost {}\npid {}\nsince {since}\nrenewed {}\n{id}", host(), std::process::id(), jiff::Timestamp::now()).into_bytes();
         let ours = Holder::parse(&String::from_utf8_lossy(&body())).token;
         let mut version = None;
         for _ in 0..3 {
@@ -593,12 +771,13 @@ impl Lock {
                 version = Some(v);
                 break;
             }
-            if !holder.gone(jiff::Timestamp::now()) {
+            if !holder.gone(jiff::Timestamp::now(), me.as_ref()) {
                 return Err(OutputError::Bucket(format!(
-                    "another flamesite build is publishing to {} (host {}, pid {}, since {}, renewed {}); wait for it to finish (a publisher that stopped lets go of it {} s after it last renewed it)",
+                    "another flamesite build is publishing to {} (host {}, pid {}{}, since {}, renewed {}); wait for it to finish (a publisher that stopped lets go of it {} s after it last renewed it)",
                     bucket.url(),
                     holder.host,
                     holder.pid,
+                    holder.whereabouts(me.as_ref()),
                     holder.since,
                     holder.renewed.map_or_else(|| "never".to_string(), |r| r.to_string()),
                     LEASE.as_secs()
@@ -846,6 +1025,37 @@ mod tests {
         assert!(bucket.get("p/old/index.html").unwrap().is_none());
     }
 
+    #[test]
+    fn objects_of_another_site_inside_this_ones_folders_are_never_deleted() {
+        let bucket = Arc::new(Bucket::in_memory());
+        // A site whose tree is known, and another site inside one of its folders (as a
+        // flamesite before issue 45 let one be published there).
+        bucket.put("index.json", br#"{"format":"flamesite-index","version":3,"series":[],"names":{}}"#.to_vec()).unwrap();
+        bucket.put(TREE, b"7".to_vec()).unwrap();
+        let inner = ["p/zz/index.html", "p/zz/p/a/index.html", "p/zz/.flamesite/tree", "p/zz/.flamesite/cache/state.zst"];
+        for rel in inner.iter().chain(&["p/old/index.html", "p/stale/index.html"]) {
+            bucket.put(rel, b"x".to_vec()).unwrap();
+        }
+        let lock = Lock::take(bucket.clone()).unwrap();
+        // Removals the build state names: the other site's folder, and a folder inside it.
+        let staging = Staging::new(bucket.clone(), &lock).unwrap();
+        for rel in ["p/zz/", "p/zz/p/a/", "p/zz/index.html", "p/old/"] {
+            staging.remove(rel).unwrap();
+        }
+        staging.commit(false).unwrap();
+        lock.finish().unwrap();
+        assert!(bucket.get("p/old/index.html").unwrap().is_none(), "the site's own removal is made");
+        // A full publish, which sweeps the site's folders.
+        let staging = Staging::new(bucket.clone(), &lock).unwrap();
+        staging.set_ours(["p".to_string()]);
+        staging.write("p/new/index.html", b"y").unwrap();
+        staging.commit(true).unwrap();
+        assert!(bucket.get("p/stale/index.html").unwrap().is_none(), "the sweep removes the site's stale objects");
+        for rel in inner {
+            assert!(bucket.get(rel).unwrap().is_some(), "{rel} of the site inside was deleted");
+        }
+    }
+
     /// The lock's `renewed` time, as its object says.
     fn renewed(bucket: &Bucket) -> Option<jiff::Timestamp> {
         bucket.get(LOCK).unwrap().and_then(|b| Holder::parse(&String::from_utf8_lossy(&b)).renewed)
@@ -876,6 +1086,24 @@ mod tests {
         assert!(Lock::take(bucket.clone()).is_err());
         drop(lock);
         assert!(bucket.get(LOCK).unwrap().is_none(), "let go of when dropped");
+    }
+
+    #[test]
+    fn a_lock_whose_pid_now_names_another_process_is_taken_over_at_once() {
+        let bucket = Arc::new(Bucket::in_memory());
+        let me = Identity::mine().expect("/proc says who this process is");
+        let held = |start: u64| {
+            let now = jiff::Timestamp::now();
+            format!("token other\nhost {}\npid {}\nsince {now}\nrenewed {now}\nboot {}\npidns {}\nstart {start}\n", host(), std::process::id(), me.boot, me.pidns)
+        };
+        // Held by a live process of this machine and namespace (this one): refused.
+        bucket.put(LOCK, held(me.start).into_bytes()).unwrap();
+        let err = Lock::take(bucket.clone()).err().expect("a live holder keeps its lock").to_string();
+        assert!(err.contains(&format!("(host {}, pid {}, since", host(), std::process::id())), "{err}");
+        // The same pid, but the holder started at another time: it is gone, its pid reused.
+        bucket.put(LOCK, held(me.start + 1).into_bytes()).unwrap();
+        let lock = Lock::take(bucket.clone()).expect("the lock of a process that is gone is taken over");
+        assert!(lock.held().is_ok());
     }
 
     #[test]
