@@ -200,22 +200,10 @@ pub fn recognise(bytes: &[u8]) -> Option<SiteKind> {
 /// a regular file (a FIFO would block the read, a link to `/dev/zero` never end) or is larger
 /// than [`INDEX_BUDGET`].
 pub fn read_index(dir: &Path) -> Result<Option<Vec<u8>>, String> {
-    use std::io::Read;
     let path = dir.join("index.json");
-    let meta = match std::fs::symlink_metadata(&path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
-    };
-    if !meta.is_file() {
-        return Err(format!("{}: not a regular file", path.display()));
+    match crate::store::read_regular(&path, INDEX_BUDGET) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}", path.display())),
     }
-    if meta.len() > INDEX_BUDGET {
-        return Err(format!("{}: {} bytes, more than a site's index.json is ({INDEX_BUDGET} at most)", path.display(), meta.len()));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(&path)
-        .and_then(|f| f.take(INDEX_BUDGET + 1).read_to_end(&mut bytes))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(Some(bytes))
 }
