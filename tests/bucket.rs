@@ -371,6 +371,73 @@ fn an_index_json_object_of_6_gb_is_refused_by_its_length_before_it_is_read() {
     assert_eq!(objects, ["index.json"], "nothing written, the lock let go of");
 }
 
+/// Issue 45, item 13: a publish that reads back a file of the published site (the manifests a
+/// series' history is made of) through a server that resets the connection at every try fails
+/// with a message naming the object's address and the server's error, not a local file.
+/// Before, it said a file of the build's temporary folder was missing, naming no server.
+#[test]
+fn a_connection_reset_while_reading_the_site_back_is_reported_with_the_object_and_the_server() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    publish(&input, "site", s3.port);
+    write(&input.join("api/2026-11-04.folded.gz"), &gzip(awkward_profile(9, 300).as_bytes()));
+    let faults = Proxy::start(s3.port, Fault::ResetGets("/site/p/api/2026-11-01/g/"));
+    let o = command(&input, "site", faults.port).output().unwrap();
+    let err = stderr(&o);
+    assert!(faults.dropped.load(Ordering::SeqCst) > 0, "nothing was read back: {err}");
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("reading the published site back: s3://{BUCKET}/site/p/api/2026-11-01/g/")), "{err}");
+    assert!(err.contains(&format!("http://127.0.0.1:{}/{BUCKET}/site/p/api/2026-11-01/g/", faults.port)), "the server is named: {err}");
+    assert!(!err.contains(".published.tmp"), "no local file is named: {err}");
+    assert!(!s3.objects("site/.flamesite/lock").exists(), "the lock is let go of");
+    // Through a server that answers, the next publish goes through.
+    publish(&input, "site", s3.port);
+    assert_same_site(&s3.site("site"), &folder_site(&input));
+}
+
+/// The folders in `tmp` with flamesite's temporary names.
+fn flamesite_temp_folders(tmp: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(tmp).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("flamesite-")).collect();
+    names.sort();
+    names
+}
+
+/// Issue 45, item 13: a publish killed half-way leaves its spool (`flamesite-publish-PID-…`)
+/// and its copy of the record (`flamesite-PID-….cache`) in the temporary folder, which nothing
+/// else removes; the next publish removes them (their process is gone), and only them: a
+/// folder of flamesite's names whose process is alive, and other names, stay. Before, they
+/// stayed for ever, one pair per killed publish.
+#[test]
+fn temporary_folders_a_killed_publish_leaves_are_removed_by_the_next() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    publish(&input, "site", s3.port);
+    write(&input.join("db/2026-11-04.folded"), awkward_profile(31, 200).as_bytes());
+    let stall = Proxy::start(s3.port, Fault::StallAfterPuts(5));
+    let mut child = command(&input, "site", stall.port).env("TMPDIR", &tmp).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    stall.wait_until_stalled(5);
+    let pid = child.id();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = flamesite_temp_folders(&tmp);
+    assert!(left.iter().any(|n| n.starts_with(&format!("flamesite-publish-{pid}-"))), "{left:?}");
+    assert!(left.iter().any(|n| n.starts_with(&format!("flamesite-{pid}-")) && n.ends_with(".cache")), "{left:?}");
+    // What a killed publish that read profiles from a bucket leaves; a folder of a live process
+    // (this test's), and names that are not flamesite's own.
+    let ours = std::process::id();
+    for name in [format!("flamesite-input-{pid}-12"), format!("flamesite-publish-{ours}-7"), "flamesite-notes".into(), format!("flamesite-{pid}-notahash.cache")] {
+        std::fs::create_dir(tmp.join(name)).unwrap();
+    }
+    let o = command(&input, "site", s3.port).env("TMPDIR", &tmp).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(flamesite_temp_folders(&tmp), [format!("flamesite-{pid}-notahash.cache"), "flamesite-notes".into(), format!("flamesite-publish-{ours}-7")]);
+    assert_same_site(&s3.site("site"), &folder_site(&input));
+}
+
 /// What the proxy in front of the server does to what it forwards.
 #[derive(Clone, Copy)]
 enum Fault {
@@ -383,6 +450,9 @@ enum Fault {
     /// Each piece of a request or answer it forwards is, with probability `p`, the last (both
     /// sides are shut). Seeded, so that a failure can be run again with the same faults.
     Drop { seed: u64, p: f64 },
+    /// Every GET whose path contains this is not forwarded: its connection is shut (a
+    /// connection reset), at each retry too.
+    ResetGets(&'static str),
 }
 
 /// A TCP proxy in front of the server, which logs the requests it forwards and injects
@@ -418,7 +488,7 @@ impl Proxy {
                             })
                             .collect()
                     }
-                    Fault::None | Fault::StallAfterPuts(_) => Vec::new(),
+                    Fault::None | Fault::StallAfterPuts(_) | Fault::ResetGets(_) => Vec::new(),
                 };
                 let up = draws.split_off(draws.len() / 2);
                 let pairs = [(client.try_clone().unwrap(), server.try_clone().unwrap(), up), (server, client, draws)];
@@ -443,6 +513,12 @@ impl Proxy {
                                 let mut words = text.split(' ');
                                 if let (Some(m @ ("PUT" | "GET" | "POST" | "DELETE" | "HEAD")), Some(path)) = (words.next(), words.next()) {
                                     log.lock().unwrap().push((m.to_string(), path.split('?').next().unwrap().to_string()));
+                                    if let Fault::ResetGets(pattern) = fault {
+                                        if m == "GET" && path.contains(pattern) {
+                                            dropped.fetch_add(1, Ordering::SeqCst);
+                                            break;
+                                        }
+                                    }
                                 }
                                 let seen = buf[..n].windows(5).filter(|w| w == b"PUT /").count();
                                 if let Fault::StallAfterPuts(limit) = fault {

@@ -97,6 +97,10 @@ pub struct Summary {
 
 /// Builds the site described by `config`.
 pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> {
+    if crate::config::is_url(&config.output) || crate::config::is_url(&config.input) {
+        // What publishes that were killed left in the temporary folder.
+        crate::output::remove_dead_temp_folders();
+    }
     let built = build_in(config, options);
     if crate::config::is_url(&config.output) && config.cache_dir.is_none() {
         // The copy of a bucket's record was this build's own.
@@ -108,13 +112,29 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
 fn build_in(config: &Config, options: &Options) -> Result<Summary, BuildError> {
     let start = Instant::now();
     let mut b = Build::open(config, options)?;
-    if !b.nothing_changed() {
-        let runs = b.ingest()?;
-        if let Some(runs) = b.anything_shown_changed(runs)? {
-            let mut archive = b.group(runs);
-            b.derive(&mut archive)?;
-            b.publish(archive)?;
+    let phases = |b: &mut Build| -> Result<(), BuildError> {
+        if !b.nothing_changed() {
+            let runs = b.ingest()?;
+            if let Some(runs) = b.anything_shown_changed(runs)? {
+                let mut archive = b.group(runs);
+                b.derive(&mut archive)?;
+                b.publish(archive)?;
+            }
         }
+        Ok(())
+    };
+    let done = phases(&mut b);
+    // A file of a bucket's site that could not be read back is missing from the folder it was
+    // to be read from: a reader that then fails names that local file, so the failure of the
+    // read itself (the object's address, the server's error) is what the build tells.
+    let failures = b.cache.as_ref().map_or_else(Vec::new, |c| c.read_back_failures());
+    if let (Err(e), Some(first)) = (&done, failures.first()) {
+        return Err(BuildError::Write(format!("reading the published site back: {first} (then: {e})")));
+    }
+    done?;
+    for why in failures {
+        let (path, message) = why.split_once(": ").map_or((why.clone(), String::new()), |(p, m)| (p.to_string(), m.to_string()));
+        b.summary.warnings.push(Warning { path, message: format!("{message}; not read back: what it holds was made again") });
     }
     b.summary.elapsed = start.elapsed();
     let summary = std::mem::take(&mut b.summary);

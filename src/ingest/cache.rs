@@ -142,6 +142,11 @@ impl Cache {
         Cache { published: Some(published), ..self }
     }
 
+    /// Why reads back of the published site failed so far (see [`crate::output::Published::failures`]).
+    pub fn read_back_failures(&self) -> Vec<String> {
+        self.published.as_ref().map_or_else(Vec::new, |p| p.failures())
+    }
+
     /// Records that folder `url` of the published site holds (or is to hold) the files of
     /// entry `key`.
     pub fn home(&self, key: &str, url: &str) {

@@ -868,13 +868,17 @@ pub struct Mirror {
     dir: PathBuf,
     /// The files downloaded (or tried), and the folders downloaded whole (with a `/` after).
     fetched: Mutex<HashSet<String>>,
+    /// Why reads back failed (the object's address and the server's error), in order: a file
+    /// that did not come is missing from the folder, and a reader then finds no file there,
+    /// so the build tells these, not the local path (see [`Mirror::failures`]).
+    failed: Mutex<Vec<String>>,
 }
 
 impl Mirror {
     /// A mirror of `bucket` in the folder `dir` (made empty).
     pub fn new(bucket: Arc<Bucket>, dir: PathBuf) -> Mirror {
         let _ = std::fs::remove_dir_all(&dir);
-        Mirror { bucket, dir, fetched: Mutex::new(HashSet::new()) }
+        Mirror { bucket, dir, fetched: Mutex::new(HashSet::new()), failed: Mutex::new(Vec::new()) }
     }
 
     /// Where the site's folder `url` is on this machine, with the files `files` of it (relative
@@ -891,12 +895,14 @@ impl Mirror {
                 let new: Vec<String> = files.iter().map(|f| format!("{url}/{f}")).filter(|f| fetched.insert(f.clone())).collect();
                 drop(fetched);
                 if !new.is_empty() {
-                    let _ = self.bucket.download_files(&new, &self.dir, SITE_FILE_BUDGET);
+                    let got = self.bucket.download_files(&new, &self.dir, SITE_FILE_BUDGET);
+                    self.note(got);
                 }
             }
             None => {
                 if self.fetched.lock().expect("no panic while holding it").insert(format!("{url}/")) {
-                    let _ = self.bucket.download(url, &self.dir, SITE_FILE_BUDGET, |_, _| true);
+                    let got = self.bucket.download(url, &self.dir, SITE_FILE_BUDGET, |_, _| true);
+                    self.note(got.map(|_| ()));
                 }
             }
         }
@@ -907,7 +913,30 @@ impl Mirror {
 impl Mirror {
     /// The record of cache entry `key` the bucket keeps.
     pub fn entry(&self, key: &str) -> Option<Vec<u8>> {
-        super::record::is_key(key).then(|| self.bucket.get_within(&format!("{RECORD}/cache/{key}/entry.json"), super::record::ENTRY_BUDGET).ok().flatten()).flatten()
+        if !super::record::is_key(key) {
+            return None;
+        }
+        let got = self.bucket.get_within(&format!("{RECORD}/cache/{key}/entry.json"), super::record::ENTRY_BUDGET);
+        match got {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                self.note(Err(e));
+                None
+            }
+        }
+    }
+
+    /// Keeps why a read back failed.
+    fn note(&self, got: Result<(), BucketError>) {
+        if let Err(e) = got {
+            self.failed.lock().expect("no panic while holding it").push(e.to_string());
+        }
+    }
+
+    /// Why reads back from the bucket failed so far, each naming the object and the server's
+    /// error.
+    pub fn failures(&self) -> Vec<String> {
+        self.failed.lock().expect("no panic while holding it").clone()
     }
 }
 
