@@ -1052,12 +1052,12 @@ fn names_read_back_from_tampered_listings_never_write_outside_the_output() {
 
 /// `flamesite build` of `input` to `out`, under a 4 GiB address-space limit (a build that reads
 /// `/dev/zero` whole aborts rather than take the machine's memory) and failing the test when it
-/// has not ended in five minutes (one that waits on a FIFO).
+/// has not ended in two minutes (one that waits on a FIFO).
 fn build_guarded(input: &Path, out: &Path) -> std::process::Output {
     let mut cmd = Command::new(bin());
     cmd.args(["build", "--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()]).current_dir(input.parent().unwrap());
     limit(&mut cmd, 4 << 30, 600);
-    output_within(&mut cmd, 300)
+    output_within(&mut cmd, 120)
 }
 
 /// Issue 45, item 9: the build state in the cache folder is read as a regular file within its
