@@ -129,6 +129,17 @@ pub enum BucketError {
         #[source]
         source: object_store::Error,
     },
+    /// An object larger than what flamesite reads of such an object (its size from the GET's
+    /// length, or counted as its body came): refused before or while it is read.
+    #[error("{object}: is {size} bytes, more than the {budget} such an object may be; not read")]
+    TooLarge {
+        /// The object's address.
+        object: String,
+        /// Its size, or the bytes that had come when it passed the budget.
+        size: u64,
+        /// The most bytes read of it.
+        budget: u64,
+    },
     /// A listing or a caller named an object outside the site's prefix.
     #[error("{0}: not a path inside the site")]
     Outside(String),

@@ -404,6 +404,162 @@ fn a_site_inside_another_sites_prefix_is_refused_both_ways_and_nothing_of_it_is_
     assert_eq!(tree(&s3.objects("ov/p/zz")), inner, "the inner site's objects are all there");
 }
 
+/// A zstd frame of `blocks` blocks of 128 KiB of zeros, each written as a run (an RLE block of
+/// four bytes): 218 kB unpack to 7 GB. A real frame any zstd decoder unpacks, made without
+/// writing the gigabytes it unpacks to.
+fn zstd_bomb(blocks: usize) -> Vec<u8> {
+    // Magic number; a frame header with no content size; a window of 128 KiB (2^17).
+    let mut frame = vec![0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x38];
+    for i in 0..blocks {
+        let last = u32::from(i + 1 == blocks);
+        // Block header (24 bits, little-endian): size 128 KiB, type 1 (RLE), last block; then
+        // the byte repeated.
+        frame.extend_from_slice(&((128 << 10 << 3) | (1 << 1) | last).to_le_bytes()[..3]);
+        frame.push(0);
+    }
+    frame
+}
+
+/// `command` under a 4 GiB address-space limit: what unpacks or reads gigabytes whole aborts
+/// there (exit 134) rather than take the machine's memory.
+fn limited(input: &Path, prefix: &str, port: u16) -> Output {
+    let mut cmd = command(input, prefix, port);
+    limit(&mut cmd, 4 << 30, 600);
+    cmd.output().unwrap()
+}
+
+/// Issue 45, item 9: the build state a bucket keeps (`.flamesite/cache/state-data.bin.zst`,
+/// then the header `state.bin.zst`) replaced by a zstd bomb of 218 kB that unpacks to 7 GB is
+/// unpacked as it streams to a file, within 512 MiB: past it, a warning names the object and
+/// the build starts afresh from the published listings (exit 0, the site a folder build's), and
+/// the lock is let go of. Before, it was unpacked whole into memory: the build aborted (exit
+/// 134) and left the lock behind.
+#[test]
+fn a_zstd_bomb_as_the_buckets_build_state_is_named_and_the_build_starts_afresh() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    publish(&input, "site", s3.port);
+    let bomb = zstd_bomb(54_500);
+    assert!(bomb.len() < 220_000, "{}", bomb.len());
+    // It is a bomb: past a gibibyte of its 7 GB, still unpacking.
+    let unpacked = std::io::copy(&mut zstd::stream::read::Decoder::new(&bomb[..]).unwrap().take(1 << 30), &mut std::io::sink()).unwrap();
+    assert_eq!(unpacked, 1 << 30);
+    for (round, name) in ["state-data.bin", "state.bin"].into_iter().enumerate() {
+        write(&s3.objects(&format!("site/.flamesite/cache/{name}.zst")), &bomb);
+        write(&input.join(format!("db/2026-11-0{}.folded", round + 4)), awkward_profile(70 + round as u64, 200).as_bytes());
+        let o = limited(&input, "site", s3.port);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{name}: {err}");
+        assert!(
+            err.contains(&format!("s3://{BUCKET}/site/.flamesite/cache/{name}.zst: unpacks to more than the 536870912 bytes a build state may be; the build state is not read")),
+            "{name}: {err}"
+        );
+        assert!(!s3.objects("site/.flamesite/lock").exists(), "{name}: the lock is let go of");
+        assert_same_site(&s3.site("site"), &folder_site(&input));
+    }
+}
+
+/// The name s3s-fs gives the file that keeps an object's ETag (and checksums) beside it.
+fn s3s_fs_info(s3: &S3, key: &str) -> PathBuf {
+    // base64, URL-safe alphabet, no padding, as s3s-fs encodes the bucket and the key.
+    let b64 = |s: &str| {
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let bits: Vec<u8> = s.bytes().flat_map(|b| (0..8).rev().map(move |i| (b >> i) & 1)).collect();
+        bits.chunks(6).map(|c| ALPHABET[c.iter().chain(std::iter::repeat(&0)).take(6).fold(0, |a, b| a << 1 | *b as usize)] as char).collect::<String>()
+    };
+    s3.root.path().join(format!(".bucket-{}.object-{}.internal.json", b64(BUCKET), b64(key)))
+}
+
+/// Issue 45, item 9: an `index.json` object of 6 GB at the prefix (a sparse file where s3s-fs
+/// keeps it) is refused by the length its GET answers with, before its body is read: exit 2,
+/// the message names the object and its size, nothing is written and the lock is let go of.
+/// Before, its body was read whole into memory: the build aborted (exit 134) and left the lock.
+#[test]
+fn an_index_json_object_of_6_gb_is_refused_by_its_length_before_it_is_read() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    let big = s3.objects("big/index.json");
+    std::fs::create_dir_all(big.parent().unwrap()).unwrap();
+    std::fs::File::create(&big).unwrap().set_len(6 << 30).unwrap();
+    // Its ETag, kept where s3s-fs keeps them, so that the server does not hash 6 GB at the GET.
+    write(&s3s_fs_info(&s3, "big/index.json"), br#"{"e_tag":"0123456789abcdef0123456789abcdef"}"#);
+    let o = limited(&input, "big", s3.port);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("s3://{BUCKET}/big/index.json: is {} bytes, more than the {} such an object may be", 6u64 << 30, 256 << 20)), "{err}");
+    let objects: Vec<String> = walkdir::WalkDir::new(s3.objects("big")).into_iter().flatten().filter(|e| e.file_type().is_file()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(objects, ["index.json"], "nothing written, the lock let go of");
+}
+
+/// Issue 45, item 13: a publish that reads back a file of the published site (the manifests a
+/// series' history is made of) through a server that resets the connection at every try fails
+/// with a message naming the object's address and the server's error, not a local file.
+/// Before, it said a file of the build's temporary folder was missing, naming no server.
+#[test]
+fn a_connection_reset_while_reading_the_site_back_is_reported_with_the_object_and_the_server() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    publish(&input, "site", s3.port);
+    write(&input.join("api/2026-11-04.folded.gz"), &gzip(awkward_profile(9, 300).as_bytes()));
+    let faults = Proxy::start(s3.port, Fault::ResetGets("/site/p/api/2026-11-01/g/"));
+    let o = command(&input, "site", faults.port).output().unwrap();
+    let err = stderr(&o);
+    assert!(faults.dropped.load(Ordering::SeqCst) > 0, "nothing was read back: {err}");
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("reading the published site back: s3://{BUCKET}/site/p/api/2026-11-01/g/")), "{err}");
+    assert!(err.contains(&format!("http://127.0.0.1:{}/{BUCKET}/site/p/api/2026-11-01/g/", faults.port)), "the server is named: {err}");
+    assert!(!err.contains(".published.tmp"), "no local file is named: {err}");
+    assert!(!s3.objects("site/.flamesite/lock").exists(), "the lock is let go of");
+    // Through a server that answers, the next publish goes through.
+    publish(&input, "site", s3.port);
+    assert_same_site(&s3.site("site"), &folder_site(&input));
+}
+
+/// The folders in `tmp` with flamesite's temporary names.
+fn flamesite_temp_folders(tmp: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(tmp).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("flamesite-")).collect();
+    names.sort();
+    names
+}
+
+/// Issue 45, item 13: a publish killed half-way leaves its spool (`flamesite-publish-PID-…`)
+/// and its copy of the record (`flamesite-PID-….cache`) in the temporary folder, which nothing
+/// else removes; the next publish removes them (their process is gone), and only them: a
+/// folder of flamesite's names whose process is alive, and other names, stay. Before, they
+/// stayed for ever, one pair per killed publish.
+#[test]
+fn temporary_folders_a_killed_publish_leaves_are_removed_by_the_next() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    publish(&input, "site", s3.port);
+    write(&input.join("db/2026-11-04.folded"), awkward_profile(31, 200).as_bytes());
+    let stall = Proxy::start(s3.port, Fault::StallAfterPuts(5));
+    let mut child = command(&input, "site", stall.port).env("TMPDIR", &tmp).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    stall.wait_until_stalled(5);
+    let pid = child.id();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let left = flamesite_temp_folders(&tmp);
+    assert!(left.iter().any(|n| n.starts_with(&format!("flamesite-publish-{pid}-"))), "{left:?}");
+    assert!(left.iter().any(|n| n.starts_with(&format!("flamesite-{pid}-")) && n.ends_with(".cache")), "{left:?}");
+    // What a killed publish that read profiles from a bucket leaves; a folder of a live process
+    // (this test's), and names that are not flamesite's own.
+    let ours = std::process::id();
+    for name in [format!("flamesite-input-{pid}-12"), format!("flamesite-publish-{ours}-7"), "flamesite-notes".into(), format!("flamesite-{pid}-notahash.cache")] {
+        std::fs::create_dir(tmp.join(name)).unwrap();
+    }
+    let o = command(&input, "site", s3.port).env("TMPDIR", &tmp).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(flamesite_temp_folders(&tmp), [format!("flamesite-{pid}-notahash.cache"), "flamesite-notes".into(), format!("flamesite-publish-{ours}-7")]);
+    assert_same_site(&s3.site("site"), &folder_site(&input));
+}
+
 /// What the proxy in front of the server does to what it forwards.
 #[derive(Clone, Copy)]
 enum Fault {
@@ -416,6 +572,9 @@ enum Fault {
     /// Each piece of a request or answer it forwards is, with probability `p`, the last (both
     /// sides are shut). Seeded, so that a failure can be run again with the same faults.
     Drop { seed: u64, p: f64 },
+    /// Every GET whose path contains this is not forwarded: its connection is shut (a
+    /// connection reset), at each retry too.
+    ResetGets(&'static str),
 }
 
 /// A TCP proxy in front of the server, which logs the requests it forwards and injects
@@ -451,7 +610,7 @@ impl Proxy {
                             })
                             .collect()
                     }
-                    Fault::None | Fault::StallAfterPuts(_) => Vec::new(),
+                    Fault::None | Fault::StallAfterPuts(_) | Fault::ResetGets(_) => Vec::new(),
                 };
                 let up = draws.split_off(draws.len() / 2);
                 let pairs = [(client.try_clone().unwrap(), server.try_clone().unwrap(), up), (server, client, draws)];
@@ -476,6 +635,12 @@ impl Proxy {
                                 let mut words = text.split(' ');
                                 if let (Some(m @ ("PUT" | "GET" | "POST" | "DELETE" | "HEAD")), Some(path)) = (words.next(), words.next()) {
                                     log.lock().unwrap().push((m.to_string(), path.split('?').next().unwrap().to_string()));
+                                    if let Fault::ResetGets(pattern) = fault {
+                                        if m == "GET" && path.contains(pattern) {
+                                            dropped.fetch_add(1, Ordering::SeqCst);
+                                            break;
+                                        }
+                                    }
                                 }
                                 let seen = buf[..n].windows(5).filter(|w| w == b"PUT /").count();
                                 if let Fault::StallAfterPuts(limit) = fault {

@@ -506,13 +506,6 @@ fn corrupt_a_chunk_in_place(graphs: &Path) {
     f.write_all(b"CORRUPT!").unwrap();
 }
 
-/// Makes a named pipe at `path`.
-fn mkfifo(path: &Path) {
-    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
-    // SAFETY: a valid NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo {}", path.display());
-}
-
 /// Whether no cache entry of the site in `out` holds files.
 fn entries_without_files(out: &Path) -> bool {
     entries(out).iter().all(|(dir, _)| !dir.join("files").exists())
@@ -891,22 +884,6 @@ fn build_limited(input: &Path, output: &Path, as_bytes: u64, cpu_seconds: u64) -
     cmd.current_dir(input.parent().unwrap()).output().expect("flamesite runs")
 }
 
-fn limit(cmd: &mut Command, as_bytes: u64, cpu_seconds: u64) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: setrlimit is async-signal-safe and touches only this (forked) process.
-    unsafe {
-        cmd.pre_exec(move || {
-            for (resource, value) in [(libc::RLIMIT_AS, as_bytes), (libc::RLIMIT_CPU, cpu_seconds)] {
-                let l = libc::rlimit { rlim_cur: value, rlim_max: value };
-                if libc::setrlimit(resource, &l) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-            }
-            Ok(())
-        });
-    }
-}
-
 /// Writes `head`, then `spaces` bytes of spaces, then `tail`, gzip-compressed as it goes (see
 /// [`gzip_with_fill`]).
 fn gzip_with_spaces(path: &Path, head: &[u8], spaces: u64, tail: &[u8]) -> u64 {
@@ -1220,6 +1197,83 @@ fn names_read_back_from_tampered_listings_never_write_outside_the_output() {
     for slug in slugs {
         assert!(out.join("p").join(slug).join("index.html").is_file(), "{slug}");
     }
+}
+
+/// `flamesite build` of `input` to `out`, under a 4 GiB address-space limit (a build that reads
+/// `/dev/zero` whole aborts rather than take the machine's memory) and failing the test when it
+/// has not ended in two minutes (one that waits on a FIFO).
+fn build_guarded(input: &Path, out: &Path) -> std::process::Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(["build", "--input", input.to_str().unwrap(), "--output", out.to_str().unwrap()]).current_dir(input.parent().unwrap());
+    limit(&mut cmd, 4 << 30, 600);
+    output_within(&mut cmd, 120)
+}
+
+/// Issue 45, item 9: the build state in the cache folder is read as a regular file within its
+/// budget: a FIFO in place of its header, a link to `/dev/zero` in place of its data, are named
+/// in a warning and the build starts afresh from the published site (before, the first hung
+/// the build for ever, the second read zeros until memory ran out). The site is a fresh
+/// build's, byte for byte.
+#[test]
+fn a_fifo_or_dev_zero_in_place_of_the_build_state_is_named_and_the_build_starts_afresh() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let out = dir.path().join("site/public");
+    let cache = dir.path().join("site/.public.cache");
+    write(&input.join("api/2026-11-01.folded"), b"main;work 5\nmain;idle 3\n");
+    write(&input.join("db/2026-11-01.folded"), b"main;query 4\n");
+    assert!(build(&input, &out, &[]).status.success());
+    let fresh = |input: &Path| {
+        let o = build(input, &dir.path().join("fresh"), &["--no-cache"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let site = tree(&dir.path().join("fresh"));
+        std::fs::remove_dir_all(dir.path().join("fresh")).unwrap();
+        site
+    };
+    for (round, (name, hostile)) in [("state.bin", "fifo"), ("state-data.bin", "/dev/zero")].into_iter().enumerate() {
+        let path = cache.join(name);
+        std::fs::remove_file(&path).unwrap();
+        if hostile == "fifo" {
+            mkfifo(&path);
+        } else {
+            std::os::unix::fs::symlink(hostile, &path).unwrap();
+        }
+        write(&input.join(format!("api/2026-11-0{}.folded", round + 2)), format!("main;work {}\n", round + 7).as_bytes());
+        let o = build_guarded(&input, &out);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(0), "{name}: {err}");
+        let why = if hostile == "fifo" { "is not a regular file" } else { "is a symbolic link, not a regular file" };
+        assert!(err.contains(&format!("{}: {why}; the build state is not read: the build starts afresh", path.display())), "{name}: {err}");
+        assert_eq!(tree(&out), fresh(&input), "{name}: the site is a fresh build's");
+    }
+}
+
+/// Issue 45, item 9: a build without its state reads the names record back from the published
+/// listings; a FIFO in place of a series' `s/<series>/index.json` (or any file that is not a
+/// regular one of at most 256 MiB) is named in a warning and not read, and the build goes on.
+/// Before, the build waited on the FIFO for ever.
+#[test]
+fn a_fifo_in_place_of_a_published_listing_read_back_is_named_and_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let out = dir.path().join("site/public");
+    write(&input.join("api/2026-11-01.folded"), b"main;work 5\nmain;idle 3\n");
+    write(&input.join("db/2026-11-01.folded"), b"main;query 4\n");
+    assert!(build(&input, &out, &[]).status.success());
+    // A fresh checkout: no cache folder, the listings are the record.
+    std::fs::remove_dir_all(dir.path().join("site/.public.cache")).unwrap();
+    let listing = out.join("s/api/index.json");
+    std::fs::remove_file(&listing).unwrap();
+    mkfifo(&listing);
+    write(&input.join("api/2026-11-02.folded"), b"main;work 6\n");
+    let o = build_guarded(&input, &out);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(err.contains(&format!("{}: is not a regular file; the published listing is not read", listing.display())), "{err}");
+    // The listing is the build's again.
+    assert!(std::fs::symlink_metadata(&listing).unwrap().is_file());
+    let read: serde_json::Value = serde_json::from_slice(&std::fs::read(&listing).unwrap()).unwrap();
+    assert_eq!(read["profiles"].as_array().unwrap().len(), 2, "{read}");
 }
 
 /// Issue 31, item 15: a named pipe, a socket or a link to a device among the profiles is no

@@ -97,6 +97,10 @@ pub struct Summary {
 
 /// Builds the site described by `config`.
 pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> {
+    if crate::config::is_url(&config.output) || crate::config::is_url(&config.input) {
+        // What publishes that were killed left in the temporary folder.
+        crate::output::remove_dead_temp_folders();
+    }
     let built = build_in(config, options);
     if crate::config::is_url(&config.output) && config.cache_dir.is_none() {
         // The copy of a bucket's record was this build's own.
@@ -108,13 +112,29 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
 fn build_in(config: &Config, options: &Options) -> Result<Summary, BuildError> {
     let start = Instant::now();
     let mut b = Build::open(config, options)?;
-    if !b.nothing_changed() {
-        let runs = b.ingest()?;
-        if let Some(runs) = b.anything_shown_changed(runs)? {
-            let mut archive = b.group(runs);
-            b.derive(&mut archive)?;
-            b.publish(archive)?;
+    let phases = |b: &mut Build| -> Result<(), BuildError> {
+        if !b.nothing_changed() {
+            let runs = b.ingest()?;
+            if let Some(runs) = b.anything_shown_changed(runs)? {
+                let mut archive = b.group(runs);
+                b.derive(&mut archive)?;
+                b.publish(archive)?;
+            }
         }
+        Ok(())
+    };
+    let done = phases(&mut b);
+    // A file of a bucket's site that could not be read back is missing from the folder it was
+    // to be read from: a reader that then fails names that local file, so the failure of the
+    // read itself (the object's address, the server's error) is what the build tells.
+    let failures = b.cache.as_ref().map_or_else(Vec::new, |c| c.read_back_failures());
+    if let (Err(e), Some(first)) = (&done, failures.first()) {
+        return Err(BuildError::Write(format!("reading the published site back: {first} (then: {e})")));
+    }
+    done?;
+    for why in failures {
+        let (path, message) = why.split_once(": ").map_or((why.clone(), String::new()), |(p, m)| (p.to_string(), m.to_string()));
+        b.summary.warnings.push(Warning { path, message: format!("{message}; not read back: what it holds was made again") });
     }
     b.summary.elapsed = start.elapsed();
     let summary = std::mem::take(&mut b.summary);
@@ -201,6 +221,8 @@ impl<'a> Build<'a> {
         let (scanned, remote) = scan_input(config, &pool)?;
         let cache_dir = config.cache_folder();
         let open_cache = || open_cache(config);
+        // A warning about the bucket's record of the build state, when it was not read.
+        let mut pulled = None;
         let (staging, cache, bucket) = if !crate::config::is_url(&config.output) {
             let mut staging = if options.dry_run { None } else { Some(crate::output::staging::Staging::new(&config.output)?) };
             let cache = match (&staging, options.cache) {
@@ -230,13 +252,18 @@ impl<'a> Build<'a> {
                 bucket::refuse_inside_another_site(&b)?;
                 let lock = bucket::Lock::take(b.clone())?;
                 let cache = open_cache()?;
-                bucket::pull_state(&b, &cache_dir, cache::STATE).map_err(|e| BuildError::Write(format!("reading the record of the published site: {e}")))?;
+                pulled = bucket::pull_state(&b, &cache_dir, cache::STATE).map_err(|e| BuildError::Write(format!("reading the record of the published site: {e}")))?;
                 let staging = bucket::Staging::new(b.clone(), &lock)?;
                 let mirror = bucket::Mirror::new(b.clone(), cache_dir.join(".published.tmp"));
                 (Some(Output::Bucket(staging)), Some(cache.publishing_to(Published::Bucket(mirror))), Some((b, lock)))
             }
         };
-        let header = cache.as_ref().and_then(|c| state::Header::load(c.dir(), &fingerprint));
+        let mut summary = Summary::default();
+        let header = cache.as_ref().and_then(|c| state::Header::load(c.dir(), &fingerprint).unwrap_or_else(|w| {
+            summary.warnings.push(w);
+            None
+        }));
+        summary.warnings.extend(pulled);
         let live_ino = staging.as_ref().map_or(0, |s| s.inodes().1);
         Ok(Build {
             config,
@@ -262,7 +289,7 @@ impl<'a> Build<'a> {
             rewrite: true,
             site_files,
             site_files_hash,
-            summary: Summary::default(),
+            summary,
         })
     }
 
@@ -292,16 +319,45 @@ impl<'a> Build<'a> {
     fn ingest(&mut self) -> Result<Vec<Ingested>, BuildError> {
         let cache_dir = self.config.cache_folder();
         if let (Some((b, _)), Some(_)) = (&self.bucket, &self.header) {
-            bucket::pull_state(b, &cache_dir, state::DATA).map_err(|e| BuildError::Write(format!("reading the record of the published site: {e}")))?;
+            let refused = bucket::pull_state(b, &cache_dir, state::DATA).map_err(|e| BuildError::Write(format!("reading the record of the published site: {e}")))?;
+            self.summary.warnings.extend(refused);
         }
-        self.data = self.header.as_ref().and_then(|h| state::Data::load(&cache_dir, h)).unwrap_or_default();
+        let data = self.header.as_ref().map_or(Ok(None), |h| state::Data::load(&cache_dir, h));
+        self.data = data.unwrap_or_else(|w| {
+            self.summary.warnings.push(w);
+            None
+        }).unwrap_or_default();
         if self.data.names == slug::Record::default() {
             let bucket = self.bucket.as_ref().map(|(b, _)| b);
-            let read = |rel: &str| match bucket {
-                Some(b) => b.get(rel).ok().flatten(),
-                None => std::fs::read(self.config.output.join(rel)).ok(),
+            // Each listing within the budget of an index (a FIFO, a link to /dev/zero or a
+            // 6 GB object in its place is not read); one that cannot be read is named.
+            let unread = std::cell::RefCell::new(Vec::new());
+            let read = |rel: &str| {
+                let got = match bucket {
+                    Some(b) => b.get_within(rel, crate::output::INDEX_BUDGET).map_err(|e| {
+                        // The error names the object first.
+                        let object = format!("{}/{rel}", b.url());
+                        let why = e.to_string();
+                        let why = why.strip_prefix(&format!("{object}: ")).unwrap_or(&why).to_string();
+                        (object, why)
+                    }),
+                    None => {
+                        let path = self.config.output.join(rel);
+                        match crate::store::read_regular(&path, crate::output::INDEX_BUDGET) {
+                            Ok(bytes) => Ok(Some(bytes)),
+                            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                            Err(e) => Err((path.display().to_string(), e.to_string())),
+                        }
+                    }
+                };
+                got.unwrap_or_else(|(path, why)| {
+                    let message = format!("{why}; the published listing is not read: the names it records are given anew");
+                    unread.borrow_mut().push(Warning { path, message });
+                    None
+                })
             };
             self.data.names = published_names(&read);
+            self.summary.warnings.extend(unread.into_inner());
         }
         // Names read back are held to the rules of new ones (the listings are anyone's to edit).
         for (key, name) in self.data.names.retain_valid() {

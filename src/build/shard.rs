@@ -41,6 +41,19 @@ pub fn part_of(rel: &str, n: u32) -> u32 {
 
 /// Decodes part `i` (1-based) of `n` of the profiles into the shared store.
 pub fn shard(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<ShardSummary, BuildError> {
+    if crate::config::is_url(&config.output) || crate::config::is_url(&config.input) {
+        // What shards and publishes that were killed left in the temporary folder.
+        crate::output::remove_dead_temp_folders();
+    }
+    let done = shard_in(config, threads, i, n);
+    if crate::config::is_url(&config.output) && config.cache_dir.is_none() {
+        // The copy of the bucket's record was this shard's own, whether it succeeded or not.
+        let _ = std::fs::remove_dir_all(config.cache_folder());
+    }
+    done
+}
+
+fn shard_in(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<ShardSummary, BuildError> {
     let pool = super::worker_pool(threads)?;
     let (scanned, remote) = super::scan_input(config, &pool)?;
     let dir = config.cache_folder();
@@ -86,10 +99,6 @@ pub fn shard(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<
     if let Some(b) = &bucket {
         // Each entry with its files: the build that publishes reads them from there.
         bucket::push_entries(b, &dir, &made).map_err(|e| BuildError::Write(format!("storing the decoded profiles: {e}")))?;
-        if config.cache_dir.is_none() {
-            // The copy was this shard's own.
-            let _ = std::fs::remove_dir_all(&dir);
-        }
     }
     Ok(summary)
 }

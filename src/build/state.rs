@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::archive::slug;
+use crate::error::Warning;
 use crate::ingest::{RunRecord, Stamps};
 
 /// Version of the state's layout; another version is ignored (the build starts afresh).
@@ -242,30 +243,43 @@ pub struct Data {
     pub foreign: Option<(u64, Vec<String>)>,
 }
 
-pub use crate::output::record::DATA;
+pub use crate::output::record::{DATA, STATE_BUDGET};
 
 impl Header {
-    /// The header saved in `dir` for builds of `fingerprint`, if any.
-    pub fn load(dir: &Path, fingerprint: &str) -> Option<Header> {
-        let bytes = fs::read(dir.join(crate::ingest::cache::STATE)).ok()?;
-        let header: Header = postcard::from_bytes(&bytes).ok()?;
-        (header.version == VERSION && header.fingerprint == fingerprint).then_some(header)
+    /// The header saved in `dir` for builds of `fingerprint`, if any; an error (a warning to
+    /// give: the build then starts afresh, as without a header) names a file that is not a
+    /// regular one or is larger than [`STATE_BUDGET`].
+    pub fn load(dir: &Path, fingerprint: &str) -> Result<Option<Header>, Warning> {
+        let Some(bytes) = read_state(&dir.join(crate::ingest::cache::STATE))? else { return Ok(None) };
+        let Ok(header) = postcard::from_bytes::<Header>(&bytes) else { return Ok(None) };
+        Ok((header.version == VERSION && header.fingerprint == fingerprint).then_some(header))
     }
 }
 
 impl Data {
-    /// The data saved in `dir` with `header`; `None` when missing or of another build. The
-    /// previous tree is unknown when a build was killed while changing it.
-    pub fn load(dir: &Path, header: &Header) -> Option<Data> {
-        let bytes = fs::read(dir.join(DATA)).ok()?;
-        let mut data: Data = postcard::from_bytes(&bytes).ok()?;
+    /// The data saved in `dir` with `header`; `None` when missing or of another build, an
+    /// error as [`Header::load`]'s. The previous tree is unknown when a build was killed while
+    /// changing it.
+    pub fn load(dir: &Path, header: &Header) -> Result<Option<Data>, Warning> {
+        let Some(bytes) = read_state(&dir.join(DATA))? else { return Ok(None) };
+        let Ok(mut data) = postcard::from_bytes::<Data>(&bytes) else { return Ok(None) };
         if data.generation != header.generation {
-            return None;
+            return Ok(None);
         }
         if dir.join(DIRTY).exists() {
             data.next = None;
         }
-        Some(data)
+        Ok(Some(data))
+    }
+}
+
+/// A file of the state, within [`STATE_BUDGET`]: `None` when there is none; an error, which
+/// says the build starts afresh, when it cannot be read (a FIFO, a link, too large).
+fn read_state(path: &Path) -> Result<Option<Vec<u8>>, Warning> {
+    match crate::store::read_regular(path, STATE_BUDGET) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Warning { path: path.display().to_string(), message: format!("{e}; the build state is not read: the build starts afresh from the published site") }),
     }
 }
 

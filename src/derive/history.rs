@@ -145,7 +145,7 @@ pub fn collect(archive: &Archive, si: usize, span: usize, file: &dyn Fn(&Run, &G
     for (k, run) in runs.iter().enumerate().skip(first).take(count) {
         let Some(g) = run.record.graphs.iter().find(|g| g.name == graph) else { continue };
         let path = file(run, g, "manifest.json");
-        let manifest: Manifest = serde_json::from_slice(&std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?).map_err(|e| e.to_string())?;
+        let manifest: Manifest = crate::store::chunk::read_manifest(&path)?;
         let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after) as f64;
         if total <= 0.0 {
             continue;

@@ -142,6 +142,11 @@ impl Cache {
         Cache { published: Some(published), ..self }
     }
 
+    /// Why reads back of the published site failed so far (see [`crate::output::Published::failures`]).
+    pub fn read_back_failures(&self) -> Vec<String> {
+        self.published.as_ref().map_or_else(Vec::new, |p| p.failures())
+    }
+
     /// Records that folder `url` of the published site holds (or is to hold) the files of
     /// entry `key`.
     pub fn home(&self, key: &str, url: &str) {
@@ -245,8 +250,11 @@ impl Cache {
             return None;
         }
         let path = self.dir.join(key).join("entry.json");
-        let text = match fs::read(&path) {
+        // Within its budget, a regular file: one that is not (a FIFO, a link to /dev/zero)
+        // is a broken entry, removed below and made again.
+        let text = match crate::store::read_regular(&path, crate::output::record::ENTRY_BUDGET) {
             Ok(text) => text,
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Vec::new(),
             // A record kept with the published site (a bucket's) is read when first needed.
             Err(_) => {
                 let text = self.published.as_ref()?.entry(key)?;
@@ -360,7 +368,8 @@ fn read_in(place: &Path, rel: &str, sum: &FileSum) -> Result<Vec<u8>, String> {
             Err(e) => return Err(bad(format!("{rel}: {e}"))),
         }
     }
-    let bytes = fs::read(&path).map_err(|e| bad(format!("{rel}: {e}")))?;
+    // A regular file, read within the length it recorded (one larger is not it).
+    let bytes = crate::store::read_regular(&path, sum.len).map_err(|e| bad(format!("{rel}: {e}")))?;
     if bytes.len() as u64 != sum.len || blake3::hash(&bytes).to_hex().as_str() != sum.hash {
         return Err(bad(format!("{rel} is not the file it recorded (changed in place?)")));
     }

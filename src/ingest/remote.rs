@@ -74,7 +74,8 @@ impl Remote {
                 rels.push(format!("{stem}.md"));
             }
         }
-        self.bucket.download_files(&rels, &self.dir)
+        // Streamed to their files: a profile's size is bounded by `[limits]` as it is decoded.
+        self.bucket.download_files(&rels, &self.dir, u64::MAX)
     }
 }
 

@@ -27,7 +27,9 @@ use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as Key;
 use object_store::{Attribute, Attributes, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
 
-use crate::error::{BucketError, OutputError};
+use crate::error::{BucketError, OutputError, Warning};
+
+use super::record::STATE_BUDGET;
 
 /// Where the build's record lives in the bucket, beside the site.
 pub const RECORD: &str = ".flamesite";
@@ -115,28 +117,84 @@ impl Bucket {
         BucketError::Store { object: format!("{}/{rel}", self.url), source }
     }
 
-    /// The object at `rel` with its version, or `None` when there is none: the one read of
-    /// an object that every other goes through.
-    async fn fetch(&self, rel: &str) -> Result<Option<(Vec<u8>, object_store::UpdateVersion)>, BucketError> {
+    fn too_large(&self, rel: &str, size: u64, budget: u64) -> BucketError {
+        BucketError::TooLarge { object: format!("{}/{rel}", self.url), size, budget }
+    }
+
+    /// The object at `rel`, when there is one, as a GET answers it: refused when its length
+    /// (the GET's `Content-Length`) is over `budget`, before its body is read.
+    async fn open_object(&self, rel: &str, budget: u64) -> Result<Option<object_store::GetResult>, BucketError> {
         match self.store.get(&self.key(rel)).await {
-            Ok(r) => {
-                let version = object_store::UpdateVersion { e_tag: r.meta.e_tag.clone(), version: r.meta.version.clone() };
-                let bytes = r.bytes().await.map_err(|e| self.err(rel, e))?;
-                Ok(Some((bytes.to_vec(), version)))
-            }
+            Ok(r) if r.meta.size > budget => Err(self.too_large(rel, r.meta.size, budget)),
+            Ok(r) => Ok(Some(r)),
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(self.err(rel, e)),
         }
     }
 
-    /// The object at `rel`, or `None` when there is none.
-    pub fn get(&self, rel: &str) -> Result<Option<Vec<u8>>, BucketError> {
-        Ok(self.rt.block_on(self.fetch(rel))?.map(|(bytes, _)| bytes))
+    /// The object at `rel` with its version, or `None` when there is none: the one read of
+    /// an object whole that every other goes through. One larger than `budget` is an error
+    /// ([`BucketError::TooLarge`]) before its body is read, and its body is read within it (a
+    /// server whose length was wrong), so a hostile object costs no more memory than that.
+    async fn fetch(&self, rel: &str, budget: u64) -> Result<Option<(Vec<u8>, object_store::UpdateVersion)>, BucketError> {
+        let Some(r) = self.open_object(rel, budget).await? else { return Ok(None) };
+        let version = object_store::UpdateVersion { e_tag: r.meta.e_tag.clone(), version: r.meta.version.clone() };
+        let mut bytes = Vec::with_capacity(r.meta.size as usize);
+        let mut body = r.into_stream();
+        while let Some(piece) = body.next().await {
+            let piece = piece.map_err(|e| self.err(rel, e))?;
+            if (bytes.len() + piece.len()) as u64 > budget {
+                return Err(self.too_large(rel, (bytes.len() + piece.len()) as u64, budget));
+            }
+            bytes.extend_from_slice(&piece);
+        }
+        Ok(Some((bytes, version)))
     }
 
-    /// The object at `rel` with its version, or `None` when there is none.
+    /// Downloads the object at `rel` into the file `path` as its body comes (nothing of it is
+    /// held in memory), within `budget` bytes as [`Bucket::fetch`] reads: false when there is
+    /// none. The file is removed when the download fails.
+    async fn download_to(&self, rel: &str, path: &Path, budget: u64) -> Result<bool, BucketError> {
+        use std::io::Write;
+        let Some(r) = self.open_object(rel, budget).await? else { return Ok(false) };
+        if let Some(p) = path.parent() {
+            std::fs::create_dir_all(p).map_err(BucketError::local(p))?;
+        }
+        let mut file = std::fs::File::create(path).map_err(BucketError::local(path))?;
+        let mut body = r.into_stream();
+        let mut got = 0u64;
+        let copied = async {
+            while let Some(piece) = body.next().await {
+                let piece = piece.map_err(|e| self.err(rel, e))?;
+                got += piece.len() as u64;
+                if got > budget {
+                    return Err(self.too_large(rel, got, budget));
+                }
+                file.write_all(&piece).map_err(BucketError::local(path))?;
+            }
+            Ok(())
+        }
+        .await;
+        if copied.is_err() {
+            let _ = std::fs::remove_file(path);
+        }
+        copied.map(|()| true)
+    }
+
+    /// The object at `rel`, or `None` when there is none; one larger than `budget` is an error.
+    pub fn get_within(&self, rel: &str, budget: u64) -> Result<Option<Vec<u8>>, BucketError> {
+        Ok(self.rt.block_on(self.fetch(rel, budget))?.map(|(bytes, _)| bytes))
+    }
+
+    /// A small object of the record (the lock, the tree's identity: a few lines, within
+    /// [`SMALL_OBJECT_BUDGET`]), or `None` when there is none.
+    pub fn get(&self, rel: &str) -> Result<Option<Vec<u8>>, BucketError> {
+        self.get_within(rel, SMALL_OBJECT_BUDGET)
+    }
+
+    /// A small object of the record with its version, or `None` when there is none.
     pub fn get_versioned(&self, rel: &str) -> Result<Option<(Vec<u8>, object_store::UpdateVersion)>, BucketError> {
-        self.rt.block_on(self.fetch(rel))
+        self.rt.block_on(self.fetch(rel, SMALL_OBJECT_BUDGET))
     }
 
     /// Every object under the folder `prefix` with its size, last-modified time (nanoseconds
@@ -284,27 +342,22 @@ impl Bucket {
     }
 
     /// Downloads every object under the folder `prefix` into `dir` (at the same relative
-    /// paths), several at once; returns how many.
-    pub fn download(&self, prefix: &str, dir: &Path, only: impl Fn(&str, u64) -> bool) -> Result<usize, BucketError> {
+    /// paths), several at once, each within `budget` bytes; returns how many.
+    pub fn download(&self, prefix: &str, dir: &Path, budget: u64, only: impl Fn(&str, u64) -> bool) -> Result<usize, BucketError> {
         let listed: Vec<String> = self.list(prefix)?.into_iter().filter(|(rel, size)| only(rel, *size)).map(|(rel, _)| rel).collect();
-        self.download_files(&listed, dir)?;
+        self.download_files(&listed, dir, budget)?;
         Ok(listed.len())
     }
 
-    /// Downloads the objects `rels` into `dir` (at the same relative paths), several at once;
-    /// one that is missing is skipped.
-    pub fn download_files(&self, rels: &[String], dir: &Path) -> Result<(), BucketError> {
+    /// Downloads the objects `rels` into `dir` (at the same relative paths), several at once,
+    /// each streamed to its file within `budget` bytes; one that is missing is skipped.
+    pub fn download_files(&self, rels: &[String], dir: &Path, budget: u64) -> Result<(), BucketError> {
         self.rt.block_on(async {
             futures::stream::iter(rels.iter().map(|rel| async move {
                 if !crate::store::is_inside(rel) {
                     return Err(BucketError::Outside(format!("{}/{rel}", self.url)));
                 }
-                let Some((bytes, _)) = self.fetch(rel).await? else { return Ok(()) };
-                let path = dir.join(rel);
-                if let Some(p) = path.parent() {
-                    std::fs::create_dir_all(p).map_err(BucketError::local(p))?;
-                }
-                std::fs::write(&path, &bytes).map_err(BucketError::local(&path))
+                self.download_to(rel, &dir.join(rel), budget).await.map(|_| ())
             }))
             .buffer_unordered(CONCURRENCY)
             .try_collect::<Vec<()>>()
@@ -313,6 +366,15 @@ impl Bucket {
         })
     }
 }
+
+/// The most bytes of a small object of the record read (the lock, the tree's identity: a line
+/// or five).
+const SMALL_OBJECT_BUDGET: u64 = 1 << 20;
+
+/// The most bytes of a file of the published site downloaded to be read back (a manifest, a
+/// name file, a chunk): what the readers of a graph folder take at most
+/// (`store::chunk`'s budgets of a manifest and a name file).
+pub const SITE_FILE_BUDGET: u64 = 1 << 30;
 
 /// An object's attributes: its Content-Type, and a Cache-Control that has browsers and CDNs
 /// revalidate it. No file of the site is named by its content yet (a run's graph files keep
@@ -420,8 +482,8 @@ impl Staging {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64);
         staging.spool = std::env::temp_dir().join(format!("flamesite-publish-{}-{nanos}", std::process::id()));
         std::fs::create_dir_all(&staging.spool).map_err(OutputError::at(&staging.spool))?;
-        staging.dirty = bucket.get(DIRTY)?.is_some();
-        let site = bucket.get("index.json")?;
+        staging.dirty = bucket.exists(DIRTY)?;
+        let site = bucket.get_within("index.json", super::INDEX_BUDGET)?;
         staging.has_site = site.is_some() || staging.dirty;
         if site.as_ref().is_some_and(|b| super::recognise(b).is_none()) {
             return Err(OutputError::Bucket(format!("refusing to publish to {}: its index.json is not a flamesite site's; choose another prefix", bucket.url())));
@@ -604,7 +666,11 @@ impl Staging {
             futures::stream::iter(rels.iter().map(|rel| async move {
                 let path = self.spool.join(rel.as_str());
                 let ours = std::fs::read(&path).map_err(BucketError::local(path))?;
-                let theirs = b.fetch(rel).await?;
+                // An object larger than this build's file is not the same: it is not read.
+                let theirs = match b.fetch(rel, ours.len() as u64).await {
+                    Err(BucketError::TooLarge { .. }) => None,
+                    other => other?,
+                };
                 Ok::<_, BucketError>(theirs.is_some_and(|(theirs, _)| theirs == ours).then(|| rel.to_string()))
             }))
             .buffer_unordered(CONCURRENCY)
@@ -865,17 +931,61 @@ fn host() -> String {
 /// keeps (`.flamesite/cache/NAME.zst`), or to none. The header is pulled when a build opens,
 /// the data only when the build needs it (not when nothing changed); the cache's entries are
 /// read one by one when needed ([`Mirror::entry`]).
-pub fn pull_state(bucket: &Bucket, dir: &Path, name: &str) -> Result<(), BucketError> {
+///
+/// A state that does not unpack, or whose object or unpacked bytes are over
+/// [`STATE_BUDGET`] (a zstd bomb of 218 kB unpacks to gigabytes), is no state: the build starts
+/// afresh from the listings, with the warning returned. It is downloaded to a file and unpacked
+/// to one as it streams, so a hostile one costs no memory and at most the budget of disk.
+pub fn pull_state(bucket: &Bucket, dir: &Path, name: &str) -> Result<Option<Warning>, BucketError> {
+    use std::io::{Read, Write};
     let path = dir.join(name);
     let _ = std::fs::remove_file(&path);
     let key = format!("{RECORD}/cache/{name}.zst");
-    if let Some(packed) = bucket.get(&key)? {
-        // A state that does not unpack is no state: the build starts afresh from the listings.
-        if let Ok(bytes) = zstd::decode_all(packed.as_slice()) {
-            std::fs::write(&path, bytes).map_err(BucketError::local(&path))?;
+    let packed = dir.join(format!(".{name}.zst.{}.tmp", std::process::id()));
+    let refused = |why: String| {
+        let _ = std::fs::remove_file(&path);
+        Ok(Some(Warning { path: format!("{}/{key}", bucket.url()), message: format!("{why}; the build state is not read: the build starts afresh from the published site") }))
+    };
+    let downloaded = bucket.rt.block_on(bucket.download_to(&key, &packed, STATE_BUDGET));
+    match downloaded {
+        Ok(true) => {}
+        Ok(false) => return Ok(None),
+        Err(BucketError::TooLarge { size, budget, .. }) => return refused(format!("is {size} bytes, more than the {budget} a build state may be")),
+        Err(e) => return Err(e),
+    }
+    let unpacked = (|| {
+        let decode = |e: std::io::Error| Some(format!("does not unpack ({e})"));
+        let file = std::fs::File::open(&packed).map_err(BucketError::local(&packed))?;
+        let mut decoder = match zstd::stream::read::Decoder::new(file) {
+            Ok(d) => d,
+            Err(e) => return Ok(decode(e)),
+        };
+        let mut out = std::fs::File::create(&path).map_err(BucketError::local(&path))?;
+        let mut buf = vec![0u8; 1 << 16];
+        let mut total = 0u64;
+        loop {
+            let n = match decoder.read(&mut buf) {
+                Ok(0) => return Ok(None),
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Ok(decode(e)),
+            };
+            total += n as u64;
+            if total > STATE_BUDGET {
+                return Ok(Some(format!("unpacks to more than the {STATE_BUDGET} bytes a build state may be")));
+            }
+            out.write_all(&buf[..n]).map_err(BucketError::local(&path))?;
+        }
+    })();
+    let _ = std::fs::remove_file(&packed);
+    match unpacked {
+        Ok(None) => Ok(None),
+        Ok(Some(why)) => refused(why),
+        Err(e) => {
+            let _ = std::fs::remove_file(&path);
+            Err(e)
         }
     }
-    Ok(())
 }
 
 /// Brings the bucket's record (`.flamesite/cache/`) to the local cache folder's after a build:
@@ -937,13 +1047,17 @@ pub struct Mirror {
     dir: PathBuf,
     /// The files downloaded (or tried), and the folders downloaded whole (with a `/` after).
     fetched: Mutex<HashSet<String>>,
+    /// Why reads back failed (the object's address and the server's error), in order: a file
+    /// that did not come is missing from the folder, and a reader then finds no file there,
+    /// so the build tells these, not the local path (see [`Mirror::failures`]).
+    failed: Mutex<Vec<String>>,
 }
 
 impl Mirror {
     /// A mirror of `bucket` in the folder `dir` (made empty).
     pub fn new(bucket: Arc<Bucket>, dir: PathBuf) -> Mirror {
         let _ = std::fs::remove_dir_all(&dir);
-        Mirror { bucket, dir, fetched: Mutex::new(HashSet::new()) }
+        Mirror { bucket, dir, fetched: Mutex::new(HashSet::new()), failed: Mutex::new(Vec::new()) }
     }
 
     /// Where the site's folder `url` is on this machine, with the files `files` of it (relative
@@ -960,12 +1074,14 @@ impl Mirror {
                 let new: Vec<String> = files.iter().map(|f| format!("{url}/{f}")).filter(|f| fetched.insert(f.clone())).collect();
                 drop(fetched);
                 if !new.is_empty() {
-                    let _ = self.bucket.download_files(&new, &self.dir);
+                    let got = self.bucket.download_files(&new, &self.dir, SITE_FILE_BUDGET);
+                    self.note(got);
                 }
             }
             None => {
                 if self.fetched.lock().expect("no panic while holding it").insert(format!("{url}/")) {
-                    let _ = self.bucket.download(url, &self.dir, |_, _| true);
+                    let got = self.bucket.download(url, &self.dir, SITE_FILE_BUDGET, |_, _| true);
+                    self.note(got.map(|_| ()));
                 }
             }
         }
@@ -976,7 +1092,30 @@ impl Mirror {
 impl Mirror {
     /// The record of cache entry `key` the bucket keeps.
     pub fn entry(&self, key: &str) -> Option<Vec<u8>> {
-        super::record::is_key(key).then(|| self.bucket.get(&format!("{RECORD}/cache/{key}/entry.json")).ok().flatten()).flatten()
+        if !super::record::is_key(key) {
+            return None;
+        }
+        let got = self.bucket.get_within(&format!("{RECORD}/cache/{key}/entry.json"), super::record::ENTRY_BUDGET);
+        match got {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                self.note(Err(e));
+                None
+            }
+        }
+    }
+
+    /// Keeps why a read back failed.
+    fn note(&self, got: Result<(), BucketError>) {
+        if let Err(e) = got {
+            self.failed.lock().expect("no panic while holding it").push(e.to_string());
+        }
+    }
+
+    /// Why reads back from the bucket failed so far, each naming the object and the server's
+    /// error.
+    pub fn failures(&self) -> Vec<String> {
+        self.failed.lock().expect("no panic while holding it").clone()
     }
 }
 

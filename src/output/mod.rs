@@ -138,6 +138,15 @@ impl Published {
         }
     }
 
+    /// Why reads back of the published site failed (a bucket's: each names the object and the
+    /// server's error); none for a folder, whose readers name the file.
+    pub fn failures(&self) -> Vec<String> {
+        match self {
+            Published::Folder(_) => Vec::new(),
+            Published::Bucket(m) => m.failures(),
+        }
+    }
+
     /// The record (`entry.json`) of cache entry `key` kept with the published site, when it
     /// keeps one (a bucket does).
     pub fn entry(&self, key: &str) -> Option<Vec<u8>> {
@@ -210,22 +219,63 @@ pub fn recognise(bytes: &[u8]) -> Option<SiteKind> {
 /// a regular file (a FIFO would block the read, a link to `/dev/zero` never end) or is larger
 /// than [`INDEX_BUDGET`].
 pub fn read_index(dir: &Path) -> Result<Option<Vec<u8>>, String> {
-    use std::io::Read;
     let path = dir.join("index.json");
-    let meta = match std::fs::symlink_metadata(&path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("{}: {e}", path.display())),
-    };
-    if !meta.is_file() {
-        return Err(format!("{}: not a regular file", path.display()));
+    match crate::store::read_regular(&path, INDEX_BUDGET) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("{}: {e}", path.display())),
     }
-    if meta.len() > INDEX_BUDGET {
-        return Err(format!("{}: {} bytes, more than a site's index.json is ({INDEX_BUDGET} at most)", path.display(), meta.len()));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(&path)
-        .and_then(|f| f.take(INDEX_BUDGET + 1).read_to_end(&mut bytes))
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    Ok(Some(bytes))
 }
+
+/// The process id in the name of a temporary folder a flamesite process makes in the system's
+/// temporary folder: `flamesite-publish-PID-N` (a publish's spool), `flamesite-input-PID-N`
+/// (profiles from a bucket), `flamesite-PID-HASH.cache` (the copy of a bucket's record). No
+/// other name is flamesite's.
+fn temp_folder_pid(name: &str) -> Option<u32> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if let Some(rest) = name.strip_prefix("flamesite-publish-").or_else(|| name.strip_prefix("flamesite-input-")) {
+        let (pid, n) = rest.split_once('-')?;
+        return if digits(pid) && digits(n) { pid.parse().ok() } else { None };
+    }
+    let (pid, hash) = name.strip_prefix("flamesite-")?.strip_suffix(".cache")?.split_once('-')?;
+    if digits(pid) && hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+        pid.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// Removes the temporary folders of flamesite processes that are gone (killed while they
+/// published: nothing of theirs ran to remove them), from the system's temporary folder: only
+/// folders of flamesite's own names ([`temp_folder_pid`]), of this user, whose process is not
+/// there (`/proc/PID`, on this machine since it booted) or that are older than the boot.
+/// Returns the folders removed.
+pub fn remove_dead_temp_folders() -> Vec<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let mut removed = Vec::new();
+    // Without /proc, no process can be told gone.
+    if !Path::new("/proc/self").exists() {
+        return removed;
+    }
+    let boot = std::fs::read_to_string("/proc/stat").ok().and_then(|s| s.lines().find_map(|l| l.strip_prefix("btime ")?.trim().parse::<i64>().ok()));
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let tmp = std::env::temp_dir();
+    let Ok(entries) = std::fs::read_dir(&tmp) else { return removed };
+    for entry in entries.flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(temp_folder_pid) else { continue };
+        let path = entry.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else { continue };
+        if pid == std::process::id() || !meta.is_dir() || meta.uid() != me {
+            continue;
+        }
+        let before_boot = boot.is_some_and(|b| meta.mtime() < b);
+        if before_boot || !Path::new(&format!("/proc/{pid}")).exists() {
+            if std::fs::remove_dir_all(&path).is_ok() {
+                removed.push(path);
+            }
+        }
+    }
+    removed
+}
+

@@ -16,6 +16,17 @@ pub fn is_key(name: &str) -> bool {
 /// File name of the state's data, beside [`STATE`] (see `crate::build::state`).
 pub const DATA: &str = "state-data.bin";
 
+/// The most bytes a file of the build state ([`STATE`], [`DATA`]) is read or unpacked to: ten
+/// times the data of the 100,000-run archive of docs/BENCHMARKS.md (49 MB; its header is 7 MB),
+/// so an archive of about a million runs, while a hostile or damaged one (a zstd bomb in a
+/// bucket's record, a link to `/dev/zero`) costs no more than this of disk and memory.
+pub const STATE_BUDGET: u64 = 512 << 20;
+
+/// The most bytes a cache entry's record (`entry.json`) is read to: it lists a run's files
+/// with their sums, about 150 bytes each, so this is some 400,000 files, far more than any
+/// run's graphs have.
+pub const ENTRY_BUDGET: u64 = 64 << 20;
+
 /// File name of the marker of a build changing the previous tree.
 pub const DIRTY: &str = "state.dirty";
 

@@ -1111,26 +1111,16 @@ const MAX_MANIFEST_BYTES: u64 = 1 << 30;
 /// link out of the folder is refused before anything is read (found by a hostile tester).
 fn read_file(path: &Path, limit: u64, exact: Option<u64>) -> Result<Vec<u8>, String> {
     use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
     let bad = |why: String| format!("{}: {why}", path.display());
-    // O_NONBLOCK: opening a FIFO does not wait for a writer; it is refused just below.
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(path)
-        .map_err(|e| match e.raw_os_error() {
-            Some(libc::ELOOP) => bad("is a symbolic link, which a graph folder's files never are".into()),
-            _ => bad(e.to_string()),
-        })?;
-    let meta = file.metadata().map_err(|e| bad(e.to_string()))?;
-    if !meta.is_file() {
-        return Err(bad("is not a regular file".into()));
-    }
-    if meta.len() > limit || exact.is_some_and(|n| n != meta.len()) {
+    let (file, len) = super::open_regular(path).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) => bad("is a symbolic link, which a graph folder's files never are".into()),
+        _ => bad(e.to_string()),
+    })?;
+    if len > limit || exact.is_some_and(|n| n != len) {
         let want = exact.map_or(format!("at most {limit}"), |n| n.to_string());
-        return Err(bad(format!("is {} bytes where the manifest says {want}; the graph is damaged", meta.len())));
+        return Err(bad(format!("is {len} bytes where the manifest says {want}; the graph is damaged")));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    let mut bytes = Vec::with_capacity(len as usize);
     file.take(limit).read_to_end(&mut bytes).map_err(|e| bad(e.to_string()))?;
     Ok(bytes)
 }
@@ -1151,6 +1141,11 @@ fn inside(dir: &Path, rel: &str) -> Result<std::path::PathBuf, String> {
         }
     }
     Ok(dir.join(rel))
+}
+
+/// Reads the manifest at `path` (within [`MAX_MANIFEST_BYTES`], a regular file).
+pub fn read_manifest(path: &Path) -> Result<Manifest, String> {
+    serde_json::from_slice(&read_file(path, MAX_MANIFEST_BYTES, None)?).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// Reads the name file at `path` (packed or not, within [`MAX_NAME_FILE_BYTES`]).
@@ -1176,8 +1171,7 @@ pub fn read_graph(dir: &Path) -> Result<(Manifest, FrameTable), String> {
 /// [`read_graph`], a differential graph of version 8 in `layout` when given (its chunks hold
 /// every layout's offsets).
 pub fn read_graph_in(dir: &Path, layout: Option<Layout>) -> Result<(Manifest, FrameTable), String> {
-    let manifest: Manifest = serde_json::from_slice(&read_file(&dir.join("manifest.json"), MAX_MANIFEST_BYTES, None)?)
-        .map_err(|e| format!("{}: {e}", dir.join("manifest.json").display()))?;
+    let manifest = read_manifest(&dir.join("manifest.json"))?;
     if manifest.format != "flamesite-graph" || !(1..=MANIFEST_VERSION).contains(&manifest.version) {
         return Err(format!(
             "{}: format {} version {} is not flamesite-graph version 1 to {MANIFEST_VERSION}",

@@ -262,3 +262,52 @@ pub fn strace() -> PathBuf {
     let found = std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join("strace")).find(|f| f.is_file()));
     found.unwrap_or_else(|| panic!("strace is not installed (Debian package: strace); scripts/test.sh installs it"))
 }
+
+/// Makes a named pipe at `path`.
+pub fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo {}", path.display());
+}
+
+/// Sets real resource limits in the child `cmd` runs, before it runs its program: `as_bytes`
+/// of address space (RLIMIT_AS: an allocation past it fails, and the process aborts) and
+/// `cpu_seconds` of CPU time (RLIMIT_CPU).
+pub fn limit(cmd: &mut std::process::Command, as_bytes: u64, cpu_seconds: u64) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is async-signal-safe and touches only this (forked) process.
+    unsafe {
+        cmd.pre_exec(move || {
+            for (resource, value) in [(libc::RLIMIT_AS, as_bytes), (libc::RLIMIT_CPU, cpu_seconds)] {
+                let l = libc::rlimit { rlim_cur: value, rlim_max: value };
+                if libc::setrlimit(resource, &l) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Runs `cmd` to its end, as `Command::output` does, but fails the test (killing the child)
+/// when it has not ended after `seconds`: a guard for a build that would otherwise hang (a
+/// FIFO it opens and waits on), so the test fails rather than never ends. Not a measure of
+/// speed: the bound is minutes over what the build takes.
+pub fn output_within(cmd: &mut Command, seconds: u64) -> Output {
+    let logs = tempfile::tempdir().unwrap();
+    let (out, err) = (logs.path().join("stdout"), logs.path().join("stderr"));
+    let mut child = cmd.stdout(std::fs::File::create(&out).unwrap()).stderr(std::fs::File::create(&err).unwrap()).spawn().expect("the program runs");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not end within {seconds} s (it hangs); stderr: {}", std::fs::read_to_string(&err).unwrap_or_default());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Output { status, stdout: std::fs::read(&out).unwrap(), stderr: std::fs::read(&err).unwrap() }
+}
