@@ -1110,6 +1110,46 @@ fn a_name_read_back_longer_than_flamesite_gives_is_ignored_with_a_warning() {
     assert!(o.status.success() && !stderr(&o).contains("warning"), "{}", stderr(&o));
 }
 
+/// Makes `depth` folders of 120 bytes, one in another, under `dir`, and in the last the
+/// profile `deep.folded`; returns the folders' names. The path may be longer than PATH_MAX:
+/// each folder is made from its parent (by a shell that goes down into each in turn).
+fn deep_profile(dir: &Path, depth: usize) -> Vec<String> {
+    let names: Vec<String> = (0..depth).map(|i| format!("{i:03}{}", "y".repeat(117))).collect();
+    let script = r#"cd "$1" && shift && for n; do mkdir "$n" && cd -P "$n" || exit 1; done && printf 'main;deep 3\n' > deep.folded"#;
+    let o = Command::new("sh").arg("-c").arg(script).arg("sh").arg(dir).args(&names).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    names
+}
+
+/// Issue 45, item 10: a profile in folders so deep that its run's files would have paths
+/// longer than file systems take (32 folders of 120 bytes: a 3.9 kB path, which the scan reads,
+/// and a site path beyond 4096 bytes). Every build failed, exit 2, `File name too long`; now
+/// it is reported with its path and not built (exit 1), and the others build, build after
+/// build. Deeper still (40 folders, beyond PATH_MAX), the scan cannot read the folder: that
+/// is reported with its path too, exit 1.
+#[test]
+fn a_profile_too_deep_for_the_sites_paths_is_reported_and_the_rest_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("api/2026-11-01.folded"), b"main;work 5\n");
+    let readable = deep_profile(&input, 32);
+    let unreadable = deep_profile(&input.join("api"), 40);
+    // Under a folder of a long name, so that the site's paths are longer than the profile's.
+    let out = dir.path().join("o".repeat(250)).join("public");
+    for round in 0..2 {
+        let o = build(&input, &out, &[]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "round {round}: {err}");
+        let too_long = format!("{}/deep.folded: its path makes a URL name of {} bytes (p/NAME/), longer than the 994 bytes flamesite gives one", readable.join("/"), 32 * 121 + "deep".len());
+        assert!(err.lines().any(|l| l.starts_with("error: ") && l.contains(&too_long) && l.ends_with("not built: give it a shorter path")), "round {round}: {err}");
+        // The scan stops where the path grows beyond PATH_MAX, and says where.
+        assert!(err.lines().any(|l| l.starts_with("error: ") && l.contains(&format!("api/{}/{}", unreadable[0], unreadable[1])) && l.ends_with("File name too long (os error 36)")), "round {round}: {err}");
+        assert!(err.contains("built 1 profile") && err.contains("skipped 2"), "round {round}: {err}");
+        assert!(out.join("p/api/2026-11-01/index.html").is_file());
+        assert!(!out.join("p").join(&readable[0]).exists());
+    }
+}
+
 /// Issue 31, item 15: a named pipe, a socket or a link to a device among the profiles is no
 /// profile: each is reported with its path and skipped (exit 1, as any file skipped), the
 /// build neither blocks on it nor reads it, and the other profiles build.

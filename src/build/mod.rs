@@ -306,6 +306,21 @@ impl<'a> Build<'a> {
                 message: format!("the record of published names gives it {name:?}, which is not a name flamesite gives; ignored, it is named anew"),
             });
         }
+        // A new profile whose path would make a slug longer than any flamesite gives is not
+        // built: its run's files would have paths no file system takes, and every build would
+        // fail on them. One the record names keeps its name, which is short enough.
+        let scan::Scan { sources, problems } = &mut self.scanned;
+        sources.retain(|s| {
+            let Some(len) = slug::natural_run_slug_too_long(scan::stem(&s.rel)).filter(|_| !self.data.names.runs.contains_key(&s.rel)) else { return true };
+            problems.push((
+                s.rel.clone(),
+                format!(
+                    "its path makes a URL name of {len} bytes (p/NAME/), longer than the {} bytes flamesite gives one, so that the site's paths stay within what file systems allow; not built: give it a shorter path",
+                    slug::MAX_NATURAL_RUN_SLUG
+                ),
+            ));
+            false
+        });
         let summary = &mut self.summary;
         let sources = &self.scanned.sources;
         self.names = self.data.names.clone();
