@@ -912,3 +912,51 @@ fn with_index_html_links_every_link_of_the_bucket_names_an_object() {
     let again = crawl_with(&s3.objects("files"), false);
     assert!(again.iter().any(|p| p.starts_with("p/api/2026-11-04")), "the added run is linked: {again:?}");
 }
+
+/// Issue 45, item 11: object keys S3 allows but a file system or object_store would not take
+/// as they are. An object is read by the key it was listed with: `café/ü.folded`,
+/// `%2e%2e/x.folded` and `run~1.folded` were looked for under keys encoded a second time
+/// (`caf%25C3%25A9`), not found, and skipped as `No such file or directory`; they build, each
+/// at a URL of its own. A key object_store cannot address (a newline, a tab) failed the whole
+/// listing, and the build, exit 2; each is now named (escaped) with why, and skipped, exit 1,
+/// as a profile that cannot be read is; the others build.
+#[test]
+fn objects_with_keys_of_any_characters_are_read_or_named_and_the_rest_build() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let keys = ["api/2026-11-01.folded", "café/ü.folded", "%2e%2e/x.folded", "run~1.folded", "a\nb.folded", "tab\there.folded"];
+    for (i, key) in keys.iter().enumerate() {
+        write(&s3.objects(&format!("data/{key}")), format!("main;k{i} 3\n").as_bytes());
+    }
+    let o = command_from(&format!("s3://{BUCKET}/data"), dir.path(), "site", s3.port).output().unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    for (key, why) in [("a\\nb.folded", "its key holds a control character"), ("tab\\there.folded", "its key holds a control character")] {
+        let line = format!("error: s3://{BUCKET}/data/{key}: {why}, which the object storage client flamesite uses cannot read; skipped: rename the object to build it");
+        assert!(err.lines().any(|l| l == line), "{key}: {err}");
+    }
+    assert!(err.contains("built 4 profiles") && err.contains("skipped 2"), "{err}");
+    assert!(!err.contains("No such file"), "{err}");
+    // Each profile read is on the site, at a URL of its own, with its own stacks.
+    let index: serde_json::Value = serde_json::from_slice(&std::fs::read(s3.objects("site/index.json")).unwrap()).unwrap();
+    let mut runs: BTreeMap<String, String> = BTreeMap::new();
+    for series in index["series"].as_array().unwrap() {
+        let listing: serde_json::Value = serde_json::from_slice(&std::fs::read(s3.objects(&format!("site/{}", series["index"].as_str().unwrap()))).unwrap()).unwrap();
+        for p in listing["profiles"].as_array().unwrap() {
+            runs.insert(p["source"].as_str().unwrap().to_string(), p["slug"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(runs.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["%2e%2e/x.folded", "api/2026-11-01.folded", "café/ü.folded", "run~1.folded"]);
+    let slugs: std::collections::BTreeSet<String> = runs.values().map(|s| s.to_lowercase()).collect();
+    assert_eq!(slugs.len(), 4, "{runs:?}");
+    for (source, slug) in &runs {
+        assert!(slug.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b)) && !slug.split('/').any(|p| p.chars().all(|c| c == '.')), "{source}: {slug}");
+        let i = keys.iter().position(|k| k == source).unwrap();
+        let names = unpacked(&s3.objects(&format!("site/p/{slug}/g/samples/n/0.json.gz")));
+        assert!(String::from_utf8_lossy(&names).contains(&format!("k{i}")), "{source}");
+    }
+    // A second build reads the same, and says the same.
+    let o = command_from(&format!("s3://{BUCKET}/data"), dir.path(), "site", s3.port).output().unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("built 4 profiles") && stderr(&o).contains("skipped 2"), "{}", stderr(&o));
+}

@@ -1154,29 +1154,39 @@ fn the_static_folder_is_copied_to_the_output_root_and_kept_in_step() {
 /// which anyone who can write the output may have changed. A slug there that climbs out of the
 /// output, or takes a run folder's own name, is refused with a warning naming the source; the
 /// build writes nothing outside the output, and the run gets the name a new source would.
-#[test]
-fn names_read_back_from_tampered_listings_never_write_outside_the_output() {
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("in");
-    let out = dir.path().join("site/public");
+/// A site of the two runs `in/api/2026-11-0{1,2}.folded` built into `site/public` under `dir`:
+/// (the input folder, the output folder).
+fn site_of_two_runs(dir: &Path) -> (PathBuf, PathBuf) {
+    let input = dir.join("in");
+    let out = dir.join("site/public");
     write(&input.join("api/2026-11-01.folded"), b"main;work 5\nmain;idle 3\n");
     write(&input.join("api/2026-11-02.folded"), b"main;work 6\nmain;idle 2\n");
     let o = build(&input, &out, &[]);
     assert!(o.status.success(), "{}", stderr(&o));
+    (input, out)
+}
+
+/// Rewrites the JSON file at `path` with `edit`.
+fn edit_json(path: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let mut value: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    edit(&mut value);
+    std::fs::write(path, serde_json::to_vec(&value).unwrap()).unwrap();
+}
+
+#[test]
+fn names_read_back_from_tampered_listings_never_write_outside_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, out) = site_of_two_runs(dir.path());
     // A user's file where the hostile name leads, two folders above the output.
     let victim = dir.path().join("victim/index.html");
     write(&victim, b"the user's own page\n");
-    let listing_path = out.join("s/api/index.json");
-    let mut series_listing: serde_json::Value = serde_json::from_slice(&std::fs::read(&listing_path).unwrap()).unwrap();
-    let profiles = series_listing["profiles"].as_array_mut().unwrap();
-    assert_eq!(profiles[0]["source"], "api/2026-11-01.folded");
-    profiles[0]["slug"] = "../../victim".into();
-    profiles[1]["slug"] = "api/compare".into();
-    std::fs::write(&listing_path, serde_json::to_vec(&series_listing).unwrap()).unwrap();
-    let index_path = out.join("index.json");
-    let mut index: serde_json::Value = serde_json::from_slice(&std::fs::read(&index_path).unwrap()).unwrap();
-    index["names"]["series"]["api"] = "../..".into();
-    std::fs::write(&index_path, serde_json::to_vec(&index).unwrap()).unwrap();
+    edit_json(&out.join("s/api/index.json"), |listing| {
+        let profiles = listing["profiles"].as_array_mut().unwrap();
+        assert_eq!(profiles[0]["source"], "api/2026-11-01.folded");
+        profiles[0]["slug"] = "../../victim".into();
+        profiles[1]["slug"] = "api/compare".into();
+    });
+    edit_json(&out.join("index.json"), |index| index["names"]["series"]["api"] = "../..".into());
     // A fresh checkout: no cache folder, the listings are the record.
     std::fs::remove_dir_all(dir.path().join("site/.public.cache")).unwrap();
     write(&input.join("api/2026-11-03.folded"), b"main;work 7\n");
@@ -1274,6 +1284,73 @@ fn a_fifo_in_place_of_a_published_listing_read_back_is_named_and_not_waited_on()
     assert!(std::fs::symlink_metadata(&listing).unwrap().is_file());
     let read: serde_json::Value = serde_json::from_slice(&std::fs::read(&listing).unwrap()).unwrap();
     assert_eq!(read["profiles"].as_array().unwrap().len(), 2, "{read}");
+}
+
+/// Issue 45, item 10: a tampered listing giving a run a slug of 40 valid segments of 120
+/// bytes. Each segment passes, but the run's files would have paths of 5 kB, which no file
+/// system takes: every build failed with `File name too long`. The name is longer than any
+/// flamesite gives, so it is ignored with a warning, as any name it would not give, and the
+/// run is named anew; exit 0, and at the next build too.
+#[test]
+fn a_name_read_back_longer_than_flamesite_gives_is_ignored_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, out) = site_of_two_runs(dir.path());
+    let long = vec!["x".repeat(120); 40].join("/");
+    edit_json(&out.join("s/api/index.json"), |listing| listing["profiles"][0]["slug"] = long.as_str().into());
+    std::fs::remove_dir_all(dir.path().join("site/.public.cache")).unwrap();
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert!(o.status.success(), "{err}");
+    let warning = format!("/api/2026-11-01.folded: the record of published names gives it {long:?}, which is not a name flamesite gives; ignored, it is named anew");
+    assert!(err.lines().any(|l| l.starts_with("warning: ") && l.ends_with(&warning)), "{err}");
+    let slugs: Vec<String> = listing(&out)["profiles"].as_array().unwrap().iter().map(|p| p["slug"].as_str().unwrap().to_string()).collect();
+    assert_eq!(slugs, ["api/2026-11-01", "api/2026-11-02"]);
+    assert!(out.join("p/api/2026-11-01/index.html").is_file());
+    // The next build, from the state it saved, and one without it again.
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success() && !stderr(&o).contains("warning"), "{}", stderr(&o));
+    let o = build(&input, &out, &["--no-cache"]);
+    assert!(o.status.success() && !stderr(&o).contains("warning"), "{}", stderr(&o));
+}
+
+/// Makes `depth` folders of 120 bytes, one in another, under `dir`, and in the last the
+/// profile `deep.folded`; returns the folders' names. The path may be longer than PATH_MAX:
+/// each folder is made from its parent (by a shell that goes down into each in turn).
+fn deep_profile(dir: &Path, depth: usize) -> Vec<String> {
+    let names: Vec<String> = (0..depth).map(|i| format!("{i:03}{}", "y".repeat(117))).collect();
+    let script = r#"cd "$1" && shift && for n; do mkdir "$n" && cd -P "$n" || exit 1; done && printf 'main;deep 3\n' > deep.folded"#;
+    let o = Command::new("sh").arg("-c").arg(script).arg("sh").arg(dir).args(&names).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    names
+}
+
+/// Issue 45, item 10: a profile in folders so deep that its run's files would have paths
+/// longer than file systems take (32 folders of 120 bytes: a 3.9 kB path, which the scan reads,
+/// and a site path beyond 4096 bytes). Every build failed, exit 2, `File name too long`; now
+/// it is reported with its path and not built (exit 1), and the others build, build after
+/// build. Deeper still (40 folders, beyond PATH_MAX), the scan cannot read the folder: that
+/// is reported with its path too, exit 1.
+#[test]
+fn a_profile_too_deep_for_the_sites_paths_is_reported_and_the_rest_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("api/2026-11-01.folded"), b"main;work 5\n");
+    let readable = deep_profile(&input, 32);
+    let unreadable = deep_profile(&input.join("api"), 40);
+    // Under a folder of a long name, so that the site's paths are longer than the profile's.
+    let out = dir.path().join("o".repeat(250)).join("public");
+    for round in 0..2 {
+        let o = build(&input, &out, &[]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "round {round}: {err}");
+        let too_long = format!("{}/deep.folded: its path makes a URL name of {} bytes (p/NAME/), longer than the 994 bytes flamesite gives one", readable.join("/"), 32 * 121 + "deep".len());
+        assert!(err.lines().any(|l| l.starts_with("error: ") && l.contains(&too_long) && l.ends_with("not built: give it a shorter path")), "round {round}: {err}");
+        // The scan stops where the path grows beyond PATH_MAX, and says where.
+        assert!(err.lines().any(|l| l.starts_with("error: ") && l.contains(&format!("api/{}/{}", unreadable[0], unreadable[1])) && l.ends_with("File name too long (os error 36)")), "round {round}: {err}");
+        assert!(err.contains("built 1 profile") && err.contains("skipped 2"), "round {round}: {err}");
+        assert!(out.join("p/api/2026-11-01/index.html").is_file());
+        assert!(!out.join("p").join(&readable[0]).exists());
+    }
 }
 
 /// Issue 31, item 15: a named pipe, a socket or a link to a device among the profiles is no

@@ -37,6 +37,21 @@ pub const MAX_SEGMENT: usize = 120;
 /// Longest file name most file systems allow, in bytes.
 pub const MAX_NAME: usize = 255;
 
+/// Longest run slug flamesite gives, in bytes. Nothing else bounds one (it has a segment per
+/// folder of the profile's path), and the deepest file the build writes holds two:
+/// `p/<slug>/vs/<baseline's slug>/g/<graph>/c/<chunk>`, some 2.3 kB with two slugs of this
+/// length, which leaves the output folder's own path some 1.7 kB of the 4096 bytes Linux
+/// allows a path (PATH_MAX). 1024 bytes is also the longest object key S3 allows.
+pub const MAX_RUN_SLUG: usize = 1024;
+
+/// Room kept for what a collision appends to a name: `-` and a hash, then maybe `-` and a
+/// count ([`assign`]).
+const COLLISION_ROOM: usize = 1 + 8 + 1 + 20;
+
+/// Longest natural slug of a profile that is built (a new profile whose path would make a
+/// longer one is reported instead): [`MAX_RUN_SLUG`] less the room a collision may take.
+pub const MAX_NATURAL_RUN_SLUG: usize = MAX_RUN_SLUG - COLLISION_ROOM;
+
 /// Room kept for the suffixes of [`sibling_name`].
 const SIBLING_SUFFIX_ROOM: usize = 32;
 
@@ -148,6 +163,39 @@ pub fn natural_run_slug(stem: &str) -> String {
     parts.join("/")
 }
 
+/// The length of the natural slug of a run whose path without extensions is `stem`, when it
+/// is longer than [`MAX_NATURAL_RUN_SLUG`]: such a profile is not built, since the files of its
+/// run would have paths longer than file systems allow.
+pub fn natural_run_slug_too_long(stem: &str) -> Option<usize> {
+    // A segment grows by at most 9 bytes (`-` and a hash; one all dots, or reserved, may be a
+    // single byte): most paths are told short without their slug being made.
+    let segments = stem.bytes().filter(|&b| b == b'/').count() + 1;
+    if stem.len() + 9 * segments <= MAX_NATURAL_RUN_SLUG {
+        return None;
+    }
+    Some(natural_run_slug(stem).len()).filter(|&len| len > MAX_NATURAL_RUN_SLUG)
+}
+
+/// `segment` less what a collision appends to a name (`-` and 8 hex digits, then maybe `-` and
+/// a count), if it ends so.
+fn without_collision_suffix(segment: &str) -> Option<&str> {
+    fn hashed(s: &str) -> Option<&str> {
+        let (base, hash) = s.rsplit_once('-')?;
+        (hash.len() == 8 && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) && !base.is_empty()).then_some(base)
+    }
+    hashed(segment).or_else(|| {
+        let (rest, count) = segment.rsplit_once('-')?;
+        (!count.is_empty() && count.bytes().all(|b| b.is_ascii_digit())).then_some(())?;
+        hashed(rest)
+    })
+}
+
+/// Whether `name` is a segment flamesite could give as it is, or with what a collision
+/// appends ([`assign`]) after one it could give.
+fn could_be_given(name: &str, reserved: &[&str]) -> bool {
+    segment(name, reserved, true).is_ok() || without_collision_suffix(name).is_some_and(|base| segment(base, reserved, true).is_ok())
+}
+
 /// The natural name of a series: the name when it is URL-safe, else its safe characters
 /// and a hash of the name.
 pub fn natural_name(name: &str) -> String {
@@ -177,11 +225,19 @@ impl Record {
     /// changed: a name such as `../../home` would make the build write outside the output.
     /// So every name read back is held to the rules of a new one: a run's slug is segments
     /// that could each stand as they are (URL-safe characters, not all dots, not too long,
-    /// none of a run folder's own names), a series' slug one such segment.
+    /// none of a run folder's own names), the last maybe with what a collision appends, and
+    /// at most [`MAX_RUN_SLUG`] bytes in all (a longer one, of valid segments still, would
+    /// make paths no file system takes, and fail every build); a series' slug is one such
+    /// segment.
     pub fn retain_valid(&mut self) -> Vec<(String, String)> {
         let mut refused = Vec::new();
-        let run_ok = |slug: &str| !slug.is_empty() && slug.split('/').all(|seg| segment(seg, RUN_SUBPAGES, true).is_ok());
-        let series_ok = |slug: &str| !slug.is_empty() && segment(slug, &[], true).is_ok();
+        let run_ok = |slug: &str| {
+            let (folders, last) = slug.rsplit_once('/').map_or((None, slug), |(f, l)| (Some(f), l));
+            slug.len() <= MAX_RUN_SLUG
+                && could_be_given(last, RUN_SUBPAGES)
+                && folders.is_none_or(|f| f.split('/').all(|seg| segment(seg, RUN_SUBPAGES, true).is_ok()))
+        };
+        let series_ok = |slug: &str| could_be_given(slug, &[]);
         for (map, ok) in [(&mut self.runs, &run_ok as &dyn Fn(&str) -> bool), (&mut self.series, &series_ok)] {
             map.retain(|key, name| {
                 let keep = ok(name);
@@ -362,22 +418,38 @@ mod tests {
             ("empty.folded", ""),
             ("slash.folded", "api//x"),
             ("odd.folded", "api/a b"),
+            ("hash-inside.folded", "api-1a2b3c4d/x"),
         ] {
             r.runs.insert(src.into(), slug.into());
         }
+        // Valid segments, but more of them than any name flamesite gives (issue 45, item 10):
+        // 40 segments of 120 bytes would make paths of 5 kB, over what file systems take.
+        let seg = "x".repeat(MAX_SEGMENT);
+        r.runs.insert("long.folded".into(), vec![seg.as_str(); 40].join("/"));
+        let longest = format!("{}/{}", vec![seg.as_str(); 8].join("/"), "y".repeat(MAX_RUN_SLUG - 8 * 121));
+        assert_eq!(longest.len(), MAX_RUN_SLUG);
+        r.runs.insert("longest.folded".into(), longest);
+        r.runs.insert("collided.folded".into(), format!("api/{seg}-1a2b3c4d-2"));
         for (name, slug) in [("api", "api"), ("evil", "../x"), ("two", "a/b"), ("none", "")] {
             r.series.insert(name.into(), slug.into());
         }
         let mut refused: Vec<String> = r.retain_valid().into_iter().map(|(k, _)| k).collect();
         refused.sort();
-        assert_eq!(refused, ["abs.folded", "dots.folded", "empty.folded", "evil", "none", "odd.folded", "slash.folded", "sub.folded", "two", "up.folded"]);
-        assert_eq!(r.runs.keys().collect::<Vec<_>>(), ["hashed.folded", "ok.folded"]);
+        assert_eq!(refused, ["abs.folded", "dots.folded", "empty.folded", "evil", "long.folded", "none", "odd.folded", "slash.folded", "sub.folded", "two", "up.folded"]);
+        assert_eq!(r.runs.keys().collect::<Vec<_>>(), ["collided.folded", "hash-inside.folded", "hashed.folded", "longest.folded", "ok.folded"]);
         assert_eq!(r.series.keys().collect::<Vec<_>>(), ["api"]);
         // Whatever the authority gives passes its own check.
         let mut given = Record::default();
-        let stems = [("a/compare.folded", "a/compare"), ("..", ".."), ("x/ y.folded", "x/ y"), ("a/b.folded", "a/b")];
-        assign_runs(&stems, &mut given);
-        assign_series(&["../up", "a b", "api"], &mut given);
+        // Names of 120 bytes that differ only in case collide: the later one gets a hash,
+        // beyond 120 bytes, and is still a name flamesite gives.
+        let (upper, lower) = (format!("a/{}", "X".repeat(MAX_SEGMENT)), format!("a/{seg}"));
+        let (upper_src, lower_src) = (format!("{upper}.folded"), format!("{lower}.folded"));
+        let stems = [("a/compare.folded", "a/compare"), ("..", ".."), ("x/ y.folded", "x/ y"), ("a/b.folded", "a/b"), (upper_src.as_str(), upper.as_str()), (lower_src.as_str(), lower.as_str())];
+        let (_, collisions) = assign_runs(&stems, &mut given);
+        assert_eq!(collisions.len(), 1);
+        let long_series = "S".repeat(MAX_SEGMENT);
+        let (_, collisions) = assign_series(&["../up", "a b", "api", &long_series, &long_series.to_lowercase()], &mut given);
+        assert_eq!(collisions.len(), 1);
         assert!(given.clone().retain_valid().is_empty(), "{given:?}");
     }
 
@@ -392,6 +464,13 @@ mod tests {
         assert!(!natural_run_slug("../x").split('/').any(|s| s.chars().all(|c| c == '.')));
         let long = "x y".repeat(100);
         assert!(natural_run_slug(&long).len() <= MAX_SEGMENT);
+        // Too long a path: the length of its slug, whatever made it long.
+        let seg = "x".repeat(MAX_SEGMENT);
+        let deep = vec![seg.as_str(); 9].join("/");
+        assert_eq!(natural_run_slug_too_long(&deep), Some(9 * 121 - 1));
+        assert_eq!(natural_run_slug_too_long(&vec![seg.as_str(); 8].join("/")), None);
+        assert_eq!(natural_run_slug_too_long(&vec!["g"; 300].join("/")), Some(300 * 11 - 1), "reserved names grow");
+        assert_eq!(natural_run_slug_too_long(&"é".repeat(900)), None, "cut to 120 bytes");
         assert_eq!(natural_name("api"), "api");
         assert_ne!(natural_name("a b"), natural_name("a_b"));
     }

@@ -366,6 +366,21 @@ impl<'a> Build<'a> {
                 message: format!("the record of published names gives it {name:?}, which is not a name flamesite gives; ignored, it is named anew"),
             });
         }
+        // A new profile whose path would make a slug longer than any flamesite gives is not
+        // built: its run's files would have paths no file system takes, and every build would
+        // fail on them. One the record names keeps its name, which is short enough.
+        let scan::Scan { sources, problems } = &mut self.scanned;
+        sources.retain(|s| {
+            let Some(len) = slug::natural_run_slug_too_long(scan::stem(&s.rel)).filter(|_| !self.data.names.runs.contains_key(&s.rel)) else { return true };
+            problems.push((
+                s.rel.clone(),
+                format!(
+                    "its path makes a URL name of {len} bytes (p/NAME/), longer than the {} bytes flamesite gives one, so that the site's paths stay within what file systems allow; not built: give it a shorter path",
+                    slug::MAX_NATURAL_RUN_SLUG
+                ),
+            ));
+            false
+        });
         let summary = &mut self.summary;
         let sources = &self.scanned.sources;
         self.names = self.data.names.clone();
@@ -423,10 +438,8 @@ impl<'a> Build<'a> {
         });
         let ctx = ingest::Ctx { config: self.config, pattern: self.pattern.as_ref(), cache: self.cache.as_ref() };
         let todo: Vec<usize> = (0..sources.len()).filter(|&i| !unchanged[i]).collect();
-        if let Some(remote) = &self.remote {
-            // Only the profiles read now are downloaded.
-            remote.fetch(&todo.iter().map(|&i| &sources[i]).collect::<Vec<_>>()).map_err(|e| BuildError::Input { path: self.config.input.clone(), reason: e.to_string() })?;
-        }
+        // Only the profiles read now are downloaded; one that cannot be is not read.
+        let not_downloaded = self.remote.as_ref().map(|remote| remote.fetch(&todo.iter().map(|&i| &sources[i]).collect::<Vec<_>>())).unwrap_or_default();
         let bar = progress_bar(self.options.progress, todo.len());
         let staging = &self.staging;
         let mut outcomes: HashMap<usize, Result<ingest::Ingested, IngestError>> = self.pool.install(|| {
@@ -438,7 +451,10 @@ impl<'a> Build<'a> {
                         Some(s) => s.write(&format!("{url}{rel}"), bytes).map_err(|e| FillError::Write(e.to_string())),
                         None => Ok(()),
                     };
-                    let r = ingest::ingest(&ctx, &sources[i], &url, &sink);
+                    let r = match not_downloaded.get(&sources[i].rel) {
+                        Some(why) => Err(IngestError::Profile(ProfileError::new(sources[i].rel.clone(), format!("not downloaded: {why}")))),
+                        None => ingest::ingest(&ctx, &sources[i], &url, &sink),
+                    };
                     bar.inc(1);
                     (i, r)
                 })
@@ -1177,7 +1193,7 @@ pub(crate) fn scan_input(config: &Config, pool: &rayon::ThreadPool) -> Result<(s
     let exclude: Vec<String> = output.strip_prefix(&format!("{input}/")).map(|o| o.trim_end_matches('/').to_string()).into_iter().collect();
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let dir = std::env::temp_dir().join(format!("flamesite-input-{}-{nanos}", std::process::id()));
-    let remote = crate::ingest::remote::Remote::open(&input, dir).map_err(|e| failed(e.to_string()))?;
+    let mut remote = crate::ingest::remote::Remote::open(&input, dir).map_err(|e| failed(e.to_string()))?;
     let scanned = remote.scan(&exclude).map_err(|e| failed(e.to_string()))?;
     Ok((scanned, Some(remote)))
 }

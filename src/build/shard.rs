@@ -68,11 +68,16 @@ fn shard_in(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<S
         cache = cache.publishing_to(Published::Bucket(bucket::Mirror::new(b.clone(), dir.join(".published.tmp"))));
     }
     let mine: Vec<&scan::Source> = scanned.sources.iter().filter(|s| part_of(&s.rel, n) == i - 1).collect();
-    if let Some(remote) = &remote {
-        // A profile's key is the hash of its bytes: every profile of the part is read.
-        remote.fetch(&mine).map_err(|e| BuildError::Input { path: config.input.clone(), reason: e.to_string() })?;
-    }
-    let results: Vec<Result<(String, bool), IngestError>> = pool.install(|| mine.par_iter().map(|s| ingest::decode_into(&cache, config, s)).collect());
+    // A profile's key is the hash of its bytes: every profile of the part is read.
+    let not_downloaded = remote.as_ref().map(|remote| remote.fetch(&mine)).unwrap_or_default();
+    let results: Vec<Result<(String, bool), IngestError>> = pool.install(|| {
+        mine.par_iter()
+            .map(|s| match not_downloaded.get(&s.rel) {
+                Some(why) => Err(IngestError::Profile(ProfileError::new(s.rel.clone(), format!("not downloaded: {why}")))),
+                None => ingest::decode_into(&cache, config, s),
+            })
+            .collect()
+    });
     let mut summary = ShardSummary {
         part: mine.len(),
         all: scanned.sources.len(),

@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex};
 
 use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as Key;
+use object_store::list::PaginatedListStore;
 use object_store::{Attribute, Attributes, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
 
 use crate::error::{BucketError, OutputError, Warning};
@@ -39,6 +40,9 @@ const CONCURRENCY: usize = 16;
 /// A site's place in object storage: a store and a prefix in it.
 pub struct Bucket {
     store: Box<dyn ObjectStore>,
+    /// The same store's page-by-page listing, where it has one (S3, GCS, Azure): the input's
+    /// listing goes through it, so that one key object_store cannot address fails only itself.
+    paged: Option<Arc<dyn PaginatedListStore>>,
     root: Key,
     url: String,
     rt: tokio::runtime::Runtime,
@@ -54,6 +58,8 @@ pub struct Listed {
     pub modified: i64,
     /// A hash of its ETag.
     pub tag: u64,
+    /// Its key, as listed: what reads it.
+    pub key: Key,
 }
 
 /// Makes ring the process's TLS provider, which the clients' rustls uses (Cargo.toml says why):
@@ -74,11 +80,14 @@ impl Bucket {
         let parsed = url::Url::parse(url).map_err(|e| bad(&e))?;
         let (scheme, path) = object_store::ObjectStoreScheme::parse(&parsed).map_err(|e| bad(&e))?;
         use object_store::ObjectStoreScheme as S;
-        let store: Box<dyn ObjectStore> = match scheme {
-            S::AmazonS3 => Box::new(object_store::aws::AmazonS3Builder::from_env().with_url(url).build().map_err(|e| bad(&e))?),
-            S::GoogleCloudStorage => Box::new(object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url).build().map_err(|e| bad(&e))?),
-            S::MicrosoftAzure => Box::new(object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url).build().map_err(|e| bad(&e))?),
-            S::Local => Box::new(object_store::local::LocalFileSystem::new()),
+        fn both<T: ObjectStore + PaginatedListStore + Clone>(store: T) -> (Box<dyn ObjectStore>, Option<Arc<dyn PaginatedListStore>>) {
+            (Box::new(store.clone()), Some(Arc::new(store)))
+        }
+        let (store, paged) = match scheme {
+            S::AmazonS3 => both(object_store::aws::AmazonS3Builder::from_env().with_url(url).build().map_err(|e| bad(&e))?),
+            S::GoogleCloudStorage => both(object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url).build().map_err(|e| bad(&e))?),
+            S::MicrosoftAzure => both(object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url).build().map_err(|e| bad(&e))?),
+            S::Local => (Box::new(object_store::local::LocalFileSystem::new()) as Box<dyn ObjectStore>, None),
             other => return Err(bad(&format!("{other:?} is not a store flamesite publishes to (s3://, gs://, az://, file://)"))),
         };
         let root = Key::parse(path).map_err(|e| bad(&e))?;
@@ -90,14 +99,14 @@ impl Bucket {
             .map_err(|e| bad(&e))?;
         // Credentials never appear in messages: only the scheme, host and path.
         let shown = format!("{}://{}{}", parsed.scheme(), parsed.host_str().unwrap_or(""), parsed.path());
-        Ok(Bucket { store, root, url: shown.trim_end_matches('/').to_string(), rt })
+        Ok(Bucket { store, paged, root, url: shown.trim_end_matches('/').to_string(), rt })
     }
 
     /// A bucket in memory, for the unit tests.
     #[cfg(test)]
     fn in_memory() -> Bucket {
         let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-        Bucket { store: Box::new(object_store::memory::InMemory::new()), root: Key::parse("site").unwrap(), url: "memory://site".into(), rt }
+        Bucket { store: Box::new(object_store::memory::InMemory::new()), paged: None, root: Key::parse("site").unwrap(), url: "memory://site".into(), rt }
     }
 
     /// The bucket's address as messages give it.
@@ -201,26 +210,115 @@ impl Bucket {
     /// since the epoch) and a hash of its ETag, sorted by path.
     pub fn list_meta(&self, prefix: &str) -> Result<Vec<Listed>, BucketError> {
         let key = self.key(prefix);
-        let root = self.root.clone();
-        let mut out: Vec<Listed> = self.rt.block_on(async {
-            self.store
-                .list(Some(&key))
-                .map_ok(|meta| {
-                    let rel: Vec<String> = meta.location.prefix_match(&root).map(|parts| parts.map(|p| p.as_ref().to_string()).collect()).unwrap_or_default();
-                    let tag = blake3::hash(meta.e_tag.as_deref().unwrap_or("").as_bytes());
-                    Listed {
-                        rel: rel.join("/"),
-                        size: meta.size,
-                        modified: meta.last_modified.timestamp_nanos_opt().unwrap_or(0),
-                        tag: u64::from_le_bytes(tag.as_bytes()[..8].try_into().expect("eight bytes")),
-                    }
-                })
-                .try_collect()
-                .await
-                .map_err(|e| self.err(prefix, e))
-        })?;
+        let mut out: Vec<Listed> =
+            self.rt.block_on(async { self.store.list(Some(&key)).map_ok(|meta| self.listed(meta)).try_collect().await.map_err(|e| self.err(prefix, e)) })?;
         out.sort_by(|a, b| a.rel.cmp(&b.rel));
         Ok(out)
+    }
+
+    fn listed(&self, meta: object_store::ObjectMeta) -> Listed {
+        let rel: Vec<String> = meta.location.prefix_match(&self.root).map(|parts| parts.map(|p| p.as_ref().to_string()).collect()).unwrap_or_default();
+        let tag = blake3::hash(meta.e_tag.as_deref().unwrap_or("").as_bytes());
+        Listed {
+            rel: rel.join("/"),
+            size: meta.size,
+            modified: meta.last_modified.timestamp_nanos_opt().unwrap_or(0),
+            tag: u64::from_le_bytes(tag.as_bytes()[..8].try_into().expect("eight bytes")),
+            key: meta.location,
+        }
+    }
+
+    /// Every object under the root, as [`Bucket::list_meta`] gives them, and the keys it cannot
+    /// read, each with why. Any UTF-8 is a key to S3, but object_store addresses no key with a
+    /// control character (a newline), a part that is `.` or `..`, or an empty part (`a//b`), and
+    /// fails the whole page of a listing that holds one: the page is listed again in smaller
+    /// pages until that key is alone, which is then passed over, so that one such object does
+    /// not fail the build.
+    pub fn list_readable(&self) -> Result<(Vec<Listed>, Vec<(String, String)>), BucketError> {
+        use object_store::list::PaginatedListOptions;
+        use object_store::path::Error as PathError;
+        let Some(paged) = &self.paged else { return Ok((self.list_meta("")?, Vec::new())) };
+        let prefix = (!self.root.as_ref().is_empty()).then(|| format!("{}/", self.root));
+        let (mut objects, mut unreadable) = (Vec::new(), Vec::<(String, String)>::new());
+        // Where the next page starts (a page token, or after a key), and its size (None: the
+        // store's own, 1000 for S3).
+        let (mut token, mut after, mut size): (Option<String>, Option<String>, Option<usize>) = (None, None, None);
+        self.rt.block_on(async {
+            loop {
+                let opts = PaginatedListOptions { page_token: token.clone(), offset: after.clone(), max_keys: size, ..Default::default() };
+                match paged.list_paginated(prefix.as_deref(), opts).await {
+                    Ok(page) => {
+                        objects.extend(page.result.objects.into_iter().map(|m| self.listed(m)));
+                        match page.page_token {
+                            Some(t) => (token, after) = (Some(t), None),
+                            None => return Ok(()),
+                        }
+                    }
+                    Err(object_store::Error::InvalidPath { source: PathError::BadSegment { .. } | PathError::EmptySegment { .. } }) if size != Some(1) => {
+                        size = Some(size.map_or(500, |n| n / 2).max(1));
+                    }
+                    Err(object_store::Error::InvalidPath { source }) => {
+                        let (PathError::BadSegment { path: key, .. } | PathError::EmptySegment { path: key }) = &source else {
+                            return Err(self.err("", object_store::Error::InvalidPath { source }));
+                        };
+                        let rel = prefix.as_deref().and_then(|p| key.strip_prefix(p)).unwrap_or(key).to_string();
+                        if unreadable.last().is_some_and(|(r, _)| *r == rel) {
+                            // A store that does not list from a key on: it would be listed again and again.
+                            return Err(self.err(&rel, object_store::Error::InvalidPath { source }));
+                        }
+                        let why = if key.split('/').any(|p| p == "." || p == "..") {
+                            "its key has a part `.` or `..`"
+                        } else if key.chars().any(|c| c.is_ascii_control()) {
+                            "its key holds a control character"
+                        } else {
+                            "its key has an empty part (`//`, or `/` at its start or end)"
+                        };
+                        unreadable.push((rel, format!("{why}, which the object storage client flamesite uses cannot read; skipped: rename the object to build it")));
+                        (token, after, size) = (None, Some(key.clone()), None);
+                    }
+                    Err(e) => return Err(self.err("", e)),
+                }
+            }
+        })?;
+        objects.sort_by(|a, b| a.rel.cmp(&b.rel));
+        Ok((objects, unreadable))
+    }
+
+    /// Downloads each object of `objects` (its key as listed) to its file, several at once:
+    /// for each, whether it was, or why not (one that is gone since it was listed, a file name
+    /// the local file system refuses).
+    pub fn download_each(&self, objects: &[(Key, PathBuf)]) -> Vec<Result<(), String>> {
+        self.rt.block_on(async {
+            futures::stream::iter(objects.iter().map(|(key, path)| async move {
+                let r = self.store.get(key).await.map_err(|e| match e {
+                    object_store::Error::NotFound { .. } => "listed, but gone when read".to_string(),
+                    e => e.to_string(),
+                })?;
+                if let Some(p) = path.parent() {
+                    std::fs::create_dir_all(p).map_err(|e| format!("cannot be written to {}: {e}", p.display()))?;
+                }
+                // Streamed to its file: nothing of a profile is held in memory here (its size is
+                // bounded by `[limits]` as it is decoded).
+                use std::io::Write;
+                let mut file = std::fs::File::create(path).map_err(|e| format!("cannot be written to {}: {e}", path.display()))?;
+                let mut body = r.into_stream();
+                let copied = async {
+                    while let Some(piece) = body.next().await {
+                        let piece = piece.map_err(|e| e.to_string())?;
+                        file.write_all(&piece).map_err(|e| format!("cannot be written to {}: {e}", path.display()))?;
+                    }
+                    Ok(())
+                }
+                .await;
+                if copied.is_err() {
+                    let _ = std::fs::remove_file(path);
+                }
+                copied
+            }))
+            .buffered(CONCURRENCY)
+            .collect()
+            .await
+        })
     }
 
     /// Whether there is an object at `rel`.
