@@ -791,8 +791,10 @@ impl<'a> Build<'a> {
                 for page in desired.pages.keys().filter(|p| *p == rel || p.starts_with(&folder)) {
                     next.pages.insert(page.clone(), None);
                 }
+                // A run folder there holds something other than its files (what is left of
+                // them): the next build removes it first, then writes them.
                 for url in desired.runs.keys().filter(|u| rel.starts_with(u.as_str()) || u.starts_with(&folder)) {
-                    next.runs.insert(url.clone(), None);
+                    next.runs.insert(url.clone(), Some(String::new()));
                 }
             }
         }
@@ -997,7 +999,9 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
         // What the build put there and is gone (removed by hand), the top of the tree aside.
         if let Ok(d) = std::fs::read_dir(&dir) {
             let present: BTreeSet<String> = d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
-            missing.extend(names.iter().filter(|n| !present.contains(**n)).map(|n| format!("{folder}/{n}")));
+            // (A run's preview and graph folder aside: not every run or comparison has a
+            // preview, and the graph folders are not looked into.)
+            missing.extend(names.iter().filter(|n| !present.contains(**n) && **n != "g" && **n != PREVIEW).map(|n| format!("{folder}/{n}")));
         }
         for (name, link) in here {
             let rel = format!("{folder}/{name}");
