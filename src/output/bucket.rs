@@ -164,8 +164,14 @@ impl Bucket {
     /// held in memory), within `budget` bytes as [`Bucket::fetch`] reads: false when there is
     /// none. The file is removed when the download fails.
     async fn download_to(&self, rel: &str, path: &Path, budget: u64) -> Result<bool, BucketError> {
-        use std::io::Write;
         let Some(r) = self.open_object(rel, budget).await? else { return Ok(false) };
+        self.body_to_file(rel, r, path, budget).await.map(|()| true)
+    }
+
+    /// Writes the body of the object `rel` that `r` answers into the file `path` as it comes,
+    /// within `budget` bytes; the file is removed when that fails.
+    async fn body_to_file(&self, rel: &str, r: object_store::GetResult, path: &Path, budget: u64) -> Result<(), BucketError> {
+        use std::io::Write;
         if let Some(p) = path.parent() {
             std::fs::create_dir_all(p).map_err(BucketError::local(p))?;
         }
@@ -187,7 +193,7 @@ impl Bucket {
         if copied.is_err() {
             let _ = std::fs::remove_file(path);
         }
-        copied.map(|()| true)
+        copied
     }
 
     /// The object at `rel`, or `None` when there is none; one larger than `budget` is an error.
@@ -294,26 +300,10 @@ impl Bucket {
                     object_store::Error::NotFound { .. } => "listed, but gone when read".to_string(),
                     e => e.to_string(),
                 })?;
-                if let Some(p) = path.parent() {
-                    std::fs::create_dir_all(p).map_err(|e| format!("cannot be written to {}: {e}", p.display()))?;
-                }
                 // Streamed to its file: nothing of a profile is held in memory here (its size is
                 // bounded by `[limits]` as it is decoded).
-                use std::io::Write;
-                let mut file = std::fs::File::create(path).map_err(|e| format!("cannot be written to {}: {e}", path.display()))?;
-                let mut body = r.into_stream();
-                let copied = async {
-                    while let Some(piece) = body.next().await {
-                        let piece = piece.map_err(|e| e.to_string())?;
-                        file.write_all(&piece).map_err(|e| format!("cannot be written to {}: {e}", path.display()))?;
-                    }
-                    Ok(())
-                }
-                .await;
-                if copied.is_err() {
-                    let _ = std::fs::remove_file(path);
-                }
-                copied
+                let rel = key.as_ref().strip_prefix(self.root.as_ref()).map_or(key.as_ref(), |r| r.trim_start_matches('/'));
+                self.body_to_file(rel, r, path, u64::MAX).await.map_err(|e| e.to_string())
             }))
             .buffered(CONCURRENCY)
             .collect()
