@@ -293,7 +293,11 @@ fn a_publisher_in_another_pid_namespace_of_this_host_keeps_its_lock() {
     // The first publisher, in the other namespace, takes the lock; then its server stops
     // answering, and it waits, holding it.
     let stall = Proxy::start(s3.port, Fault::StallAfterPuts(1));
-    let mut first = in_pid_namespace(&command(&input, "site", stall.port), pid).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    // Its temporary folders in a folder of its own: named by a pid no process of this
+    // namespace has, they would be taken for a killed publish's by the other tests' builds.
+    let private = dir.path().join("tmp-of-the-other-namespace");
+    std::fs::create_dir(&private).unwrap();
+    let mut first = in_pid_namespace(command(&input, "site", stall.port).env("TMPDIR", &private), pid).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
     stall.wait_until_stalled(1);
     let lock = String::from_utf8(std::fs::read(s3.objects("site/.flamesite/lock")).unwrap()).unwrap();
     assert!(lock.contains(&format!("\npid {pid}\n")), "the holder is the build in the other namespace: {lock}");
