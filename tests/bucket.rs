@@ -5,7 +5,7 @@
 
 use crate::common::s3 as s3server;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -233,6 +233,137 @@ fn a_publish_cut_off_half_way_leaves_the_old_pages_and_the_next_repairs_it() {
     let o = publish(&input, "site", s3.port);
     assert!(!s3.objects("site/.flamesite/dirty").exists(), "{}", stderr(&o));
     assert_same_site(&s3.site("site"), &folder_site(&input));
+}
+
+/// Copies the folder `from` (a server's objects) to `to`, which is emptied first.
+fn copy_folder(from: &Path, to: &Path) {
+    let _ = std::fs::remove_dir_all(to);
+    std::fs::create_dir_all(to).unwrap();
+    let o = Command::new("cp").arg("-a").arg(format!("{}/.", from.display())).arg(to).output().unwrap();
+    assert!(o.status.success(), "cp: {}", stderr(&o));
+}
+
+/// What a write of a publish is, by its path under the site's prefix: fault points of one
+/// kind are alike.
+fn write_kind(method: &str, rel: &str) -> String {
+    let kind = match rel {
+        // object_store deletes with S3's DeleteObjects, `POST /BUCKET?delete`.
+        _ if method == "POST" => "deletions",
+        ".flamesite/lock" | ".flamesite/dirty" | ".flamesite/tree" => rel,
+        r if r.starts_with(".flamesite/cache/state") => "the build state",
+        r if r.starts_with(".flamesite/") => "the cache's records",
+        r if r == "index.html" || r.ends_with("/index.json") && !r.contains("/g/") || r == "index.json" || r.ends_with("feed.xml") => "a listing",
+        r if r.ends_with(".html") => "a page",
+        _ => "a file",
+    };
+    format!("{method} {kind}")
+}
+
+/// Issue 45, item 5: a publish killed at any one of its writes (the lock, the marker, each
+/// file, page and listing, each deletion, the record) is repaired by the next publish to what
+/// a folder build of the same profiles writes, byte for byte, with nothing left of the cut
+/// one; and while it was cut off, every page and listing a reader could reach was the old
+/// site's or the new one's, and every file a graph's manifest names was of that manifest's
+/// build, or of another size than the manifest gives, which the page refuses (fetch.js). The
+/// publish cut adds a run, rebuilds a run whose profile was written again (its graph files
+/// change in place) and removes one. The publish is cut before the first two, the middle and
+/// the last write of each kind, in the order a whole publish sends them (about 30 of its 100
+/// writes); `FLAMESITE_EVERY_FAULT_POINT=1` cuts it before every one (about 4 minutes).
+#[test]
+fn a_publish_killed_at_any_of_its_writes_is_repaired_by_the_next_to_a_folder_builds_bytes() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("profiles");
+    for (i, day) in ["2026-11-01", "2026-11-02", "2026-11-03"].iter().enumerate() {
+        write(&input.join(format!("api/{day}.folded")), awkward_profile(i as u64, 40).as_bytes());
+        write(&input.join(format!("db/{day}.folded")), awkward_profile(10 + i as u64, 30).as_bytes());
+    }
+    let folder = dir.path().join("folder");
+    publish(&input, "site", s3.port);
+    assert!(build(&input, &folder, &[]).status.success());
+    let old = s3.site("site");
+    let saved = dir.path().join("saved");
+    copy_folder(s3.root.path(), &saved);
+    write(&input.join("api/2026-11-04.folded"), awkward_profile(3, 40).as_bytes());
+    write(&input.join("db/2026-11-02.folded"), awkward_profile(77, 30).as_bytes());
+    std::fs::remove_file(input.join("db/2026-11-01.folded")).unwrap();
+    let o = build(&input, &folder, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let want = tree(&folder);
+    // The publish once, whole, to know its writes.
+    let counting = Proxy::start(s3.port, Fault::None);
+    let o = command(&input, "site", counting.port).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_same_site(&s3.site("site"), &want);
+    let kinds: Vec<String> = counting
+        .requests
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(m, _)| matches!(m.as_str(), "PUT" | "POST" | "DELETE"))
+        .map(|(m, p)| write_kind(m, p.strip_prefix(&format!("/{BUCKET}/site/")).unwrap_or(p)))
+        .collect();
+    let mut points = BTreeSet::new();
+    let mut first = 0;
+    for i in 0..kinds.len() {
+        if i + 1 == kinds.len() || kinds[i + 1] != kinds[first] {
+            points.extend([first, first + 1, (first + i) / 2, i].map(|w| w.min(i) + 1));
+            first = i + 1;
+        }
+    }
+    if std::env::var_os("FLAMESITE_EVERY_FAULT_POINT").is_some() {
+        points = (1..=kinds.len()).collect();
+    }
+    for kind in ["PUT .flamesite/lock", "PUT .flamesite/dirty", "PUT a file", "PUT a page", "PUT a listing", "POST deletions", "PUT the build state"] {
+        assert!(kinds.iter().any(|k| k == kind), "the publish writes {kind}: {kinds:?}");
+    }
+    let mut wrong = Vec::new();
+    for &n in &points {
+        let at = format!("cut before write {n} ({})", kinds[n - 1]);
+        copy_folder(&saved, s3.root.path());
+        let hold = Proxy::start(s3.port, Fault::HoldWrite(n));
+        let mut child = command(&input, "site", hold.port).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(120);
+        while hold.puts.load(Ordering::SeqCst) < n && child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "{at}: the publish never reached it");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let cut = s3.site("site");
+        for (key, bytes) in &cut {
+            let reader_sees = key.ends_with(".html") || key.ends_with(".xml") || key.ends_with("index.json") && !key.contains("/g/");
+            if reader_sees && old.get(key) != Some(bytes) && want.get(key) != Some(bytes) {
+                wrong.push(format!("{at}: {key} is neither the old site's nor the new one's"));
+            }
+        }
+        // A reader opens a graph by its packed manifest, then reads the files it names: each is
+        // the file of that manifest's build, or one the page refuses by its size.
+        for (key, packed) in cut.iter().filter(|(k, _)| k.ends_with("/manifest.json.gz")) {
+            let g = key.strip_suffix("manifest.json.gz").unwrap();
+            let mut text = Vec::new();
+            flate2::read::GzDecoder::new(&packed[..]).read_to_end(&mut text).unwrap();
+            let manifest: serde_json::Value = serde_json::from_slice(&text).unwrap();
+            let build = if old.get(key) == Some(packed) { &old } else { &want };
+            for list in ["chunks", "names", "search", "sandwiches"] {
+                for entry in manifest[list].as_array().into_iter().flatten() {
+                    let file = format!("{g}{}", entry["file"].as_str().unwrap());
+                    let (now, then) = (cut.get(&file), build.get(&file));
+                    if now != then && now.is_none_or(|b| Some(b.len() as u64) == entry["bytes"].as_u64()) {
+                        wrong.push(format!("{at}: {file} is not of the build of its manifest, and has the size the manifest gives"));
+                    }
+                }
+            }
+        }
+        let o = command(&input, "site", s3.port).output().unwrap();
+        let got = s3.site("site");
+        let differ: BTreeSet<&String> = got.keys().chain(want.keys()).filter(|k| got.get(*k) != want.get(*k)).collect();
+        let left: Vec<&str> = [".flamesite/dirty", ".flamesite/lock"].into_iter().filter(|k| s3.objects(&format!("site/{k}")).exists()).collect();
+        if !o.status.success() || !differ.is_empty() || !left.is_empty() || stderr(&o).contains("warning") {
+            wrong.push(format!("{at}: the next publish: {:?}, differs at {differ:?}, left {left:?}: {}", o.status.code(), stderr(&o)));
+        }
+    }
+    assert!(wrong.is_empty(), "at {} of {} fault points:\n{}", points.len(), kinds.len(), wrong.join("\n"));
 }
 
 #[test]
@@ -579,13 +710,17 @@ enum Fault {
     /// Every GET whose path contains this is not forwarded: its connection is shut (a
     /// connection reset), at each retry too.
     ResetGets(&'static str),
+    /// Forwards every request until the one that writes (PUT, POST, DELETE) for the `n`th
+    /// time (from 1), which it holds, and every later one: the server never sees it. The
+    /// publisher is then killed: a publish cut off just before its `n`th write.
+    HoldWrite(usize),
 }
 
 /// A TCP proxy in front of the server, which logs the requests it forwards and injects
 /// `Fault`s.
 struct Proxy {
     port: u16,
-    /// Requests that write (PUT) seen so far.
+    /// Requests that write (PUT; for `HoldWrite`, PUT, POST and DELETE) seen so far.
     puts: Arc<AtomicUsize>,
     /// Connections dropped so far.
     dropped: Arc<AtomicUsize>,
@@ -614,7 +749,7 @@ impl Proxy {
                             })
                             .collect()
                     }
-                    Fault::None | Fault::StallAfterPuts(_) | Fault::ResetGets(_) => Vec::new(),
+                    Fault::None | Fault::StallAfterPuts(_) | Fault::ResetGets(_) | Fault::HoldWrite(_) => Vec::new(),
                 };
                 let up = draws.split_off(draws.len() / 2);
                 let pairs = [(client.try_clone().unwrap(), server.try_clone().unwrap(), up), (server, client, draws)];
@@ -645,6 +780,11 @@ impl Proxy {
                                             break;
                                         }
                                     }
+                                    if let Fault::HoldWrite(n) = fault {
+                                        if matches!(m, "PUT" | "POST" | "DELETE") && puts.fetch_add(1, Ordering::SeqCst) + 1 >= n {
+                                            std::thread::sleep(Duration::from_secs(3600));
+                                        }
+                                    }
                                 }
                                 let seen = buf[..n].windows(5).filter(|w| w == b"PUT /").count();
                                 if let Fault::StallAfterPuts(limit) = fault {
@@ -668,7 +808,8 @@ impl Proxy {
         proxy
     }
 
-    /// Waits until a `StallAfterPuts(limit)` proxy holds a request it will not forward.
+    /// Waits until a `StallAfterPuts(limit)` proxy holds a request it will not forward (a
+    /// `HoldWrite(n)` proxy: `wait_until_stalled(n - 1)`).
     fn wait_until_stalled(&self, limit: usize) {
         let deadline = Instant::now() + Duration::from_secs(120);
         while self.puts.load(Ordering::SeqCst) <= limit {

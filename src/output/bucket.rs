@@ -5,8 +5,8 @@
 //! changes it in place, in an order that never shows a reader a page whose files are missing.
 //! The build's writes are kept aside (spooled to a local folder) until [`Staging::commit`],
 //! which then uploads every new or changed file that is not a page (graph files, previews,
-//! theme files), then the pages, then the indexes (`index.json` files, the feed, the home
-//! page), and only then deletes what the site no longer has. While it does, the object
+//! theme files), then the graphs' manifests, then the pages, then the indexes (`index.json`
+//! files, the feed, the home page), and only then deletes what the site no longer has. While it does, the object
 //! `.flamesite/dirty` says a publish is under way: a build that finds it (the last was killed,
 //! or met a server that failed) does not trust its record of the site and writes every page
 //! and file again where it differs, which repairs it.
@@ -475,13 +475,18 @@ fn attributes(rel: &str) -> Attributes {
     a
 }
 
-/// In which of the three publishing phases a file is uploaded: files pages refer to, then
-/// pages, then the indexes that list pages.
+/// In which of the four publishing phases a file is uploaded: the files of graphs and the
+/// theme, then the graphs' manifests, which name those files (a reader that opens a graph
+/// reads its manifest first, then the files it names: a graph whose files are rewritten in
+/// place keeps its old manifest until every new file is there, and the page refuses a file
+/// that disagrees with the manifest it read), then pages, then the indexes that list pages.
 fn phase(rel: &str) -> u8 {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     if rel == "index.html" || name == "index.json" && !rel.contains("/g/") || rel == "feed.xml" || rel.ends_with("/feed.xml") {
-        2
+        3
     } else if name.ends_with(".html") {
+        2
+    } else if name == "manifest.json" || name == crate::store::chunk::PACKED_MANIFEST {
         1
     } else {
         0
@@ -681,7 +686,7 @@ impl Staging {
         // Files the bucket may already hold are compared first (a full publish over a site).
         let keepable: Vec<&String> = last.iter().filter(|(_, k)| **k && self.has_site).map(|(r, _)| r).collect();
         let same = self.same_in_bucket(&keepable)?;
-        for p in 0..3 {
+        for p in 0..4 {
             let files: Vec<(String, PathBuf)> =
                 last.keys().filter(|r| phase(r) == p && !same.contains(*r)).map(|r| (r.clone(), self.spool.join(r))).collect();
             b.upload(&files)?;
@@ -740,7 +745,11 @@ impl Staging {
             }
         }
         gone.retain(|rel| !nested.iter().any(|n| rel.starts_with(&format!("{n}/"))));
-        b.delete_all(&gone.into_iter().collect::<Vec<_>>())?;
+        // A graph's manifest goes before the files it names, as it came after them: a reader
+        // who opens a graph being deleted finds it gone, not a manifest of files gone.
+        let (manifests, files): (Vec<String>, Vec<String>) = gone.into_iter().partition(|rel| phase(rel) == 1);
+        b.delete_all(&manifests)?;
+        b.delete_all(&files)?;
         if self.tree != self.next_tree {
             b.put(TREE, self.next_tree.to_string().into_bytes())?;
         }
@@ -1219,17 +1228,19 @@ mod tests {
 
     #[test]
     fn pages_come_after_the_files_they_use_and_indexes_last() {
-        assert_eq!(phase("p/a/g/cpu/manifest.json"), 0);
         assert_eq!(phase("p/a/g/cpu/index.json"), 0);
         assert_eq!(phase("p/a/g/cpu/c/0-0.bin.gz"), 0);
+        assert_eq!(phase("p/a/g/cpu/n/0.json.gz"), 0);
         assert_eq!(phase("static/main.js"), 0);
-        assert_eq!(phase("p/a/index.html"), 1);
-        assert_eq!(phase("s/web/index.html"), 1);
-        assert_eq!(phase("s/web/index.json"), 2);
-        assert_eq!(phase("index.json"), 2);
-        assert_eq!(phase("feed.xml"), 2);
-        assert_eq!(phase("s/web/feed.xml"), 2);
-        assert_eq!(phase("index.html"), 2);
+        assert_eq!(phase("p/a/g/cpu/manifest.json"), 1);
+        assert_eq!(phase("p/a/g/cpu/manifest.json.gz"), 1);
+        assert_eq!(phase("p/a/index.html"), 2);
+        assert_eq!(phase("s/web/index.html"), 2);
+        assert_eq!(phase("s/web/index.json"), 3);
+        assert_eq!(phase("index.json"), 3);
+        assert_eq!(phase("feed.xml"), 3);
+        assert_eq!(phase("s/web/feed.xml"), 3);
+        assert_eq!(phase("index.html"), 3);
     }
 
     #[test]

@@ -577,10 +577,13 @@ test("GraphSource unpacks gzip-packed files and takes files a host already unpac
   const plain = new GraphSource(base, memoryFetch(g.files, base));
   const packed = new Map();
   for (const [file, v] of g.files) {
-    // manifest.json stays as it is; version 9 puts it packed beside it, which the page reads.
-    if (file === "manifest.json") packed.set(file, v).set("manifest.json.gz", new Uint8Array(gzipSync(JSON.stringify(v))));
-    else packed.set(file, new Uint8Array(gzipSync(v instanceof ArrayBuffer ? new Uint8Array(v) : typeof v === "string" ? v : JSON.stringify(v))));
+    if (file !== "manifest.json") packed.set(file, new Uint8Array(gzipSync(v instanceof ArrayBuffer ? new Uint8Array(v) : typeof v === "string" ? v : JSON.stringify(v))));
   }
+  // manifest.json stays as it is; version 9 puts it packed beside it, which the page reads.
+  // Its entries give the packed files' sizes, as the build's do.
+  const manifest = structuredClone(g.files.get("manifest.json"));
+  for (const e of [...manifest.chunks, ...manifest.names, ...manifest.search]) e.bytes = packed.get(e.file).length;
+  packed.set("manifest.json", manifest).set("manifest.json.gz", new Uint8Array(gzipSync(JSON.stringify(manifest))));
   const f = memoryFetch(packed, base);
   const src = new GraphSource(base, f);
   const m = await src.manifest();
@@ -601,7 +604,11 @@ test("GraphSource unpacks gzip-packed files and takes files a host already unpac
   packed.set(m.chunks[0].file, cut.slice(0, cut.length - 9));
   const broken = new GraphSource(base, memoryFetch(packed, base));
   await broken.manifest();
-  await assert.rejects(broken.chunk(m.chunks[0]), new RegExp(`${m.chunks[0].file}: is truncated or corrupt \\(its gzip data does not decompress\\)`));
+  // By its size, where the manifest gives it; by its gzip data where it does not.
+  await assert.rejects(broken.chunk(m.chunks[0]), new RegExp(`${m.chunks[0].file}: is ${cut.length - 9} bytes where its manifest says ${cut.length}`));
+  const unsized = new GraphSource(base, memoryFetch(packed, base));
+  await unsized.manifest();
+  await assert.rejects(unsized.chunk({ ...m.chunks[0], bytes: undefined }), new RegExp(`${m.chunks[0].file}: is truncated or corrupt \\(its gzip data does not decompress\\)`));
 });
 
 test("GraphSource checks a chunk against its manifest entry", async () => {
@@ -609,7 +616,26 @@ test("GraphSource checks a chunk against its manifest entry", async () => {
   const base = "http://x/g/";
   const src = new GraphSource(base, memoryFetch(g.files, base));
   const e = { ...g.manifest.chunks[0], frames: g.manifest.chunks[0].frames + 1 };
-  await assert.rejects(src.chunk(e), /does not match its manifest entry/);
+  await assert.rejects(src.chunk(e), /does not match its manifest entry \(depths or frame count differ\): the graph is being published again/);
+});
+
+test("GraphSource refuses a packed file whose size is not its manifest entry's, and takes an unpacked one by what it holds", async () => {
+  const g = buildGraph(parseFolded(FOLDED));
+  const base = "http://x/g/";
+  const entry = g.manifest.chunks[0];
+  const chunk = g.files.get(entry.file);
+  const packed = new Map(g.files).set(entry.file, new Uint8Array(gzipSync(chunk instanceof ArrayBuffer ? new Uint8Array(chunk) : chunk)));
+  const size = packed.get(entry.file).length;
+  // As a bucket publish cut off half-way leaves it: the file of a newer build, of another size.
+  const src = new GraphSource(base, memoryFetch(packed, base));
+  await assert.rejects(src.chunk({ ...entry, bytes: size + 1 }), new RegExp(`${entry.file}: is ${size} bytes where its manifest says ${size + 1}: the graph is being published again, or its last publish was cut off`));
+  assert.equal(src.failed({ ...entry, bytes: size + 1 }), true);
+  // The size it has: read.
+  const ok = new GraphSource(base, memoryFetch(packed, base));
+  assert.equal((await ok.chunk({ ...entry, bytes: size })).n, entry.frames);
+  // A host that unpacked it on the way: its size is not the packed one, and it is read.
+  const unpacked = new GraphSource(base, memoryFetch(g.files, base));
+  assert.equal((await unpacked.chunk({ ...entry, bytes: size })).n, entry.frames);
 });
 
 test("layoutView: a plain graph with left-heavy offsets is shown left-heavy only when asked", () => {

@@ -4,11 +4,18 @@
 // the life of the page; a failure is remembered too, with a message that says which file and why.
 
 import { nameColor } from "./palette.js";
-import { unpack } from "./unpack.js";
+import { isPacked, unpack } from "./unpack.js";
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** A file of the graph could not be fetched or is not what docs/FORMAT.md says. */
+/**
+ * Said of a file that disagrees with the manifest the page read: what happens while a site in
+ * a bucket is published (a graph's files are rewritten in place before its manifest), or
+ * after a publish was cut off, until the next one repairs it.
+ */
+const REPUBLISHED = ": the graph is being published again, or its last publish was cut off; reload the page in a while";
+
 export class GraphError extends Error {
   constructor(file, why) {
     super(`${file}: ${why}`);
@@ -652,7 +659,12 @@ export class GraphSource {
     return new URL(file, this.base).href;
   }
 
-  get(file, kind, decode) {
+  /**
+   * The file `file` of the graph, decoded by `decode`; `bytes`, the size its manifest entry
+   * gives, is checked against the file as it came packed (a host that unpacks it on the way
+   * gives other bytes, which are checked by what they hold).
+   */
+  get(file, kind, decode, bytes = undefined) {
     const url = this.url(file);
     let p = this.cache.get(url);
     if (p) return p;
@@ -672,6 +684,9 @@ export class GraphSource {
         buf = await res.arrayBuffer();
       } catch (e) {
         throw new GraphError(file, `could not be fetched (${e && e.message ? e.message : e})`);
+      }
+      if (typeof bytes === "number" && isPacked(new Uint8Array(buf, 0, Math.min(2, buf.byteLength))) && buf.byteLength !== bytes) {
+        throw new GraphError(file, `is ${buf.byteLength} bytes where its manifest says ${bytes}${REPUBLISHED}`);
       }
       try {
         buf = await unpack(buf);
@@ -749,7 +764,7 @@ export class GraphSource {
     return this.get(entry.file, "names", (nm) => {
       table.fill(i, checkNames(nm, entry, entry.file));
       return true;
-    });
+    }, entry.bytes);
   }
 
   /** Fetch the name files holding ids 0 ..= `n` (what a chunk with `name_max` n needs). */
@@ -778,11 +793,11 @@ export class GraphSource {
     return this.get(entry.file, "chunk", (buf) => {
       const c = decodeChunk(buf, entry.file, this.widths);
       if (c.depthLo !== entry.depth[0] || c.depthHi !== entry.depth[1] || c.n !== entry.frames) {
-        throw new GraphError(entry.file, "does not match its manifest entry (depths or frame count differ)");
+        throw new GraphError(entry.file, `does not match its manifest entry (depths or frame count differ)${REPUBLISHED}`);
       }
       c.entry = entry;
       return c;
-    });
+    }, entry.bytes);
   }
 
   /** The decoded chunk if it has arrived (and is placed), else undefined (for drawing without waiting). */
@@ -802,10 +817,10 @@ export class GraphSource {
     return this.get(entry.file, "bucket", (buf) => {
       const b = decodeSearch(buf, entry.file);
       if (b.nameLo !== entry.names[0] || b.nameHi !== entry.names[1]) {
-        throw new GraphError(entry.file, "does not match its manifest entry (name range differs)");
+        throw new GraphError(entry.file, `does not match its manifest entry (name range differs)${REPUBLISHED}`);
       }
       return b;
-    });
+    }, entry.bytes);
   }
 }
 

@@ -302,7 +302,7 @@ export class SandwichView {
       const t1 = performance.now();
       let got;
       if (pre) {
-        const w = await g.source.get(pre.file, "sandwich", (buf) => decodeSandwich(buf, id, m.root_width, pre.file));
+        const w = await g.source.get(pre.file, "sandwich", (buf) => decodeSandwich(buf, id, m.root_width, pre.file), pre.bytes);
         got = { ...w, chunks: 0, missing: 0, fetched: performance.now() };
       } else {
         got = await this.merge(g, id, stale);
