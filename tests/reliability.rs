@@ -767,11 +767,7 @@ fn a_link_put_in_place_of_a_sites_folder_is_never_written_or_deleted_through() {
     let (work, input, out) = site_of_one_run();
     // The same builds, into a folder nobody puts a link in.
     let plain = work.path().join("plain");
-    let both = |round: &str| {
-        let o = build(&input, &plain, &[]);
-        assert!(o.status.success(), "{round}, without the link: {}", stderr(&o));
-        build(&input, &out, &[])
-    };
+    let both = |round: &str| build_beside(&input, &plain, &out, round);
     both("first");
     write(&input.join("api/2026-01-02.folded"), &profile(2, 50));
     let o = both("second");
@@ -845,9 +841,7 @@ fn files_removed_from_the_published_site_by_hand_come_back() {
     let (work, input, out) = site_of_one_run();
     let plain = work.path().join("plain");
     let both = |round: &str| {
-        let o = build(&input, &plain, &[]);
-        assert!(o.status.success(), "{round}, untouched: {}", stderr(&o));
-        let o = build(&input, &out, &[]);
+        let o = build_beside(&input, &plain, &out, round);
         assert!(o.status.success(), "{round}: {}", stderr(&o));
     };
     both("first");

@@ -889,20 +889,15 @@ fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&st
     // Names the build does not write, and links (where it writes a folder or a file, one put
     // by hand: never written through), each with whether it is a link of a name of the site.
     let foreign = |dir: &std::path::Path| -> Vec<(String, bool)> {
-        let mut names: Vec<(String, bool)> = std::fs::read_dir(dir)
-            .map(|d| {
-                d.flatten()
-                    .filter_map(|e| {
-                        let name = e.file_name().to_string_lossy().into_owned();
-                        let link = e.file_type().is_ok_and(|t| t.is_symlink()) && name != crate::output::staging::GIT;
-                        let ours = ours.contains(name.as_str());
-                        (link || !ours).then_some((name, link && ours))
-                    })
-                    .collect()
+        entries(dir)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(name, link)| {
+                let link = link && name != crate::output::staging::GIT;
+                let ours = ours.contains(name.as_str());
+                (link || !ours).then_some((name, link && ours))
             })
-            .unwrap_or_default();
-        names.sort();
-        names
+            .collect()
     };
     let output = &config.output;
     for (name, link) in foreign(output) {
@@ -986,24 +981,14 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
         if !changed {
             continue;
         }
-        // What the build did not put there, and links where it put a folder or a file.
-        let mut here: Vec<(String, bool)> = std::fs::read_dir(&dir)
-            .map(|d| {
-                d.flatten()
-                    .map(|e| (e.file_name().to_string_lossy().into_owned(), e.file_type().is_ok_and(|t| t.is_symlink())))
-                    .filter(|(n, link)| *link || !names.contains(n.as_str()))
-                    .collect()
-            })
-            .unwrap_or_default();
-        here.sort();
+        let Some(all) = entries(&dir) else { continue };
         // What the build put there and is gone (removed by hand), the top of the tree aside.
-        if let Ok(d) = std::fs::read_dir(&dir) {
-            let present: BTreeSet<String> = d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect();
-            // (A run's preview and graph folder aside: not every run or comparison has a
-            // preview, and the graph folders are not looked into.)
-            missing.extend(names.iter().filter(|n| !present.contains(**n) && **n != "g" && **n != PREVIEW).map(|n| format!("{folder}/{n}")));
-        }
-        for (name, link) in here {
+        // (A run's preview and graph folder aside: not every run or comparison has a preview,
+        // and the graph folders are not looked into.)
+        let present: BTreeSet<&str> = all.iter().map(|(n, _)| n.as_str()).collect();
+        missing.extend(names.iter().filter(|n| !present.contains(**n) && **n != "g" && **n != PREVIEW).map(|n| format!("{folder}/{n}")));
+        // What the build did not put there, and links where it put a folder or a file.
+        for (name, link) in all.into_iter().filter(|(n, link)| *link || !names.contains(n.as_str())) {
             let rel = format!("{folder}/{name}");
             let ours = names.contains(name.as_str());
             warnings.push(Warning {
@@ -1014,6 +999,15 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
         }
     }
     Ok((warnings, found, missing))
+}
+
+/// The entries of the folder `dir` (`None` when it cannot be read), each with whether it is a
+/// symbolic link, in name order.
+fn entries(dir: &std::path::Path) -> Option<Vec<(String, bool)>> {
+    let mut all: Vec<(String, bool)> =
+        std::fs::read_dir(dir).ok()?.flatten().map(|e| (e.file_name().to_string_lossy().into_owned(), e.file_type().is_ok_and(|t| t.is_symlink()))).collect();
+    all.sort();
+    Some(all)
 }
 
 /// The bytes of every file under `dir`.

@@ -193,10 +193,7 @@ impl Staging {
     /// [`Staging::unlinked`]: the tree then lacks what the build state says it holds there.
     /// Each folder is looked at once per build.
     fn unlink_on_the_way(&self, rel: &str) -> Result<(), OutputError> {
-        let mut at = 0;
-        while let Some(i) = rel[at..].find('/') {
-            let folder = &rel[..at + i];
-            at += i + 1;
+        for folder in folders_above(rel) {
             let key = path_key(folder);
             if self.folders.lock().expect("no panic while holding it").contains(&key) {
                 continue;
@@ -251,10 +248,7 @@ impl Staging {
     /// Whether the way to `rel` in the published tree is through folders only: a file of the
     /// published site is read or linked from only then, never from where a link leads.
     fn published_way_clear(&self, rel: &str) -> bool {
-        let mut at = 0;
-        while let Some(i) = rel[at..].find('/') {
-            let folder = &rel[..at + i];
-            at += i + 1;
+        for folder in folders_above(rel) {
             let key = path_key(folder);
             if self.published_folders.lock().expect("no panic while holding it").contains(&key) {
                 continue;
@@ -460,6 +454,11 @@ fn resolve_links(path: &Path) -> Result<PathBuf, OutputError> {
         }
     }
     Err(OutputError::Io { path: path.to_path_buf(), source: io::Error::other("too many levels of symbolic links") })
+}
+
+/// The folders on the way to `rel`, from the top: `a`, `a/b` for `a/b/c`.
+fn folders_above(rel: &str) -> impl Iterator<Item = &str> {
+    rel.match_indices('/').map(move |(i, _)| &rel[..i])
 }
 
 /// A file's `/`-separated path as a 128-bit key (BLAKE3's first 16 bytes): two paths of one

@@ -41,6 +41,15 @@ pub fn build(input: &Path, output: &Path, extra: &[&str]) -> Output {
     run(input.parent().unwrap(), &args)
 }
 
+/// Builds `input` into `untouched`, which must succeed, then into `out` (a site a test does
+/// something to between builds), whose output it returns: the same builds, side by side.
+#[track_caller]
+pub fn build_beside(input: &Path, untouched: &Path, out: &Path, round: &str) -> Output {
+    let o = build(input, untouched, &[]);
+    assert!(o.status.success(), "{round}, the untouched site: {}", stderr(&o));
+    build(input, out, &[])
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
