@@ -366,6 +366,28 @@ fn a_publish_killed_at_any_of_its_writes_is_repaired_by_the_next_to_a_folder_bui
     assert!(wrong.is_empty(), "at {} of {} fault points:\n{}", points.len(), kinds.len(), wrong.join("\n"));
 }
 
+/// Issue 45, item 7: an object of the site overwritten in place (a run's name file, which the
+/// history of its series reads back) made every later publish fail, exit 2: the bucket is the
+/// only tree. Now the publish that meets it names the object, checks the whole site and
+/// decodes that run again: exit 0, and the bucket is a folder build's.
+#[test]
+fn an_object_overwritten_in_place_is_named_and_written_again() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    publish(&input, "site", s3.port);
+    let run = s3.objects("site/p/api/2026-11-02");
+    let names = tree(&run).into_keys().find(|k| k.starts_with("g/") && k.contains("/n/")).unwrap();
+    std::fs::write(run.join(&names), b"garbage").unwrap();
+    write(&input.join("api/2026-11-04.folded.gz"), &gzip(awkward_profile(9, 300).as_bytes()));
+    let o = publish(&input, "site", s3.port);
+    let object = format!("s3://{BUCKET}/site/p/api/2026-11-02/{names}: not the file the build wrote (changed in place?)");
+    assert!(stderr(&o).contains(&object), "the object is named: {}", stderr(&o));
+    assert_same_site(&s3.site("site"), &folder_site(&input));
+    let o = publish(&input, "site", s3.port);
+    assert!(stdout(&o).contains("nothing changed") || stderr(&o).contains("nothing changed"), "{}{}", stdout(&o), stderr(&o));
+}
+
 #[test]
 fn a_second_publisher_is_refused_while_one_publishes() {
     let s3 = S3::start();

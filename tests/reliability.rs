@@ -867,6 +867,50 @@ fn files_removed_from_the_published_site_by_hand_come_back() {
     assert!(differ.is_empty(), "the site differs from the one the same builds write untouched in {differ:?}");
 }
 
+/// Item 7: a file of the published site overwritten in place (a run's name file, which the
+/// history of its series reads back) made the next build fail, exit 2, `theme: …: expected
+/// value at line 1 column 1`, and a bucket's every build; a run's graph folder removed by hand
+/// failed every build until the cache folder was removed. Now the build that meets such a file
+/// checks it against the sum its entry recorded, names it, and builds again with every run's
+/// files checked: the damaged run is decoded again from its profile and its files written again,
+/// exit 0; the site is the one the same builds write untouched.
+#[test]
+fn a_published_file_overwritten_in_place_is_named_and_written_again() {
+    let (work, input, out) = site_of_one_run();
+    let plain = work.path().join("plain");
+    let both = |round: &str| {
+        let o = build_beside(&input, &plain, &out, round);
+        assert!(o.status.success(), "{round}: {}", stderr(&o));
+        o
+    };
+    for round in 2..4 {
+        write(&input.join(format!("api/2026-01-0{round}.folded")), &profile(round, 50));
+    }
+    both("first");
+    let names: Vec<String> = tree(&out.join("p/api/2026-01-02")).into_keys().filter(|k| k.contains("/n/")).collect();
+    assert!(!names.is_empty());
+    let damaged = format!("p/api/2026-01-02/{}", names[0]);
+    std::fs::write(out.join(&damaged), b"garbage").unwrap();
+    for round in 4..8 {
+        write(&input.join(format!("api/2026-01-0{round}.folded")), &profile(round, 50));
+        if round == 5 {
+            // A run's graph folder removed by hand: before, the build failed, naming the file,
+            // until the cache folder was removed.
+            std::fs::remove_dir_all(out.join("p/api/2026-01-03/g")).unwrap();
+        }
+        let o = both(&format!("round {round}"));
+        let told = match round {
+            4 => format!("{damaged}: not the file the build wrote (changed in place?); its run was decoded again"),
+            5 => "p/api/2026-01-03/g: No such file or directory (os error 2); its run was decoded again".to_string(),
+            _ => continue,
+        };
+        assert!(stderr(&o).contains(&told), "round {round}: the damaged file is named: {}", stderr(&o));
+    }
+    let (ours, theirs) = (tree(&out), tree(&plain));
+    let differ: Vec<&String> = ours.keys().chain(theirs.keys()).filter(|k| ours.get(*k) != theirs.get(*k)).collect();
+    assert!(differ.is_empty(), "the site differs from the one the same builds write untouched in {differ:?}");
+}
+
 /// Runs `flamesite build` under real resource limits: `as_bytes` of address space
 /// (RLIMIT_AS: an allocation past it fails, and the process aborts) and `cpu_seconds` of CPU
 /// time (RLIMIT_CPU: past it the kernel kills the process with SIGXCPU), set in the child

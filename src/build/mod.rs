@@ -101,7 +101,7 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
         // What publishes that were killed left in the temporary folder.
         crate::output::remove_dead_temp_folders();
     }
-    let built = build_in(config, options);
+    let built = build_in(config, options, false);
     if crate::config::is_url(&config.output) && config.cache_dir.is_none() {
         // The copy of a bucket's record was this build's own.
         let _ = std::fs::remove_dir_all(config.cache_folder());
@@ -109,9 +109,18 @@ pub fn build(config: &Config, options: &Options) -> Result<Summary, BuildError> 
     built
 }
 
-fn build_in(config: &Config, options: &Options) -> Result<Summary, BuildError> {
+/// Where, in the cache folder, a bucket's files read back are downloaded to.
+pub(crate) const MIRROR: &str = ".published.tmp";
+
+/// Builds the site; with `check_all`, as if nothing were known of the published tree: every
+/// run's files are checked against their entries (a broken one is made again) and every file
+/// is written where it differs.
+fn build_in(config: &Config, options: &Options, check_all: bool) -> Result<Summary, BuildError> {
     let start = Instant::now();
     let mut b = Build::open(config, options)?;
+    if check_all {
+        b.live_ino = 0;
+    }
     let phases = |b: &mut Build| -> Result<(), BuildError> {
         if !b.nothing_changed() {
             let runs = b.ingest()?;
@@ -124,6 +133,34 @@ fn build_in(config: &Config, options: &Options) -> Result<Summary, BuildError> {
         Ok(())
     };
     let done = phases(&mut b);
+    // A file of the published site that is not what the build wrote (edited or damaged by
+    // hand: issue 45, item 7) was met, and its entry removed: the build is made again with
+    // every run's files checked, which decodes the run again and writes its files again.
+    let mut damaged = b.cache.as_ref().map_or_else(Vec::new, |c| c.damaged());
+    damaged.sort();
+    damaged.dedup();
+    if done.is_err() && !damaged.is_empty() && !check_all && !options.dry_run {
+        // A bucket's files are read from the folder they are downloaded to: the object is named.
+        let mirror = config.cache_folder().join(MIRROR);
+        let bucket = b.bucket.as_ref().map(|(bk, _)| bk.url().to_string());
+        drop(b);
+        let mut summary = build_in(config, options, true)?;
+        let told: Vec<Warning> = damaged
+            .iter()
+            .map(|why| {
+                let (path, message) = why.split_once(": ").map_or((why.as_str(), ""), |(p, m)| (p, m));
+                let path = std::path::Path::new(path);
+                let path = match (&bucket, path.strip_prefix(&mirror)) {
+                    (Some(url), Ok(rel)) => format!("{url}/{}", rel.display()),
+                    _ => shown(path),
+                };
+                Warning { path, message: format!("{message}; its run was decoded again, and the site checked and written again") }
+            })
+            .collect();
+        summary.warnings.splice(0..0, told);
+        summary.elapsed = start.elapsed();
+        return Ok(summary);
+    }
     // A file of a bucket's site that could not be read back is missing from the folder it was
     // to be read from: a reader that then fails names that local file, so the failure of the
     // read itself (the object's address, the server's error) is what the build tells.
@@ -254,7 +291,7 @@ impl<'a> Build<'a> {
                 let cache = open_cache()?;
                 pulled = bucket::pull_state(&b, &cache_dir, cache::STATE).map_err(|e| BuildError::Write(format!("reading the record of the published site: {e}")))?;
                 let staging = bucket::Staging::new(b.clone(), &lock)?;
-                let mirror = bucket::Mirror::new(b.clone(), cache_dir.join(".published.tmp"));
+                let mirror = bucket::Mirror::new(b.clone(), cache_dir.join(MIRROR));
                 (Some(Output::Bucket(staging)), Some(cache.publishing_to(Published::Bucket(mirror))), Some((b, lock)))
             }
         };
@@ -637,10 +674,17 @@ impl<'a> Build<'a> {
             Some(c) => c.one_file_at(&run.record.key, Some(&run.url), &format!("{}{rel}", g.data)),
             None => staging.path(&format!("{}{}{rel}", run.url, g.data)),
         };
+        // A file that cannot be read is checked against the sum its entry recorded (the record
+        // is read only then): one edited or damaged in the published site has the build made
+        // again (`build`), which writes it again.
+        let damaged_file = |run: &crate::archive::run::Run, g: &crate::archive::run::GraphInfo, rel: &str| {
+            cache.and_then(|c| c.damaged_file_at(&run.record.key, Some(&run.url), &format!("{}{rel}", g.data)))
+        };
+        let history_files = derive::history::Files { at: &graph_file, damaged: &damaged_file };
         let history = |si: usize, span: usize| {
             let Some(cell) = histories[si].get(span) else { return Err(format!("series {si} has no history span {span}")) };
             let mut cell = cell.lock().expect("no panic while holding it");
-            let got = cell.span.get_or_insert_with(|| derive::history::collect(&archive, si, span, &graph_file).map(std::sync::Arc::new)).clone();
+            let got = cell.span.get_or_insert_with(|| derive::history::collect(&archive, si, span, &history_files).map(std::sync::Arc::new)).clone();
             cell.uses = cell.uses.saturating_sub(1);
             if cell.uses == 0 {
                 cell.span = None;
@@ -1301,8 +1345,8 @@ fn link_run(staging: &Output, cache: &Cache, url: &str, key: &str, holds: Option
     // is checked against the length and hash its entry recorded.
     for (rel, sum) in product.files.iter().zip(&product.sums) {
         let bytes = cache.read(key, rel, sum).map_err(|why| {
-            cache.discard(key);
-            BuildError::Cache(format!("{why}; the entry was removed, build again to make it anew"))
+            cache.discard_damaged(key, why.clone());
+            BuildError::Cache(format!("{why}; the entry of {url} (cache entry {key}) was removed: build again to make it anew"))
         })?;
         if holds == Some(false) {
             staging.replace(&format!("{url}{rel}"), &bytes)?;

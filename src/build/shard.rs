@@ -65,7 +65,7 @@ fn shard_in(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<S
     let mut cache = super::open_cache(config)?;
     if let Some(b) = &bucket {
         // Entries the store already has are found there, one record at a time.
-        cache = cache.publishing_to(Published::Bucket(bucket::Mirror::new(b.clone(), dir.join(".published.tmp"))));
+        cache = cache.publishing_to(Published::Bucket(bucket::Mirror::new(b.clone(), dir.join(super::MIRROR))));
     }
     let mine: Vec<&scan::Source> = scanned.sources.iter().filter(|s| part_of(&s.rel, n) == i - 1).collect();
     // A profile's key is the hash of its bytes: every profile of the part is read.

@@ -12,7 +12,7 @@
 //! the cost of adding a run does not grow with the series.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -135,23 +135,39 @@ pub struct Span {
     pub points: Vec<Vec<(u32, f64, f64)>>,
 }
 
-/// Reads span `span` of series `si`'s history from its runs' first graphs; `file` says where a
-/// file of a run's graph folder is (its manifest and name files, the only ones read).
-pub fn collect(archive: &Archive, si: usize, span: usize, file: &dyn Fn(&Run, &GraphInfo, &str) -> PathBuf) -> Result<Span, String> {
+/// Where a file of a run's graph folder is, and why a file that could not be read is not what
+/// its run's build wrote, if it is not (edited or damaged since).
+pub struct Files<'f> {
+    /// Where file `rel` of a run's graph is.
+    pub at: &'f (dyn Fn(&Run, &GraphInfo, &str) -> PathBuf + Sync),
+    /// Why that file is not the one the run's build wrote, if it is not.
+    pub damaged: &'f (dyn Fn(&Run, &GraphInfo, &str) -> Option<String> + Sync),
+}
+
+impl Files<'_> {
+    /// File `rel` of `run`'s graph `g`, read by `read`; when it cannot be, why it is damaged
+    /// if it is, else why it could not be read.
+    fn read<T>(&self, run: &Run, g: &GraphInfo, rel: &str, read: impl Fn(&Path) -> Result<T, String>) -> Result<T, String> {
+        read(&(self.at)(run, g, rel)).map_err(|e| (self.damaged)(run, g, rel).unwrap_or(e))
+    }
+}
+
+/// Reads span `span` of series `si`'s history from its runs' first graphs, from `files` (their
+/// manifests and name files, the only ones read).
+pub fn collect(archive: &Archive, si: usize, span: usize, files: &Files) -> Result<Span, String> {
     let runs: Vec<&Run> = archive.series[si].runs.iter().map(|&i| &archive.runs[i]).collect();
     let graph = followed(&runs);
     let (first, count) = spans(runs.len()).get(span).copied().unwrap_or((0, 0));
     let mut by_name: BTreeMap<String, Vec<(u32, f64, f64)>> = BTreeMap::new();
     for (k, run) in runs.iter().enumerate().skip(first).take(count) {
         let Some(g) = run.record.graphs.iter().find(|g| g.name == graph) else { continue };
-        let path = file(run, g, "manifest.json");
-        let manifest: Manifest = crate::store::chunk::read_manifest(&path)?;
+        let manifest: Manifest = files.read(run, g, "manifest.json", crate::store::chunk::read_manifest)?;
         let total = manifest.diff.as_ref().map_or(manifest.total, |d| d.total_after) as f64;
         if total <= 0.0 {
             continue;
         }
         for f in &manifest.names {
-            let names = crate::store::chunk::read_names(&file(run, g, &f.file))?;
+            let names = files.read(run, g, &f.file, crate::store::chunk::read_names)?;
             for (i, name) in names.names.iter().enumerate() {
                 if f.names[0] as usize + i == 0 {
                     continue; // the root

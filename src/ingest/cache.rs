@@ -110,6 +110,9 @@ pub struct Cache {
     changes: std::sync::Mutex<Changes>,
     /// How many bytes of entry records (`entry.json`) this build added, less those it removed.
     records: std::sync::atomic::AtomicI64,
+    /// Files of the published site this build found other than their entries recorded
+    /// (edited or damaged by hand), each said as `PATH: why`; their entries were removed.
+    damaged: std::sync::Mutex<Vec<String>>,
 }
 
 impl Cache {
@@ -133,7 +136,7 @@ impl Cache {
             (!config.base_url.is_empty()).then_some(&config.archive.pattern)
         );
         let budgets = crate::config::budgets_text(&config.budgets);
-        Cache { dir: dir.to_path_buf(), fingerprint, budgets, published: None, homes: Default::default(), filled: Default::default(), changes: Default::default(), records: Default::default() }
+        Cache { dir: dir.to_path_buf(), fingerprint, budgets, published: None, homes: Default::default(), filled: Default::default(), changes: Default::default(), records: Default::default(), damaged: Default::default() }
     }
 
     /// The same cache, whose entries' files may also be found in the published site
@@ -294,16 +297,43 @@ impl Cache {
     }
 
     /// The bytes of file `rel` of entry `key`, checked against `sum`: from the first of its
-    /// places that has a regular file (not a link) of that length and hash.
+    /// places that has a regular file (not a link) of that length and hash; else why the last
+    /// place (the published site's, when it has one) has not, `PATH: why`.
     pub fn read(&self, key: &str, rel: &str, sum: &FileSum) -> Result<Vec<u8>, String> {
-        let mut why = String::new();
+        let mut why = format!("{}: no place holds it", self.dir.join(key).join("files").join(rel).display());
         for place in self.places(key, None, None) {
             match read_in(&place, rel, sum) {
                 Ok(bytes) => return Ok(bytes),
                 Err(e) => why = e,
             }
         }
-        Err(format!("cache entry {}: {why}", self.dir.join(key).display()))
+        Err(why)
+    }
+
+    /// Why file `rel` of entry `key` (relative to the run's folder), where
+    /// [`Cache::one_file_at`] finds it, is not the file the entry recorded (`PATH: why`), if it
+    /// is not: for a reader that could not read it. The entry is then removed as damaged (see
+    /// [`Cache::damaged`]). `None` when it is, or when the entry's record does not name it.
+    pub fn damaged_file_at(&self, key: &str, url: Option<&str>, rel: &str) -> Option<String> {
+        let sum = self.get(key).and_then(|p| p.files.iter().position(|f| f == rel).map(|i| p.sums[i].clone()))?;
+        // Where it is, or else the published site's folder (the last place), where it was.
+        let places: Vec<PathBuf> = self.places(key, url, Some(rel)).collect();
+        let place = places.iter().find(|p| p.join(rel).exists()).or(places.last())?;
+        let why = read_in(place, rel, &sum).err()?;
+        self.discard_damaged(key, why.clone());
+        Some(why)
+    }
+
+    /// Removes entry `key`, one of whose files `why` says is not what it recorded: the build
+    /// that meets it is made again with every entry checked (see `build::build`).
+    pub fn discard_damaged(&self, key: &str, why: String) {
+        self.discard(key);
+        self.damaged.lock().expect("no panic while holding it").push(why);
+    }
+
+    /// What [`Cache::discard_damaged`] was told so far.
+    pub fn damaged(&self) -> Vec<String> {
+        self.damaged.lock().expect("no panic while holding it").clone()
     }
 
     /// Removes entry `key`, broken.
@@ -353,25 +383,24 @@ impl Cache {
 /// The bytes of file `rel` of the folder `place`, checked against `sum`: a regular file of
 /// that length and hash, reached through no symbolic link below `place`.
 fn read_in(place: &Path, rel: &str, sum: &FileSum) -> Result<Vec<u8>, String> {
-    let bad = |why: String| format!("{}: {why}", place.display());
     let path = place.join(rel);
     if !is_inside(rel) {
-        return Err(bad(format!("{rel:?} is not inside the entry")));
+        return Err(format!("{}: {rel:?} is not inside the entry", place.display()));
     }
     // No component may be a link out of the place.
     let mut at = place.to_path_buf();
     for c in rel.split('/') {
         at.push(c);
         match fs::symlink_metadata(&at) {
-            Ok(m) if m.file_type().is_symlink() => return Err(bad(format!("{rel} is a symbolic link"))),
+            Ok(m) if m.file_type().is_symlink() => return Err(format!("{}: a symbolic link", at.display())),
             Ok(_) => {}
-            Err(e) => return Err(bad(format!("{rel}: {e}"))),
+            Err(e) => return Err(format!("{}: {e}", at.display())),
         }
     }
     // A regular file, read within the length it recorded (one larger is not it).
-    let bytes = crate::store::read_regular(&path, sum.len).map_err(|e| bad(format!("{rel}: {e}")))?;
+    let bytes = crate::store::read_regular(&path, sum.len).map_err(|e| format!("{}: {e}", path.display()))?;
     if bytes.len() as u64 != sum.len || blake3::hash(&bytes).to_hex().as_str() != sum.hash {
-        return Err(bad(format!("{rel} is not the file it recorded (changed in place?)")));
+        return Err(format!("{}: not the file the build wrote (changed in place?)", path.display()));
     }
     Ok(bytes)
 }
