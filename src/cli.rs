@@ -353,7 +353,9 @@ pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
 fn report(summary: &Summary, config: &Config, check: bool) -> ExitCode {
     let mut err = std::io::stderr().lock();
     for w in &summary.warnings {
-        let _ = writeln!(err, "warning: {}", printable(&format!("{}: {}", config.input.join(&w.path).display(), w.message)));
+        // A warning about an object names it by its URL; one about a file, by its path.
+        let path = if crate::config::is_url(std::path::Path::new(&w.path)) { w.path.clone() } else { config.input.join(&w.path).display().to_string() };
+        let _ = writeln!(err, "warning: {}", printable(&format!("{path}: {}", w.message)));
     }
     for e in &summary.skipped {
         let _ = writeln!(err, "error: {}", printable(&format!("{}: {}", config.input.join(&e.path).display(), e.reason)));

@@ -378,7 +378,9 @@ fn an_object_overwritten_in_place_is_named_and_written_again() {
     publish(&input, "site", s3.port);
     let run = s3.objects("site/p/api/2026-11-02");
     let names = tree(&run).into_keys().find(|k| k.starts_with("g/") && k.contains("/n/")).unwrap();
-    std::fs::write(run.join(&names), b"garbage").unwrap();
+    // Of the same size: a listing does not tell it apart.
+    let size = std::fs::metadata(run.join(&names)).unwrap().len() as usize;
+    std::fs::write(run.join(&names), vec![b'x'; size]).unwrap();
     write(&input.join("api/2026-11-04.folded.gz"), &gzip(awkward_profile(9, 300).as_bytes()));
     let o = publish(&input, "site", s3.port);
     let object = format!("s3://{BUCKET}/site/p/api/2026-11-02/{names}: not the file the build wrote (changed in place?)");
@@ -386,6 +388,39 @@ fn an_object_overwritten_in_place_is_named_and_written_again() {
     assert_same_site(&s3.site("site"), &folder_site(&input));
     let o = publish(&input, "site", s3.port);
     assert!(stdout(&o).contains("nothing changed") || stderr(&o).contains("nothing changed"), "{}{}", stdout(&o), stderr(&o));
+}
+
+/// Issue 45, item 7: objects of the site removed or changed by hand (a run's page, a theme
+/// file, a graph file of a run) were never written again: every later publish went without
+/// them, its record saying the bucket held them. Now each publish checks the record against one
+/// listing of the bucket (sizes), names what is not there as it published it, and writes it
+/// again; the bucket is then a folder build's.
+#[test]
+fn objects_removed_or_changed_by_hand_are_named_and_written_again() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    publish(&input, "site", s3.port);
+    let chunk = tree(&s3.objects("site/p/db/2026-11-02")).into_keys().find(|k| k.starts_with("g/") && k.contains("/c/")).unwrap();
+    let chunk = format!("p/db/2026-11-02/{chunk}");
+    for rel in ["p/api/2026-11-01/index.html", "static/flamesite.css", &chunk] {
+        std::fs::remove_file(s3.objects(&format!("site/{rel}"))).unwrap();
+    }
+    std::fs::write(s3.objects("site/s/db/index.html"), b"defaced").unwrap();
+    write(&input.join("api/2026-11-04.folded.gz"), &gzip(awkward_profile(9, 300).as_bytes()));
+    let o = publish(&input, "site", s3.port);
+    for (rel, then) in [
+        ("p/api/2026-11-01/index.html", "written again"),
+        ("static/flamesite.css", "written again"),
+        ("s/db/index.html", "written again"),
+        ("p/db/2026-11-02/", "its run was decoded again, and the site checked and written again"),
+    ] {
+        let told = format!("\nwarning: s3://{BUCKET}/site/{rel}: not in the bucket as the last build published it (removed or changed by hand?); {then}\n");
+        assert!(format!("\n{}", stderr(&o)).contains(&told), "{rel} is named: {}", stderr(&o));
+    }
+    assert_same_site(&s3.site("site"), &folder_site(&input));
+    let o = publish(&input, "site", s3.port);
+    assert!(stderr(&o).contains("nothing changed") && !stderr(&o).contains("warning"), "{}", stderr(&o));
 }
 
 #[test]

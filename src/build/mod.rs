@@ -20,7 +20,7 @@ pub mod shard;
 pub mod state;
 
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 use std::time::{Duration, Instant};
 
@@ -143,21 +143,24 @@ fn build_in(config: &Config, options: &Options, check_all: bool) -> Result<Summa
         // A bucket's files are read from the folder they are downloaded to: the object is named.
         let mirror = config.cache_folder().join(MIRROR);
         let bucket = b.bucket.as_ref().map(|(bk, _)| bk.url().to_string());
+        let first = std::mem::take(&mut b.summary.warnings);
         drop(b);
         let mut summary = build_in(config, options, true)?;
-        let told: Vec<Warning> = damaged
-            .iter()
-            .map(|why| {
-                let (path, message) = why.split_once(": ").map_or((why.as_str(), ""), |(p, m)| (p, m));
-                let path = std::path::Path::new(path);
-                let path = match (&bucket, path.strip_prefix(&mirror)) {
-                    (Some(url), Ok(rel)) => format!("{url}/{}", rel.display()),
-                    _ => shown(path),
-                };
-                Warning { path, message: format!("{message}; its run was decoded again, and the site checked and written again") }
-            })
-            .collect();
-        summary.warnings.splice(0..0, told);
+        let told = damaged.iter().map(|why| {
+            let (path, message) = why.split_once(": ").map_or((why.as_str(), ""), |(p, m)| (p, m));
+            let path = std::path::Path::new(path);
+            let path = match (&bucket, path.strip_prefix(&mirror)) {
+                _ if crate::config::is_url(path) => path.display().to_string(),
+                (Some(url), Ok(rel)) => format!("{url}/{}", rel.display()),
+                _ => shown(path),
+            };
+            Warning { path, message: format!("{message}; its run was decoded again, and the site checked and written again") }
+        });
+        // What the first try told and the second did not (it looked at less) is told too.
+        let mut warnings: Vec<Warning> = told.chain(first).chain(std::mem::take(&mut summary.warnings)).collect();
+        let mut seen = HashSet::new();
+        warnings.retain(|w| seen.insert((w.path.clone(), w.message.clone())));
+        summary.warnings = warnings;
         summary.elapsed = start.elapsed();
         return Ok(summary);
     }
@@ -740,7 +743,28 @@ impl<'a> Build<'a> {
                 lost = missing;
             }
             // A bucket is often shared: only the folders and files the site writes are its.
-            Output::Bucket(s) => s.set_ours(generated.iter().map(|n| n.to_string()).chain(site_files.iter().filter_map(|(rel, _)| rel.split('/').next().map(str::to_string)))),
+            Output::Bucket(s) => {
+                s.set_ours(generated.iter().map(|n| n.to_string()).chain(site_files.iter().filter_map(|(rel, _)| rel.split('/').next().map(str::to_string))));
+                // What the record says the bucket holds is checked against one listing of it
+                // (sizes): a page or file removed or changed by hand, or a run folder whose
+                // graph files are not all there, is taken as not held, and written again.
+                if let (true, Some((b, _))) = (old_known, &self.bucket) {
+                    let listed = b.list("").map_err(|e| BuildError::Write(format!("checking the published site: {e}")))?;
+                    let (pages, runs) = lacking(&data.live, &listed);
+                    for p in pages {
+                        self.summary.warnings.push(Warning { path: format!("{}/{p}", b.url()), message: format!("{NOT_AS_PUBLISHED}; written again") });
+                        data.live.pages.remove(&p);
+                    }
+                    // A run's graph files are kept nowhere else: the run is decoded again, by
+                    // the build made again with every run's files checked (`build`).
+                    if let (false, Some(cache)) = (runs.is_empty(), cache) {
+                        for url in &runs {
+                            cache.discard_damaged(&data.live.runs[url], format!("{}/{url}: {NOT_AS_PUBLISHED}", b.url()));
+                        }
+                        return Err(BuildError::Write(format!("{}/{}: {NOT_AS_PUBLISHED}", b.url(), runs[0])));
+                    }
+                }
+            }
         }
         let mut desired = Tree {
             ino: staging_ino,
@@ -1043,6 +1067,38 @@ fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging
         }
     }
     Ok((warnings, found, missing))
+}
+
+/// Said of a file or run folder of a bucket's site that is not there as the last build
+/// published it.
+const NOT_AS_PUBLISHED: &str = "not in the bucket as the last build published it (removed or changed by hand?)";
+
+/// What the record of a bucket's site (`live`) says it holds and its listing (`listed`: every
+/// object under the prefix with its size) lacks or holds at another size: pages and files by
+/// path, run folders (of runs and comparisons) by the sum of the sizes of their graph files,
+/// the objects under the folder that are not pages nor in a folder of another run inside it.
+fn lacking(live: &Tree, listed: &[(String, u64)]) -> (Vec<String>, Vec<String>) {
+    let sizes: HashMap<&str, u64> = listed.iter().map(|(rel, size)| (rel.as_str(), *size)).collect();
+    // (A file whose size the record does not give is checked for being there.)
+    let pages: Vec<String> = live.pages.keys().filter(|p| sizes.get(p.as_str()).is_none_or(|s| live.bytes.get(*p).is_some_and(|b| b != s))).cloned().collect();
+    let mut runs: HashMap<&str, u64> = live.runs.keys().map(|u| (u.as_str(), 0)).collect();
+    for (rel, size) in listed {
+        if live.pages.contains_key(rel) {
+            continue;
+        }
+        // The deepest run folder it is in.
+        let mut at = rel.len();
+        while let Some(i) = rel[..at].rfind('/') {
+            if let Some(sum) = runs.get_mut(&rel[..=i]) {
+                *sum += size;
+                break;
+            }
+            at = i;
+        }
+    }
+    let mut runs: Vec<String> = runs.into_iter().filter(|(u, sum)| live.bytes.get(*u) != Some(sum)).map(|(u, _)| u.to_string()).collect();
+    runs.sort();
+    (pages, runs)
 }
 
 /// The entries of the folder `dir` (`None` when it cannot be read), each with whether it is a
