@@ -1096,7 +1096,8 @@ fn lacking(live: &Tree, listed: &[(String, u64)]) -> (Vec<String>, Vec<String>) 
             at = i;
         }
     }
-    let mut runs: Vec<String> = runs.into_iter().filter(|(u, sum)| live.bytes.get(*u) != Some(sum)).map(|(u, _)| u.to_string()).collect();
+    // (A folder whose size the record does not give is not judged.)
+    let mut runs: Vec<String> = runs.into_iter().filter(|(u, sum)| live.bytes.get(*u).is_some_and(|b| b != sum)).map(|(u, _)| u.to_string()).collect();
     runs.sort();
     (pages, runs)
 }
@@ -1515,4 +1516,51 @@ fn progress_bar(show: bool, len: usize) -> indicatif::ProgressBar {
 /// would otherwise read as `profiles/public/CNAME`).
 fn shown(path: &std::path::Path) -> String {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A record of a page, a theme file, a run and a comparison inside the run's folder.
+    fn live() -> Tree {
+        let mut t = Tree::default();
+        for (p, size) in [("index.html", 10), ("static/main.js", 20), ("p/a/1/index.html", 30), ("p/a/1/compare/index.html", 40)] {
+            t.pages.insert(p.into(), 1);
+            t.bytes.insert(p.into(), size);
+        }
+        t.pages.insert("CNAME".into(), 1);
+        t.runs.insert("p/a/1/".into(), "run".into());
+        t.runs.insert("p/a/1/compare/".into(), "comparison".into());
+        t.runs.insert("p/a/2/".into(), "no size known".into());
+        t.bytes.insert("p/a/1/".into(), 7);
+        t.bytes.insert("p/a/1/compare/".into(), 5);
+        t
+    }
+
+    fn listed(objects: &[(&str, u64)]) -> Vec<(String, u64)> {
+        objects.iter().map(|(r, s)| (r.to_string(), *s)).collect()
+    }
+
+    #[test]
+    fn a_bucket_that_holds_what_its_record_says_lacks_nothing() {
+        let whole = [
+            ("index.html", 10),
+            ("static/main.js", 20),
+            ("CNAME", 3),
+            ("p/a/1/index.html", 30),
+            ("p/a/1/g/cpu/manifest.json", 3),
+            ("p/a/1/g/cpu/c/0-0.bin.gz", 4),
+            ("p/a/1/compare/index.html", 40),
+            ("p/a/1/compare/g/cpu/manifest.json", 5),
+            ("robots.txt", 9),
+        ];
+        assert_eq!(lacking(&live(), &listed(&whole)), (vec![], vec![]));
+        // A page gone, a file of another size, a graph file gone from the run (not the
+        // comparison inside its folder); the file whose size the record lacks, when gone.
+        let cut = [("static/main.js", 21), ("p/a/1/index.html", 30), ("p/a/1/g/cpu/c/0-0.bin.gz", 4), ("p/a/1/compare/index.html", 40), ("p/a/1/compare/g/cpu/manifest.json", 5)];
+        let (pages, runs) = lacking(&live(), &listed(&cut));
+        assert_eq!(pages, ["CNAME", "index.html", "static/main.js"]);
+        assert_eq!(runs, ["p/a/1/"]);
+    }
 }

@@ -616,7 +616,7 @@ test("GraphSource checks a chunk against its manifest entry", async () => {
   const base = "http://x/g/";
   const src = new GraphSource(base, memoryFetch(g.files, base));
   const e = { ...g.manifest.chunks[0], frames: g.manifest.chunks[0].frames + 1 };
-  await assert.rejects(src.chunk(e), /does not match its manifest entry \(depths or frame count differ\): the graph is being published again/);
+  await assert.rejects(src.chunk(e), /does not match its manifest entry \(depths or frame count differ\): if the graph is being published again/);
 });
 
 test("GraphSource refuses a packed file whose size is not its manifest entry's, and takes an unpacked one by what it holds", async () => {
@@ -628,7 +628,7 @@ test("GraphSource refuses a packed file whose size is not its manifest entry's, 
   const size = packed.get(entry.file).length;
   // As a bucket publish cut off half-way leaves it: the file of a newer build, of another size.
   const src = new GraphSource(base, memoryFetch(packed, base));
-  await assert.rejects(src.chunk({ ...entry, bytes: size + 1 }), new RegExp(`${entry.file}: is ${size} bytes where its manifest says ${size + 1}: the graph is being published again, or its last publish was cut off`));
+  await assert.rejects(src.chunk({ ...entry, bytes: size + 1 }), new RegExp(`${entry.file}: is ${size} bytes where its manifest says ${size + 1}, truncated or corrupt or of another build: if the graph is being published again, or its last publish was cut off, reload`));
   assert.equal(src.failed({ ...entry, bytes: size + 1 }), true);
   // The size it has: read.
   const ok = new GraphSource(base, memoryFetch(packed, base));

@@ -10,11 +10,11 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /** A file of the graph could not be fetched or is not what docs/FORMAT.md says. */
 /**
- * Said of a file that disagrees with the manifest the page read: what happens while a site in
- * a bucket is published (a graph's files are rewritten in place before its manifest), or
+ * Said of a file that disagrees with the manifest the page read: damaged, or of another build,
+ * as happens while a site in a bucket is published (a graph's files are rewritten in place before its manifest), or
  * after a publish was cut off, until the next one repairs it.
  */
-const REPUBLISHED = ": the graph is being published again, or its last publish was cut off; reload the page in a while";
+const REPUBLISHED = ": if the graph is being published again, or its last publish was cut off, reload the page in a while";
 
 export class GraphError extends Error {
   constructor(file, why) {
@@ -686,7 +686,7 @@ export class GraphSource {
         throw new GraphError(file, `could not be fetched (${e && e.message ? e.message : e})`);
       }
       if (typeof bytes === "number" && isPacked(new Uint8Array(buf, 0, Math.min(2, buf.byteLength))) && buf.byteLength !== bytes) {
-        throw new GraphError(file, `is ${buf.byteLength} bytes where its manifest says ${bytes}${REPUBLISHED}`);
+        throw new GraphError(file, `is ${buf.byteLength} bytes where its manifest says ${bytes}, truncated or corrupt or of another build${REPUBLISHED}`);
       }
       try {
         buf = await unpack(buf);
