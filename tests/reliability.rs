@@ -867,9 +867,11 @@ fn files_removed_from_the_published_site_by_hand_come_back() {
     assert!(differ.is_empty(), "the site differs from the one the same builds write untouched in {differ:?}");
 }
 
-/// Item 7: a file of the published site overwritten in place (a run's name file, which the
-/// history of its series reads back) made the next build fail, exit 2, `theme: …: expected
-/// value at line 1 column 1`, and a bucket's every build; a run's graph folder removed by hand
+/// Item 7: a file of the published site overwritten in place (a name file of the comparison in
+/// a run's folder, which the build copies to the other tree; a run's own, which the history of
+/// its series reads back, is `tests/bucket.rs`'s case) made the next build fail, exit 2 (`theme:
+/// …: expected value at line 1 column 1` for the history's), and a bucket's every build; a run's
+/// graph folder removed by hand
 /// failed every build until the cache folder was removed. Now the build that meets such a file
 /// checks it against the sum its entry recorded, names it, and builds again with every run's
 /// files checked: the damaged run is decoded again from its profile and its files written again,
