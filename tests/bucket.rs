@@ -423,6 +423,32 @@ fn objects_removed_or_changed_by_hand_are_named_and_written_again() {
     assert!(stderr(&o).contains("nothing changed") && !stderr(&o).contains("warning"), "{}", stderr(&o));
 }
 
+/// Files of the site's `static/` folder named with characters object_store percent-encodes
+/// (`~`, `[`, `]`, `#`, `{`) were uploaded under the encoded key (`a%7Eb%5B1%5D.css`), where
+/// no link of the site finds them. Now each is the object its name says, as a folder has it.
+#[test]
+fn static_files_of_any_name_are_the_objects_their_names_say() {
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    for name in ["a~b[1].css", "c#d e{2}.txt"] {
+        write(&dir.path().join("static").join(name), name.as_bytes());
+    }
+    // The site's `static/`, beside its site.toml.
+    write(&dir.path().join("site.toml"), b"static_dir = \"static\"\n");
+    publish(&input, "site", s3.port);
+    for name in ["a~b[1].css", "c#d e{2}.txt"] {
+        assert_eq!(std::fs::read(s3.objects(&format!("site/{name}"))).ok(), Some(name.as_bytes().to_vec()), "{name}: {:?}", s3.site("site").keys().filter(|k| !k.contains('/')).collect::<Vec<_>>());
+    }
+    assert_same_site(&s3.site("site"), &folder_site(&input));
+    // Kept as they are by the next publish, and removed by name when they go.
+    std::fs::remove_file(dir.path().join("static/a~b[1].css")).unwrap();
+    write(&input.join("api/2026-11-04.folded.gz"), &gzip(awkward_profile(9, 300).as_bytes()));
+    publish(&input, "site", s3.port);
+    assert!(!s3.objects("site/a~b[1].css").exists());
+    assert_same_site(&s3.site("site"), &folder_site(&input));
+}
+
 #[test]
 fn a_second_publisher_is_refused_while_one_publishes() {
     let s3 = S3::start();

@@ -117,7 +117,14 @@ impl Bucket {
     fn key(&self, rel: &str) -> Key {
         let mut key = self.root.clone();
         for part in rel.split('/').filter(|p| !p.is_empty()) {
-            key = key.clone().join(part);
+            // The part as it is, as the site's links name it: object_store's own conversion
+            // percent-encodes `~`, `[`, `#`, `%` and others, which put a site file named so (one
+            // of `static/`) under another key than its links. A part it cannot take as it is (a
+            // control character, `.` or `..`) is encoded: no link of the site names one.
+            key = match object_store::path::PathPart::parse(part) {
+                Ok(p) => key.clone().join(p),
+                Err(_) => key.clone().join(part),
+            };
         }
         key
     }
