@@ -316,10 +316,17 @@ impl Cache {
     /// [`Cache::damaged`]). `None` when it is, or when the entry's record does not name it.
     pub fn damaged_file_at(&self, key: &str, url: Option<&str>, rel: &str) -> Option<String> {
         let sum = self.get(key).and_then(|p| p.files.iter().position(|f| f == rel).map(|i| p.sums[i].clone()))?;
-        // Where it is, or else the published site's folder (the last place), where it was.
-        let places: Vec<PathBuf> = self.places(key, url, Some(rel)).collect();
-        let place = places.iter().find(|p| p.join(rel).exists()).or(places.last())?;
-        let why = read_in(place, rel, &sum).err()?;
+        // Where it is, or else the published site's folder (the last place), where it was. The
+        // places are looked at in turn: one of a bucket is a download, made only when reached.
+        let mut place = None;
+        for p in self.places(key, url, Some(rel)) {
+            let here = p.join(rel).exists();
+            place = Some(p);
+            if here {
+                break;
+            }
+        }
+        let why = read_in(&place?, rel, &sum).err()?;
         self.discard_damaged(key, why.clone());
         Some(why)
     }
