@@ -10,7 +10,7 @@ use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -797,6 +797,9 @@ enum Fault {
     /// time (from 1), which it holds, and every later one: the server never sees it. The
     /// publisher is then killed: a publish cut off just before its `n`th write.
     HoldWrite(usize),
+    /// The answers to the first `n` listings (GET `?list-type=2`) are cut off in their body:
+    /// the head and half of what came of the body are forwarded, then the connection is shut.
+    CutListings(usize),
 }
 
 /// A TCP proxy in front of the server, which logs the requests it forwards and injects
@@ -832,12 +835,14 @@ impl Proxy {
                             })
                             .collect()
                     }
-                    Fault::None | Fault::StallAfterPuts(_) | Fault::ResetGets(_) | Fault::HoldWrite(_) => Vec::new(),
+                    Fault::None | Fault::StallAfterPuts(_) | Fault::ResetGets(_) | Fault::HoldWrite(_) | Fault::CutListings(_) => Vec::new(),
                 };
                 let up = draws.split_off(draws.len() / 2);
+                // (CutListings: the request's side says that the next answer is a listing to cut.)
+                let cut_next = Arc::new(AtomicBool::new(false));
                 let pairs = [(client.try_clone().unwrap(), server.try_clone().unwrap(), up), (server, client, draws)];
                 for (i, (mut from, mut to, drops)) in pairs.into_iter().enumerate() {
-                    let (puts, dropped) = (puts.clone(), dropped.clone());
+                    let (puts, dropped, cut_next) = (puts.clone(), dropped.clone(), cut_next.clone());
                     // Requests go one way, from the client.
                     let log = (i == 0).then(|| requests.clone());
                     std::thread::spawn(move || {
@@ -851,6 +856,25 @@ impl Proxy {
                                 dropped.fetch_add(1, Ordering::SeqCst);
                                 break;
                             }
+                            if log.is_none() && cut_next.swap(false, Ordering::SeqCst) {
+                                // An answer to a listing: its head, then half of its body.
+                                let mut answer = buf[..n].to_vec();
+                                let head = loop {
+                                    if let Some(end) = answer.windows(4).position(|w| w == b"\r\n\r\n") {
+                                        if answer.len() > end + 4 {
+                                            break end + 4;
+                                        }
+                                    }
+                                    match from.read(&mut buf) {
+                                        Ok(0) | Err(_) => break answer.len(),
+                                        Ok(n) => answer.extend_from_slice(&buf[..n]),
+                                    }
+                                };
+                                let _ = to.write_all(&answer[..head + (answer.len() - head) / 2]);
+                                let _ = to.flush();
+                                dropped.fetch_add(1, Ordering::SeqCst);
+                                break;
+                            }
                             if let Some(log) = &log {
                                 // Request lines are written whole, each at the start of a write.
                                 let text = String::from_utf8_lossy(&buf[..n]);
@@ -861,6 +885,11 @@ impl Proxy {
                                         if m == "GET" && path.contains(pattern) {
                                             dropped.fetch_add(1, Ordering::SeqCst);
                                             break;
+                                        }
+                                    }
+                                    if let Fault::CutListings(limit) = fault {
+                                        if m == "GET" && path.contains("list-type=2") && puts.fetch_add(1, Ordering::SeqCst) < limit {
+                                            cut_next.store(true, Ordering::SeqCst);
                                         }
                                     }
                                     if let Fault::HoldWrite(n) = fault {
@@ -904,18 +933,24 @@ impl Proxy {
 
 /// Asserts that a publish sent no page before every file of its folder's graphs (retries
 /// included), and no listing before every page: the order a reader can never see a broken
-/// page in.
+/// page in. A publish that went through sent some of each; one that failed may have stopped
+/// anywhere, and what it did send keeps the order.
 #[track_caller]
-fn assert_files_then_pages_then_listings(requests: &[(String, String)]) {
+fn assert_files_then_pages_then_listings(requests: &[(String, String)], went_through: bool) {
     let puts: Vec<&str> = requests.iter().filter(|(m, _)| m == "PUT").filter_map(|(_, p)| p.strip_prefix(&format!("/{BUCKET}/site/"))).collect();
     let last = |pred: &dyn Fn(&str) -> bool| puts.iter().rposition(|k| pred(k));
     let first = |pred: &dyn Fn(&str) -> bool| puts.iter().position(|k| pred(k));
     let listing = |k: &str| k == "index.json" || k == "index.html" || k.ends_with("feed.xml") || k.starts_with("s/") && k.ends_with("/index.json");
     let page = |k: &str| k.ends_with(".html") && !listing(k);
     let file = |k: &str| !k.starts_with(".flamesite/") && !page(k) && !listing(k);
-    assert!(puts.iter().any(|k| page(k)) && puts.iter().any(|k| file(k)), "the publish wrote pages and files: {puts:?}");
-    assert!(last(&file) < first(&page), "a page was sent before the last file: {puts:?}");
-    assert!(last(&|k| page(k)) < first(&listing), "a listing was sent before the last page: {puts:?}");
+    if went_through {
+        assert!(puts.iter().any(|k| page(k)) && puts.iter().any(|k| file(k)), "the publish wrote pages and files: {puts:?}");
+    }
+    // A kind never sent is before or after anything.
+    let before = |a: Option<usize>, b: Option<usize>| a.zip(b).is_none_or(|(a, b)| a < b);
+    assert!(before(last(&file), first(&page)), "a page was sent before the last file: {puts:?}");
+    assert!(before(last(&|k| page(k)), first(&listing)), "a listing was sent before the last page: {puts:?}");
+    assert!(before(last(&file), first(&listing)), "a listing was sent before the last file: {puts:?}");
 }
 
 #[test]
@@ -937,8 +972,9 @@ fn a_server_that_drops_connections_at_random_is_sent_files_then_pages_then_listi
             failed += 1;
             assert_eq!(o.status.code(), Some(2), "seed {seed}: {}", stderr(&o));
             assert!(stderr(&o).contains("error: "), "seed {seed}: {}", stderr(&o));
+            eprintln!("seed {seed}: the publish failed: {}", stderr(&o));
         }
-        assert_files_then_pages_then_listings(&faults.requests.lock().unwrap());
+        assert_files_then_pages_then_listings(&faults.requests.lock().unwrap(), o.status.success());
     }
     // object_store retries a request whose connection was dropped (up to 10 times), so most
     // publishes go through; a publish that fails is repaired by the next.
@@ -946,6 +982,25 @@ fn a_server_that_drops_connections_at_random_is_sent_files_then_pages_then_listi
     publish(&input, "site", s3.port);
     assert_same_site(&s3.site("site"), &tree(&folder));
     assert!(!s3.objects("site/.flamesite/dirty").exists() && !s3.objects("site/.flamesite/lock").exists());
+}
+
+#[test]
+fn a_listing_whose_answer_is_cut_off_is_asked_for_again() {
+    // object_store retries a request that fails, and a download cut off, but not the body of a
+    // listing: a connection dropped while a listing came back failed the whole publish, which
+    // lists the site at every publish to check it against its record.
+    let s3 = S3::start();
+    let dir = tempfile::tempdir().unwrap();
+    let input = profiles(dir.path());
+    publish(&input, "site", s3.port);
+    write(&input.join("api/2026-11-09.folded"), awkward_profile(9, 200).as_bytes());
+    let cuts = Proxy::start(s3.port, Fault::CutListings(2));
+    let o = command(&input, "site", cuts.port).output().unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(cuts.dropped.load(Ordering::SeqCst), 2, "two listings were cut off");
+    let folder = dir.path().join("folder");
+    assert!(build(&input, &folder, &[]).status.success());
+    assert_same_site(&s3.site("site"), &tree(&folder));
 }
 
 #[test]

@@ -37,6 +37,53 @@ pub const RECORD: &str = ".flamesite";
 /// Uploads and deletes under way at once.
 const CONCURRENCY: usize = 16;
 
+/// How many times a listing is asked for when its answer is cut off. object_store retries a
+/// request that fails and a download whose body is cut off, but not a listing's body: one
+/// connection dropped half-way through the answer failed the whole publish, which lists the
+/// site to check it. A listing only reads, so it is asked again.
+const LIST_ATTEMPTS: u32 = 5;
+
+/// A listing made by `list`, asked for again (up to [`LIST_ATTEMPTS`] times in all, after
+/// 200 ms, then twice as long each time) while its answer is cut off on its way.
+async fn listing<T, F, Fut>(mut list: F) -> Result<T, object_store::Error>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, object_store::Error>>,
+{
+    let mut attempt = 1;
+    loop {
+        match list().await {
+            Err(e) if cut_off(&e) && attempt < LIST_ATTEMPTS => {
+                tokio::time::sleep(std::time::Duration::from_millis(100 << attempt)).await;
+                attempt += 1;
+            }
+            done => return done,
+        }
+    }
+}
+
+/// Whether `e` is a listing's answer cut off on its way, after its head came (the connection
+/// reset, dropped or timed out while its body was read): worth asking again. A request that
+/// failed is not (object_store has retried it already, for as long as its retry settings let
+/// it: a server down is not asked five times as long), nor an answer the server gave (an HTTP
+/// status, an XML it wrote). object_store's error types for this are private to it; its
+/// message for a body cut off is the same in its S3, GCS and Azure clients ("Error getting
+/// list response body"), and the transport error below it says how it failed.
+fn cut_off(e: &object_store::Error) -> bool {
+    use object_store::client::{HttpError, HttpErrorKind};
+    if !e.to_string().contains("list response body") {
+        return false;
+    }
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if let Some(http) = err.downcast_ref::<HttpError>() {
+            return matches!(http.kind(), HttpErrorKind::Request | HttpErrorKind::Timeout | HttpErrorKind::Interrupted);
+        }
+        source = err.source();
+    }
+    false
+}
+
 /// A site's place in object storage: a store and a prefix in it.
 pub struct Bucket {
     store: Box<dyn ObjectStore>,
@@ -223,8 +270,10 @@ impl Bucket {
     /// since the epoch) and a hash of its ETag, sorted by path.
     pub fn list_meta(&self, prefix: &str) -> Result<Vec<Listed>, BucketError> {
         let key = self.key(prefix);
-        let mut out: Vec<Listed> =
-            self.rt.block_on(async { self.store.list(Some(&key)).map_ok(|meta| self.listed(meta)).try_collect().await.map_err(|e| self.err(prefix, e)) })?;
+        let mut out: Vec<Listed> = self
+            .rt
+            .block_on(listing(|| self.store.list(Some(&key)).map_ok(|meta| self.listed(meta)).try_collect()))
+            .map_err(|e| self.err(prefix, e))?;
         out.sort_by(|a, b| a.rel.cmp(&b.rel));
         Ok(out)
     }
@@ -259,7 +308,7 @@ impl Bucket {
         self.rt.block_on(async {
             loop {
                 let opts = PaginatedListOptions { page_token: token.clone(), offset: after.clone(), max_keys: size, ..Default::default() };
-                match paged.list_paginated(prefix.as_deref(), opts).await {
+                match listing(|| paged.list_paginated(prefix.as_deref(), opts.clone())).await {
                     Ok(page) => {
                         objects.extend(page.result.objects.into_iter().map(|m| self.listed(m)));
                         match page.page_token {
@@ -343,7 +392,7 @@ impl Bucket {
         self.rt.block_on(async {
             let found = futures::stream::iter(prefixes.into_iter().map(|prefix| async move {
                 let record = prefix.clone().join(RECORD);
-                match self.store.list_with_delimiter(Some(&record)).await {
+                match listing(|| self.store.list_with_delimiter(Some(&record))).await {
                     Ok(l) => Ok((!l.objects.is_empty() || !l.common_prefixes.is_empty()).then_some(prefix)),
                     Err(object_store::Error::NotFound { .. }) => Ok(None),
                     Err(source) => Err(BucketError::Store { object: format!("{}/", self.address(&record)), source }),
