@@ -267,10 +267,12 @@ fn feeds_are_valid_atom() {
         "<link rel=\"canonical\" href=\"https://example.com/perf/p/api/hotfix/compare/\">",
         "<meta property=\"og:image\" content=\"https://example.com/perf/p/api/hotfix/compare/preview.png\">",
         "<meta name=\"twitter:card\" content=\"summary_large_image\">",
-        "<meta name=\"twitter:title\" content=\"Hotfix &lt;b&gt;4127&lt;/b&gt; vs 2026-11-14 · api\">",
+        "<meta name=\"twitter:title\" content=\"2026-11-14 → Hotfix &lt;b&gt;4127&lt;/b&gt; · api\">",
     ] {
         assert!(cmp.contains(tag), "{tag} missing from {cmp}");
     }
+    // The page's own title says the two runs in the same order, earlier → later.
+    assert!(cmp.contains("<title>2026-11-14 → Hotfix &lt;b&gt;4127&lt;/b&gt; · api · "), "{cmp}");
     // A link says what changed (issue 28, item 6): the run's description names what grew most
     // since the run before, the comparison's what grew and what shrank most; the home and series
     // pages have previews too (no image: a summary card).

@@ -201,6 +201,10 @@ pub struct Regression {
     pub name: String,
     /// Growth of its self share, in percentage points.
     pub points: f64,
+    /// How many functions its graph's two runs hold between them: it is the largest growth
+    /// of that many (`GraphChanges::functions`; 0: not known).
+    #[serde(default)]
+    pub functions: usize,
 }
 
 /// The list of a comparison page: per graph, the functions whose self share grew most and
@@ -228,6 +232,10 @@ pub struct GraphChanges {
     pub grew: Vec<crate::graph::diff::Change>,
     /// Functions whose self share shrank, most first.
     pub shrank: Vec<crate::graph::diff::Change>,
+    /// How many functions the two runs' graphs hold between them: how many changes a
+    /// regression is the largest of (0 in a record made before it was kept: not known).
+    #[serde(default)]
+    pub functions: usize,
 }
 
 /// A run in the archive.

@@ -51,7 +51,8 @@ pub struct ChangePoint {
     pub confirmed: bool,
 }
 
-fn median(v: &[f64]) -> f64 {
+/// The median of `v` (0 when empty).
+pub fn median(v: &[f64]) -> f64 {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
     let n = s.len();

@@ -211,11 +211,16 @@ fn find_run(archive: &Archive, si: usize, spec: &str) -> Option<usize> {
 
 /// The function whose self share grew most in the first graph, among those whose growth
 /// stands out from sampling noise (all, when it cannot be judged): a regression is said only
-/// of a change that sampling alone would rarely make.
+/// of a change that sampling alone would rarely make. The run is judged, not one function:
+/// among the graph's N functions, the one that grew most by sampling alone would often stand
+/// out of a test made for one (30 functions over 30 nights are 900 chances), so the growth
+/// must stand out at [`report::run_z`] of N, the level at which sampling alone makes any of
+/// them stand out in fewer than 1 of 1,000 runs.
 fn top_regression(changes: &[GraphChanges]) -> Option<Regression> {
     let g = changes.first()?;
-    let c = g.grew.iter().find(|c| report::stands_out((g.samples_before, g.samples_after), c.self_before, g.total_before, c.self_after, g.total_after) != Some(false))?;
-    Some(Regression { graph: g.graph.clone(), name: c.name.clone(), points: c.self_points(g.total_before, g.total_after) })
+    let z = report::run_z(g.functions);
+    let c = g.grew.iter().find(|c| report::stands_out_at(z, (g.samples_before, g.samples_after), c.self_before, g.total_before, c.self_after, g.total_after) != Some(false))?;
+    Some(Regression { graph: g.graph.clone(), name: c.name.clone(), points: c.self_points(g.total_before, g.total_after), functions: g.functions })
 }
 
 /// Makes the comparison of two runs' `shared` graphs, handing its files to `sink`.
@@ -288,7 +293,7 @@ pub fn listed(graph: &str, unit: &str, table: &crate::graph::frames::FrameTable,
     all.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.name.cmp(&b.1.name)));
     let grew = all.iter().filter(|(p, _)| *p > 0.0).take(LISTED).map(|(_, c)| c.clone()).collect();
     let shrank = all.iter().rev().filter(|(p, _)| *p < 0.0).take(LISTED).map(|(_, c)| c.clone()).collect();
-    GraphChanges { graph: graph.into(), unit: unit.into(), decimals: table.decimals, total_before: tb, total_after: ta, samples_before: samples.0, samples_after: samples.1, grew, shrank }
+    GraphChanges { graph: graph.into(), unit: unit.into(), decimals: table.decimals, total_before: tb, total_after: ta, samples_before: samples.0, samples_after: samples.1, grew, shrank, functions: all.len() }
 }
 
 /// The `[[budget]]`s of site.toml that a comparison's differential `table` of graph `graph`

@@ -152,16 +152,51 @@ pub fn z_score(x1: u64, n1: u64, x2: u64, n2: u64) -> f64 {
 /// stands out from sampling noise: a test of two proportions with their pooled share, at
 /// [`STANDS_OUT_Z`]. `None` when either number of samples is not known (or is 0).
 pub fn shares_stand_out(p1: f64, n1: Option<u64>, p2: f64, n2: Option<u64>) -> Option<bool> {
+    shares_stand_out_at(STANDS_OUT_Z, p1, n1, p2, n2)
+}
+
+/// [`shares_stand_out`] at `z` standard errors.
+fn shares_stand_out_at(z: f64, p1: f64, n1: Option<u64>, p2: f64, n2: Option<u64>) -> Option<bool> {
     let (n1, n2) = (n1.filter(|&n| n > 0)? as f64, n2.filter(|&n| n > 0)? as f64);
     let pooled = (p1 * n1 + p2 * n2) / (n1 + n2);
     let se = (pooled * (1.0 - pooled) * (1.0 / n1 + 1.0 / n2)).sqrt();
-    Some(if se == 0.0 { p1 != p2 } else { ((p2 - p1) / se).abs() >= STANDS_OUT_Z })
+    Some(if se == 0.0 { p1 != p2 } else { ((p2 - p1) / se).abs() >= z })
 }
 
 /// Whether a change from `before` of `total_before` to `after` of `total_after` stands out
 /// from sampling noise, the two profiles resting on `samples` (before, after) samples.
 pub fn stands_out(samples: (Option<u64>, Option<u64>), before: u64, total_before: u64, after: u64, total_after: u64) -> Option<bool> {
     shares_stand_out(share(before, total_before), samples.0, share(after, total_after), samples.1)
+}
+
+/// [`stands_out`] at `z` standard errors rather than [`STANDS_OUT_Z`].
+pub fn stands_out_at(z: f64, samples: (Option<u64>, Option<u64>), before: u64, total_before: u64, after: u64, total_after: u64) -> Option<bool> {
+    shares_stand_out_at(z, share(before, total_before), samples.0, share(after, total_after), samples.1)
+}
+
+/// How far, in standard errors, the largest of `functions` changes of one comparison must be
+/// from 0 for sampling alone to make any of them as large in fewer than 1 of 1,000
+/// comparisons (two-sided; Bonferroni's bound over the functions): [`STANDS_OUT_Z`] for one
+/// function, about 4.2 for 30, 4.9 for 1,000. 0 functions (not known): as for one.
+pub fn run_z(functions: usize) -> f64 {
+    let p = 0.001 / functions.max(1) as f64;
+    // The z whose two tails hold p, by bisection over the normal distribution's tail.
+    let (mut lo, mut hi) = (0.0f64, 12.0f64);
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if 2.0 * normal_tail(mid) > p { lo = mid } else { hi = mid }
+    }
+    hi
+}
+
+/// P(Z > z) of a standard normal Z, for z ≥ 0: erfc(z/√2)/2, erfc by the rational
+/// approximation of Abramowitz and Stegun (7.1.26), within 1.5e-7 (at most a few
+/// hundredths of a standard error in `run_z`).
+fn normal_tail(z: f64) -> f64 {
+    let x = z / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.327_591_1 * x);
+    let poly = t * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    0.5 * poly * (-x * x).exp()
 }
 
 fn row(c: &Change, samples: (Option<u64>, Option<u64>), tb: u64, ta: u64) -> Row {
@@ -455,6 +490,21 @@ fn budget_line(b: &BudgetResult, text: fn(&str) -> String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_largest_of_many_changes_must_stand_out_further() {
+        // One function: the per-function level (two tails of 0.001).
+        assert!((run_z(1) - STANDS_OUT_Z).abs() < 0.02, "{}", run_z(1));
+        assert!((run_z(0) - STANDS_OUT_Z).abs() < 0.02);
+        // 30 functions: two tails of 0.001 / 30 = 3.3e-5, z about 4.15; 1,000: about 4.89.
+        assert!((run_z(30) - 4.15).abs() < 0.03, "{}", run_z(30));
+        assert!((run_z(1000) - 4.89).abs() < 0.03, "{}", run_z(1000));
+        // 27 of ~1,300 samples against 53 of ~1,300 (3.3 standard errors): one function's
+        // change, not the largest of 30 in a run.
+        let samples = (Some(1397), Some(1290));
+        assert_eq!(stands_out_at(STANDS_OUT_Z, samples, 27, 1397, 53, 1290), Some(true));
+        assert_eq!(stands_out_at(run_z(30), samples, 27, 1397, 53, 1290), Some(false));
+    }
 
     #[test]
     fn a_change_stands_out_when_sampling_alone_would_rarely_make_it() {

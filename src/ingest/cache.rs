@@ -234,7 +234,7 @@ impl Cache {
     pub fn pair_key(&self, before: &str, after: &str) -> String {
         let mut hasher = blake3::Hasher::new();
         hasher.update(self.fingerprint.as_bytes());
-        hasher.update(format!("\ncomparison 2\n{before}\n{after}\n").as_bytes());
+        hasher.update(format!("\ncomparison 3\n{before}\n{after}\n").as_bytes());
         // The budgets it is checked against: other budgets, another entry.
         hasher.update(self.budgets.as_bytes());
         hasher.finalize().to_hex().to_string()

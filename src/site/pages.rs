@@ -145,23 +145,63 @@ impl Site<'_> {
     fn regression(&self, i: usize) -> Option<(String, String)> {
         let ci = self.run(i).compare?;
         let top = self.archive.comparisons[ci].made.top.as_ref()?;
-        if top.points <= self.config.archive.regression_points || self.stands_out_of_series(ci, &top.name, top.points) == Some(false) {
+        if top.points <= self.config.archive.regression_points || self.stands_out_of_series(ci, top) == Some(false) {
             return None;
         }
         Some((top.name.clone(), format!("+{:.1} pp", top.points)))
     }
 
-    /// Whether `function`'s growth by `points` in comparison `ci` stands out of the spread of
-    /// its share in the runs before (derive::changes::stands_out_of_series); `None` when there
-    /// are too few runs before, or their history cannot be read (the comparison page says why).
-    fn stands_out_of_series(&self, ci: usize, function: &str, points: f64) -> Option<bool> {
+    /// Whether the growth `top` of comparison `ci` (the largest of its run's functions) stands
+    /// out of its series, twice: out of the spread of that function's share from night to night
+    /// in the runs around (derive::changes::stands_out_of_series), and above its usual share,
+    /// the median of the runs before, by as much (a share back to its usual level after a
+    /// night where another function's spike took the total is not a regression). The level of
+    /// both is `stands_out`, raised as the sampling level is raised for the largest of that
+    /// many functions (derive::report::run_z). `None` when there are too few runs around, or
+    /// their history cannot be read (the comparison page says why).
+    fn stands_out_of_series(&self, ci: usize, top: &crate::archive::run::Regression) -> Option<bool> {
         if let Some(&known) = self.in_series.0.lock().expect("no panic while holding it").get(&ci) {
             return known;
         }
-        let spread = self.series_spreads(self.noise_window(ci), &[function]).ok().flatten().and_then(|(_, by)| by.get(function).copied().flatten());
-        let verdict = spread.map(|s| crate::derive::changes::stands_out_of_series(points / 100.0, s, &self.config.changes));
+        let run_level = crate::derive::report::run_z(top.functions) / crate::derive::report::STANDS_OUT_Z;
+        let window = self.noise_window(ci);
+        let rise = window.as_ref().and_then(|w| self.rise_over_usual(ci, w, &top.name));
+        let spread = self.series_spreads(window, &[top.name.as_str()]).ok().flatten().and_then(|(_, by)| by.get(top.name.as_str()).copied().flatten());
+        let verdict = spread.map(|spread| {
+            let judged = |points: f64| crate::derive::changes::stands_out_of_series(points / 100.0 / run_level, spread, &self.config.changes);
+            judged(top.points) && rise.is_none_or(|r| r * 100.0 > self.config.archive.regression_points && judged(r * 100.0))
+        });
         self.in_series.0.lock().expect("no panic while holding it").insert(ci, verdict);
         verdict
+    }
+
+    /// How far `function`'s self share in comparison `ci`'s later run stands above its median
+    /// share in the runs of the comparison's noise `window` before that run (fractions of 1);
+    /// `None` with fewer than three such runs, or when the history cannot be read.
+    fn rise_over_usual(&self, ci: usize, window: &(usize, &crate::archive::run::GraphInfo, Vec<usize>), function: &str) -> Option<f64> {
+        let (si, _, window) = window;
+        let s = &self.archive.series[*si];
+        let k = s.runs.iter().position(|&i| i == self.archive.comparisons[ci].after)?;
+        let before: Vec<usize> = window.iter().copied().filter(|&j| j < k).collect();
+        if before.len() < 3 {
+            return None;
+        }
+        let mut spans: Vec<usize> = before.iter().chain([k].iter()).map(|j| j / history::SPAN).collect();
+        spans.sort_unstable();
+        spans.dedup();
+        let held: Vec<std::sync::Arc<Span>> = spans.into_iter().map(|x| (self.history)(*si, x)).collect::<Result<_, _>>().ok()?;
+        let (mut shares, mut now) = (vec![0.0; before.len()], 0.0);
+        for span in &held {
+            let Ok(at) = span.names.binary_search_by(|n| n.as_str().cmp(function)) else { continue };
+            for &(run, share, _) in &span.points[at] {
+                if run as usize == k {
+                    now = share;
+                } else if let Ok(w) = before.binary_search(&(run as usize)) {
+                    shares[w] = share;
+                }
+            }
+        }
+        Some(now - crate::derive::changes::median(&shares))
     }
 
     /// The newest `n` runs among `runs` (indexes), newest first.
@@ -785,7 +825,8 @@ impl Site<'_> {
         ctx.insert("noise_after", &noise_after);
         ctx.insert("threshold", &self.config.archive.regression_points);
         ctx.insert("budgets", &budget_words(&c.made.budgets));
-        let title = format!("{} vs {} · {}", after.record.title, before.record.title, s.name);
+        // Earlier → later, as the page's headings, its preview image and its exports say it.
+        let title = format!("{} → {} · {}", before.record.title, after.record.title, s.name);
         let mut description = format!("What changed in {} between {} and {}", s.name, before.record.date.display(), after.record.date.display());
         // What a link pasted in chat should say: the largest growth and shrinkage of the first
         // graph's self shares.
