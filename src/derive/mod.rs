@@ -263,11 +263,13 @@ fn compare(
         if graphs.is_empty() {
             preload = manifest.first_view(crate::ingest::FIRST_VIEW_ROWS);
             if !config.base_url.is_empty() {
-                // Its words: the series, the two runs, and what grew most (as the series page
-                // marks it), so that a pasted link says what changed.
+                // Its words: the series, the two runs, and what grew most beyond sampling noise,
+                // so that a pasted link says what changed. A fact, not the series page's verdict
+                // (no ▲, no "regression"): the image is made with the comparison, before the
+                // series' own spread, which the mark also weighs, is known.
                 let grew = top_regression(std::slice::from_ref(&listed_changes))
-                    .map(|r| format!("▲ {} {:+.1} pp of self", r.name, r.points))
-                    .unwrap_or_else(|| "no function's self share grew".to_string());
+                    .map(|r| format!("grew most: {} {:+.1} pp of self", r.name, r.points))
+                    .unwrap_or_else(|| "no growth beyond sampling noise".to_string());
                 let words = [after.record.series.clone(), format!("{} → {}", before.record.title, after.record.title), grew];
                 write(PREVIEW.to_string(), &preview::png(&table, config.palette, &words)?)?;
             }
