@@ -804,6 +804,55 @@ fn change_points_are_found_where_a_share_shifted_and_stayed_not_at_a_spike_or_in
     assert_eq!(marked("db"), grew("db", &[9, 5]), "db");
 }
 
+/// Issue 44: a series page shows a handful of changes, the strongest first, and the rest behind
+/// a list that opens; `index.json` keeps them all. A series whose last runs are a profile of
+/// another shape (a deploy) tells it as one event that says so, not as a change per function.
+#[test]
+fn a_series_page_shows_a_handful_of_changes_and_a_new_shape_is_one_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    // Seven functions each doubling at a night of its own: seven changes.
+    let shifts: Vec<(String, usize)> = (0..7).map(|k| (format!("step::s{k}"), 8 + 3 * k)).collect();
+    let events: Vec<(&str, usize, usize, f64)> = shifts.iter().map(|(f, n)| (f.as_str(), *n, 40, 2.0)).collect();
+    noisy_series(&input, "many", 40, 21, 1.0, &events);
+    // Twelve nights of one program, then three of another: the functions of the first are gone.
+    noisy_series(&input, "deploy", 12, 22, 1.0, &[]);
+    let other = dir.path().join("other");
+    noisy_series(&other, "deploy", 15, 23, 1.0, &[]);
+    for night in 12..15 {
+        let date = format!("2026-01-{:02}", night + 1);
+        let text = read(&other.join(format!("deploy/{date}.folded"))).replace("work::", "rewrite::");
+        write(&input.join(format!("deploy/{date}.folded")), text.as_bytes());
+    }
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let index = |series: &str| -> serde_json::Value { serde_json::from_str(&read(&out.join(format!("s/{series}/index.json")))).unwrap() };
+    let many = index("many");
+    let runs: Vec<&str> = many["events"].as_array().unwrap().iter().map(|e| e["run"].as_str().unwrap()).collect();
+    let want: Vec<String> = shifts.iter().map(|(_, n)| format!("many/2026-{:02}-{:02}", 1 + n / 28, 1 + n % 28)).collect();
+    assert_eq!(runs, want, "one event per doubling: {many}");
+    let page = read(&out.join("s/many/index.html"));
+    let (shown, more) = page.split_once("<details class=\"fs-morechanges\">").unwrap_or_else(|| panic!("no list of more changes: {page}"));
+    let shown = &shown[shown.find("fs-changepoints").expect("the changes' section")..];
+    let more = &more[..more.find("</details>").unwrap()];
+    // (Each change is a link named by its function; the functions behind it are not links.)
+    assert_eq!(shown.matches("<a class=\"fs-fn\"").count(), 5, "five shown: {shown}");
+    assert!(more.contains("<summary>2 more changes</summary>") && more.matches("<a class=\"fs-fn\"").count() == 2, "{more}");
+    for (f, _) in &shifts {
+        assert_eq!(page.matches(&format!(">{f}</a>")).count(), 1, "{f} listed once");
+    }
+    // The deploy: one event, at the first run of the new shape, which says so.
+    let deploy = index("deploy");
+    let events = deploy["events"].as_array().unwrap();
+    assert_eq!(events.len(), 1, "{deploy}");
+    assert_eq!((events[0]["run"].as_str(), events[0]["reshaped"].as_bool()), (Some("deploy/2026-01-13"), Some(true)), "{deploy}");
+    assert!(events[0]["functions"].as_u64().unwrap() > 30, "its changes are behind it: {deploy}");
+    let page = read(&out.join("s/deploy/index.html"));
+    assert_eq!(page.matches("The profile changed shape").count(), 1, "{page}");
+    assert!(!page.contains("fs-morechanges"), "one change, nothing more to open");
+}
+
 /// Issue 44: short series. Three nights say nothing; five nights mark a real doubling as a
 /// regression (too few runs before it to call it a change point); eight nights find it as a
 /// change point too, at its run, and nothing else. No other night is marked anywhere.
