@@ -200,6 +200,29 @@ pub fn of_spans(spans: &[&super::history::Span], runs: &[usize], samples: Option
     // One event per run with change points; how much of the profile moved across it is
     // reckoned from every function's self share (self shares add up to the whole).
     let n = runs.len();
+    let moved_at = |j: usize| {
+        let (before, after) = (j.saturating_sub(m.window)..j, j..(j + m.window).min(n));
+        (0.5 * shares.values().map(|(_, own)| (median(&own[after.clone()]) - median(&own[before.clone()])).abs()).sum::<f64>()).min(1.0)
+    };
+    // Whether run `j`'s own self shares are nearer the mean of the runs before it than that of
+    // it and the runs after it: the run still has the old shape.
+    let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
+    let old_shaped = |j: usize| {
+        let (before, after) = (j.saturating_sub(m.window)..j, j..(j + m.window).min(n));
+        let (mut to_before, mut to_after) = (0.0, 0.0);
+        for (_, own) in shares.values() {
+            to_before += (own[j] - mean(&own[before.clone()])).abs();
+            to_after += (own[j] - mean(&own[after.clone()])).abs();
+        }
+        !before.is_empty() && to_before < to_after
+    };
+    let lead_of = |group: &[ChangePoint]| {
+        group
+            .iter()
+            .max_by(|a, b| (a.after - a.before).abs().total_cmp(&(b.after - b.before).abs()).then_with(|| b.function.cmp(&a.function)))
+            .expect("a group has a change point")
+            .clone()
+    };
     let mut events: Vec<Event> = Vec::new();
     let mut first = 0;
     for group in points.chunk_by(|a, b| a.run == b.run) {
@@ -208,18 +231,21 @@ pub fn of_spans(spans: &[&super::history::Span], runs: &[usize], samples: Option
         let j = group[0].run;
         // The runs just after a change of shape, until the new shape has been seen in
         // `confirm_runs` runs, have no baseline of their own yet: what shifts in them is told
-        // as part of that change, not as changes of their own.
+        // as part of that change, not as changes of their own. The change is placed at the
+        // first of these runs that has the new shape: change points can come a run or two early,
+        // where the windows after already hold the new shape's majority of runs, at a run that
+        // still has the old shape.
         if let Some(last) = events.last_mut().filter(|e| e.reshaped && j - e.run < m.confirm_runs) {
             last.functions += group.len();
+            if old_shaped(last.run) && !old_shaped(j) {
+                last.run = j;
+                last.lead = lead_of(group);
+                last.moved = moved_at(j);
+            }
             continue;
         }
-        let (before, after) = (j.saturating_sub(m.window)..j, j..(j + m.window).min(n));
-        let moved = (0.5 * shares.values().map(|(_, own)| (median(&own[after.clone()]) - median(&own[before.clone()])).abs()).sum::<f64>()).min(1.0);
-        let lead = group
-            .iter()
-            .max_by(|a, b| (a.after - a.before).abs().total_cmp(&(b.after - b.before).abs()).then_with(|| b.function.cmp(&a.function)))
-            .expect("a group has a change point");
-        events.push(Event { run: j, lead: lead.clone(), functions: group.len(), first: at, moved, reshaped: moved >= m.reshaped });
+        let moved = moved_at(j);
+        events.push(Event { run: j, lead: lead_of(group), functions: group.len(), first: at, moved, reshaped: moved >= m.reshaped });
     }
     for e in &mut events {
         e.run = runs[e.run];
