@@ -806,7 +806,8 @@ enum Fault {
 /// `Fault`s.
 struct Proxy {
     port: u16,
-    /// Requests that write (PUT; for `HoldWrite`, PUT, POST and DELETE) seen so far.
+    /// Requests that write (PUT; for `HoldWrite`, PUT, POST and DELETE) seen so far; for
+    /// `CutListings`, the listings asked for so far.
     puts: Arc<AtomicUsize>,
     /// Connections dropped so far.
     dropped: Arc<AtomicUsize>,

@@ -724,6 +724,16 @@ fn noisy_series(dir: &Path, series: &str, nights: usize, seed: u64, scale: f64, 
     }
 }
 
+/// The dates (`2026-01-13`) of the runs the series page of `series` in the site `out` marks as
+/// regressions, newest first; the series' feed must say "Regression:" once per mark.
+fn marked_nights(out: &Path, series: &str) -> Vec<String> {
+    let page = read(&out.join(format!("s/{series}/index.html")));
+    let feed = read(&out.join(format!("s/{series}/feed.xml")));
+    let marks: Vec<String> = page.split("<li>").filter(|item| item.contains("class=\"fs-regression\"")).map(|item| item.split("datetime=\"").nth(1).unwrap_or_else(|| panic!("{item}"))[..10].to_string()).collect();
+    assert_eq!(feed.matches("Regression:").count(), marks.len(), "{series}: the feed says each mark once: {marks:?} {feed}");
+    marks
+}
+
 #[test]
 fn change_points_are_found_where_a_share_shifted_and_stayed_not_at_a_spike_or_in_noise() {
     let dir = tempfile::tempdir().unwrap();
@@ -788,13 +798,7 @@ fn change_points_are_found_where_a_share_shifted_and_stayed_not_at_a_spike_or_in
     // Regression marks (series page) and "Regression:" entries (feed): none in a series
     // without events; in the others, only at a night where a function grew for real (a shift
     // up or the spike), never on a night of noise alone.
-    let marked = |series: &str| -> Vec<String> {
-        let page = read(&out.join(format!("s/{series}/index.html")));
-        let feed = read(&out.join(format!("s/{series}/feed.xml")));
-        let marks: Vec<String> = page.split("<li>").filter(|item| item.contains("class=\"fs-regression\"")).map(|item| item.split("datetime=\"").nth(1).unwrap_or_else(|| panic!("{item}"))[..10].to_string()).collect();
-        assert_eq!(feed.matches("Regression:").count(), marks.len(), "{series}: the feed says each mark once: {marks:?} {feed}");
-        marks
-    };
+    let marked = |series: &str| marked_nights(&out, series);
     let date = |series: &str, night: usize| run(series, night)[series.len() + 1..].to_string();
     assert_eq!(marked("quiet"), Vec::<String>::new(), "a series without events is never marked");
     let grew = |series: &str, nights: &[usize]| nights.iter().map(|&n| date(series, n)).collect::<Vec<_>>();
@@ -963,10 +967,7 @@ fn change_points_over_twenty_seeded_series_find_every_shift_and_nothing_else() {
                 if list.contains(e) { hit += 1 } else { missed.push((seed, e.clone())) }
             }
             wrong.extend(list.into_iter().filter(|c| !expected.contains(c)).map(|c| (seed, c)));
-            let page = read(&out.join(format!("s/{series}/index.html")));
-            let marked: Vec<String> = page.split("<li>").filter(|item| item.contains("class=\"fs-regression\"")).map(|item| format!("{series}/{}", &item.split("datetime=\"").nth(1).unwrap()[..10])).collect();
-            let feed = read(&out.join(format!("s/{series}/feed.xml")));
-            assert_eq!(feed.matches("Regression:").count(), marked.len(), "seed {seed}: the feed says each mark once");
+            let marked: Vec<String> = marked_nights(&out, series).into_iter().map(|date| format!("{series}/{date}")).collect();
             let grew: Vec<String> = if series == "s" { vec![at(6), at(10)] } else { Vec::new() };
             for night in &grew {
                 if marked.contains(night) { marks_hit += 1 } else { marks_missed.push((seed, night.clone())) }

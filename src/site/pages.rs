@@ -186,21 +186,10 @@ impl Site<'_> {
         if before.len() < 3 {
             return None;
         }
-        let mut spans: Vec<usize> = before.iter().chain([k].iter()).map(|j| j / history::SPAN).collect();
-        spans.sort_unstable();
-        spans.dedup();
-        let held: Vec<std::sync::Arc<Span>> = spans.into_iter().map(|x| (self.history)(*si, x)).collect::<Result<_, _>>().ok()?;
-        let (mut shares, mut now) = (vec![0.0; before.len()], 0.0);
-        for span in &held {
-            let Ok(at) = span.names.binary_search_by(|n| n.as_str().cmp(function)) else { continue };
-            for &(run, share, _) in &span.points[at] {
-                if run as usize == k {
-                    now = share;
-                } else if let Ok(w) = before.binary_search(&(run as usize)) {
-                    shares[w] = share;
-                }
-            }
-        }
+        // The runs before, then the run itself (after them all): sorted.
+        let positions: Vec<usize> = before.iter().copied().chain([k]).collect();
+        let mut shares = self_shares(&self.spans_of(*si, &positions).ok()?, &positions, function);
+        let now = shares.pop().expect("the run itself");
         Some(now - crate::derive::changes::median(&shares))
     }
 
@@ -719,22 +708,16 @@ impl Site<'_> {
         names: &[&'n str],
     ) -> Result<Option<(String, HashMap<&'n str, Option<f64>>)>, String> {
         let Some((si, followed, window)) = window else { return Ok(None) };
-        let mut spans: Vec<usize> = window.iter().map(|j| j / history::SPAN).collect();
-        spans.dedup();
-        let held: Vec<std::sync::Arc<Span>> = spans.into_iter().map(|k| (self.history)(si, k)).collect::<Result<_, _>>()?;
-        let spread = |name: &str| {
-            let mut shares = vec![0.0; window.len()];
-            for span in &held {
-                let Ok(at) = span.names.binary_search_by(|n| n.as_str().cmp(name)) else { continue };
-                for &(run, self_share, _) in &span.points[at] {
-                    if let Ok(w) = window.binary_search(&(run as usize)) {
-                        shares[w] = self_share;
-                    }
-                }
-            }
-            crate::derive::changes::night_to_night(&shares, &self.config.changes)
-        };
+        let held = self.spans_of(si, &window)?;
+        let spread = |name: &str| crate::derive::changes::night_to_night(&self_shares(&held, &window, name), &self.config.changes);
         Ok(Some((followed.name.clone(), names.iter().map(|&n| (n, spread(n))).collect())))
+    }
+
+    /// The spans of series `si`'s history that hold its runs `positions` (sorted).
+    fn spans_of(&self, si: usize, positions: &[usize]) -> Result<Vec<std::sync::Arc<Span>>, String> {
+        let mut spans: Vec<usize> = positions.iter().map(|j| j / history::SPAN).collect();
+        spans.dedup();
+        spans.into_iter().map(|k| (self.history)(si, k)).collect()
     }
 
     fn compare(&self, ci: usize) -> Result<String, String> {
@@ -1093,6 +1076,21 @@ fn budget_words(budgets: &[crate::archive::run::Exceeded]) -> Vec<serde_json::Va
             })
         })
         .collect()
+}
+
+/// `function`'s self share in each of the runs `positions` (sorted positions in its series),
+/// from the history spans `held` that hold them; 0 where it is absent.
+fn self_shares(held: &[std::sync::Arc<Span>], positions: &[usize], function: &str) -> Vec<f64> {
+    let mut shares = vec![0.0; positions.len()];
+    for span in held {
+        let Ok(at) = span.names.binary_search_by(|n| n.as_str().cmp(function)) else { continue };
+        for &(run, self_share, _) in &span.points[at] {
+            if let Ok(w) = positions.binary_search(&(run as usize)) {
+                shares[w] = self_share;
+            }
+        }
+    }
+    shares
 }
 
 /// The runs of comparison `ci`'s series whose shares say how much a function's share differs
