@@ -49,7 +49,8 @@ pub struct Row {
     pub total_share_before: f64,
     /// Total share of the later profile's total.
     pub total_share_after: f64,
-    /// Whether the change of the self share stands out from sampling noise; `None` when the
+    /// Whether the change of the self share stands out from sampling noise, at the level of
+    /// the graph's functions together ([`run_z`]); `None` when the
     /// number of samples the graph's values rest on is not known (its unit does not count
     /// events, and no graph of the same samples counts them).
     pub self_stands_out: Option<bool>,
@@ -199,8 +200,9 @@ fn normal_tail(z: f64) -> f64 {
     0.5 * poly * (-x * x).exp()
 }
 
-fn row(c: &Change, samples: (Option<u64>, Option<u64>), tb: u64, ta: u64) -> Row {
-    let judged = |x1, x2| stands_out(samples, x1, tb, x2, ta);
+/// `c`'s row, its changes judged at `z` standard errors (the graph's [`run_z`]).
+fn row(c: &Change, z: f64, samples: (Option<u64>, Option<u64>), tb: u64, ta: u64) -> Row {
+    let judged = |x1, x2| stands_out_at(z, samples, x1, tb, x2, ta);
     Row {
         function: c.name.clone(),
         self_before: c.self_before,
@@ -262,7 +264,11 @@ fn matched_totals(t: &FrameTable, matches: &[bool]) -> (u64, u64) {
 /// two profiles' values rest on, when known.
 pub fn graph_report(graph: &str, unit: &str, table: &FrameTable, top: usize, samples: (Option<u64>, Option<u64>)) -> GraphReport {
     let (tb, ta) = (table.before.as_ref().map_or(0, |b| b.total[0]), table.values().0[0]);
-    let rows: Vec<Row> = diff::changes(table).iter().map(|c| row(c, samples, tb, ta)).collect();
+    let changes = diff::changes(table);
+    // Judged as the run is: the largest of N changes stands out only where sampling alone
+    // rarely makes any of N as large (the rule of the series page's marks and the feeds).
+    let z = run_z(changes.len());
+    let rows: Vec<Row> = changes.iter().map(|c| row(c, z, samples, tb, ta)).collect();
     let ranked = |key: fn(&Row) -> f64| {
         let mut list: Vec<&Row> = rows.iter().filter(|r| key(r) != 0.0).collect();
         // Largest change first, either way; ties by name, so every machine prints the same.
@@ -287,15 +293,20 @@ pub fn graph_report(graph: &str, unit: &str, table: &FrameTable, top: usize, sam
 /// share, and each of site.toml's against the total share of the functions it matches. A
 /// budget is exceeded only by a growth that stands out from sampling noise, when the
 /// `samples` of the two profiles say what noise is (a gate that fails on noise fails unchanged
-/// code): `--max-increase` counts the largest growth among those that stand out. A graph that
+/// code): `--max-increase` counts the largest growth among those that stand out at the
+/// graph's [`run_z`], since it looks at every function for the one that grew most (as the
+/// series page's regression marks do); a site.toml budget names its functions beforehand, one
+/// question asked once, so its growth stands out at [`STANDS_OUT_Z`]. A graph that
 /// `repeats` the samples of one checked before it ([`first_of_their_samples`]) is checked only
 /// by the budgets that name it.
 pub fn check_budgets(graph: &str, table: &FrameTable, max_increase: Option<f64>, budgets: &[Budget], samples: (Option<u64>, Option<u64>), repeats: bool) -> Vec<BudgetResult> {
     let (tb, ta) = (table.before.as_ref().map_or(0, |b| b.total[0]), table.values().0[0]);
     let mut out = Vec::new();
     if let Some(limit) = max_increase.filter(|_| !repeats) {
+        let changes = diff::changes(table);
+        let z = run_z(changes.len());
         let mut grown: Vec<(f64, String, Option<bool>)> =
-            diff::changes(table).into_iter().map(|c| (c.self_points(tb, ta), stands_out(samples, c.self_before, tb, c.self_after, ta), c.name)).map(|(p, judged, name)| (p, name, judged)).collect();
+            changes.into_iter().map(|c| (c.self_points(tb, ta), stands_out_at(z, samples, c.self_before, tb, c.self_after, ta), c.name)).map(|(p, judged, name)| (p, name, judged)).collect();
         // Largest growth first; ties by name, so every machine prints the same.
         grown.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         let counted = grown.iter().find(|g| g.2 != Some(false));
@@ -555,6 +566,33 @@ mod tests {
         // Without the samples' number nothing is judged: the old gate.
         let r = gate(&quiet, (None, None));
         assert!(r.exceeded && r.stands_out.is_none(), "{r:?}");
+    }
+
+    #[test]
+    fn the_report_and_the_any_function_gate_judge_a_graph_of_many_functions_as_a_run() {
+        use crate::graph::frames::StackMerger;
+        // 31 functions; f00 grows 27 of 1,397 → 53 of 1,290 samples (3.3 standard errors): a
+        // level one function's test passes, the largest of 31 often reaches by chance.
+        let table = |first: u64, others: u64| {
+            let mut m = StackMerger::new(false, 1000);
+            m.add(b"main;f00", first, 0).unwrap();
+            for k in 1..31 {
+                let v = others / 30 + u64::from(k <= others % 30);
+                m.add(format!("main;f{k:02}").as_bytes(), v, 0).unwrap();
+            }
+            m.finish().unwrap()
+        };
+        let diff = crate::graph::diff::merge(&table(27, 1370), &table(53, 1237)).unwrap();
+        let samples = (Some(1397), Some(1290));
+        let report = graph_report("cpu", "samples", &diff, 3, samples);
+        let top = &report.self_changes[0];
+        assert!(top.function == "f00" && top.self_stands_out == Some(false), "{top:?}");
+        let named = Budget { function: regex::Regex::new("^f00$").unwrap(), max_increase: 1.0, graph: None };
+        let checked = check_budgets("cpu", &diff, Some(1.0), std::slice::from_ref(&named), samples, false);
+        // `--max-increase`: f00's 2.18 points are within noise at the graph's level.
+        assert!(!checked[0].exceeded && checked[0].within_noise.as_ref().is_some_and(|w| w.0 == "f00"), "{:?}", checked[0]);
+        // A budget that names f00 beforehand asks one question: its growth stands out.
+        assert!(checked[1].exceeded && checked[1].stands_out == Some(true), "{:?}", checked[1]);
     }
 
     #[test]

@@ -763,7 +763,9 @@ impl Site<'_> {
             .map(|g| {
                 let row = |ch: &crate::graph::diff::Change| {
                     let points = ch.self_points(g.total_before, g.total_after);
-                    let sampling = crate::derive::report::stands_out((g.samples_before, g.samples_after), ch.self_before, g.total_before, ch.self_after, g.total_after);
+                    // At the run's level, as its regression mark judges it (derive::report::run_z).
+                    let z = crate::derive::report::run_z(g.functions);
+                    let sampling = crate::derive::report::stands_out_at(z, (g.samples_before, g.samples_after), ch.self_before, g.total_before, ch.self_after, g.total_after);
                     let spread = spreads.as_ref().filter(|(graph, _)| *graph == g.graph).and_then(|(_, by)| by.get(ch.name.as_str()).copied().flatten());
                     let series = spread.map(|s| crate::derive::changes::stands_out_of_series(points / 100.0, s, &self.config.changes));
                     json!({
