@@ -254,9 +254,11 @@ fn feeds_are_valid_atom() {
     assert_eq!(entries.len(), 2);
     assert_eq!(child(entries[0], "updated").text(), Some("2026-11-13T06:00:00Z"));
 
-    // Link previews: absolute URLs, and the image is a 1200×630 PNG.
+    // Link previews: absolute URLs, and the image is a 1200×630 PNG. A run with a run before
+    // it unfurls as its comparison with that run, whose words say what grew most since.
     let page = read(&out.join("p/api/hotfix/index.html"));
-    assert!(page.contains("<meta property=\"og:image\" content=\"https://example.com/perf/p/api/hotfix/preview.png\">"), "{page}");
+    assert!(page.contains("<meta property=\"og:image\" content=\"https://example.com/perf/p/api/hotfix/compare/preview.png\">"), "{page}");
+    assert!(page.contains("<meta property=\"og:image:alt\" content=\"Differential flame graph of Hotfix &lt;b&gt;4127&lt;/b&gt; · api against the run before, 2026-11-14\">"), "{page}");
     assert!(page.contains("<meta property=\"og:url\" content=\"https://example.com/perf/p/api/hotfix/\">"));
     assert!(page.contains("<meta name=\"twitter:card\" content=\"summary_large_image\">"));
     assert!(page.contains("<link rel=\"canonical\" href=\"https://example.com/perf/p/api/hotfix/\">"));
@@ -275,7 +277,7 @@ fn feeds_are_valid_atom() {
     assert!(cmp.contains("<title>2026-11-14 → Hotfix &lt;b&gt;4127&lt;/b&gt; · api · "), "{cmp}");
     // A link says what changed (issue 28, item 6): the run's description names what grew most
     // since the run before, the comparison's what grew and what shrank most; the home and series
-    // pages have previews too (no image: a summary card).
+    // pages have previews too, with their newest run's image.
     let description = |page: &str| {
         let needle = "<meta property=\"og:description\" content=\"";
         let at = page.find(needle).expect("og:description") + needle.len();
@@ -285,10 +287,17 @@ fn feeds_are_valid_atom() {
     assert!(description(&cmp).starts_with("What changed in api between 2026-11-14 and 2026-11-14 18:30 UTC: "), "{}", description(&cmp));
     assert!(description(&cmp).contains(" pp, ") , "grew and shrank: {}", description(&cmp));
     let home = read(&out.join("index.html"));
-    assert!(home.contains("<meta property=\"og:url\" content=\"https://example.com/perf/\">") && home.contains("<meta name=\"twitter:card\" content=\"summary\">"), "{home}");
+    assert!(home.contains("<meta property=\"og:url\" content=\"https://example.com/perf/\">") && home.contains("<meta name=\"twitter:card\" content=\"summary_large_image\">"), "{home}");
+    assert!(home.contains("<meta property=\"og:image\" content=\"https://example.com/perf/p/api/hotfix/compare/preview.png\">"), "{home}");
     assert!(description(&home).starts_with("Flame graphs of 9 profile runs in 3 series; newest: api of 2026-11-14 18:30 UTC"), "{}", description(&home));
     let series = read(&out.join("s/api/index.html"));
     assert!(series.contains("<meta property=\"og:url\" content=\"https://example.com/perf/s/api/\">"), "{series}");
+    assert!(series.contains("<meta property=\"og:image\" content=\"https://example.com/perf/p/api/hotfix/compare/preview.png\">"), "{series}");
+    // A series' first run has no run before it: its own graph (`db <primary>` has one run).
+    let db = index(&out)["profiles"].as_array().unwrap().iter().find(|p| p["series"] == "db <primary>").unwrap()["url"].as_str().unwrap().to_string();
+    let db_page = read(&out.join(&db).join("index.html"));
+    assert!(db_page.contains(&format!("<meta property=\"og:image\" content=\"https://example.com/perf/{db}preview.png\">")), "{db_page}");
+    assert!(db_page.contains("<meta property=\"og:image:alt\" content=\"Flame graph of "), "{db_page}");
     assert!(description(&series).starts_with("6 runs of api, the newest of 2026-11-14 18:30 UTC"), "{}", description(&series));
     let png = std::fs::read(out.join("p/api/hotfix/preview.png")).unwrap();
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");

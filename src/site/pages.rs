@@ -352,6 +352,21 @@ impl Site<'_> {
     }
 
     /// The absolute URL of `rel` (relative to the site root), when `base_url` is set.
+    /// The link-preview image of run `i`'s page, absolute, and its alternative text: the
+    /// preview of its comparison with the run before, which states what grew most since (its
+    /// graph coloured by change), or for a series' first run the run's own. `None` without
+    /// `base_url` or previews. Series and home pages show their newest run's.
+    fn run_image(&self, i: usize) -> Option<(String, String)> {
+        let run = self.run(i);
+        let title = format!("{} · {}", run.record.title, run.record.series);
+        let compared = run.compare.map(|c| &self.archive.comparisons[c]).filter(|c| c.made.preview);
+        let (rel, alt) = match compared {
+            Some(c) => (format!("{}{PREVIEW}", c.url), format!("Differential flame graph of {title} against the run before, {}", self.run(c.before).record.title)),
+            None => (run.record.preview.then(|| format!("{}{PREVIEW}", run.url))?, format!("Flame graph of {title}")),
+        };
+        Some((self.absolute(&rel)?, alt))
+    }
+
     fn absolute(&self, rel: &str) -> Option<String> {
         let base = self.config.base_url.trim_end_matches('/');
         (!base.is_empty()).then(|| format!("{base}/{rel}"))
@@ -535,7 +550,8 @@ impl Site<'_> {
         ctx.insert("series", &rows);
         ctx.insert("runs", &self.archive.runs.len());
         let (series, runs) = (self.archive.series.len(), self.archive.runs.len());
-        let newest = (0..runs).max_by_key(|&i| (self.run(i).record.date.rfc3339(), i)).map(|i| self.run(i));
+        let newest_i = (0..runs).max_by_key(|&i| (self.run(i).record.date.rfc3339(), i));
+        let newest = newest_i.map(|i| self.run(i));
         ctx.insert(
             "og",
             &json!({
@@ -546,6 +562,9 @@ impl Site<'_> {
                     newest.map_or(String::new(), |r| format!("; newest: {} of {}", r.record.series, r.record.date.display()))
                 ),
                 "url": self.absolute(&self.config.links.page("")),
+                "image": newest_i.and_then(|i| self.run_image(i)).map(|(u, _)| u),
+                "image_alt": newest_i.and_then(|i| self.run_image(i)).map(|(_, a)| a),
+                "image_width": preview::WIDTH, "image_height": preview::HEIGHT,
             }),
         );
         self.theme.render("index.html", &ctx)
@@ -628,7 +647,15 @@ impl Site<'_> {
         if let Some(c) = events.first() {
             description.push_str(&format!("; change: {} {} → {} from {}", c["function"].as_str().unwrap_or(""), c["before"].as_str().unwrap_or(""), c["after"].as_str().unwrap_or(""), c["run"]["date"].as_str().unwrap_or("")));
         }
-        ctx.insert("og", &json!({ "title": format!("{} · {}", s.name, self.config.title), "description": description, "url": self.absolute(&self.config.links.page(&url)) }));
+        let image = s.runs.last().and_then(|&i| self.run_image(i));
+        ctx.insert(
+            "og",
+            &json!({
+                "title": format!("{} · {}", s.name, self.config.title), "description": description, "url": self.absolute(&self.config.links.page(&url)),
+                "image": image.as_ref().map(|(u, _)| u), "image_alt": image.as_ref().map(|(_, a)| a),
+                "image_width": preview::WIDTH, "image_height": preview::HEIGHT,
+            }),
+        );
         ctx.insert("changes", &events[..shown]);
         ctx.insert("more_changes", &events[shown..]);
         ctx.insert("page", &n);
@@ -668,6 +695,7 @@ impl Site<'_> {
                 "budgets": self.budgets(i),
             }),
         );
+        let image = self.run_image(i);
         let (total, unit, decimals) = headline(run);
         let mut description = format!("{} run of {}: {}", s.name, rec.date.display(), format_scaled(total as i128, unit, decimals));
         // What a link pasted in chat should say: what grew most since the previous run.
@@ -680,7 +708,7 @@ impl Site<'_> {
                 "title": format!("{} · {}", rec.title, s.name),
                 "description": description,
                 "url": self.absolute(&self.config.links.page(&run.url)),
-                "image": rec.preview.then(|| format!("{}{PREVIEW}", run.url)).and_then(|i| self.absolute(&i)),
+                "image": image.as_ref().map(|(u, _)| u), "image_alt": image.as_ref().map(|(_, a)| a),
                 "image_width": preview::WIDTH, "image_height": preview::HEIGHT,
             }),
         );

@@ -539,16 +539,21 @@ describe("the archive under nginx", () => {
     assertLogClean(logStart);
   });
 
-  test("a run's and a comparison's link previews say in words which series, which run and what changed", async () => {
+  test("link previews say in words which series, which run and what changed, on every page", async () => {
     // The og:image of each page, served by nginx, drawn on a canvas: the header above the graph
-    // (132 px) has text, dark on the light background, and the two say different words.
+    // (132 px) has text, dark on the light background. A run with a run before it unfurls as
+    // its comparison with that run (which states what grew most); a series' first run with its
+    // own graph; the series and home pages with their newest run's.
     const r = run("api", "run-1");
+    const first = run("api", "run-2");
     const { page, done } = await openPage(`${site.url}p/${r.slug}/`);
-    const header = async (pageUrl) => {
+    const card = async (pageUrl) => {
       await page.goto(pageUrl);
       const image = await page.getAttribute('meta[property="og:image"]', "content");
       assert.ok(image && image.startsWith(site.url), `${pageUrl}: og:image ${image}`);
-      return page.evaluate(async (src) => {
+      assert.equal(await page.getAttribute('meta[name="twitter:card"]', "content"), "summary_large_image", pageUrl);
+      const alt = await page.getAttribute('meta[property="og:image:alt"]', "content");
+      const drawn = await page.evaluate(async (src) => {
         const img = new Image();
         img.src = src;
         await img.decode();
@@ -561,13 +566,25 @@ describe("the archive under nginx", () => {
         for (let i = 0; i < d.length; i += 4) if (d[i] < 0x90 && d[i + 1] < 0x90 && d[i + 2] < 0x90) dark += 1;
         return { size: [img.width, img.height], dark, rows: Array.from(d.subarray(0, 4 * c.width * 132).filter((_, i) => i % 4 === 0)).join(",") };
       }, image);
+      assert.deepEqual(drawn.size, [1200, 630], pageUrl);
+      assert.ok(drawn.dark > 1000, `${pageUrl}: ${drawn.dark} dark pixels in its preview's header`);
+      return { image, alt, ...drawn };
     };
-    const runCard = await header(`${site.url}p/${r.slug}/`);
-    assert.deepEqual(runCard.size, [1200, 630]);
-    assert.ok(runCard.dark > 1000, `${runCard.dark} dark pixels in the run preview's header`);
-    const cmpCard = await header(`${site.url}p/${r.slug}/compare/`);
-    assert.ok(cmpCard.dark > 1000, `${cmpCard.dark} dark pixels in the comparison preview's header`);
-    assert.notEqual(runCard.rows, cmpCard.rows, "each says its own words");
+    const runCard = await card(`${site.url}p/${r.slug}/`);
+    const cmpCard = await card(`${site.url}p/${r.slug}/compare/`);
+    assert.equal(runCard.image, cmpCard.image, "a run unfurls as what changed since the run before");
+    assert.match(runCard.alt, /^Differential flame graph of api run-1 · api against the run before, api run-4$/);
+    const firstCard = await card(`${site.url}p/${first.slug}/`);
+    assert.equal(firstCard.image, `${site.url}p/${first.slug}/preview.png`, "a series' first run unfurls as its own graph");
+    assert.match(firstCard.alt, /^Flame graph of api run-2 · api$/);
+    assert.notEqual(firstCard.rows, cmpCard.rows, "each says its own words");
+    // The series and home pages: their newest run's card.
+    const newest = JSON.parse(fs.readFileSync(path.join(output, "s/api/index.json"), "utf8"))
+      .profiles.sort((a, b) => (a.date < b.date ? 1 : -1))[0];
+    const newestCard = await card(`${site.url}${newest.url}`);
+    const seriesCard = await card(`${site.url}s/api/`);
+    assert.equal(seriesCard.image, newestCard.image, "the series page shows its newest run's");
+    await card(site.url);
     await done();
   });
 
