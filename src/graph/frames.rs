@@ -12,6 +12,7 @@ use hashbrown::HashTable;
 use rustc_hash::FxBuildHasher;
 
 use super::lists::Lists;
+use super::generated;
 
 /// Label of the root frame, which is name 0 of every name table.
 pub const ROOT_NAME: &str = "all";
@@ -318,12 +319,20 @@ impl Tokenizer {
         Ok(())
     }
 
-    /// The id of a frame name, for [`Tokenizer::push_ids`]: the same name always gets the same id.
+    /// The id of a frame name, for [`Tokenizer::push_ids`]: the same name always gets the same
+    /// id, and a generated class's name loses its run-time numbers first
+    /// ([`generated::normalized`]), so that its versions of one run share an id too.
     pub fn intern(&mut self, frame: &str) -> u32 {
         let (names, hash) = (&self.names, name_hash(frame));
         if let Some(&id) = self.interned.find(hash, |&id| &*names[id as usize] == frame) {
             return id;
         }
+        // Only names not met yet, and a generated one each time it comes (it is held in its
+        // new form only).
+        if let Some(plain) = generated::normalized(frame) {
+            return self.intern(&plain);
+        }
+        let names = &self.names;
         let id = names.len() as u32;
         self.interned.insert_unique(hash, id, |&id| name_hash(&names[id as usize]));
         self.names.push(frame.into());
@@ -957,6 +966,19 @@ mod tests {
         let t = merge(&[("f;f;f", 1), ("f;g;f", 1)]);
         assert_eq!(t.len(), 6);
         assert_eq!(t.names, vec!["all", "f", "g"]);
+    }
+
+    #[test]
+    fn a_generated_class_has_one_name_whatever_numbers_the_jvm_gave_it() {
+        // Two lambda classes of one call site (a JVM can make two), as bytes and as names.
+        let t = merge(&[("main;App$$Lambda$75.0x00007ff44c0c4208.run;work", 3), ("main;App$$Lambda$76.0x00007ff44c0c4640.run;work", 2)]);
+        assert_eq!(t.names, vec!["all", "App$$Lambda_.run", "main", "work"]);
+        assert_eq!(t.len(), 4, "one frame of each name");
+        let mut m = StackMerger::new(false, 10);
+        m.add_names(&["main", "App$$Lambda.0x00007ff32c0c6a50.run"], 1, 0).unwrap();
+        m.add_names(&["main", "App$$Lambda.0x00007ff32c0c63f8.run"], 1, 0).unwrap();
+        let t = m.finish().unwrap();
+        assert_eq!((t.names.clone(), t.len()), (vec!["all".to_string(), "App$$Lambda_.run".into(), "main".into()], 3));
     }
 
     #[test]

@@ -4,5 +4,6 @@
 pub mod color;
 pub mod diff;
 pub mod frames;
+pub mod generated;
 pub mod lists;
 pub mod preview;

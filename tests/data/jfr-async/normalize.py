@@ -8,8 +8,9 @@ where flamesite names a frame otherwise:
 - a frame carries its line (`App.fib:79`): flamesite's frames are methods, so it is dropped
   and the stacks it told apart are merged;
 - a frame without a class is `.method` (`.unknown_Java`): flamesite names it `method`.
-Pyroscope also numbers lambda classes and generated accessors away (`App$$Lambda_.run`);
-the test does the same to flamesite's names before comparing. Lines are sorted; zero values
+Pyroscope also numbers lambda classes and generated accessors away (`App$$Lambda_.run`), as
+flamesite does (docs/FORMAT.md, "Names the JVM generates"), so those names are compared as
+they are. Lines are sorted; zero values
 are left out, as flamesite leaves out stacks of nothing.
 """
 import collections
