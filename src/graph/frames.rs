@@ -200,6 +200,9 @@ pub struct Tokenizer {
     /// a new name has millions: docs/RELIABILITY.md, "Memory per byte decoded").
     interned: HashTable<u32>,
     names: Vec<Box<str>>,
+    /// Ids of the generated classes' names as the profile gives them ([`generated`]), each
+    /// renamed once rather than every time it comes.
+    generated: rustc_hash::FxHashMap<Box<str>, u32>,
     prev: Vec<u8>,
     prev_ends: Vec<usize>,
     /// Name ids of the previous stack when it came as a slice of names ([`Tokenizer::push_names`]).
@@ -217,6 +220,7 @@ impl Tokenizer {
         Tokenizer {
             interned: HashTable::new(),
             names: Vec::new(),
+            generated: Default::default(),
             prev: Vec::new(),
             prev_ends: Vec::new(),
             prev_ids: Vec::new(),
@@ -327,10 +331,14 @@ impl Tokenizer {
         if let Some(&id) = self.interned.find(hash, |&id| &*names[id as usize] == frame) {
             return id;
         }
-        // Only names not met yet, and a generated one each time it comes (it is held in its
-        // new form only).
+        // A name not met yet, or a generated one met before under another form.
+        if let Some(&id) = self.generated.get(frame) {
+            return id;
+        }
         if let Some(plain) = generated::normalized(frame) {
-            return self.intern(&plain);
+            let id = self.intern(&plain);
+            self.generated.insert(frame.into(), id);
+            return id;
         }
         let names = &self.names;
         let id = names.len() as u32;
