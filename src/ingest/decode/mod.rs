@@ -37,7 +37,8 @@ use std::sync::mpsc;
 /// sleeping, and async-profiler's wall-clock samples beside CPU ones made a `wall` graph.
 /// 7: perf script thread names holding numbers (`Pool Worker 7`) and ids -1 read whole, and
 /// samples without frames (tracepoints recorded without -g) counted under their command.
-pub const DECODERS: u32 = 7;
+/// 8: classes the JVM generates named without their run-time numbers (`App$$Lambda_.run`).
+pub const DECODERS: u32 = 8;
 
 use crate::config::Config;
 use crate::graph::frames::FrameTable;

@@ -682,7 +682,8 @@ fn convert(p: &Profile, samples: Samples, strings: Strings, limits: &Limits, opt
                 format!("pprof: location {} refers to function {}, which does not exist", loc.id, line.function_id)
             })?;
             frames.push(*function_frames.entry(line.function_id).or_insert_with(|| {
-                frame_names.push(Cow::Borrowed(name));
+                // A class the JVM generated loses its run-time numbers, as in every reader.
+                frame_names.push(crate::graph::generated::normalized(name).map_or(Cow::Borrowed(name), Cow::Owned));
                 frame_names.len() as u32 - 1
             }));
         }
@@ -1334,6 +1335,21 @@ mod tests {
             ["main 3\n", "main;work;square 2\n", "main;work;square;leaf;with;semicolons 1\n"]
         );
         assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+    }
+
+    #[test]
+    fn generated_classes_lose_their_numbers_and_two_of_one_name_are_one_frame() {
+        let mut b = Builder::new(&[("samples", "count")]);
+        b.function(1, "java.lang.Thread.run");
+        b.function(2, "App$$Lambda$75.0x00007ff44c0c4208.run");
+        b.function(3, "App$$Lambda$76.0x00007ff44c0c4640.run");
+        b.location(1, &[1]);
+        b.location(2, &[2]);
+        b.location(3, &[3]);
+        b.sample(&[2, 1], &[3]);
+        b.sample(&[3, 1], &[4]);
+        let d = decode_bytes(&b.bytes()).unwrap();
+        assert_eq!(folded(&d.graphs[0]), ["java.lang.Thread.run;App$$Lambda_.run 7\n"]);
     }
 
     #[test]
