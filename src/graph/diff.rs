@@ -90,7 +90,11 @@ pub fn merge(before: &FrameTable, after: &FrameTable) -> Result<FrameTable, Merg
         after: Some(Before { total: Vec::with_capacity(n_guess), self_: Vec::with_capacity(n_guess) }),
         layout: Layout::After,
         decimals,
+        raw: Default::default(),
     };
+    // The profiles' own forms of renamed names, either run's (the first by bytes).
+    let pairs: Vec<(&str, &str)> = [before, after].iter().flat_map(|t| t.raw.iter().map(|(&i, r)| (t.names[i as usize].as_str(), r.as_str()))).collect();
+    out.attach_raw(pairs);
     const NONE: u32 = u32::MAX;
     // Pending pairs (row in before, row in after, depth, parent row in out); either row may be
     // NONE, not both.

@@ -50,6 +50,9 @@ pub struct FrameTable {
     /// 0 but for inputs with fractional counts (folded `main;f 31.23`), whose values are
     /// kept exact as integers of hundredths (or finer) instead of being rounded.
     pub decimals: u32,
+    /// Of the names renamed ([`super::generated`]), by index into `names`: the name as the
+    /// profile gave it (the first by bytes when it gave several), for the tooltip.
+    pub raw: std::collections::BTreeMap<u32, String>,
 }
 
 /// What a table's widths (`offset`, `total`, `self_`) measure.
@@ -85,6 +88,19 @@ pub struct Before {
 }
 
 impl FrameTable {
+    /// Records, for each `(name, raw)`, `raw` as the profile's form of `name` when the table
+    /// has that name (`names[1..]` are in byte order); the first raw form by bytes wins.
+    pub fn attach_raw<'a>(&mut self, pairs: impl IntoIterator<Item = (&'a str, &'a str)>) {
+        for (name, raw) in pairs {
+            if let Ok(i) = self.names[1.min(self.names.len())..].binary_search_by(|n| n.as_str().cmp(name)) {
+                let slot = self.raw.entry(i as u32 + 1).or_insert_with(|| raw.to_string());
+                if raw < slot.as_str() {
+                    *slot = raw.to_string();
+                }
+            }
+        }
+    }
+
     /// Number of frames, the root included.
     pub fn len(&self) -> usize {
         self.name.len()
@@ -352,6 +368,12 @@ impl Tokenizer {
         self.names
     }
 
+    /// Each generated class's name as the profile gave it, with the name it was given
+    /// ([`generated::normalized`]): `(name, raw)` pairs, for [`FrameTable::attach_raw`].
+    pub fn raw_forms(&self) -> Vec<(String, String)> {
+        self.generated.iter().map(|(raw, &id)| (self.names[id as usize].to_string(), raw.to_string())).collect()
+    }
+
     /// How many leading frames `stack` shares, byte for byte, with the previous stack.
     fn shared_frames(&self, stack: &[u8]) -> usize {
         let prev = &self.prev;
@@ -523,6 +545,7 @@ impl Tree {
             after: None,
             layout: Layout::After,
             decimals: self.decimals,
+            raw: Default::default(),
         };
         // The frames open on the path from the root, each with its row, depth, the next of its
         // children to lay out and where that child starts. Children are taken one at a time,
@@ -621,7 +644,10 @@ impl StackMerger {
 
     /// Lays the merged tree out as a frame table.
     pub fn finish(self) -> Result<FrameTable, MergeError> {
-        self.tree.finish(self.tokens.into_names())
+        let raw = self.tokens.raw_forms();
+        let mut t = self.tree.finish(self.tokens.into_names())?;
+        t.attach_raw(raw.iter().map(|(n, r)| (n.as_str(), r.as_str())));
+        Ok(t)
     }
 }
 
@@ -657,6 +683,7 @@ impl Timeline {
             after: None,
             layout: Layout::default(),
             decimals: 0,
+            raw: Default::default(),
         };
         table.name.push(u32::MAX);
         table.depth.push(0);
@@ -719,6 +746,7 @@ impl Timeline {
     /// were opened by stacks of value 0 only have total 0.
     pub fn finish(self) -> FrameTable {
         let mut t = self.table;
+        let raw = self.tokens.raw_forms();
         let names = self.tokens.into_names();
         let (order, rank) = byte_order(&names);
         t.names = std::iter::once(ROOT_NAME.to_string()).chain(order.iter().map(|&old| names[old as usize].to_string())).collect();
@@ -726,6 +754,7 @@ impl Timeline {
         for x in t.name.iter_mut().skip(1) {
             *x = rank[*x as usize];
         }
+        t.attach_raw(raw.iter().map(|(n, r)| (n.as_str(), r.as_str())));
         t
     }
 }
@@ -982,6 +1011,8 @@ mod tests {
         let t = merge(&[("main;App$$Lambda$75.0x00007ff44c0c4208.run;work", 3), ("main;App$$Lambda$76.0x00007ff44c0c4640.run;work", 2)]);
         assert_eq!(t.names, vec!["all", "App$$Lambda_.run", "main", "work"]);
         assert_eq!(t.len(), 4, "one frame of each name");
+        // The profile's own form is kept for the tooltip: the first by bytes.
+        assert_eq!(t.raw.iter().collect::<Vec<_>>(), [(&1, &"App$$Lambda$75.0x00007ff44c0c4208.run".to_string())]);
         let mut m = StackMerger::new(false, 10);
         m.add_names(&["main", "App$$Lambda.0x00007ff32c0c6a50.run"], 1, 0).unwrap();
         m.add_names(&["main", "App$$Lambda.0x00007ff32c0c63f8.run"], 1, 0).unwrap();

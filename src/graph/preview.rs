@@ -315,6 +315,7 @@ mod tests {
             after: None,
             layout: Default::default(),
             decimals: 0,
+            raw: Default::default(),
         };
         for t in [root_only, FrameTable::default()] {
             let (pixmap, painted) = render(&t, Palette::Hot).unwrap();

@@ -310,6 +310,10 @@ pub struct Names {
     /// Of a differential graph: total before, per name, recursion counted once.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_before: Option<Vec<u64>>,
+    /// Per name, the profile's own form of a name flamesite renamed (a class the JVM
+    /// generated, docs/FORMAT.md), else null; absent when no name of the file was renamed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub raw: Vec<Option<String>>,
 }
 
 /// Splits `table` into the files of one graph, handing each to `sink` as soon as it is made
@@ -672,6 +676,7 @@ fn search_and_names(
                     total: ids.iter().map(|&o| root(o, change_or_root(o).total_after, ta)).collect(),
                     self_before: Some(ids.iter().map(|&o| change_or_root(o).self_before).collect()),
                     total_before: Some(ids.iter().map(|&o| root(o, change_or_root(o).total_before, tb)).collect()),
+                    raw: raw_forms(table, ids),
                 }
             } else {
                 Names {
@@ -681,6 +686,7 @@ fn search_and_names(
                     total: ids.iter().map(|&o| by_old[o].iter().map(|(a, b)| b - a).sum()).collect(),
                     self_before: None,
                     total_before: None,
+                    raw: raw_forms(table, ids),
                 }
             };
             let bytes = gz::pack(&serde_json::to_vec(&bucket).expect("names serialise"));
@@ -690,6 +696,14 @@ fn search_and_names(
         })
         .collect::<Result<Vec<_>, FillError>>()?;
     Ok((search, name_files))
+}
+
+/// The `raw` of the name file of `table`'s names `ids`: empty when none of them was renamed.
+fn raw_forms(table: &FrameTable, ids: &[usize]) -> Vec<Option<String>> {
+    if !ids.iter().any(|&o| table.raw.contains_key(&(o as u32))) {
+        return Vec::new();
+    }
+    ids.iter().map(|&o| table.raw.get(&(o as u32)).cloned()).collect()
 }
 
 /// Writes a graph: a plain table as [`encode`] does; a differential one in its union layout,
@@ -1193,10 +1207,19 @@ pub fn read_graph_in(dir: &Path, layout: Option<Layout>) -> Result<(Manifest, Fr
         gz::unpack(read_file(&path, entry.bytes, Some(entry.bytes))?, limit).map_err(|e| format!("{}: {e}", path.display()))
     };
     let mut all_names = Vec::new();
+    let mut all_raw = std::collections::BTreeMap::new();
     for file in &manifest.names {
         let names = read_names(&inside(dir, &file.file)?)?;
         if file.names[0] as usize != all_names.len() || Some(names.names.len()) != file.names[1].checked_sub(file.names[0]).map(|n| n as usize) {
             return Err(format!("{}: name ids do not follow on", dir.join(&file.file).display()));
+        }
+        if !names.raw.is_empty() && names.raw.len() != names.names.len() {
+            return Err(format!("{}: {} raw names for {} names; it is damaged", dir.join(&file.file).display(), names.raw.len(), names.names.len()));
+        }
+        for (j, raw) in names.raw.into_iter().enumerate() {
+            if let Some(raw) = raw {
+                all_raw.insert((all_names.len() + j) as u32, raw);
+            }
         }
         all_names.extend(names.names);
     }
@@ -1241,6 +1264,7 @@ pub fn read_graph_in(dir: &Path, layout: Option<Layout>) -> Result<(Manifest, Fr
             _ => Layout::After,
         },
         decimals: manifest.decimals,
+        raw: all_raw,
     };
     let totals = manifest.diff.as_ref().map_or((0, 0), |d| (d.total_before, d.total_after));
     for chunk in &manifest.chunks {
@@ -1289,6 +1313,7 @@ fn sort_names(t: &mut FrameTable) {
     for x in &mut t.name {
         *x = new_id[*x as usize];
     }
+    t.raw = std::mem::take(&mut t.raw).into_iter().map(|(old, raw)| (new_id[old as usize], raw)).collect();
 }
 
 /// The same chunk with its columns not coded (docs/FORMAT.md "Coded columns"), the flag
@@ -1618,6 +1643,29 @@ mod tests {
         let f = names.names.iter().position(|n| n == "f").unwrap();
         assert_eq!(names.total[f], 5, "f;f;f counted once");
         assert_eq!(names.self_[f], 3);
+    }
+
+    #[test]
+    fn a_renamed_name_keeps_its_own_form_through_the_files_and_a_comparison() {
+        let t = table(&[("main;App$$Lambda$75.0x00007ff44c0c4208.run;work", 3), ("main;other", 2)]);
+        let config = ChunkConfig { root_width: 2, class_factor: 2, target_frames: 1, search_intervals: 1, names_per_file: 2 };
+        let dir = tempfile::tempdir().unwrap();
+        encode_to(dir.path(), &t, &config);
+        let (_, back) = read_graph(dir.path()).unwrap();
+        assert_eq!(back, t);
+        let at = back.names.iter().position(|n| n == "App$$Lambda_.run").unwrap() as u32;
+        assert_eq!(back.raw.get(&at).map(String::as_str), Some("App$$Lambda$75.0x00007ff44c0c4208.run"));
+        // Name files without a renamed name say nothing of it.
+        let files: Vec<Names> = (0..3)
+            .filter_map(|k| std::fs::read(dir.path().join(format!("n/{k}.json.gz"))).ok())
+            .map(|p| serde_json::from_slice(&gz::unpack(p, u64::MAX).unwrap()).unwrap())
+            .collect();
+        assert_eq!(files.iter().filter(|f| !f.raw.is_empty()).count(), 1, "{files:?}");
+        // A comparison with a run whose lambda had other numbers: one name, a raw form of either.
+        let later = table(&[("main;App$$Lambda$9.0x00007ff000000000.run;work", 4)]);
+        let union = diff::merge(&back, &later).unwrap();
+        let at = union.names.iter().position(|n| n == "App$$Lambda_.run").unwrap() as u32;
+        assert_eq!(union.raw.get(&at).map(String::as_str), Some("App$$Lambda$75.0x00007ff44c0c4208.run"), "the first by bytes");
     }
 
     #[test]

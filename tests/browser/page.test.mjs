@@ -1127,6 +1127,42 @@ describe("the page", () => {
     }
   });
 
+  test("a lambda class renamed by the build says in its tooltip what the profile called it, as text", async () => {
+    // Two runs' worth of one JVM's lambda names (docs/FORMAT.md, "Names the JVM generates"):
+    // the graph holds them without the JVM's numbers; hovering says the profile's own form.
+    const raw = ["App$$Lambda$75.0x00007ff44c0c4208.run", "Evil<img src=x onerror=window.__pwned=1>$$Lambda$3/0x00007ff44c0c4640.run"];
+    const named = ["App$$Lambda_.run", "Evil<img src=x onerror=window.__pwned=1>$$Lambda_.run"];
+    const lines = (names) => `main;${names[0]};work 30\nmain;${names[1]};work 20\nmain;other 10\n`;
+    const input = path.join(tmp, "in-lambda");
+    fs.mkdirSync(input, { recursive: true });
+    fs.writeFileSync(path.join(input, "jvm.folded"), lines(raw));
+    build(input, path.join(tmp, "out-lambda"));
+    const site7 = await serve(path.join(tmp, "out-lambda"), "/perf/");
+    try {
+      const { page, done } = await openPage(`${site7.url}p/jvm/`);
+      const st = await idle(page);
+      const stacks = parseFolded(lines(named));
+      for (const k of [0, 1]) {
+        const { x, y } = await frameAt(page, stacks, ["main", named[k]], st, 4);
+        await page.mouse.move(x, y);
+        await page.waitForFunction(() => !document.getElementById("fs-tooltip").hidden);
+        assert.equal(await page.locator("#fs-tooltip .fs-tip-name").textContent(), named[k]);
+        const tip = await page.locator("#fs-tooltip > div").allTextContents();
+        assert.equal(tip[tip.length - 1], `in the profile: ${raw[k]}`, tip.join(" | "));
+        assert.ok((await page.locator("#fs-info-facts").textContent()).endsWith(`in the profile: ${raw[k]}`));
+      }
+      // The work under either is one function: a name that is not renamed says nothing more.
+      const { x, y } = await frameAt(page, stacks, ["main", "other"], st, 4);
+      await page.mouse.move(x, y);
+      assert.ok(!(await page.locator("#fs-tooltip").textContent()).includes("in the profile"));
+      assert.equal(await page.evaluate(() => typeof window.__pwned), "undefined", "the raw name is text");
+      assert.equal(await page.locator("#fs-tooltip img, #fs-info-facts img").count(), 0);
+      await done();
+    } finally {
+      await site7.close();
+    }
+  });
+
   test("a differential profile draws every path of both counts, coloured by the change of share, and says before and after", async () => {
     // DIFF: before 44 in all, after 32. Reckoned here from the folded text: each frame of depth
     // 2 is as wide as its share before plus its share after (the whole is 2), in name order.

@@ -536,6 +536,20 @@ test("a name file without colours has them reckoned from its names in the manife
   assert.notEqual(hotColor(names[1]), langColor(names[1]));
 });
 
+test("a name file's raw forms reach the frames they name, and a raw list of another length is refused", () => {
+  const files = [{ file: "n/0.json.gz", names: [0, 3] }];
+  const nm = { names: ["all", "App$$Lambda_.run", "main"], self: [0, 1, 2], total: [3, 1, 2], raw: [null, "App$$Lambda$75.0x00007ff44c0c4208.run", null] };
+  assert.equal(checkNames(nm, files[0]), nm);
+  assert.throws(() => checkNames({ ...nm, raw: [null] }, files[0]), /differ in length/);
+  const t = new NameTable(files);
+  t.fill(0, nm);
+  assert.deepEqual([...t.raw], [[1, "App$$Lambda$75.0x00007ff44c0c4208.run"]]);
+  // A file without them (every file before they were written) leaves the map empty.
+  const old = new NameTable(files);
+  old.fill(0, { names: nm.names, self: nm.self, total: nm.total });
+  assert.equal(old.raw.size, 0);
+});
+
 test("GraphSource fetches each file once, lists loaded chunks, and reports failures by file", async () => {
   const g = buildGraph(parseFolded(FOLDED), { rootWidth: 4, depthBlock: 1, namesPerFile: 4 });
   const base = "http://x/perf/p/a/g/samples/";

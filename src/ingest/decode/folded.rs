@@ -105,7 +105,9 @@ pub fn decode(reader: &mut dyn BufRead, limits: &Limits) -> Result<Decoded, Erro
         let tree = tree.map_err(|(e, line)| Error::Merge(e, line))?;
         let (tokens, warnings, metadata) = parsed?;
         let tree = tree.expect("a parse that found stacks sent them");
-        let table = tree.finish(tokens.into_names()).map_err(|e| Error::Merge(e, 0))?;
+        let raw = tokens.raw_forms();
+        let mut table = tree.finish(tokens.into_names()).map_err(|e| Error::Merge(e, 0))?;
+        table.attach_raw(raw.iter().map(|(n, r)| (n.as_str(), r.as_str())));
         Ok(Decoded {
             format: "folded",
             compression: Compression::None,

@@ -668,6 +668,8 @@ fn convert(p: &Profile, samples: Samples, strings: Strings, limits: &Limits, opt
     // the order of the profile (the first of an id wins): location k's frames are
     // `frames[spans[k]..spans[k + 1]]`.
     let mut frame_names: Vec<Cow<str>> = Vec::new();
+    // Names renamed, as (index into `frame_names`, the profile's own form).
+    let mut renamed: Vec<(usize, &str)> = Vec::new();
     let mut function_frames: FxHashMap<u64, u32> = FxHashMap::default();
     let mut location_index = IdIndex::new(p.location.len());
     let mut frames: Vec<u32> = Vec::new();
@@ -682,8 +684,15 @@ fn convert(p: &Profile, samples: Samples, strings: Strings, limits: &Limits, opt
                 format!("pprof: location {} refers to function {}, which does not exist", loc.id, line.function_id)
             })?;
             frames.push(*function_frames.entry(line.function_id).or_insert_with(|| {
-                // A class the JVM generated loses its run-time numbers, as in every reader.
-                frame_names.push(crate::graph::generated::normalized(name).map_or(Cow::Borrowed(name), Cow::Owned));
+                // A class the JVM generated loses its run-time numbers, as in every reader;
+                // its own form is kept for the tooltip.
+                match crate::graph::generated::normalized(name) {
+                    Some(plain) => {
+                        renamed.push((frame_names.len(), *name));
+                        frame_names.push(Cow::Owned(plain));
+                    }
+                    None => frame_names.push(Cow::Borrowed(name)),
+                }
                 frame_names.len() as u32 - 1
             }));
         }
@@ -728,6 +737,7 @@ fn convert(p: &Profile, samples: Samples, strings: Strings, limits: &Limits, opt
         rank[f as usize] = names.len() as u32 - 1;
     }
     drop(by_name);
+    let raw_pairs: Vec<(&str, &str)> = renamed.iter().map(|&(f, raw)| (names[rank[f] as usize], raw)).collect();
     for f in &mut frames {
         *f = rank[*f as usize];
     }
@@ -877,7 +887,11 @@ fn convert(p: &Profile, samples: Samples, strings: Strings, limits: &Limits, opt
     let tries: Vec<Trie> = tries.into_iter().collect::<Result<_, _>>()?;
     let merged: Vec<Result<FrameTable, MergeError>> = (0..slot_count * width)
         .into_par_iter()
-        .map(|index| tries[index / width].table(index % width, &names))
+        .map(|index| {
+            let mut table = tries[index / width].table(index % width, &names)?;
+            table.attach_raw(raw_pairs.iter().copied());
+            Ok(table)
+        })
         .collect();
     drop(tries);
     let mut tables: Vec<Option<FrameTable>> = Vec::with_capacity(merged.len());
@@ -1350,6 +1364,10 @@ mod tests {
         b.sample(&[3, 1], &[4]);
         let d = decode_bytes(&b.bytes()).unwrap();
         assert_eq!(folded(&d.graphs[0]), ["java.lang.Thread.run;App$$Lambda_.run 7\n"]);
+        let t = &d.graphs[0].table;
+        let at = t.names.iter().position(|n| n == "App$$Lambda_.run").unwrap() as u32;
+        assert_eq!(t.raw.get(&at).map(String::as_str), Some("App$$Lambda$75.0x00007ff44c0c4208.run"));
+        assert_eq!(t.raw.len(), 1);
     }
 
     #[test]

@@ -531,13 +531,15 @@ export function checkManifest(m, file = "manifest.json") {
 
 /**
  * Check one parsed name file against its manifest entry `{ names: [lo, hi] }`. Its `colors`
- * are optional (written up to version 8; the page reckons them from the names otherwise).
+ * are optional (written up to version 8; the page reckons them from the names otherwise), and
+ * so is `raw` (the profile's own forms of renamed names, docs/FORMAT.md).
  */
 export function checkNames(nm, entry, file = "name file") {
   const keys = ["names", "self", "total"];
   if (!nm || !keys.every((k) => Array.isArray(nm[k]))) throw new GraphError(file, "lacks one of names, self, total");
   const len = nm.names.length;
   if (nm.colors !== undefined) keys.push("colors");
+  if (nm.raw !== undefined) keys.push("raw");
   if (!keys.every((k) => Array.isArray(nm[k]) && nm[k].length === len)) throw new GraphError(file, "arrays differ in length");
   if (entry && len !== entry.names[1] - entry.names[0]) {
     throw new GraphError(file, `has ${len} names, the manifest says ${entry.names[1] - entry.names[0]}`);
@@ -563,6 +565,8 @@ export class NameTable {
     // Of a differential graph: the earlier run's self and total per name.
     this.selfBefore = null;
     this.totalBefore = null;
+    // The profile's own form of each renamed name (a class the JVM generated), by name id.
+    this.raw = new Map();
     this.have = new Uint8Array(files.length);
     this.missing = files.length;
   }
@@ -587,6 +591,7 @@ export class NameTable {
       this.colors[lo + j] = nm.colors ? nm.colors[j] : nameColor(this.names[lo + j], this.palette);
       this.self[lo + j] = nm.self[j];
       this.total[lo + j] = nm.total[j];
+      if (nm.raw && typeof nm.raw[j] === "string") this.raw.set(lo + j, nm.raw[j]);
     }
     if (Array.isArray(nm.self_before) && Array.isArray(nm.total_before)) {
       this.selfBefore ??= new Float64Array(this.count);

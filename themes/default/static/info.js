@@ -19,8 +19,10 @@ export class InfoLine {
     const v = this.v;
     const d = v.diffTotals();
     if (f.elided) return describeElided(f, this.graphFacts(), !!d);
-    if (d && f.afterTotal !== undefined) return { name: f.name, facts: [...v.diff.describeDiffFrame(f, d), `depth ${f.depth}`] };
-    return describeFrame(f, this.graphFacts());
+    const said = d && f.afterTotal !== undefined ? { name: f.name, facts: [...v.diff.describeDiffFrame(f, d), `depth ${f.depth}`] } : describeFrame(f, this.graphFacts());
+    // A name renamed by the build says what the profile called it.
+    if (f.raw) said.facts.push(`in the profile: ${f.raw}`);
+    return said;
   }
 
   graphFacts() {

@@ -185,6 +185,8 @@ export function frameInfo(chunk, row, names) {
     total: chunk.total[row],
     self: chunk.self[row],
   };
+  // The profile's own form of a renamed name (docs/FORMAT.md, "Names the JVM generates").
+  if (names && names.raw && names.raw.has(n)) f.raw = names.raw.get(n);
   // Shown left-heavy: where the frame is in the default layout, which search intervals are in.
   if (chunk.nameOffset) f.nameOffset = chunk.nameOffset[row];
   if (chunk.diff) {
