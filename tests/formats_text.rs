@@ -8,6 +8,7 @@
 
 use crate::common;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::common::*;
@@ -684,4 +685,71 @@ fn a_byte_order_mark_at_the_start_of_a_text_profile_is_not_part_of_it() {
             }
         }
     }
+}
+
+/// A reference of FlameGraph's stackcollapse-chrome-tracing.py (microseconds as Python floats,
+/// threads merged) in nanoseconds, stacks of nothing left out.
+fn reference_in_nanoseconds(folded: &str) -> BTreeMap<String, u64> {
+    let mut sums = BTreeMap::new();
+    for line in folded.lines() {
+        let (stack, us) = line.rsplit_once(' ').unwrap();
+        let ns = (us.parse::<f64>().unwrap() * 1000.0).round() as u64;
+        if ns > 0 {
+            *sums.entry(stack.to_string()).or_default() += ns;
+        }
+    }
+    sums
+}
+
+/// flamesite's folded `wall` graph, its first frame (the thread) dropped when `threaded`,
+/// summed per stack.
+fn wall_without_threads(folded: &str, threaded: bool) -> BTreeMap<String, u64> {
+    let mut sums = BTreeMap::new();
+    for line in folded.lines() {
+        let (stack, ns) = line.rsplit_once(' ').unwrap();
+        let stack = if threaded { stack.split_once(';').map_or("", |s| s.1) } else { stack };
+        if !stack.is_empty() {
+            *sums.entry(stack.to_string()).or_default() += ns.parse::<u64>().unwrap();
+        }
+    }
+    sums
+}
+
+#[test]
+fn chrome_traces_give_the_wall_time_of_each_stack_as_flamegraphs_collapser_does() {
+    // tests/data/chrome-trace (make.sh): a real trace of Chromium with DevTools' categories
+    // (complete events on 9 threads, and the JavaScript samples DevTools records), py-spy's
+    // `--format chrometrace` of prog.py (begin and end events, a bare array) and trace.json from
+    // the spec (fractional microseconds), each against FlameGraph's
+    // stackcollapse-chrome-tracing.py, stack for stack.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    for file in ["chromium.trace.json.gz", "py-spy.trace.json.gz", "trace.json"] {
+        write(&input.join(file), &test_data(&format!("chrome-trace/{file}")));
+    }
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    // DevTools' JavaScript samples are in the trace too, and said not to be read.
+    assert!(err.contains("chromium.trace.json.gz: Chrome trace: 144 events of DevTools' CPU samples (Profile, ProfileChunk) not read yet"), "{err}");
+    let index: serde_json::Value = common::listing(&out);
+    for (slug, reference, threads) in [("chromium.trace", "chromium.reference.folded", 9), ("py-spy.trace", "py-spy.reference.folded", 1), ("trace", "trace.folded", 2)] {
+        let profile = index["profiles"].as_array().unwrap().iter().find(|p| p["url"].as_str().unwrap().ends_with(&format!("p/{slug}/"))).unwrap();
+        assert_eq!(profile["format"], "chrome-trace", "{profile}");
+        assert_eq!((profile["graphs"][0]["name"].as_str(), profile["graphs"][0]["unit"].as_str()), (Some("wall"), Some("nanoseconds")));
+        let folded = fold(dir.path(), &out.join(format!("p/{slug}/g/wall")));
+        // One frame per thread under the root when there are several, none for one.
+        let roots: std::collections::BTreeSet<&str> = folded.lines().map(|l| l.rsplit_once(' ').unwrap().0.split(';').next().unwrap()).collect();
+        if threads > 1 {
+            assert_eq!(roots.len(), threads, "{slug}: {roots:?}");
+            assert!(roots.iter().all(|r| r.contains("(pid ") && r.contains(", tid ")), "{slug}: {roots:?}");
+        }
+        let want = reference_in_nanoseconds(&text(&format!("chrome-trace/{reference}")));
+        assert!(want.len() >= 8, "{slug}: {} stacks", want.len());
+        assert_eq!(wall_without_threads(&folded, threads > 1), want, "{slug}");
+    }
+    // Chromium names its threads: their frames say so.
+    let chromium = fold(dir.path(), &out.join("p/chromium.trace/g/wall"));
+    assert!(chromium.lines().any(|l| l.starts_with("CrRendererMain (pid ")), "{chromium}");
 }

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use flamesite::config::Config;
-use flamesite::ingest::decode::{collapse, cpuprofile, folded, jfr, pprof, speedscope};
+use flamesite::ingest::decode::{collapse, cpuprofile, folded, jfr, pprof, speedscope, trace};
 
 /// A target: takes bytes, returns whether they were accepted (ignored: only panics, hangs and
 /// aborts are failures).
@@ -46,6 +46,7 @@ const TARGETS: &[(&str, Target)] = &[
     ("vtune", |b, z| decoder(collapse::decode_vtune)(b, z)),
     ("cpuprofile", |b, z| decoder(cpuprofile::decode)(b, z)),
     ("speedscope", |b, z| decoder(speedscope::decode)(b, z)),
+    ("trace", |b, z| decoder(trace::decode)(b, z)),
     ("pprof", |b, z| pprof::decode(&mut &b[..], &z.config.limits, &z.config.pprof).is_ok()),
     ("jfr", |b, z| jfr::decode(&mut &b[..], &z.config.limits).is_ok()),
     ("chunks", chunks),
@@ -370,6 +371,7 @@ fn every_fuzzing_corpus_input_and_past_finding_runs_through_its_target_again() {
         ("vtune", libfuzz::vtune),
         ("cpuprofile", libfuzz::cpuprofile),
         ("speedscope", libfuzz::speedscope),
+        ("trace", libfuzz::trace),
         ("pprof", libfuzz::pprof),
         ("jfr", libfuzz::jfr),
         ("chunks", libfuzz::chunks),

@@ -83,12 +83,6 @@ pub fn recognise(sniff: &[u8]) -> Option<&'static Foreign> {
     // JSON of profilers whose formats are not read.
     if first.starts_with(b"{") || first.starts_with(b"[") {
         let has_key = |key: &[u8]| sniff.windows(key.len()).any(|w| w == key);
-        if has_key(b"\"traceEvents\"") || (first.starts_with(b"[") && has_key(b"\"ph\"")) {
-            return Some(&Foreign {
-                what: "a Chrome Trace Event file (chrome://tracing, DevTools Performance, py-spy --format chrometrace)",
-                instead: "for JavaScript record a .cpuprofile (DevTools' JavaScript profiler, `node --cpu-prof`), for Python record folded stacks with py-spy (`--format raw`)",
-            });
-        }
         if has_key(b"\"meta\"") && has_key(b"\"threads\"") {
             return Some(&Foreign {
                 what: "a Firefox profiler file (Gecko or processed profile, as Firefox and samply write)",
@@ -148,7 +142,6 @@ mod tests {
         assert!(what(b"\xFD7zXZ\x00\x00").contains("xz"));
         assert!(what(b"\xfb\x29\x03\xfa\x04w.py").contains("pstats"));
         assert!(what(b"\0\0\0\0\x03\0\0\0\0\0\0\0\x10\x27\0\0\0\0\0\0").contains("legacy pprof"));
-        assert!(what(b"{\"traceEvents\": [").contains("Chrome Trace"));
         assert!(what(b"{\"meta\": {\"version\": 24}, \"threads\": []}").contains("Firefox"));
         assert!(what(b"v8-version,11,3,244\n").contains("V8"));
     }

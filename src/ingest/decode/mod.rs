@@ -14,6 +14,7 @@ pub mod foreign;
 pub mod jfr;
 pub mod pprof;
 pub mod speedscope;
+pub mod trace;
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -37,7 +38,8 @@ use std::sync::mpsc;
 /// sleeping, and async-profiler's wall-clock samples beside CPU ones made a `wall` graph.
 /// 7: perf script thread names holding numbers (`Pool Worker 7`) and ids -1 read whole, and
 /// samples without frames (tracepoints recorded without -g) counted under their command.
-/// 8: classes the JVM generates named without their run-time numbers (`App$$Lambda_.run`).
+/// 8: classes the JVM generates named without their run-time numbers (`App$$Lambda_.run`),
+/// and Chrome Trace Event files read rather than refused.
 pub const DECODERS: u32 = 8;
 
 use crate::config::Config;
@@ -281,6 +283,11 @@ const FORMATS: &[Format] = &[
         name: "cpuprofile", description: "Chrome/V8 .cpuprofile (JSON with \"nodes\" and \"samples\")",
         is_applicable: cpuprofile::is_applicable,
         decode: cpuprofile::decode,
+    },
+    Format {
+        name: "chrome-trace", description: "Chrome Trace Event JSON (chrome://tracing, py-spy --format chrometrace)",
+        is_applicable: trace::is_applicable,
+        decode: trace::decode,
     },
     Format { name: "perf", description: "perf script", is_applicable: collapse::is_perf, decode: collapse::decode_perf },
     Format { name: "dtrace", description: "DTrace stacks", is_applicable: collapse::is_dtrace, decode: collapse::decode_dtrace },
@@ -647,6 +654,9 @@ mod tests {
             ("pprof", "pprof/heap.pb.gz"),
             ("jfr", "jfr/recording.jfr"),
             ("jfr", "jfr-async/dump2.jfr.gz"),
+            ("chrome-trace", "chrome-trace/trace.json"),
+            ("chrome-trace", "chrome-trace/py-spy.trace.json.gz"),
+            ("chrome-trace", "chrome-trace/chromium.trace.json.gz"),
         ];
         for (format, path) in read {
             let sniff = sniff_of(path);
@@ -669,9 +679,5 @@ mod tests {
             assert_eq!(takers, Vec::<&str>::new(), "{name}");
         }
         assert!(seen >= 12, "{seen} foreign files");
-        // The Chrome trace of tests/data/chrome-trace (its README says how it was made).
-        let trace = sniff_of("chrome-trace/trace.json");
-        assert!(foreign::recognise(&trace).is_some_and(|f| f.what.contains("Chrome Trace Event")));
-        assert!(!FORMATS.iter().any(|f| (f.is_applicable)(&trace)));
     }
 }

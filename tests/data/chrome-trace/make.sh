@@ -15,6 +15,17 @@
 # - *.expected: every stack of the folded file once, with its count rounded half up to six
 #   decimal places (flamesite's rule) and summed with Python's exact decimals: what
 #   `flamesite fold` must print, sorted by bytes.
+# - chromium.trace.json.gz: a real trace of Chromium 156 (Debian's package) loading a page
+#   with the categories of DevTools' Performance panel (`devtools.timeline` and the JavaScript
+#   samples of `disabled-by-default-v8.cpu_profiler`, 1 s): 2,444 complete events on 9
+#   threads and 144 Profile and ProfileChunk events.
+# - py-spy.trace.json.gz: py-spy 0.4.3 (`pip install py-spy`) recording prog.py with
+#   `--format chrometrace`: begin and end events of one thread, the file a bare array.
+# - *.reference.folded: what FlameGraph's tool makes of those two, after complete.py has made
+#   their begin and end pairs complete events (the tool reads only those) and ordered them so
+#   that the tool nests each event in the one that holds it: the reference the tests compare
+#   flamesite's `wall` graph with, stack for stack (the tool merges threads, so the tests drop
+#   flamesite's thread frames). trace.folded is trace.json's.
 # The tests read the committed files.
 set -eu
 cd "$(dirname "$0")"
@@ -27,6 +38,21 @@ timeout 30 chromium --headless=new --no-sandbox --disable-gpu --trace-startup=to
     "data:text/html,<script>let s=0;for(let i=0;i<3e6;i++)s+=Math.sqrt(i);document.title=s</script>" \
     >/dev/null 2>&1 || true
 python3 "$FLAMEGRAPH/stackcollapse-chrome-tracing.py" "$tmp/trace.json" | head -n 40 > chromium.folded
+if [ -n "${REAL_TRACES:-}" ]; then
+    # New real traces (REAL_TRACES=1): they differ from run to run, so their references too.
+    timeout 30 chromium --headless=new --no-sandbox --disable-gpu \
+        --trace-startup=devtools.timeline,disabled-by-default-v8.cpu_profiler \
+        --trace-startup-format=json --trace-startup-file="$tmp/chromium.json" --trace-startup-duration=1 \
+        "data:text/html,<script>let s=0;for(let i=0;i<3e6;i++)s+=Math.sqrt(i);document.title=s</script>" \
+        >/dev/null 2>&1 || true
+    gzip -9 -c "$tmp/chromium.json" > chromium.trace.json.gz
+    py-spy record --format chrometrace -o "$tmp/py-spy.json" -r 100 -- python3 prog.py
+    gzip -9 -c "$tmp/py-spy.json" > py-spy.trace.json.gz
+fi
+for f in chromium py-spy; do
+    gzip -dc "$f.trace.json.gz" | python3 complete.py > "$tmp/$f.complete.json"
+    python3 "$FLAMEGRAPH/stackcollapse-chrome-tracing.py" "$tmp/$f.complete.json" | LC_ALL=C sort > "$f.reference.folded"
+done
 for f in trace chromium; do
     python3 - "$f.folded" > "$f.expected" <<'PY'
 import sys

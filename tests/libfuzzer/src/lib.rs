@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use flamesite::config::Config;
-use flamesite::ingest::decode::{collapse, cpuprofile, folded, jfr, pprof, speedscope, Decoded};
+use flamesite::ingest::decode::{collapse, cpuprofile, folded, jfr, pprof, speedscope, trace, Decoded};
 
 fn config() -> &'static Config {
     static CONFIG: OnceLock<Config> = OnceLock::new();
@@ -43,6 +43,10 @@ pub fn cpuprofile(data: &[u8]) {
 
 pub fn speedscope(data: &[u8]) {
     decoder(speedscope::decode, data)
+}
+
+pub fn trace(data: &[u8]) {
+    decoder(trace::decode, data)
 }
 
 pub fn pprof(data: &[u8]) {
