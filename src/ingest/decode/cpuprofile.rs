@@ -220,6 +220,14 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
     })
 }
 
+/// The graphs of a profile given as a JSON value of the current layout (the samples of a
+/// Chrome trace's `Profile` and `ProfileChunk` events, put together), with the samples'
+/// count and the warnings, as [`decode`] makes them of a file.
+pub(super) fn graphs_of_value(value: serde_json::Value, config: &Config, budget: &mut FrameBudget) -> Result<(Vec<Graph>, u64, Vec<String>), String> {
+    let profile: Profile = serde_json::from_value(value).map_err(|e| format!("cpuprofile: {e}"))?;
+    merge(&profile, config.limits.max_depth, budget)
+}
+
 /// The call tree: each node's children, and the nodes without a parent.
 struct CallTree {
     kids: Lists<usize>,

@@ -13,8 +13,8 @@
 //! thread's last timestamp, an `E` with nothing open is passed over, each with a warning. When
 //! the events are on more than one thread, each thread's stacks start with a frame for the
 //! thread: its `thread_name` metadata (`"ph": "M"`) and ids, `CrRendererMain (pid 1, tid 7)`.
-//! Other events (instant, counter, async, flow, metadata, samples) add nothing. A trace with
-//! DevTools' CPU samples (`ProfileChunk` events) says that those are not read.
+//! Other events (instant, counter, async, flow, metadata) add nothing. DevTools' CPU samples
+//! (`Profile` and `ProfileChunk` events) make graphs of their own ([`javascript_graphs`]).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -60,6 +60,9 @@ struct Event {
     pid: Option<Id>,
     #[serde(default)]
     tid: Option<Id>,
+    /// The profile a `Profile` or `ProfileChunk` event belongs to, with its `pid`.
+    #[serde(default)]
+    id: Option<Id>,
     #[serde(default)]
     args: Args,
 }
@@ -83,11 +86,86 @@ impl fmt::Display for Id {
     }
 }
 
-/// Of an event's `args`, only a string `name` (metadata events name threads with it); any
-/// other value, and every other key, is passed over without being held.
+/// Of an event's `args`, only a string `name` (metadata events name threads with it) and, in
+/// `data`, what DevTools' CPU samples hold ([`Data`]); any other value, and every other key,
+/// is passed over without being held.
 #[derive(Default)]
 struct Args {
     name: Option<String>,
+    data: Data,
+}
+
+/// Of `args.data`: a `Profile` event's `startTime` and a `ProfileChunk` event's
+/// `cpuProfile` (`nodes`, `samples`) and `timeDeltas`, all in microseconds.
+#[derive(Default)]
+struct Data {
+    start_time: Option<f64>,
+    end_time: Option<f64>,
+    nodes: Vec<serde_json::Value>,
+    samples: Vec<u64>,
+    time_deltas: Vec<f64>,
+}
+
+#[derive(Deserialize, Default)]
+struct CpuProfileChunk {
+    #[serde(default)]
+    nodes: Vec<serde_json::Value>,
+    #[serde(default)]
+    samples: Vec<u64>,
+}
+
+impl<'de> Deserialize<'de> for Data {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Data;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an event's args.data")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Data, A::Error> {
+                let mut data = Data::default();
+                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match &*key {
+                        "startTime" => data.start_time = map.next_value::<serde_json::Value>()?.as_f64(),
+                        "endTime" => data.end_time = map.next_value::<serde_json::Value>()?.as_f64(),
+                        "cpuProfile" => {
+                            let chunk: CpuProfileChunk = map.next_value()?;
+                            data.nodes = chunk.nodes;
+                            data.samples = chunk.samples;
+                        }
+                        "timeDeltas" => data.time_deltas = map.next_value()?,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(data)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Data, E> {
+                Ok(Data::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Data, E> {
+                Ok(Data::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Data, E> {
+                Ok(Data::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Data, E> {
+                Ok(Data::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Data, E> {
+                Ok(Data::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> Result<Data, E> {
+                Ok(Data::default())
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Data, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Data::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl<'de> Deserialize<'de> for Args {
@@ -106,6 +184,8 @@ impl<'de> Deserialize<'de> for Args {
                             serde_json::Value::String(s) => Some(s),
                             _ => None,
                         };
+                    } else if key == "data" {
+                        args.data = map.next_value()?;
                     } else {
                         map.next_value::<IgnoredAny>()?;
                     }
@@ -193,7 +273,8 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
     let mut open: BTreeMap<Thread, Vec<(i64, u32, u32)>> = BTreeMap::new();
     let mut last: BTreeMap<Thread, i64> = BTreeMap::new();
     let mut thread_names: BTreeMap<Thread, String> = BTreeMap::new();
-    let (mut bad_times, mut stray_ends, mut samples) = (0u64, 0u64, 0u64);
+    let mut profiles: BTreeMap<(Option<Id>, Option<Id>), Data> = BTreeMap::new();
+    let (mut bad_times, mut stray_ends) = (0u64, 0u64);
     for (seq, e) in events.into_iter().enumerate() {
         let seq = seq as u32;
         let thread = (e.pid.clone(), e.tid.clone());
@@ -204,8 +285,18 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
                 }
                 continue;
             }
-            "P" | "X" | "B" | "E" if e.name.as_deref() == Some("ProfileChunk") || e.name.as_deref() == Some("Profile") => {
-                samples += 1;
+            _ if e.name.as_deref() == Some("Profile") || e.name.as_deref() == Some("ProfileChunk") => {
+                // DevTools' CPU samples: a profile's start, then its chunks, by pid and id.
+                let p = profiles.entry((e.pid.clone(), e.id.clone())).or_default();
+                let data = e.args.data;
+                if e.name.as_deref() == Some("Profile") {
+                    p.start_time = data.start_time.or(p.start_time);
+                } else {
+                    p.nodes.extend(data.nodes);
+                    p.samples.extend(data.samples);
+                    p.time_deltas.extend(data.time_deltas);
+                }
+                p.end_time = data.end_time.or(p.end_time);
                 continue;
             }
             "X" | "B" | "E" => {}
@@ -254,20 +345,16 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
     if unclosed > 0 {
         warnings.push(format!("Chrome trace: {unclosed} begin event{} (\"B\") never ended, counted to their thread's last timestamp", plural(unclosed)));
     }
+    let mut budget = FrameBudget::for_bytes(content);
+    // DevTools' CPU samples: each profile as the .cpuprofile DevTools would save of it.
+    let js = javascript_graphs(profiles, config, &mut budget, &mut warnings)?;
     if intervals.values().all(|v| v.is_empty()) {
-        return Err(if samples > 0 {
-            "Chrome trace: its only stacks are DevTools' CPU samples (Profile and ProfileChunk events), which are not read yet; \
-             record a .cpuprofile instead (DevTools' JavaScript profiler, or `node --cpu-prof`)"
-                .into()
-        } else {
-            "Chrome trace: no duration events (\"X\", or \"B\" and \"E\") to make a graph of".into()
-        });
-    }
-    if samples > 0 {
-        warnings.push(format!("Chrome trace: {samples} event{} of DevTools' CPU samples (Profile, ProfileChunk) not read yet; the graph is of the duration events", plural(samples)));
+        if js.is_empty() {
+            return Err("Chrome trace: no duration events (\"X\", or \"B\" and \"E\") and no CPU samples to make a graph of".into());
+        }
+        return Ok(Decoded { format: "chrome-trace", compression: Compression::None, graphs: js, warnings, metadata: BTreeMap::new() });
     }
     let threaded = intervals.len() > 1;
-    let mut budget = FrameBudget::for_bytes(content);
     let mut merger = StackMerger::new(false, config.limits.max_depth);
     let mut cut = 0u64;
     for (thread, mut list) in intervals {
@@ -324,13 +411,35 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
         warnings.push(format!("Chrome trace: {cut} event{} ending after the event {} started in, cut at its end", plural(cut), if cut == 1 { "it" } else { "they" }));
     }
     let table = merger.finish().map_err(|e| format!("Chrome trace: {e}"))?;
-    Ok(Decoded {
-        format: "chrome-trace",
-        compression: Compression::None,
-        graphs: vec![Graph { name: "wall".into(), unit: "nanoseconds".into(), table, timeline: false }],
-        warnings,
-        metadata: BTreeMap::new(),
-    })
+    let mut graphs = vec![Graph { name: "wall".into(), unit: "nanoseconds".into(), table, timeline: false }];
+    graphs.extend(js);
+    Ok(Decoded { format: "chrome-trace", compression: Compression::None, graphs, warnings, metadata: BTreeMap::new() })
+}
+
+/// The graphs of DevTools' CPU samples in a trace: each profile (`Profile` and its
+/// `ProfileChunk` events, by pid and id) put together as the `.cpuprofile` DevTools saves
+/// (its nodes, samples and time deltas in order; without an `endTime`, the profile ends at its
+/// last sample) and read as one ([`super::cpuprofile`]): `js samples`, `js time` and
+/// `js time order`, with ` (pid N)` after each when the trace has several profiles. A profile
+/// that cannot be read is left out with a warning.
+fn javascript_graphs(profiles: BTreeMap<(Option<Id>, Option<Id>), Data>, config: &Config, budget: &mut FrameBudget, warnings: &mut Vec<String>) -> Result<Vec<Graph>, String> {
+    let profiles: Vec<_> = profiles.into_iter().filter(|(_, p)| !p.nodes.is_empty()).collect();
+    let several = profiles.len() > 1;
+    let mut graphs = Vec::new();
+    for ((pid, _), p) in profiles {
+        let start = p.start_time.unwrap_or(0.0);
+        let end = p.end_time.unwrap_or_else(|| start + p.time_deltas.iter().sum::<f64>());
+        let value = serde_json::json!({ "nodes": p.nodes, "samples": p.samples, "timeDeltas": p.time_deltas, "startTime": start, "endTime": end });
+        let whose = if several { format!(" (pid {})", pid.as_ref().map_or("?".to_string(), Id::to_string)) } else { String::new() };
+        match super::cpuprofile::graphs_of_value(value, config, budget) {
+            Ok((made, _, said)) => {
+                warnings.extend(said.into_iter().map(|w| format!("Chrome trace, CPU samples{whose}: {w}")));
+                graphs.extend(made.into_iter().map(|g| Graph { name: format!("js {}{whose}", g.name), ..g }));
+            }
+            Err(e) => warnings.push(format!("Chrome trace, CPU samples{whose}: {e}; left out")),
+        }
+    }
+    Ok(graphs)
 }
 
 /// The frame that starts a thread's stacks: its name, when the trace gives one, and its ids.
@@ -398,9 +507,26 @@ mod tests {
     }
 
     #[test]
-    fn a_trace_of_cpu_samples_only_is_refused_by_name() {
-        let json = r#"{"traceEvents":[{"ph":"P","name":"ProfileChunk","ts":1,"pid":1,"tid":1,"args":{"data":{"cpuProfile":{"nodes":[]}}}}]}"#;
-        let e = decode(&mut json.as_bytes(), &Config::default()).unwrap_err();
-        assert!(e.contains("ProfileChunk") && e.contains(".cpuprofile"), "{e}");
+    fn devtools_cpu_samples_are_read_as_the_cpuprofile_they_make() {
+        // A profile's start, then two chunks (nodes by parent, samples, their time deltas).
+        let json = r#"{"traceEvents":[
+            {"ph":"P","name":"Profile","id":"0x1","ts":5,"pid":1,"tid":1,"args":{"data":{"startTime":1000}}},
+            {"ph":"P","name":"ProfileChunk","id":"0x1","ts":6,"pid":1,"tid":9,"args":{"data":{"cpuProfile":{"nodes":[
+                {"id":1,"callFrame":{"functionName":"(root)","url":"","scriptId":0}},
+                {"id":2,"parent":1,"callFrame":{"functionName":"main","url":"app.js","lineNumber":0,"scriptId":3}}],
+                "samples":[2,2]},"timeDeltas":[10,20]}}},
+            {"ph":"P","name":"ProfileChunk","id":"0x1","ts":7,"pid":1,"tid":9,"args":{"data":{"cpuProfile":{"nodes":[
+                {"id":3,"parent":2,"callFrame":{"functionName":"work","url":"app.js","lineNumber":4,"scriptId":3}}],
+                "samples":[3]},"timeDeltas":[5]}}}]}"#;
+        let d = decode(&mut json.as_bytes(), &Config::default()).unwrap();
+        let names: Vec<&str> = d.graphs.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(names, ["js samples", "js time", "js time order"]);
+        let mut samples = crate::store::fold::folded_lines(&d.graphs[0].table);
+        samples.sort();
+        assert_eq!(samples, ["main app.js:1 2\n", "main app.js:1;work app.js:5 1\n"]);
+        // The first sample lasts until the second (20 µs), the second until the third (5 µs),
+        // the last until the profile's end, its last sample.
+        let time = crate::store::fold::folded_lines(&d.graphs[1].table);
+        assert_eq!(time, ["main app.js:1 25\n"]);
     }
 }

@@ -49,6 +49,12 @@ if [ -n "${REAL_TRACES:-}" ]; then
     py-spy record --format chrometrace -o "$tmp/py-spy.json" -r 100 -- python3 prog.py
     gzip -9 -c "$tmp/py-spy.json" > py-spy.trace.json.gz
 fi
+# chromium.PID.cpuprofile.gz: the CPU samples of chromium.trace.json.gz, each profile put
+# together as DevTools saves a .cpuprofile (cpuprofile.py): the reference of the trace's
+# JavaScript graphs.
+rm -f chromium.*.cpuprofile.gz
+gzip -dc chromium.trace.json.gz | python3 cpuprofile.py chromium
+gzip -9 chromium.*.cpuprofile
 for f in chromium py-spy; do
     gzip -dc "$f.trace.json.gz" | python3 complete.py > "$tmp/$f.complete.json"
     python3 "$FLAMEGRAPH/stackcollapse-chrome-tracing.py" "$tmp/$f.complete.json" | LC_ALL=C sort > "$f.reference.folded"
