@@ -18,7 +18,6 @@ fn files_of_other_tools_are_refused_by_what_they_are_and_the_profiles_beside_the
         ("callgrind.out.gz", "Valgrind callgrind output (gzip-compressed)", "perf record -g"),
         ("cachegrind.out.gz", "Valgrind cachegrind or callgrind output (gzip-compressed)", "perf record -g"),
         ("pprof.cpu.callgrind", "Valgrind cachegrind or callgrind output", "perf record -g"),
-        ("go.godoc.thread", "a legacy pprof profile", "go tool pprof -proto"),
         ("cppbench.contention", "a legacy pprof profile", "go tool pprof -proto"),
         ("cppbench.heap", "a legacy pprof profile", "go tool pprof -proto"),
         ("go.crc32.cpu", "a legacy pprof profile", "go tool pprof -proto"),
@@ -48,7 +47,7 @@ fn files_of_other_tools_are_refused_by_what_they_are_and_the_profiles_beside_the
     // `check` says the same and writes nothing.
     let o = run(dir.path(), &["check", "--input", input.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("other/go.godoc.thread: a legacy pprof profile"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("other/cppbench.heap: a legacy pprof profile"), "{}", stderr(&o));
 }
 
 #[test]

@@ -351,3 +351,84 @@ fn graph_by_label_makes_a_graph_per_value_that_folds_to_the_go_tools_tagfocus_st
     assert!(text.contains("labels.pb.gz: pprof, cpu thread=worker-2 "), "{text}");
     assert!(text.contains("labels.pb.gz: pprof, samples thread=(none) "), "{text}");
 }
+
+/// Stacks of a folded graph, a Go text profile's way: the runtime's frames at the leaf before
+/// the first other one and `runtime.goexit` at the root left out (runtime/pprof's
+/// `printStackRecord` does not print them at debug=1), summed per stack.
+fn as_go_prints_them(folded: &str) -> std::collections::BTreeMap<String, u64> {
+    let mut sums = std::collections::BTreeMap::new();
+    for line in folded.lines() {
+        let (stack, value) = line.rsplit_once(' ').unwrap();
+        let mut frames: Vec<&str> = stack.split(';').filter(|f| *f != "runtime.goexit").collect();
+        while frames.len() > 1 && frames.last().is_some_and(|f| f.starts_with("runtime.")) {
+            frames.pop();
+        }
+        *sums.entry(frames.join(";")).or_default() += value.parse::<u64>().unwrap();
+    }
+    sums
+}
+
+#[test]
+fn go_text_count_profiles_read_as_their_protobuf_form_of_the_same_moment() {
+    // tests/data/go-text (make.sh): Go 1.19's goroutine and threadcreate profiles of one
+    // moment, as the text of debug=1 and the protobuf of debug=0.
+    let dir = tempfile::tempdir().unwrap();
+    let src = data().parent().unwrap().join("go-text");
+    let (text_in, proto_in) = (dir.path().join("text"), dir.path().join("proto"));
+    for name in ["goroutine", "threadcreate"] {
+        write(&text_in.join(format!("{name}.txt")), &std::fs::read(src.join(format!("{name}.txt"))).unwrap());
+        write(&proto_in.join(format!("{name}.pb.gz")), &std::fs::read(src.join(format!("{name}.pb.gz"))).unwrap());
+    }
+    let (text_out, proto_out) = (dir.path().join("text-out"), dir.path().join("proto-out"));
+    let o = build(&text_in, &text_out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("threadcreate.txt: Go text profile: 4 of 4 with no stack (records without addresses), counted under [unknown]"), "{}", stderr(&o));
+    assert!(build(&proto_in, &proto_out, &[]).status.success());
+    let index = read_index(&text_out);
+    let text_graphs = graphs(&index, "goroutine");
+    assert_eq!((text_graphs[0].0.as_str(), text_graphs[0].1.as_str()), ("goroutine", "count"), "{text_graphs:?}");
+    let fold_of = |out: &Path, slug: &str, graph: &str| {
+        let o = run(dir.path(), &["fold", out.join(format!("p/{slug}/g/{graph}")).to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    let from_text = fold_of(&text_out, "goroutine", "goroutine");
+    let from_proto = fold_of(&proto_out, "goroutine", "goroutine");
+    assert!(from_text.contains("main.worker;main.mid;main.leaf 5\n") && from_text.contains("main.sleeper 3\n"), "{from_text}");
+    assert_eq!(as_go_prints_them(&from_text), as_go_prints_them(&from_proto));
+    assert_eq!(fold_of(&text_out, "threadcreate", "threadcreate"), fold_of(&proto_out, "threadcreate", "threadcreate"));
+}
+
+#[test]
+fn a_go_text_profile_without_symbols_reads_as_google_pprof_reads_it() {
+    // tests/data/go-text/go.godoc.thread and what google/pprof's parser makes of it
+    // (go.godoc.thread.string): each sample's locations, leaf first, as addresses.
+    let src = data().parent().unwrap().join("go-text");
+    let reference = std::fs::read_to_string(src.join("go.godoc.thread.string")).unwrap();
+    let (samples, rest) = reference.split_once("Locations\n").unwrap();
+    let addresses: std::collections::BTreeMap<&str, &str> = rest
+        .lines()
+        .take_while(|l| !l.starts_with("Mappings"))
+        .map(|l| {
+            let (id, what) = l.trim().split_once(": ").unwrap();
+            (id, what.split_whitespace().next().unwrap())
+        })
+        .collect();
+    let mut want = std::collections::BTreeMap::<String, u64>::new();
+    for line in samples.lines().skip_while(|l| !l.starts_with("threadcreate/count")).skip(1) {
+        let (count, ids) = line.trim().split_once(": ").unwrap();
+        let stack: Vec<&str> = ids.split_whitespace().rev().map(|id| addresses[id]).collect();
+        *want.entry(stack.join(";")).or_default() += count.parse::<u64>().unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    write(&input.join("go.godoc.thread"), &std::fs::read(src.join("go.godoc.thread")).unwrap());
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = run(dir.path(), &["fold", out.join("p/go.godoc.thread/g/threadcreate").to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got: std::collections::BTreeMap<String, u64> = stdout(&o).lines().map(|l| l.rsplit_once(' ').unwrap()).map(|(s, v)| (s.to_string(), v.parse().unwrap())).collect();
+    assert_eq!(got.len(), 7);
+    assert_eq!(got, want);
+}

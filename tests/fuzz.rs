@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use flamesite::config::Config;
-use flamesite::ingest::decode::{collapse, cpuprofile, folded, jfr, pprof, speedscope, trace};
+use flamesite::ingest::decode::{collapse, cpuprofile, folded, gotext, jfr, pprof, speedscope, trace};
 
 /// A target: takes bytes, returns whether they were accepted (ignored: only panics, hangs and
 /// aborts are failures).
@@ -47,6 +47,7 @@ const TARGETS: &[(&str, Target)] = &[
     ("cpuprofile", |b, z| decoder(cpuprofile::decode)(b, z)),
     ("speedscope", |b, z| decoder(speedscope::decode)(b, z)),
     ("trace", |b, z| decoder(trace::decode)(b, z)),
+    ("gotext", |b, z| decoder(gotext::decode)(b, z)),
     ("pprof", |b, z| pprof::decode(&mut &b[..], &z.config.limits, &z.config.pprof).is_ok()),
     ("jfr", |b, z| jfr::decode(&mut &b[..], &z.config.limits).is_ok()),
     ("chunks", chunks),
@@ -372,6 +373,7 @@ fn every_fuzzing_corpus_input_and_past_finding_runs_through_its_target_again() {
         ("cpuprofile", libfuzz::cpuprofile),
         ("speedscope", libfuzz::speedscope),
         ("trace", libfuzz::trace),
+        ("gotext", libfuzz::gotext),
         ("pprof", libfuzz::pprof),
         ("jfr", libfuzz::jfr),
         ("chunks", libfuzz::chunks),

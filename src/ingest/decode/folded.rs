@@ -40,7 +40,8 @@ impl std::fmt::Display for Error {
 /// printed without its fields starts `prog 10067`, and its frames follow). Text whose first
 /// line does not end within `sniff` (a very deep stack) is left to the parser to judge.
 pub fn is_applicable(sniff: &[u8]) -> bool {
-    if sniff.contains(&0) {
+    // A Go count profile's header (`threadcreate profile: total 4`) ends in a number too.
+    if sniff.contains(&0) || super::gotext::is_applicable(sniff) {
         return false;
     }
     let (mut stacks, mut others) = (0u32, 0u32);

@@ -1,7 +1,7 @@
 //! Files people have that are no format flamesite reads, recognised by what they must contain,
 //! so that each is refused by name, with the command that makes a file it reads, instead of
 //! being misread. The folded reader accepts almost any text whose lines end in a number
-//! (callgrind's `summary: 194045152`, Go's `threadcreate profile: total 7`), so these are
+//! (callgrind's `summary: 194045152`, Go's `heap profile: 1: 8 [2: 16] @ heap/1048576`), so these are
 //! asked before it; a format that is read is always asked first.
 
 /// A kind of file that is not read: what it is, and what to do instead.
@@ -14,7 +14,7 @@ pub struct Foreign {
 }
 
 const LEGACY_PPROF: Foreign = Foreign {
-    what: "a legacy pprof profile (Go's debug=1 text or gperftools' format)",
+    what: "a legacy pprof profile (Go's debug=1 heap, mutex or block text, or gperftools' format)",
     instead: "`go tool pprof -proto FILE > FILE.pb.gz` writes it as profile.proto, which flamesite reads",
 };
 
@@ -77,7 +77,8 @@ pub fn recognise(sniff: &[u8]) -> Option<&'static Foreign> {
         && first.split(|&b| b == b' ').next().is_some_and(|w| w.iter().all(u8::is_ascii_alphabetic))
         && (first.windows(8).any(|w| w == b": total ") || first.starts_with(b"heap profile:"));
     let gperftools_text = first.starts_with(b"--- ") && first.ends_with(b" ---") && lines.iter().skip(1).any(|l| l.windows(3).any(|w| w == b" @ ") || l.starts_with(b"--- Thread"));
-    if legacy_text || gperftools_text || first.starts_with(b"--- contention:") {
+    // (Go's count profiles, `goroutine profile: total 6`, are read: super::gotext.)
+    if (legacy_text && !super::gotext::is_applicable(sniff)) || gperftools_text || first.starts_with(b"--- contention:") {
         return Some(&LEGACY_PPROF);
     }
     // JSON of profilers whose formats are not read.
@@ -132,8 +133,9 @@ mod tests {
     #[test]
     fn each_kind_is_named() {
         let what = |b: &[u8]| recognise(b).map(|f| f.what).unwrap_or("none");
-        assert!(what(b"threadcreate profile: total 7\n1 @ 0x44cb3 0x45045\n").contains("legacy pprof"));
-        assert!(what(b"goroutine profile: total 6\n").contains("legacy pprof"));
+        // Go's count profiles are read (super::gotext): not foreign.
+        assert_eq!(recognise(b"threadcreate profile: total 7\n1 @ 0x44cb3 0x45045\n"), None);
+        assert_eq!(recognise(b"goroutine profile: total 6\n"), None);
         assert!(what(b"heap profile: 13: 159568 [13: 159568] @ heap/1048576\n").contains("legacy pprof"));
         assert!(what(b"--- contentionz 1 ---\ncycles/second = 3201000000\n  19490304       27 @ 0xbccc97\n").contains("legacy pprof"));
         assert!(what(b"# callgrind format\nversion: 1\n").contains("callgrind"));

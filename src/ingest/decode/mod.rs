@@ -11,6 +11,7 @@ pub mod collapse;
 pub mod cpuprofile;
 pub mod folded;
 pub mod foreign;
+pub mod gotext;
 pub mod jfr;
 pub mod pprof;
 pub mod speedscope;
@@ -39,7 +40,7 @@ use std::sync::mpsc;
 /// 7: perf script thread names holding numbers (`Pool Worker 7`) and ids -1 read whole, and
 /// samples without frames (tracepoints recorded without -g) counted under their command.
 /// 8: classes the JVM generates named without their run-time numbers (`App$$Lambda_.run`),
-/// and Chrome Trace Event files read rather than refused.
+/// and Chrome Trace Event files and Go's text count profiles read rather than refused.
 pub const DECODERS: u32 = 8;
 
 use crate::config::Config;
@@ -289,6 +290,7 @@ const FORMATS: &[Format] = &[
         is_applicable: trace::is_applicable,
         decode: trace::decode,
     },
+    Format { name: "go-text", description: "Go text count profile (goroutine or threadcreate, debug=1)", is_applicable: gotext::is_applicable, decode: gotext::decode },
     Format { name: "perf", description: "perf script", is_applicable: collapse::is_perf, decode: collapse::decode_perf },
     Format { name: "dtrace", description: "DTrace stacks", is_applicable: collapse::is_dtrace, decode: collapse::decode_dtrace },
     Format { name: "sample", description: "macOS sample", is_applicable: collapse::is_sample, decode: collapse::decode_sample },
@@ -657,6 +659,9 @@ mod tests {
             ("chrome-trace", "chrome-trace/trace.json"),
             ("chrome-trace", "chrome-trace/py-spy.trace.json.gz"),
             ("chrome-trace", "chrome-trace/chromium.trace.json.gz"),
+            ("go-text", "go-text/goroutine.txt"),
+            ("go-text", "go-text/threadcreate.txt"),
+            ("go-text", "go-text/go.godoc.thread"),
         ];
         for (format, path) in read {
             let sniff = sniff_of(path);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use flamesite::config::Config;
-use flamesite::ingest::decode::{collapse, cpuprofile, folded, jfr, pprof, speedscope, trace, Decoded};
+use flamesite::ingest::decode::{collapse, cpuprofile, folded, gotext, jfr, pprof, speedscope, trace, Decoded};
 
 fn config() -> &'static Config {
     static CONFIG: OnceLock<Config> = OnceLock::new();
@@ -47,6 +47,10 @@ pub fn speedscope(data: &[u8]) {
 
 pub fn trace(data: &[u8]) {
     decoder(trace::decode, data)
+}
+
+pub fn gotext(data: &[u8]) {
+    decoder(gotext::decode, data)
 }
 
 pub fn pprof(data: &[u8]) {

@@ -1,0 +1,3 @@
+module gotext
+
+go 1.19
