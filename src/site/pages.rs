@@ -351,7 +351,6 @@ impl Site<'_> {
         ctx
     }
 
-    /// The absolute URL of `rel` (relative to the site root), when `base_url` is set.
     /// The link-preview image of run `i`'s page, absolute, and its alternative text: the
     /// preview of its comparison with the run before, which states what grew most since (its
     /// graph coloured by change), or for a series' first run the run's own. `None` without
@@ -367,6 +366,7 @@ impl Site<'_> {
         Some((self.absolute(&rel)?, alt))
     }
 
+    /// The absolute URL of `rel` (relative to the site root), when `base_url` is set.
     fn absolute(&self, rel: &str) -> Option<String> {
         let base = self.config.base_url.trim_end_matches('/');
         (!base.is_empty()).then(|| format!("{base}/{rel}"))
