@@ -23,7 +23,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
-targets=${*:-folded perf dtrace sample vtune cpuprofile speedscope trace gotext pprof jfr chunks notes}
+targets=${*:-folded perf dtrace sample vtune cpuprofile speedscope trace gotext packed pprof jfr chunks notes}
 export PATH="$PATH:$PWD/target/tools/bin"
 command -v rustup >/dev/null || { echo "error: rustup is not installed; coverage-guided fuzzing needs its nightly toolchain" >&2; exit 1; }
 command -v c++ >/dev/null || { echo "error: no C++ compiler (Debian package g++): libFuzzer is built from C++" >&2; exit 1; }

@@ -24,9 +24,6 @@ fn files_of_other_tools_are_refused_by_what_they_are_and_the_profiles_beside_the
         ("perf.data", "perf.data, perf record's binary file", "perf script >"),
         ("py.pstats", "Python's cProfile/pstats data", "py-spy record"),
         ("v8.log.gz", "V8's --prof log (gzip-compressed)", "node --cpu-prof"),
-        ("packed.folded.xz", "an xz-compressed file", "xz -d"),
-        ("packed.folded.bz2", "a bzip2-compressed file", "bunzip2"),
-        ("packed.folded.lz4", "an LZ4-compressed file", "lz4 -d"),
     ];
     for (name, ..) in cases {
         write(&input.join("other").join(name), &test_data(&format!("foreign/{name}")));
@@ -78,4 +75,30 @@ fn text_mostly_not_folded_stacks_is_refused_and_a_few_bad_lines_are_passed_over(
     let index = listing(&out);
     assert_eq!(index["profiles"].as_array().unwrap().len(), 1, "{index}");
     assert_eq!(index["profiles"][0]["graphs"][0]["total"], 6, "{index}");
+}
+
+#[test]
+fn profiles_packed_by_xz_bzip2_lz4_and_in_layers_are_unpacked_and_four_layers_are_refused() {
+    // tests/data/packed (make.sh): one folded profile packed by the real tools, once and in
+    // layers (gzip inside xz, zstd inside bzip2, gzip inside gzip inside LZ4).
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in");
+    let packed = ["packed.folded.xz", "packed.folded.bz2", "packed.folded.lz4", "layered.folded.gz.xz", "layered.folded.zst.bz2", "layered.folded.gz.gz.lz4"];
+    for name in packed.iter().chain(&["deep.folded.gz.gz.gz.gz"]) {
+        write(&input.join(name), &test_data(&format!("packed/{name}")));
+    }
+    let out = dir.path().join("out");
+    let o = build(&input, &out, &[]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "the four-layer file is skipped: {err}");
+    assert!(err.lines().any(|l| l.starts_with("error:") && l.contains("deep.folded.gz.gz.gz.gz: a file compressed more than three times over")), "{err}");
+    let index = listing(&out);
+    let profiles = index["profiles"].as_array().unwrap();
+    assert_eq!(profiles.len(), packed.len(), "{index}");
+    for p in profiles {
+        let url = p["url"].as_str().unwrap();
+        let o = run(dir.path(), &["fold", out.join(url).join("g/samples").to_str().unwrap()]);
+        assert!(o.status.success(), "{url}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "main;idle 1\nmain;work 3\n", "{url}");
+    }
 }

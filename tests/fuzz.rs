@@ -48,10 +48,25 @@ const TARGETS: &[(&str, Target)] = &[
     ("speedscope", |b, z| decoder(speedscope::decode)(b, z)),
     ("trace", |b, z| decoder(trace::decode)(b, z)),
     ("gotext", |b, z| decoder(gotext::decode)(b, z)),
+    ("packed", packed),
     ("pprof", |b, z| pprof::decode(&mut &b[..], &z.config.limits, &z.config.pprof).is_ok()),
     ("jfr", |b, z| jfr::decode(&mut &b[..], &z.config.limits).is_ok()),
     ("chunks", chunks),
 ];
+
+/// The packed target: the bytes are a whole file, read as the build reads one (its compression
+/// undone, layer by layer, then its format), so that the decompressors are fed hostile input.
+/// Only compressed inputs are read (the others are the decoders' targets).
+fn packed(b: &[u8], z: &Fuzz) -> bool {
+    use flamesite::ingest::decode::Compression;
+    if Compression::detect(b) == Compression::None {
+        return false;
+    }
+    std::fs::create_dir_all(&z.scratch).unwrap();
+    let path = z.scratch.join("packed-input");
+    std::fs::write(&path, b).unwrap();
+    flamesite::ingest::decode::decode_file(&path, &z.config).is_ok()
+}
 
 /// The chunk target: the bytes are the whole of one file of a graph folder (which one, and
 /// which graph, is taken from the first two bytes); the folder is read back as `fold` does,
@@ -374,6 +389,7 @@ fn every_fuzzing_corpus_input_and_past_finding_runs_through_its_target_again() {
         ("speedscope", libfuzz::speedscope),
         ("trace", libfuzz::trace),
         ("gotext", libfuzz::gotext),
+        ("packed", libfuzz::packed),
         ("pprof", libfuzz::pprof),
         ("jfr", libfuzz::jfr),
         ("chunks", libfuzz::chunks),

@@ -21,15 +21,12 @@ const LEGACY_PPROF: Foreign = Foreign {
 /// What `sniff`, the decompressed start of a file, is when it is one of the kinds of file that
 /// are not read; `None` for anything else.
 pub fn recognise(sniff: &[u8]) -> Option<&'static Foreign> {
-    // Compressions that are not undone: a reader would take their bytes for a binary format.
-    if sniff.starts_with(b"\xFD7zXZ\x00") {
-        return Some(&Foreign { what: "an xz-compressed file", instead: "decompress it (`xz -d`), or compress it with gzip or zstd, which flamesite undoes" });
-    }
-    if sniff.len() >= 10 && sniff.starts_with(b"BZh") && (b'1'..=b'9').contains(&sniff[3]) && sniff[4..10] == *b"\x31\x41\x59\x26\x53\x59" {
-        return Some(&Foreign { what: "a bzip2-compressed file", instead: "decompress it (`bunzip2`), or compress it with gzip or zstd, which flamesite undoes" });
-    }
-    if sniff.starts_with(b"\x04\x22\x4D\x18") {
-        return Some(&Foreign { what: "an LZ4-compressed file", instead: "decompress it (`lz4 -d`), or compress it with gzip or zstd, which flamesite undoes" });
+    // A compression still there after MAX_LAYERS are undone (super::Compression).
+    if super::Compression::detect(sniff) != super::Compression::None {
+        return Some(&Foreign {
+            what: "a file compressed more than three times over",
+            instead: "undo a layer or more (`gzip -d`, `xz -d`, …): flamesite undoes gzip, zstd, xz, bzip2 and LZ4, three layers deep",
+        });
     }
     if sniff.starts_with(b"PERFILE2") {
         return Some(&Foreign {
@@ -141,7 +138,7 @@ mod tests {
         assert!(what(b"# callgrind format\nversion: 1\n").contains("callgrind"));
         assert!(what(b"desc: I1 cache: 32768 B\ncmd: ./p\nevents: Ir\n").contains("cachegrind"));
         assert!(what(b"PERFILE2h\0\0").contains("perf.data"));
-        assert!(what(b"\xFD7zXZ\x00\x00").contains("xz"));
+        assert!(what(b"\xFD7zXZ\x00\x00").contains("three times"));
         assert!(what(b"\xfb\x29\x03\xfa\x04w.py").contains("pstats"));
         assert!(what(b"\0\0\0\0\x03\0\0\0\0\0\0\0\x10\x27\0\0\0\0\0\0").contains("legacy pprof"));
         assert!(what(b"{\"meta\": {\"version\": 24}, \"threads\": []}").contains("Firefox"));

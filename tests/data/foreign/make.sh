@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes the files of this folder that were made on this project's machine (README.md): the
-# output of Valgrind, node, Python and perf for a small program, and one folded profile packed
-# by xz, bzip2 and lz4. The others come from google/pprof's test data (README.md).
+# output of Valgrind, node, Python and perf for a small program. The others come from
+# google/pprof's test data (README.md).
 set -euo pipefail
 cd "$(dirname "$0")"
 work=$(mktemp -d)
@@ -21,7 +21,3 @@ printf 'sum(i * i for i in range(10**5))\n' >"$work/w.py"
 (cd "$work" && python3 -m cProfile -o py.pstats w.py >/dev/null)
 cp "$work/py.pstats" py.pstats
 perf record -q -o perf.data -g "$work/p"
-printf 'main;work 3\nmain;idle 1\n' >"$work/packed.folded"
-xz -9 <"$work/packed.folded" >packed.folded.xz
-bzip2 -9 <"$work/packed.folded" >packed.folded.bz2
-lz4 -9 -q <"$work/packed.folded" >packed.folded.lz4

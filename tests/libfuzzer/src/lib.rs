@@ -53,6 +53,17 @@ pub fn gotext(data: &[u8]) {
     decoder(gotext::decode, data)
 }
 
+/// A whole file, read as the build reads one: its compression undone, layer by layer, then its
+/// format.
+pub fn packed(data: &[u8]) {
+    let dir = std::env::temp_dir().join(format!("flamesite-fuzz-packed-{}", std::process::id()));
+    let _ = std::fs::create_dir_all(&dir);
+    let path = dir.join("input");
+    if std::fs::write(&path, data).is_ok() {
+        let _ = flamesite::ingest::decode::decode_file(&path, config());
+    }
+}
+
 pub fn pprof(data: &[u8]) {
     let _ = pprof::decode(&mut &data[..], &config().limits, &config().pprof);
 }
