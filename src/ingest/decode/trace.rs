@@ -29,12 +29,14 @@ use crate::config::Config;
 use crate::graph::frames::StackMerger;
 
 /// Whether the start of a file is a trace: a JSON object with a `traceEvents` key in its
-/// start (DevTools writes `metadata` before it), or an array of objects with a `ph` key.
+/// start, or whose first key is the `metadata` DevTools writes before it (which may hold
+/// megabytes of source maps, past the start read here), or an array of objects with a `ph` key.
 pub fn is_applicable(sniff: &[u8]) -> bool {
     let text = trim_start(sniff);
     let has = |key: &[u8]| text.windows(key.len()).any(|w| w == key);
-    if text.starts_with(b"{") {
-        return has(b"\"traceEvents\"");
+    if let Some(rest) = text.strip_prefix(b"{") {
+        let devtools = trim_start(rest).starts_with(b"\"metadata\"") && (has(b"\"DevTools\"") || has(b"\"dataOrigin\""));
+        return has(b"\"traceEvents\"") || devtools;
     }
     let Some(rest) = text.strip_prefix(b"[") else { return false };
     trim_start(rest).starts_with(b"{") && has(b"\"ph\"")
@@ -472,6 +474,9 @@ mod tests {
         assert!(is_applicable(b"{\"traceEvents\": [{\"ph\": \"X\"}]}"));
         assert!(is_applicable(b"  [\n{\"args\":{},\"ph\":\"B\",\"name\":\"f\"}"));
         assert!(!is_applicable(b"{\"nodes\": []}"));
+        // DevTools' saved trace: its metadata first, its events past the sniff.
+        assert!(is_applicable(b"{\"metadata\": {\"source\": \"DevTools\", \"startTime\": \"2026-12-07T23:00:00.000Z\", \"sourceMaps\": [{\"x\""));
+        assert!(!is_applicable(b"{\"metadata\": {\"version\": 24}, \"threads\": []}"));
         assert!(!is_applicable(b"[{\"name\": \"x\"}]"));
         assert!(!is_applicable(b"main;f 1\n"));
     }
