@@ -552,6 +552,7 @@ impl Site<'_> {
         let (series, runs) = (self.archive.series.len(), self.archive.runs.len());
         let newest_i = (0..runs).max_by_key(|&i| (self.run(i).record.date.rfc3339(), i));
         let newest = newest_i.map(|i| self.run(i));
+        let image = newest_i.and_then(|i| self.run_image(i));
         ctx.insert(
             "og",
             &json!({
@@ -562,8 +563,7 @@ impl Site<'_> {
                     newest.map_or(String::new(), |r| format!("; newest: {} of {}", r.record.series, r.record.date.display()))
                 ),
                 "url": self.absolute(&self.config.links.page("")),
-                "image": newest_i.and_then(|i| self.run_image(i)).map(|(u, _)| u),
-                "image_alt": newest_i.and_then(|i| self.run_image(i)).map(|(_, a)| a),
+                "image": image.as_ref().map(|(u, _)| u), "image_alt": image.as_ref().map(|(_, a)| a),
                 "image_width": preview::WIDTH, "image_height": preview::HEIGHT,
             }),
         );

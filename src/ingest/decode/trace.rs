@@ -116,108 +116,103 @@ struct CpuProfileChunk {
     samples: Vec<u64>,
 }
 
-impl<'de> Deserialize<'de> for Data {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Data;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an event's args.data")
+/// Of a JSON value, the keys a [`Fields`] type keeps when it is an object; any other value
+/// (a string, a number, an array) gives the type's default, and every other key is passed
+/// over without being held.
+trait Fields: Default {
+    /// What the value is, for serde's messages.
+    const WHAT: &'static str;
+    /// Reads the value of `key` from `map` if it is kept, else passes it over.
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error>;
+}
+
+/// serde's visitor of a [`Fields`] type.
+struct FieldsVisitor<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: Fields> Visitor<'de> for FieldsVisitor<T> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(T::WHAT)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<T, A::Error> {
+        let mut value = T::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            value.field(&key, &mut map)?;
+        }
+        Ok(value)
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<T, E> {
+        Ok(T::default())
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<T, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(T::default())
+    }
+}
+
+impl Fields for Data {
+    const WHAT: &'static str = "an event's args.data";
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "startTime" => self.start_time = map.next_value::<serde_json::Value>()?.as_f64(),
+            "endTime" => self.end_time = map.next_value::<serde_json::Value>()?.as_f64(),
+            "cpuProfile" => {
+                let chunk: CpuProfileChunk = map.next_value()?;
+                self.nodes = chunk.nodes;
+                self.samples = chunk.samples;
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Data, A::Error> {
-                let mut data = Data::default();
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    match &*key {
-                        "startTime" => data.start_time = map.next_value::<serde_json::Value>()?.as_f64(),
-                        "endTime" => data.end_time = map.next_value::<serde_json::Value>()?.as_f64(),
-                        "cpuProfile" => {
-                            let chunk: CpuProfileChunk = map.next_value()?;
-                            data.nodes = chunk.nodes;
-                            data.samples = chunk.samples;
-                        }
-                        "timeDeltas" => data.time_deltas = map.next_value()?,
-                        _ => {
-                            map.next_value::<IgnoredAny>()?;
-                        }
-                    }
-                }
-                Ok(data)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Data, E> {
-                Ok(Data::default())
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Data, E> {
-                Ok(Data::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Data, E> {
-                Ok(Data::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Data, E> {
-                Ok(Data::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Data, E> {
-                Ok(Data::default())
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Data, E> {
-                Ok(Data::default())
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Data, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Data::default())
+            "timeDeltas" => self.time_deltas = map.next_value()?,
+            _ => {
+                map.next_value::<IgnoredAny>()?;
             }
         }
-        d.deserialize_any(V)
+        Ok(())
+    }
+}
+
+impl Fields for Args {
+    const WHAT: &'static str = "an event's args";
+    fn field<'de, A: MapAccess<'de>>(&mut self, key: &str, map: &mut A) -> Result<(), A::Error> {
+        match key {
+            "name" => {
+                self.name = match map.next_value::<serde_json::Value>()? {
+                    serde_json::Value::String(s) => Some(s),
+                    _ => None,
+                }
+            }
+            "data" => self.data = map.next_value()?,
+            _ => {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> Deserialize<'de> for Data {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(FieldsVisitor(std::marker::PhantomData))
     }
 }
 
 impl<'de> Deserialize<'de> for Args {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Args;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an event's args")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Args, A::Error> {
-                let mut args = Args::default();
-                while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-                    if key == "name" {
-                        args.name = match map.next_value::<serde_json::Value>()? {
-                            serde_json::Value::String(s) => Some(s),
-                            _ => None,
-                        };
-                    } else if key == "data" {
-                        args.data = map.next_value()?;
-                    } else {
-                        map.next_value::<IgnoredAny>()?;
-                    }
-                }
-                Ok(args)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Args, E> {
-                Ok(Args::default())
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Args, E> {
-                Ok(Args::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Args, E> {
-                Ok(Args::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Args, E> {
-                Ok(Args::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Args, E> {
-                Ok(Args::default())
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Args, E> {
-                Ok(Args::default())
-            }
-            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Args, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Args::default())
-            }
-        }
-        d.deserialize_any(V)
+        d.deserialize_any(FieldsVisitor(std::marker::PhantomData))
     }
 }
 
@@ -349,7 +344,7 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
     }
     let mut budget = FrameBudget::for_bytes(content);
     // DevTools' CPU samples: each profile as the .cpuprofile DevTools would save of it.
-    let js = javascript_graphs(profiles, config, &mut budget, &mut warnings)?;
+    let js = javascript_graphs(profiles, config, &mut budget, &mut warnings);
     if intervals.values().all(|v| v.is_empty()) {
         if js.is_empty() {
             return Err("Chrome trace: no duration events (\"X\", or \"B\" and \"E\") and no CPU samples to make a graph of".into());
@@ -424,7 +419,7 @@ pub fn decode(reader: &mut dyn BufRead, config: &Config) -> Result<Decoded, Stri
 /// last sample) and read as one ([`super::cpuprofile`]): `js samples`, `js time` and
 /// `js time order`, with ` (pid N)` after each when the trace has several profiles. A profile
 /// that cannot be read is left out with a warning.
-fn javascript_graphs(profiles: BTreeMap<(Option<Id>, Option<Id>), Data>, config: &Config, budget: &mut FrameBudget, warnings: &mut Vec<String>) -> Result<Vec<Graph>, String> {
+fn javascript_graphs(profiles: BTreeMap<(Option<Id>, Option<Id>), Data>, config: &Config, budget: &mut FrameBudget, warnings: &mut Vec<String>) -> Vec<Graph> {
     let profiles: Vec<_> = profiles.into_iter().filter(|(_, p)| !p.nodes.is_empty()).collect();
     let several = profiles.len() > 1;
     let mut graphs = Vec::new();
@@ -441,7 +436,7 @@ fn javascript_graphs(profiles: BTreeMap<(Option<Id>, Option<Id>), Data>, config:
             Err(e) => warnings.push(format!("Chrome trace, CPU samples{whose}: {e}; left out")),
         }
     }
-    Ok(graphs)
+    graphs
 }
 
 /// The frame that starts a thread's stacks: its name, when the trace gives one, and its ids.
