@@ -11,7 +11,8 @@
 //! derive   comparisons of runs: differential graphs (graph::diff), regressions, a function's
 //!          history per series (derive)
 //! publish  plan every page with a hash of what it shows, render the changed ones with tera
-//!          (site, themes/), link the graph files, swap the staging folder in (output)
+//!          (site, themes/), link the graph files, swap the staging folder in (publish,
+//!          through output)
 //! ```
 //!
 //! Profiles are processed in parallel with rayon, and the output is the same bytes whatever the
@@ -39,6 +40,7 @@ pub mod error;
 pub mod graph;
 pub mod ingest;
 pub mod output;
+pub mod publish;
 pub mod serve;
 pub mod site;
 pub mod store;

@@ -8,6 +8,7 @@
 //!          its series' baseline (crate::derive), only the new pairs made
 //! publish  plan every page with a hash of what it shows (site::pages); render the ones that
 //!          changed into the staging tree, link the runs' graph files, swap it in
+//!          (crate::publish)
 //! ```
 //!
 //! A profile that cannot be read is reported and skipped; the others are built. The output
@@ -17,11 +18,8 @@
 //! in: its cost follows what changed, not the size of the archive.
 
 pub mod shard;
-pub mod state;
 
-
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
@@ -30,14 +28,13 @@ use crate::archive::run::{group, Archive, Compared, GraphChanges};
 use crate::archive::{slug, Pattern};
 use crate::config::Config;
 use crate::derive;
-use crate::derive::history::Span;
 use crate::error::{BuildError, IngestError, ProfileError, Warning, FillError};
 use crate::ingest::cache::{self, Cache};
-use crate::ingest::{self, scan, How, RunRecord, PREVIEW};
+use crate::ingest::{self, scan, How, RunRecord};
 use crate::output::{bucket, Output, Published};
-use crate::site::pages::{Page, Site};
 use crate::site::theme::Theme;
-use state::{SavedRun, Tree, TreeDiff};
+use crate::publish::state::{self, SavedRun};
+use crate::publish::{published_names, push_record, shown, Handed, Publish};
 
 /// How to run a build.
 #[derive(Clone, Debug, Default)]
@@ -207,13 +204,12 @@ struct Build<'a> {
     names: slug::Record,
     /// Whether ingest found the runs of the last build, each with the record it had.
     same_runs: bool,
-    /// Keys of cache entries that runs read again, or gone, no longer use.
-    replaced_keys: Vec<String>,
+    /// Keys of cache entries that may no longer be used: of runs read again or gone, and of
+    /// the last build's comparisons that this one does not publish.
+    unused: Vec<String>,
     /// Keys of runs decoded again with the key they had: the published files were not what
     /// their entry recorded (edited in place, or gone), so their folders are written again.
     redone: BTreeSet<String>,
-    /// Keys of the comparisons of the last build that this one does not publish.
-    unused_comparisons: Vec<String>,
     /// Change lists of the comparisons made in this build, by key.
     changes: HashMap<String, Vec<GraphChanges>>,
     /// Whether publishing will rewrite the staging tree (its content unknown to the state).
@@ -223,13 +219,6 @@ struct Build<'a> {
     /// Their hash, which the state keeps: a change to them alone is a change to publish.
     site_files_hash: String,
     summary: Summary,
-}
-
-/// A span of a series' history while its files are rendered: read when the first of them is,
-/// and how many of them (its names, its buckets) are still to come.
-struct SpanCell {
-    span: Option<Result<std::sync::Arc<Span>, String>>,
-    uses: usize,
 }
 
 /// A run as ingest hands it on: its record, the record's hash, its slug.
@@ -322,9 +311,8 @@ impl<'a> Build<'a> {
             data: state::Data::default(),
             names: slug::Record::default(),
             same_runs: false,
-            replaced_keys: Vec::new(),
+            unused: Vec::new(),
             redone: BTreeSet::new(),
-            unused_comparisons: Vec::new(),
             changes: HashMap::new(),
             rewrite: true,
             site_files,
@@ -525,7 +513,7 @@ impl<'a> Build<'a> {
                             self.redone.insert(ingested.record.key.clone());
                         }
                         if let Some(k) = old_key.filter(|_| !redone) {
-                            self.replaced_keys.push(k);
+                            self.unused.push(k);
                         }
                         let hash = record_hash(&ingested.record);
                         same &= old_hash == Some(hash) && !redone;
@@ -534,7 +522,7 @@ impl<'a> Build<'a> {
                     Err(IngestError::Profile(e)) => {
                         // One that fails again is not on the site either time.
                         same &= old_hash.is_none();
-                        self.replaced_keys.extend(old_key);
+                        self.unused.extend(old_key);
                         summary.skipped.push(e);
                         continue;
                     }
@@ -547,7 +535,7 @@ impl<'a> Build<'a> {
             runs.push((record, hash, slug));
         }
         // Runs that are gone: their cache entries may go too.
-        self.replaced_keys.extend(gone.into_iter().map(|r| r.record.key));
+        self.unused.extend(gone.into_iter().map(|r| r.record.key));
         self.same_runs = same;
         summary.skipped.sort_by(|a, b| a.path.cmp(&b.path));
         summary.runs = runs.len();
@@ -577,8 +565,36 @@ impl<'a> Build<'a> {
         let mut data = std::mem::take(&mut self.data);
         data.runs = runs.into_iter().map(|(record, hash, _)| SavedRun { record, hash }).collect();
         state::save(cache.dir(), state::Header { runs: known, ..header }, data).map_err(BuildError::Cache)?;
-        self.push_record(false)?;
+        push_record(self.bucket.as_ref(), self.cache.as_ref(), false)?;
         Ok(None)
+    }
+
+    /// Publish: every page planned, the staging tree brought to the new site and swapped in,
+    /// the state saved (crate::publish).
+    fn publish(&mut self, archive: Archive) -> Result<(), BuildError> {
+        let staging = self.staging.take().expect("not a dry run");
+        let publish = Publish {
+            config: self.config,
+            theme: &self.theme,
+            pool: &self.pool,
+            fingerprint: &self.fingerprint,
+            site_files: &self.site_files,
+            site_files_hash: &self.site_files_hash,
+            cache: self.cache.as_ref(),
+            bucket: self.bucket.as_ref(),
+            live_ino: self.live_ino,
+            records_before: self.header.as_ref().map_or(0, |h| h.records),
+        };
+        let handed = Handed {
+            names: std::mem::take(&mut self.names),
+            redone: std::mem::take(&mut self.redone),
+            unused: std::mem::take(&mut self.unused),
+            changes: std::mem::take(&mut self.changes),
+        };
+        let figures = publish.publish(staging, archive, handed, &mut self.data, &mut self.summary.warnings)?;
+        let s = &mut self.summary;
+        (s.pages_rendered, s.pages_kept, s.published_bytes, s.new_bytes, s.kept_bytes) = (figures.pages_rendered, figures.pages_kept, figures.published_bytes, figures.new_bytes, figures.kept_bytes);
+        Ok(())
     }
 
     /// Group: series, dates, previous and next runs.
@@ -630,638 +646,10 @@ impl<'a> Build<'a> {
         self.summary.comparisons = archive.comparisons.len();
         self.summary.comparisons_made = derived.made;
         self.changes = derived.changes;
-        self.unused_comparisons = derived.unused;
+        self.unused.extend(derived.unused);
         Ok(())
     }
 
-    /// Publish: plans every page, brings the staging tree to the new site (only what differs
-    /// when the state knows that tree), swaps it in and saves the state.
-    fn publish(&mut self, archive: Archive) -> Result<(), BuildError> {
-        let staging = self.staging.take().expect("not a dry run");
-        let cache = self.cache.as_ref();
-        let data = &mut self.data;
-        let made = &self.changes;
-        let changes = |key: &str| -> Vec<GraphChanges> {
-            match made.get(key) {
-                Some(c) => c.clone(),
-                None => cache.and_then(|c| c.get(key)).map(|p| p.changes).unwrap_or_default(),
-            }
-        };
-        // A span of a series' history is read once for all its files (its names and its
-        // buckets), and let go when the last of them has been rendered: kept to the end, the
-        // spans of a full build of 100,000 runs held about a gigabyte.
-        let histories: Vec<Vec<std::sync::Mutex<SpanCell>>> = archive
-            .series
-            .iter()
-            .map(|s| derive::history::spans(s.runs.len()).into_iter().map(|(_, n)| std::sync::Mutex::new(SpanCell { span: None, uses: 1 + derive::history::buckets(n) })).collect())
-            .collect();
-        // A comparison's noise marks read the spans of the runs before its later one, and so
-        // does the judgement of its regression mark, if it has one (once for all the pages and
-        // feeds that show it).
-        let threshold = self.config.archive.regression_points;
-        for ci in 0..archive.comparisons.len() {
-            if let Some((si, _, window)) = crate::site::pages::noise_window(&archive, ci, &self.config.changes) {
-                let marked = archive.comparisons[ci].made.top.as_ref().is_some_and(|t| t.points > threshold);
-                let mut spans: Vec<usize> = window.iter().map(|j| j / derive::history::SPAN).collect();
-                spans.dedup();
-                for k in spans {
-                    if let Some(cell) = histories[si].get(k) {
-                        cell.lock().expect("no panic while holding it").uses += 1 + usize::from(marked);
-                    }
-                }
-            }
-        }
-        // A history reads its runs' manifests and name files only (derive::history::collect):
-        // of a run in a bucket, nothing else is downloaded.
-        let graph_file = |run: &crate::archive::run::Run, g: &crate::archive::run::GraphInfo, rel: &str| match cache {
-            Some(c) => c.one_file_at(&run.record.key, Some(&run.url), &format!("{}{rel}", g.data)),
-            None => staging.path(&format!("{}{}{rel}", run.url, g.data)),
-        };
-        // A file that cannot be read is checked against the sum its entry recorded (the record
-        // is read only then): one edited or damaged in the published site has the build made
-        // again (`build`), which writes it again.
-        let damaged_file = |run: &crate::archive::run::Run, g: &crate::archive::run::GraphInfo, rel: &str| {
-            cache.and_then(|c| c.damaged_file_at(&run.record.key, Some(&run.url), &format!("{}{rel}", g.data)))
-        };
-        let history_files = derive::history::Files { at: &graph_file, damaged: &damaged_file };
-        let history = |si: usize, span: usize| {
-            let Some(cell) = histories[si].get(span) else { return Err(format!("series {si} has no history span {span}")) };
-            let mut cell = cell.lock().expect("no panic while holding it");
-            let got = cell.span.get_or_insert_with(|| derive::history::collect(&archive, si, span, &history_files).map(std::sync::Arc::new)).clone();
-            cell.uses = cell.uses.saturating_sub(1);
-            if cell.uses == 0 {
-                cell.span = None;
-            }
-            got
-        };
-        let site = Site {
-            config: self.config,
-            theme: &self.theme,
-            archive: &archive,
-            names: &self.names,
-            base: hash_str(&self.fingerprint),
-            changes: &changes,
-            history: &history,
-            change_points: Default::default(),
-            in_series: Default::default(),
-        };
-        let plan = site.plan();
-        let (staging_ino, _) = staging.inodes();
-        // The site's static files, less those whose path the build writes itself.
-        let generated = generated_names(&plan, &archive);
-        let mut site_files = Vec::new();
-        for (rel, bytes) in &self.site_files {
-            let top = rel.split('/').next().unwrap_or(rel);
-            if generated.contains(top) {
-                let dir = self.config.static_dir.as_deref().unwrap_or(std::path::Path::new("static"));
-                let dir = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-                self.summary.warnings.push(Warning {
-                    path: dir.join(rel).display().to_string(),
-                    message: format!(
-                        "not copied: the build writes {}{top} in the output folder itself (the files of static/ are copied to its root beside the site's own)",
-                        if top == rel.as_str() { "" } else { "the folder " }
-                    ),
-                });
-            } else {
-                site_files.push((rel.as_str(), bytes.as_slice()));
-            }
-        }
-        let live_ino = self.live_ino;
-        let old_known = live_ino != 0 && data.live.ino == live_ino;
-        let mut found_inside = None;
-        // What the published tree lacks of what the state says it holds (files removed by
-        // hand): the next build, which brings that tree up to date, writes them again.
-        let mut lost = Vec::new();
-        match &staging {
-            Output::Folder(s) => {
-                let foreign = foreign_files(self.config, &generated, &site_files, s)?;
-                self.summary.warnings.extend(foreign);
-                let left = data.foreign.take().filter(|(ino, _)| *ino == staging_ino).map(|(_, paths)| paths);
-                let (warnings, found, missing) = foreign_inside(self.config, old_known.then_some(&data.live), left.as_deref().unwrap_or_default(), s)?;
-                self.summary.warnings.extend(warnings);
-                found_inside = (!found.is_empty()).then_some((live_ino, found));
-                lost = missing;
-            }
-            // A bucket is often shared: only the folders and files the site writes are its.
-            Output::Bucket(s) => {
-                s.set_ours(generated.iter().map(|n| n.to_string()).chain(site_files.iter().filter_map(|(rel, _)| rel.split('/').next().map(str::to_string))));
-                // What the record says the bucket holds is checked against one listing of it
-                // (sizes): a page or file removed or changed by hand, or a run folder whose
-                // graph files are not all there, is taken as not held, and written again.
-                if let (true, Some((b, _))) = (old_known, &self.bucket) {
-                    let listed = b.list("").map_err(|e| BuildError::Write(format!("checking the published site: {e}")))?;
-                    let (pages, runs) = lacking(&data.live, &listed);
-                    for p in pages {
-                        self.summary.warnings.push(Warning { path: format!("{}/{p}", b.url()), message: format!("{NOT_AS_PUBLISHED}; written again") });
-                        data.live.pages.remove(&p);
-                    }
-                    // A run's graph files are kept nowhere else: the run is decoded again, by
-                    // the build made again with every run's files checked (`build`).
-                    if let (false, Some(cache)) = (runs.is_empty(), cache) {
-                        for url in &runs {
-                            cache.discard_damaged(&data.live.runs[url], format!("{}/{url}: {NOT_AS_PUBLISHED}", b.url()));
-                        }
-                        return Err(BuildError::Write(format!("{}/{}: {NOT_AS_PUBLISHED}", b.url(), runs[0])));
-                    }
-                }
-            }
-        }
-        let mut desired = Tree {
-            ino: staging_ino,
-            pages: plan.iter().map(|p| (p.path.clone(), p.hash)).collect(),
-            runs: graph_sets(&archive).map(|(url, key)| (url.to_string(), key.to_string())).collect(),
-            bytes: BTreeMap::new(),
-            sealed: 0,
-        };
-        // The theme's static files and the site's own: the state knows them as pages, so that
-        // one that is gone is removed from the staging tree as a page that is gone is, and one
-        // the staging tree holds is not written again (in a bucket, not read back to compare).
-        let theme_statics: Vec<(String, &[u8])> = self.theme.statics.iter().map(|(name, bytes)| (format!("static/{name}"), bytes.as_slice())).collect();
-        let statics: Vec<(&str, &[u8])> = theme_statics.iter().map(|(rel, bytes)| (rel.as_str(), *bytes)).chain(site_files.iter().copied()).collect();
-        desired.pages.extend(statics.iter().map(|(rel, bytes)| (rel.to_string(), hash_bytes(bytes))));
-        // The staging tree is known when the state describes it.
-        // A link removed from the staging tree where the site has a folder: the tree lacks
-        // what the state says it holds there, and is written whole.
-        let unlinked = !staging.unlinked().is_empty();
-        let mut incremental = cache.is_some() && old_known && !unlinked && data.next.as_ref().is_some_and(|n| n.ino == staging_ino);
-        let sizes = Sizes::default();
-        let (mut rendered, mut kept) = self.pool.install(|| match (incremental, cache, &data.next) {
-            (true, Some(cache), Some(next)) => {
-                state::mark_dirty(cache.dir()).map_err(BuildError::Cache)?;
-                update(&site, &plan, &statics, &desired, &staging, cache, &data.live, next, &self.redone, &sizes)
-            }
-            _ => rewrite(&site, &plan, &statics, &archive, &staging, cache, &sizes),
-        })?;
-        // Links met on the way of a write were removed, never written through (issue 45): the
-        // tree is then written whole, as when nothing says what it holds.
-        let links = staging.unlinked();
-        if !links.is_empty() {
-            for rel in &links {
-                self.summary.warnings.push(Warning { path: shown(&staging.path(rel)), message: LINK_IN_THE_OLD_SITE.into() });
-            }
-            if incremental {
-                incremental = false;
-                (rendered, kept) = self.pool.install(|| rewrite(&site, &plan, &statics, &archive, &staging, cache, &sizes))?;
-            }
-        }
-        self.summary.pages_rendered = rendered;
-        self.summary.pages_kept = kept;
-        let same;
-        (desired.bytes, same) = sizes.complete(&desired, &data.live, &staging, cache);
-        self.summary.published_bytes = match (cache, &staging) {
-            // Without the cache the graph files were written by the decoders: counted on disk.
-            (None, Output::Folder(s)) => folder_bytes(&s.path("")),
-            _ => desired.total_bytes(),
-        };
-        self.summary.new_bytes = if old_known { desired.bytes_new_since(&data.live, &same) } else { self.summary.published_bytes };
-        // When nothing says what the tree swapped out holds (a first build, or a lost state),
-        // it is made anew as a copy of the new site, so that the next build has a known tree.
-        if let Some((_, lock)) = &self.bucket {
-            lock.held()?;
-        }
-        let to_folder = matches!(staging, Output::Folder(_));
-        // Every folder of the new tree has been written (the swap renames the tree's top).
-        desired.sealed = staging.clock();
-        let mirror = staging.commit(!incremental, cache.is_some() && !old_known)?;
-
-        let Some(cache) = cache else { return Ok(()) };
-        if incremental {
-            // Only entries of runs that changed or went, and comparisons of them, can have
-            // become unused: those few are looked for among the keys in use (a set of all
-            // keys was a measurable part of a rebuild at 100,000 runs: docs/BENCHMARKS.md, "Figures behind the code").
-            let mut unused: HashMap<String, bool> = self.replaced_keys.drain(..).chain(self.unused_comparisons.drain(..)).map(|k| (k, true)).collect();
-            if !unused.is_empty() {
-                for (_, key) in graph_sets(&archive) {
-                    if let Some(u) = unused.get_mut(key) {
-                        *u = false;
-                    }
-                }
-            }
-            cache.remove(unused.into_iter().filter_map(|(k, u)| u.then_some(k)));
-        }
-        let records = if incremental {
-            let before = self.header.as_ref().map_or(0, |h| h.records);
-            before.saturating_add_signed(cache.records_added())
-        } else {
-            let used: BTreeSet<&str> = graph_sets(&archive).map(|(_, key)| key).collect();
-            cache.retain(&used)
-        };
-        let old_live = std::mem::take(&mut data.live);
-        let mut next = match mirror {
-            Some(ino) => Some(TreeDiff { ino, ..TreeDiff::default() }),
-            None => old_known.then(|| TreeDiff::between(&desired, &old_live)),
-        };
-        if let Some(next) = next.as_mut() {
-            // Files removed by hand from the site just swapped out are written there again by
-            // the next build (this one published them from the other tree).
-            for rel in &lost {
-                let folder = format!("{rel}/");
-                for page in desired.pages.keys().filter(|p| *p == rel || p.starts_with(&folder)) {
-                    next.pages.insert(page.clone(), None);
-                }
-                // A run folder there holds something other than its files (what is left of
-                // them): the next build removes it first, then writes them.
-                for url in desired.runs.keys().filter(|u| rel.starts_with(u.as_str()) || u.starts_with(&folder)) {
-                    next.runs.insert(url.clone(), Some(String::new()));
-                }
-            }
-        }
-        if let Some(next) = next.as_mut().filter(|_| !self.redone.is_empty()) {
-            // The tree swapped out has the files of the runs decoded again as they were found
-            // (changed): the next build writes those folders there again.
-            for (url, key) in &desired.runs {
-                if self.redone.contains(key) {
-                    next.runs.insert(url.clone(), None);
-                }
-            }
-        }
-        let known = archive.runs.iter().map(|r| state::Known { source: r.record.source.clone(), stamps: r.record.stamps, hash: r.hash, graphs: r.record.graphs.len() }).collect();
-        let comparisons = archive.comparisons.into_iter().map(|c| c.made).collect();
-        let runs = archive.runs.into_iter().map(|r| SavedRun { record: r.record, hash: r.hash }).collect();
-        state::drop_later((archive.series, plan, old_live));
-        let header = state::Header {
-            version: 0,
-            fingerprint: self.fingerprint.clone(),
-            generation: 0,
-            live_ino: staging_ino,
-            runs: known,
-            statics: self.site_files_hash.clone(),
-            records,
-        };
-        let names = std::mem::take(&mut self.names);
-        state::save(cache.dir(), header, state::Data { generation: 0, names, runs, live: desired, next, comparisons, foreign: found_inside }).map_err(BuildError::Cache)?;
-        if to_folder {
-            let state = [crate::ingest::cache::STATE, state::DATA].iter().map(|f| std::fs::metadata(cache.dir().join(f)).map_or(0, |m| m.len())).sum::<u64>();
-            self.summary.kept_bytes = Some(records + state);
-        }
-        // The published site now holds every entry's files: the entries made by this build
-        // keep their sums only (after a rewrite, `retain` above let go of every entry's).
-        cache.shed();
-        self.push_record(true)
-    }
-
-    /// A bucket keeps the build's record beside the site: the cache folder's copy is uploaded
-    /// (the state last), and after a publish the marker of a publish under way goes.
-    fn push_record(&self, published: bool) -> Result<(), BuildError> {
-        let (Some((bucket, lock)), Some(cache)) = (&self.bucket, &self.cache) else { return Ok(()) };
-        let changes = cache.changes();
-        lock.held()?;
-        bucket::push_record(bucket, cache.dir(), &changes).map_err(|e| BuildError::Write(format!("saving the record of the published site: {e}")))?;
-        if published {
-            // Files a shard stored are in the site now: the store lets go of them.
-            let mut stored: Vec<String> = Vec::new();
-            for key in changes.stored.iter().collect::<BTreeSet<_>>() {
-                if let Some(p) = cache.get(key) {
-                    stored.extend(p.files.iter().map(|f| format!("{}/cache/{key}/files/{f}", bucket::RECORD)));
-                }
-            }
-            bucket.delete_all(&stored).map_err(|e| BuildError::Write(format!("saving the record of the published site: {e}")))?;
-            lock.finish()?;
-        }
-        Ok(())
-    }
-}
-
-/// The names at the top of the output folder that the build writes: its pages' and graph
-/// folders' first segments, and its fixed files and folders.
-fn generated_names<'p>(plan: &'p [Page], archive: &'p Archive) -> BTreeSet<&'p str> {
-    let mut ours: BTreeSet<&str> = plan.iter().filter_map(|p| p.path.split('/').next()).collect();
-    ours.extend(graph_sets(archive).filter_map(|(url, _)| url.split('/').next()));
-    ours.extend(["static", "p", "s", "index.json", "index.html", "feed.xml"]);
-    ours
-}
-
-/// What a build says of a file put in the published site by hand (at its top or inside its
-/// folders), which the new site does not have.
-const NOT_IN_THE_NEW_SITE: &str =
-    "was not written by flamesite: the output folder is replaced whole, so it is not in the new site (put files to publish as they are in the static/ folder beside site.toml)";
-/// What the build says of a symbolic link it finds in the published site where the site has a
-/// folder (a series' folder moved elsewhere and linked back).
-const LINK_IN_THE_NEW_SITE: &str = "is a symbolic link where the site has a folder: flamesite never writes or removes through links, so the new site has a folder in its place (what the link leads to is left as it is)";
-/// What the build says as it removes such a link from the tree it writes.
-const LINK_IN_THE_OLD_SITE: &str = "was a symbolic link (it was in the output folder before the last build): the link was removed, never what it leads to, and the site's folders written anew";
-/// What the build after says as it removes that file from the tree it brings up to date.
-const REMOVED_FROM_THE_OLD_SITE: &str = "was not written by flamesite (it was in the output folder before the last build): removed";
-
-/// Files at the top of the output folder that flamesite does not write (a `CNAME`, a
-/// `robots.txt` put there by hand rather than in the site's `static/` folder) are not in the
-/// new site, since the output folder is replaced whole: each is named in a warning. In the
-/// staging tree (the site before, where such a file went at the last build) they are removed,
-/// each named in a warning first, so that they do not come back every other build.
-fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&str, &[u8])], staging: &crate::output::staging::Staging) -> Result<Vec<Warning>, BuildError> {
-    let mut warnings = Vec::new();
-    let mut ours = generated.clone();
-    ours.extend(site_files.iter().filter_map(|(rel, _)| rel.split('/').next()));
-    // The output's git repository goes with the output from build to build (Staging::commit).
-    ours.insert(crate::output::staging::GIT);
-    // Names the build does not write, and links (where it writes a folder or a file, one put
-    // by hand: never written through), each with whether it is a link of a name of the site.
-    let foreign = |dir: &std::path::Path| -> Vec<(String, bool)> {
-        entries(dir)
-            .unwrap_or_default()
-            .into_iter()
-            .filter_map(|(name, link)| {
-                let link = link && name != crate::output::staging::GIT;
-                let ours = ours.contains(name.as_str());
-                (link || !ours).then_some((name, link && ours))
-            })
-            .collect()
-    };
-    let output = &config.output;
-    for (name, link) in foreign(output) {
-        warnings.push(Warning {
-            path: shown(&output.join(&name)),
-            message: if link { LINK_IN_THE_NEW_SITE } else { NOT_IN_THE_NEW_SITE }.into(),
-        });
-    }
-    for (name, link) in foreign(&staging.path("")) {
-        // A link goes alone, never what it leads to; one of the site's names is named (and the
-        // tree written whole) by the build.
-        if staging.remove_link(&name, link)? {
-            if link {
-                continue;
-            }
-        } else {
-            staging.remove(&name)?;
-        }
-        warnings.push(Warning {
-            path: shown(&staging.path(&name)),
-            message: REMOVED_FROM_THE_OLD_SITE.into(),
-        });
-    }
-    Ok(warnings)
-}
-
-/// Files and folders put by hand inside the site's folders (`p/api/notes.txt`), which the
-/// top-level look of [`foreign_files`] does not see (issue 31, item 7). In the published
-/// tree, described by the state as `live`, a folder is looked into only when it changed after
-/// the build that wrote it had finished (`Tree::sealed`, the file system's time then; a folder
-/// stamped in the same tick is looked into too, and holds nothing foreign when the build
-/// wrote it): one `lstat` per folder of the site,
-/// not a walk of its files; the graph folders inside a run's folder are not looked into (they
-/// are a cache entry's files). Each entry found is named in a warning, as at the top, and
-/// returned: the state keeps them, and the next build, which brings that tree up to date,
-/// removes them first. `left`: those the last build found, removed here from the staging tree
-/// (the tree they were found in), each named in a warning, so that they do not come back
-/// every other build.
-fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging: &crate::output::staging::Staging) -> Result<(Vec<Warning>, Vec<String>, Vec<String>), BuildError> {
-    let mut warnings = Vec::new();
-    // Names the last build read from the output's folders; a state that says otherwise (one
-    // climbing out, or naming the tree's top) is not acted on.
-    let inside = crate::store::is_within;
-    for rel in left.iter().filter(|r| r.contains('/') && inside(r)) {
-        // A link (in the place of a folder of the site, or any other) goes alone, never what
-        // it leads to; the build names it and writes the tree whole.
-        if staging.remove_link(rel, true)? {
-            continue;
-        }
-        if std::fs::symlink_metadata(staging.path(rel)).is_ok() {
-            warnings.push(Warning {
-                path: shown(&staging.path(rel)),
-                message: REMOVED_FROM_THE_OLD_SITE.into(),
-            });
-            staging.remove(rel)?;
-        }
-    }
-    let Some(live) = live.filter(|t| t.sealed != 0) else { return Ok((warnings, Vec::new(), Vec::new())) };
-    let sealed = std::time::UNIX_EPOCH + std::time::Duration::from_nanos(live.sealed);
-    // Each folder of the tree but its top, with the names the build put in it.
-    let mut expected: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for path in live.pages.keys().chain(live.runs.keys()) {
-        let mut at = 0;
-        while let Some(i) = path[at..].find('/') {
-            let (folder, rest) = (&path[..at + i], &path[at + i + 1..]);
-            if let Some(name) = rest.split('/').next().filter(|n| !n.is_empty()) {
-                expected.entry(folder).or_default().insert(name);
-            }
-            at += i + 1;
-        }
-    }
-    for run in live.runs.keys() {
-        expected.entry(run.trim_end_matches('/')).or_default().extend(["g", PREVIEW]);
-    }
-    let output = &config.output;
-    let mut found = Vec::new();
-    let mut missing = Vec::new();
-    for (folder, names) in expected.iter().filter(|(f, _)| inside(f)) {
-        let dir = output.join(folder);
-        let changed = std::fs::symlink_metadata(&dir).ok().filter(|m| m.is_dir()).and_then(|m| m.modified().ok()).is_some_and(|t| t >= sealed);
-        if !changed {
-            continue;
-        }
-        let Some(all) = entries(&dir) else { continue };
-        // What the build put there and is gone (removed by hand), the top of the tree aside.
-        // (A run's preview and graph folder aside: not every run or comparison has a preview,
-        // and the graph folders are not looked into.)
-        let present: BTreeSet<&str> = all.iter().map(|(n, _)| n.as_str()).collect();
-        missing.extend(names.iter().filter(|n| !present.contains(**n) && **n != "g" && **n != PREVIEW).map(|n| format!("{folder}/{n}")));
-        // What the build did not put there, and links where it put a folder or a file.
-        for (name, link) in all.into_iter().filter(|(n, link)| *link || !names.contains(n.as_str())) {
-            let rel = format!("{folder}/{name}");
-            let ours = names.contains(name.as_str());
-            warnings.push(Warning {
-                path: shown(&output.join(&rel)),
-                message: if ours && link { LINK_IN_THE_NEW_SITE } else { NOT_IN_THE_NEW_SITE }.into(),
-            });
-            found.push(rel);
-        }
-    }
-    Ok((warnings, found, missing))
-}
-
-/// Said of a file or run folder of a bucket's site that is not there as the last build
-/// published it.
-const NOT_AS_PUBLISHED: &str = "not in the bucket as the last build published it (removed or changed by hand?)";
-
-/// What the record of a bucket's site (`live`) says it holds and its listing (`listed`: every
-/// object under the prefix with its size) lacks or holds at another size: pages and files by
-/// path, run folders (of runs and comparisons) by the sum of the sizes of their graph files,
-/// the objects under the folder that are not pages nor in a folder of another run inside it.
-fn lacking(live: &Tree, listed: &[(String, u64)]) -> (Vec<String>, Vec<String>) {
-    let sizes: HashMap<&str, u64> = listed.iter().map(|(rel, size)| (rel.as_str(), *size)).collect();
-    // (A file whose size the record does not give is checked for being there.)
-    let pages: Vec<String> = live.pages.keys().filter(|p| sizes.get(p.as_str()).is_none_or(|s| live.bytes.get(*p).is_some_and(|b| b != s))).cloned().collect();
-    let mut runs: HashMap<&str, u64> = live.runs.keys().map(|u| (u.as_str(), 0)).collect();
-    for (rel, size) in listed {
-        if live.pages.contains_key(rel) {
-            continue;
-        }
-        // The deepest run folder it is in.
-        let mut at = rel.len();
-        while let Some(i) = rel[..at].rfind('/') {
-            if let Some(sum) = runs.get_mut(&rel[..=i]) {
-                *sum += size;
-                break;
-            }
-            at = i;
-        }
-    }
-    // (A folder whose size the record does not give is not judged.)
-    let mut runs: Vec<String> = runs.into_iter().filter(|(u, sum)| live.bytes.get(*u).is_some_and(|b| b != sum)).map(|(u, _)| u.to_string()).collect();
-    runs.sort();
-    (pages, runs)
-}
-
-/// The entries of the folder `dir` (`None` when it cannot be read), each with whether it is a
-/// symbolic link, in name order.
-fn entries(dir: &std::path::Path) -> Option<Vec<(String, bool)>> {
-    let mut all: Vec<(String, bool)> =
-        std::fs::read_dir(dir).ok()?.flatten().map(|e| (e.file_name().to_string_lossy().into_owned(), e.file_type().is_ok_and(|t| t.is_symlink()))).collect();
-    all.sort();
-    Some(all)
-}
-
-/// The bytes of every file under `dir`.
-fn folder_bytes(dir: &std::path::Path) -> u64 {
-    walkdir::WalkDir::new(dir).into_iter().flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum()
-}
-
-/// The sizes of the files and run folders a build wrote, gathered from its threads.
-#[derive(Default)]
-struct Sizes(std::sync::Mutex<BTreeMap<String, u64>>, std::sync::Mutex<BTreeSet<String>>);
-
-impl Sizes {
-    /// Page `rel` was rendered again with the bytes it has in the published site.
-    fn same(&self, rel: &str) {
-        self.1.lock().expect("no panic while holding it").insert(rel.to_string());
-    }
-
-    fn put(&self, rel: &str, len: usize) {
-        self.put_u64(rel, len as u64);
-    }
-
-    fn put_u64(&self, rel: &str, len: u64) {
-        self.0.lock().expect("no panic while holding it").insert(rel.to_string(), len);
-    }
-
-    /// The size of everything in `desired`: what was written, else what the published tree
-    /// `live` holds the same, else what the staging tree (a folder) holds, else what the cache
-    /// entry of a run folder records.
-    /// Also returns the pages rendered with the bytes the published site has.
-    fn complete(self, desired: &Tree, live: &Tree, staging: &Output, cache: Option<&Cache>) -> (BTreeMap<String, u64>, BTreeSet<String>) {
-        let same = self.1.into_inner().expect("no panic while holding it");
-        let mut got = self.0.into_inner().expect("no panic while holding it");
-        let on_disk = |rel: &str| match staging {
-            Output::Folder(s) => std::fs::metadata(s.path(rel)).ok().map(|m| m.len()),
-            Output::Bucket(_) => None,
-        };
-        for (path, hash) in &desired.pages {
-            if !got.contains_key(path) {
-                let len = live.bytes.get(path).filter(|_| live.pages.get(path) == Some(hash)).copied().or_else(|| on_disk(path)).unwrap_or(0);
-                got.insert(path.clone(), len);
-            }
-        }
-        for (url, key) in &desired.runs {
-            if !got.contains_key(url) {
-                let len = live.bytes.get(url).filter(|_| live.runs.get(url) == Some(key)).copied();
-                let len = len.or_else(|| cache.and_then(|c| c.get(key)).map(|p| p.sums.iter().map(|s| s.len).sum()));
-                got.insert(url.clone(), len.unwrap_or(0));
-            }
-        }
-        (got, same)
-    }
-}
-
-/// Brings a staging tree whose content is unknown to the new state: every page rendered and
-/// written where it differs (and the static files `statics`), every run's graph files linked;
-/// the commit then sweeps the rest.
-fn rewrite(site: &Site, plan: &[Page], statics: &[(&str, &[u8])], archive: &Archive, staging: &Output, cache: Option<&Cache>, sizes: &Sizes) -> Result<(usize, usize), BuildError> {
-    for (rel, bytes) in statics {
-        staging.write(rel, bytes)?;
-        sizes.put(rel, bytes.len());
-    }
-    plan.par_iter().try_for_each(|page| -> Result<(), BuildError> {
-        let bytes = site.render(page).map_err(BuildError::Theme)?;
-        staging.write(&page.path, &bytes)?;
-        sizes.put(&page.path, bytes.len());
-        Ok(())
-    })?;
-    if let Some(cache) = cache {
-        let sets: Vec<(&str, &str)> = graph_sets(archive).collect();
-        sets.par_iter().try_for_each(|(url, key)| link_run(staging, cache, url, key, None).map(|n| sizes.put_u64(url, n)))?;
-    }
-    Ok((plan.len(), 0))
-}
-
-/// Brings the staging tree, known to be `live` changed by `next`, to the new state `desired`, touching
-/// only what differs: a page whose hash is unchanged is left, one the published site already
-/// has is linked from it, and only the others are rendered. The folders of the runs in
-/// `redone` are written again too, and the static files (`statics`) that differ.
-#[allow(clippy::too_many_arguments)]
-fn update(
-    site: &Site,
-    plan: &[Page],
-    statics: &[(&str, &[u8])],
-    desired: &Tree,
-    staging: &Output,
-    cache: &Cache,
-    live: &Tree,
-    next: &TreeDiff,
-    redone: &BTreeSet<String>,
-    sizes: &Sizes,
-) -> Result<(usize, usize), BuildError> {
-    // The work is found by walking the sorted maps side by side: a lookup per page and run
-    // was a large part of a rebuild at 100,000 runs, to find the few that differ
-    // (docs/BENCHMARKS.md, "Figures behind the code").
-    let pages = state::Work::between(&desired.pages, &live.pages, &next.pages);
-    let linkable: HashMap<&str, bool> = pages.set.iter().copied().collect();
-    let results: Vec<Result<(usize, usize), BuildError>> = plan
-        .par_iter()
-        .filter_map(|page| linkable.get(page.path.as_str()).map(|&published| (page, published)))
-        .map(|(page, published)| {
-            if published && staging.link_published(&page.path)? {
-                Ok((0, 1))
-            } else {
-                // Its hash differs from the staging tree's, so its bytes do.
-                let bytes = site.render(page).map_err(BuildError::Theme)?;
-                replace(staging, sizes, &page.path, &bytes)?;
-                Ok((1, 0))
-            }
-        })
-        .collect();
-    let mut counts = (0, 0);
-    for r in results {
-        let (a, b) = r?;
-        counts.0 += a;
-        counts.1 += b;
-    }
-    // The static files, whose bytes are known, as the pages.
-    for (rel, bytes) in statics {
-        match linkable.get(rel) {
-            Some(&published) => {
-                if !(published && staging.link_published(rel)?) {
-                    replace(staging, sizes, rel, bytes)?;
-                }
-            }
-            None => {}
-        }
-    }
-    for path in pages.remove {
-        staging.remove(path)?;
-    }
-    let runs = state::Work::between(&desired.runs, &live.runs, &next.runs);
-    if !runs.set.is_empty() {
-        // A run that moved to another folder is read from where it was published.
-        let wanted: BTreeSet<&str> = runs.set.iter().map(|&(url, _)| desired.runs[url].as_str()).collect();
-        for (url, key) in live.runs.iter().filter(|(_, k)| wanted.contains(k.as_str())) {
-            cache.home(key, url);
-        }
-    }
-    // A folder the tree holds nothing at (a new run) has nothing to remove first: in a bucket,
-    // looking would be a listing.
-    let holds = |url: &str| next.runs.get(url).map_or(live.runs.contains_key(url), |k| k.is_some());
-    runs.set.par_iter().try_for_each(|&(url, _)| link_run(staging, cache, url, &desired.runs[url], Some(holds(url))).map(|n| sizes.put_u64(url, n)))?;
-    if !redone.is_empty() {
-        // Runs decoded again where they were: their folders are written again too.
-        let set: BTreeSet<&str> = runs.set.iter().map(|&(url, _)| url).collect();
-        let again: Vec<(&String, &String)> = desired.runs.iter().filter(|(url, key)| redone.contains(*key) && !set.contains(url.as_str())).collect();
-        again.par_iter().try_for_each(|(url, key)| link_run(staging, cache, url, key, Some(true)).map(|n| sizes.put_u64(url, n)))?;
-    }
-    for url in runs.remove {
-        staging.remove(&format!("{url}g"))?;
-        staging.remove(&format!("{url}{PREVIEW}"))?;
-    }
-    Ok(counts)
 }
 
 /// The worker threads of a build: `threads`, or one per core.
@@ -1363,81 +751,6 @@ fn real_path(path: &std::path::Path) -> std::path::PathBuf {
     }
 }
 
-/// Every folder of graph files the site has, with the cache key of its files: each run's, and
-/// each comparison's.
-fn graph_sets(archive: &Archive) -> impl Iterator<Item = (&str, &str)> {
-    let runs = archive.runs.iter().map(|r| (r.url.as_str(), r.record.key.as_str()));
-    runs.chain(archive.comparisons.iter().map(|c| (c.url.as_str(), c.made.key.as_str())))
-}
-
-/// Writes `bytes`, known to differ from the staging tree's file at `rel`, and counts them (as
-/// bytes the published site already holds, when it does).
-fn replace(staging: &Output, sizes: &Sizes, rel: &str, bytes: &[u8]) -> Result<(), BuildError> {
-    staging.replace(rel, bytes)?;
-    sizes.put(rel, bytes.len());
-    if staging.published_holds(rel, bytes) {
-        sizes.same(rel);
-    }
-    Ok(())
-}
-
-/// Writes the graph files of run folder `url` (cache entry `key`) into the staging tree, which
-/// `holds` a folder there (its old files are removed first), holds nothing there (the files
-/// are written without a look at what is there: in a bucket, no read per file), or is not
-/// known (`None`: each file is written where it differs).
-fn link_run(staging: &Output, cache: &Cache, url: &str, key: &str, holds: Option<bool>) -> Result<u64, BuildError> {
-    // Where the files are when the entry's were let go: this folder of the published site.
-    cache.home(key, url);
-    let product = cache.get(key).ok_or_else(|| {
-        BuildError::Cache(format!(
-            "the build cache has lost the graphs of {url} (entry {key}); remove {} and build again",
-            cache.dir().display()
-        ))
-    })?;
-    if holds == Some(true) {
-        staging.remove(&format!("{url}g"))?;
-        staging.remove(&format!("{url}{PREVIEW}"))?;
-    }
-    // Copied, not linked: a file of the site edited in place must not change the cache. Each
-    // is checked against the length and hash its entry recorded.
-    for (rel, sum) in product.files.iter().zip(&product.sums) {
-        let bytes = cache.read(key, rel, sum).map_err(|why| {
-            cache.discard_damaged(key, why.clone());
-            BuildError::Cache(format!("{why}; the entry of {url} (cache entry {key}) was removed: build again to make it anew"))
-        })?;
-        if holds == Some(false) {
-            staging.replace(&format!("{url}{rel}"), &bytes)?;
-        } else {
-            staging.write(&format!("{url}{rel}"), &bytes)?;
-        }
-    }
-    Ok(product.sums.iter().map(|s| s.len).sum())
-}
-
-/// The names the published site holds (its `index.json`, and since version 3 its series'
-/// listings), for a build without a state.
-fn published_names(read: &dyn Fn(&str) -> Option<Vec<u8>>) -> slug::Record {
-    use crate::site::index_json::{Index, SeriesIndex};
-    let Some(index) = read("index.json").and_then(|b| serde_json::from_slice::<Index>(&b).ok()) else { return slug::Record::default() };
-    let mut names = index.names;
-    let mut profiles = index.profiles;
-    for s in &index.series {
-        // A listing is read only from inside the output folder.
-        let inside = crate::store::is_within(&s.index);
-        if let Some(listing) = read(&s.index).filter(|_| inside).and_then(|b| serde_json::from_slice::<SeriesIndex>(&b).ok()) {
-            profiles.extend(listing.profiles);
-        }
-    }
-    for p in &profiles {
-        names.runs.entry(p.source.clone()).or_insert_with(|| p.slug.clone());
-    }
-    for s in &index.series {
-        let slug = s.url.trim_start_matches("s/").trim_end_matches('/').to_string();
-        names.series.entry(s.name.clone()).or_insert(slug);
-    }
-    names
-}
-
 /// What every page and record depends on besides the runs: flamesite's version, every setting
 /// that shapes a graph, a record or a page, and the theme's files (not `keep_going`, the output
 /// folder or the cache folder, which change no byte of the site).
@@ -1476,17 +789,6 @@ fn fingerprint(config: &Config, theme: &Theme) -> String {
     h.finalize().to_hex().to_string()
 }
 
-/// A 64-bit hash of bytes, as the state keeps pages'.
-fn hash_bytes(b: &[u8]) -> u64 {
-    u64::from_le_bytes(blake3::hash(b).as_bytes()[..8].try_into().expect("eight bytes"))
-}
-
-fn hash_str(s: &str) -> u64 {
-    let mut h = rustc_hash::FxHasher::default();
-    s.hash(&mut h);
-    h.finish()
-}
-
 /// A hash of a run's record: equal hashes, records equal but for their files' stamps.
 fn record_hash(record: &RunRecord) -> u64 {
     // Not its files' stamps, which no page shows: a profile written again with the same bytes
@@ -1511,56 +813,3 @@ fn progress_bar(show: bool, len: usize) -> indicatif::ProgressBar {
     bar
 }
 
-/// A path outside the input folder as a warning shows it: absolute, since the command line
-/// prints warnings' paths relative to the input folder (a relative output folder, `public`,
-/// would otherwise read as `profiles/public/CNAME`).
-fn shown(path: &std::path::Path) -> String {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A record of a page, a theme file, a run and a comparison inside the run's folder.
-    fn live() -> Tree {
-        let mut t = Tree::default();
-        for (p, size) in [("index.html", 10), ("static/main.js", 20), ("p/a/1/index.html", 30), ("p/a/1/compare/index.html", 40)] {
-            t.pages.insert(p.into(), 1);
-            t.bytes.insert(p.into(), size);
-        }
-        t.pages.insert("CNAME".into(), 1);
-        t.runs.insert("p/a/1/".into(), "run".into());
-        t.runs.insert("p/a/1/compare/".into(), "comparison".into());
-        t.runs.insert("p/a/2/".into(), "no size known".into());
-        t.bytes.insert("p/a/1/".into(), 7);
-        t.bytes.insert("p/a/1/compare/".into(), 5);
-        t
-    }
-
-    fn listed(objects: &[(&str, u64)]) -> Vec<(String, u64)> {
-        objects.iter().map(|(r, s)| (r.to_string(), *s)).collect()
-    }
-
-    #[test]
-    fn a_bucket_that_holds_what_its_record_says_lacks_nothing() {
-        let whole = [
-            ("index.html", 10),
-            ("static/main.js", 20),
-            ("CNAME", 3),
-            ("p/a/1/index.html", 30),
-            ("p/a/1/g/cpu/manifest.json", 3),
-            ("p/a/1/g/cpu/c/0-0.bin.gz", 4),
-            ("p/a/1/compare/index.html", 40),
-            ("p/a/1/compare/g/cpu/manifest.json", 5),
-            ("robots.txt", 9),
-        ];
-        assert_eq!(lacking(&live(), &listed(&whole)), (vec![], vec![]));
-        // A page gone, a file of another size, a graph file gone from the run (not the
-        // comparison inside its folder); the file whose size the record lacks, when gone.
-        let cut = [("static/main.js", 21), ("p/a/1/index.html", 30), ("p/a/1/g/cpu/c/0-0.bin.gz", 4), ("p/a/1/compare/index.html", 40), ("p/a/1/compare/g/cpu/manifest.json", 5)];
-        let (pages, runs) = lacking(&live(), &listed(&cut));
-        assert_eq!(pages, ["CNAME", "index.html", "static/main.js"]);
-        assert_eq!(runs, ["p/a/1/"]);
-    }
-}

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-/// File name of the build state in the cache folder (see `crate::build::state`).
+/// File name of the build state in the cache folder (see `crate::publish::state`).
 pub const STATE: &str = "state.bin";
 
 /// Whether `name` is the name of an entry: 64 lower-case hex digits.
@@ -13,7 +13,7 @@ pub fn is_key(name: &str) -> bool {
     name.len() == 64 && name.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-/// File name of the state's data, beside [`STATE`] (see `crate::build::state`).
+/// File name of the state's data, beside [`STATE`] (see `crate::publish::state`).
 pub const DATA: &str = "state-data.bin";
 
 /// The most bytes a file of the build state ([`STATE`], [`DATA`]) is read or unpacked to: ten
