@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of flamesite, printing how long each phase took at the end:
-# - scripts/cycles.py fails when files or folders of the code import one another in a circle;
+# - scripts/cycles.py fails when a file of the code imports a later phase of the build than its
+#   own (ingest, derive, publish; drivers last, shared layers first: ARCHITECTURE.md), or when
+#   files or folders import one another in a circle; scripts/cycles_test.py tests it first;
 # - the Rust unit and integration tests of the workspace (the product and the bench generator,
 #   benches/synth), compiled once in the test profile (in the background from the start, while
 #   the installs below wait on the network) and run in parallel by cargo-nextest
@@ -207,7 +209,8 @@ export FLAMESITE_GCS_SERVER
 browser=$!
 exec 3>&- 3<&-
 
-phase "import circles among the code's files and folders (scripts/cycles.py)"
+phase "the phase order of the code's imports, and no circles (scripts/cycles.py, its tests first)"
+python3 scripts/cycles_test.py 2>"$logs/cycles_test" || { cat "$logs/cycles_test" >&2; exit 1; }
 python3 scripts/cycles.py
 
 phase "waiting for the compilation"
