@@ -28,8 +28,10 @@ use serde::{Deserialize, Serialize};
 
 /// Folder of a run's comparisons with its series' baseline: `p/<run>/vs/<baseline>/`.
 pub const VS: &str = "vs";
+/// File name of a run's link-preview image, in its folder.
+pub const PREVIEW: &str = "preview.png";
 /// Names inside a run's folder that are its own pages and data, never a run's segment.
-pub const RUN_SUBPAGES: &[&str] = &["g", "compare", "vs", "history", "index.html", "preview.png", "index.json"];
+pub const RUN_SUBPAGES: &[&str] = &["g", "compare", "vs", "history", "index.html", PREVIEW, "index.json"];
 
 /// Longest segment of a name, in bytes; longer ones are cut and hashed (file systems allow 255).
 pub const MAX_SEGMENT: usize = 120;

@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::archive::run::{Archive, GraphInfo, Run};
+use crate::graph::color::fnv1a32;
 use crate::store::chunk::Manifest;
 
 /// A span's bucket count is its run count divided by this, rounded up: a full span of 64 runs
@@ -34,15 +35,6 @@ pub fn buckets(runs: usize) -> usize {
 /// The spans of a series of `runs` runs: `(first run, number of runs)`, oldest first.
 pub fn spans(runs: usize) -> Vec<(usize, usize)> {
     (0..runs.div_ceil(SPAN)).map(|s| (s * SPAN, SPAN.min(runs - s * SPAN))).collect()
-}
-
-/// FNV-1a 32 of `name`'s bytes (the page script's `nameHash`).
-pub fn fnv1a(name: &str) -> u32 {
-    let mut h: u32 = 0x811C_9DC5;
-    for b in name.bytes() {
-        h = (h ^ b as u32).wrapping_mul(0x0100_0193);
-    }
-    h
 }
 
 /// `names.json` of a series' history.
@@ -191,7 +183,7 @@ pub fn names_json(span: &Span) -> String {
 pub fn bucket_json(span: &Span, k: usize) -> String {
     let mut out = serde_json::Map::new();
     for (name, points) in span.names.iter().zip(&span.points) {
-        if fnv1a(name) as usize % span.buckets != k {
+        if fnv1a32(name.as_bytes()) as usize % span.buckets != k {
             continue;
         }
         let round = |x: f64| (x * 1e6).round() / 1e6;
@@ -201,4 +193,24 @@ pub fn bucket_json(span: &Span, k: usize) -> String {
     let mut text = serde_json::Value::Object(out).to_string();
     text.push('\n');
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A name's bucket is part of the published format (the page script fetches the bucket it
+    /// computes): FNV-1a 32 of its UTF-8 bytes modulo the span's bucket count. The hashes were
+    /// computed outside this code: "main" is 0xEA90E208 (bucket 0 of 8),
+    /// "std::vec::Vec<T>::push" 0xC2DD1DDC (bucket 4), "naïve::λ" 0x11E27BBC (bucket 4).
+    #[test]
+    fn a_name_is_in_the_bucket_of_its_fnv1a32_hash() {
+        let names = ["main", "naïve::λ", "std::vec::Vec<T>::push"];
+        let span = Span { names: names.iter().map(|n| n.to_string()).collect(), buckets: 8, points: vec![vec![(0, 0.5, 1.0)]; 3] };
+        assert_eq!(bucket_json(&span, 0), "{\"main\":[[0,0.5,1.0]]}\n");
+        assert_eq!(bucket_json(&span, 4), "{\"naïve::λ\":[[0,0.5,1.0]],\"std::vec::Vec<T>::push\":[[0,0.5,1.0]]}\n");
+        for k in [1, 2, 3, 5, 6, 7] {
+            assert_eq!(bucket_json(&span, k), "{}\n");
+        }
+    }
 }

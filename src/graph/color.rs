@@ -32,7 +32,10 @@ impl Palette {
     }
 }
 
-/// FNV-1a, 32 bits, over the bytes of `s`.
+/// FNV-1a, 32 bits, over the bytes of `s`: the one hash of names in the output (docs/FORMAT.md
+/// "Colours"). It picks a function's colour, the hash appended to a shortened name
+/// (`archive::slug`) and a name's bucket in a series' history (`derive::history`); the page
+/// script's `fnv1a32` and `nameHash` (themes/default/static/format.js) compute the same.
 pub fn fnv1a32(s: &[u8]) -> u32 {
     let mut h: u32 = 0x811C_9DC5;
     for &b in s {
@@ -220,6 +223,8 @@ mod tests {
         assert_eq!(fnv1a32(b""), 0x811C_9DC5);
         assert_eq!(fnv1a32(b"a"), 0xE40C_292C);
         assert_eq!(fnv1a32(b"foobar"), 0xBF9C_F968);
+        // UTF-8 bytes, one at a time (computed outside this code).
+        assert_eq!(fnv1a32("naïve::λ".as_bytes()), 0x11E2_7BBC);
     }
 
     /// Colours must be the same in every release. The expected values were computed outside

@@ -27,8 +27,7 @@ use scan::Source;
 /// Rows of the first view a run page preloads the files of (a canvas 1080 px tall).
 pub const FIRST_VIEW_ROWS: u32 = 60;
 
-/// File name of a run's link-preview image, in its folder.
-pub const PREVIEW: &str = "preview.png";
+pub use crate::archive::slug::PREVIEW;
 
 /// What every ingest of a build shares.
 pub struct Ctx<'a> {
@@ -62,7 +61,7 @@ pub fn decode_into(cache: &Cache, config: &Config, source: &Source) -> Result<(S
         return Ok((key, false));
     }
     let pattern = config.archive.pattern.as_deref().map(archive::Pattern::new).transpose().map_err(err)?;
-    let words = |metadata: &BTreeMap<String, String>| preview_words(config, source, sidecar.as_ref(), pattern.as_ref(), metadata);
+    let words = |metadata: &BTreeMap<String, String>| preview_words(&describe(config, source, sidecar.as_ref(), pattern.as_ref(), metadata));
     cache
         .fill(&key, |sink| produce(config, source, unit.as_deref(), &words, sink))
         .map_err(|e| match e {
@@ -105,7 +104,10 @@ pub fn ingest(ctx: &Ctx, source: &Source, home: &str, sink: chunk::Sink) -> Resu
         Some(cache) => cache.key(&source.path, unit.as_deref(), &words_key(config, source, sidecar.as_ref())).map_err(err)?,
         None => String::new(),
     };
-    let words = |metadata: &BTreeMap<String, String>| preview_words(ctx.config, source, sidecar.as_ref(), ctx.pattern, metadata);
+    // The run is described once: while its preview is made (a profile decoded with a
+    // base_url), from the metadata the product then carries, else after.
+    let described = std::cell::OnceCell::new();
+    let words = |metadata: &BTreeMap<String, String>| preview_words(described.get_or_init(|| describe(config, source, sidecar.as_ref(), ctx.pattern, metadata)));
     // What is restored is checked: a broken entry is made again.
     let cached = ctx.cache.and_then(|c| c.verified_at(&key, Some(home)));
     let how = if cached.is_some() { How::Cached } else { How::Decoded };
@@ -123,9 +125,11 @@ pub fn ingest(ctx: &Ctx, source: &Source, home: &str, sink: chunk::Sink) -> Resu
         },
     };
 
-    let mtime = source.stamps.profile.mtime_seconds();
-    let (info, run_warnings) =
-        archive::describe(&source.rel, sidecar.as_ref(), &product.metadata, ctx.pattern, mtime, ctx.config.archive.date_from == DateFrom::Profile).map_err(err)?;
+    let (info, run_warnings) = match described.into_inner() {
+        Some(described) => described,
+        None => describe(config, source, sidecar.as_ref(), ctx.pattern, &product.metadata),
+    }
+    .map_err(err)?;
     let notes = archive::read_sidecar_at(&raw_base, stem, "md").map_err(err)?.map(|md| crate::ingest::notes::render(&md));
     let mut warnings = product.warnings;
     warnings.extend(run_warnings);
@@ -169,18 +173,23 @@ fn cpi_graph(decoded: &decode::Decoded) -> Result<Option<decode::Graph>, String>
     Ok(Some(decode::Graph { name: "cpi".into(), unit: cycles.unit.clone(), table, timeline: false }))
 }
 
-/// Decodes one profile and hands its graphs and (with a `base_url`) its preview image to
-/// `sink`, paths relative to the run's folder.
-/// What a run's link-preview image says ([`preview::png`]): its series, then its title with
-/// its date, unless the date is the file's time (which a copy changes, and which no cache key
-/// holds). Empty when the run cannot be described (its error comes later, from `ingest`).
-fn preview_words(config: &Config, source: &Source, sidecar: Option<&Sidecar>, pattern: Option<&archive::Pattern>, metadata: &BTreeMap<String, String>) -> Vec<String> {
+/// The run of `source` ([`archive::describe`]), from what its profile said about itself
+/// (`metadata`), with its warnings.
+fn describe(config: &Config, source: &Source, sidecar: Option<&Sidecar>, pattern: Option<&archive::Pattern>, metadata: &BTreeMap<String, String>) -> Result<(archive::RunInfo, Vec<String>), String> {
     let mtime = source.stamps.profile.mtime_seconds();
-    match archive::describe(&source.rel, sidecar, metadata, pattern, mtime, config.archive.date_from == DateFrom::Profile) {
+    archive::describe(&source.rel, sidecar, metadata, pattern, mtime, config.archive.date_from == DateFrom::Profile)
+}
+
+/// What a run's link-preview image says ([`preview::png`]), given the run as [`describe`]d:
+/// its series, then its title with its date, unless the date is the file's time (which a copy
+/// changes, and which no cache key holds). Empty when the run cannot be described (its error
+/// comes later, from `ingest`).
+fn preview_words(described: &Result<(archive::RunInfo, Vec<String>), String>) -> Vec<String> {
+    match described {
         Ok((info, _)) => {
             let date = info.date.display();
-            let second = if info.date_from == "file time" || info.title.contains(&date) { info.title } else { format!("{} · {date}", info.title) };
-            vec![info.series, second]
+            let second = if info.date_from == "file time" || info.title.contains(&date) { info.title.clone() } else { format!("{} · {date}", info.title) };
+            vec![info.series.clone(), second]
         }
         Err(_) => Vec::new(),
     }
@@ -199,6 +208,8 @@ fn words_key(config: &Config, source: &Source, sidecar: Option<&Sidecar>) -> Str
     format!("preview words {:?} {s:?} {:?} {:?}", source.rel, config.archive.pattern, config.archive.date_from)
 }
 
+/// Decodes one profile and hands its graphs and (with a `base_url`) its preview image to
+/// `sink`, paths relative to the run's folder.
 fn produce(config: &Config, source: &Source, unit: Option<&str>, words: &dyn Fn(&BTreeMap<String, String>) -> Vec<String>, sink: chunk::Sink) -> Result<Product, FillError> {
     let mut decoded = decode::decode_file(&source.path, config)?;
     let max = config.limits.max_graphs as usize;

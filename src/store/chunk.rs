@@ -585,12 +585,13 @@ fn encode_layout(
         sandwiches,
         order: (order == Order::Time).then(|| "time".to_string()),
     };
-    // Compact: the page fetches it for its first paint (the pretty form was twice the bytes).
+    // Compact: the page fetches it for its first paint (the pretty form took many more bytes:
+    // docs/BENCHMARKS.md, "Figures behind the code").
     let mut manifest_bytes = serde_json::to_vec(&manifest).expect("manifest serialises");
     manifest_bytes.push(b'\n');
     sink("manifest.json", &manifest_bytes)?;
     // And packed, which is what the page fetches: a large graph's list of chunks is tens of
-    // kilobytes of JSON that most hosts would send as it is (a fifth of that packed:
+    // kilobytes of JSON that most hosts would send as it is (far less packed:
     // docs/BENCHMARKS.md, "Figures behind the code").
     sink(PACKED_MANIFEST, &gz::pack(&manifest_bytes))?;
     Ok(manifest)
@@ -620,10 +621,11 @@ fn search_and_names(
     // A comparison of two runs has none: its search reads the runs' graphs.
     let searched = if differential && !buckets { 0 } else { old_id.len() };
     let intervals = |new: usize| &by_old[old_id[new]];
-    // A differential bucket's entry is about 10 bytes against a plain interval's 8: twice as
+    // A differential bucket's entry is a few bytes more than a plain interval's 8: twice as
     // many entries a file keep its bytes below those of version 4's files (24 bytes an entry,
     // `search_intervals` of them) with half the files, and on a comparison's wide searches the
-    // number of files fetched, not their bytes, is what takes the time (docs/BENCHMARKS.md).
+    // number of files fetched, not their bytes, is what takes the time (docs/BENCHMARKS.md,
+    // "Figures behind the code").
     let per_bucket = config.search_intervals as usize * if differential { 2 } else { 1 };
     let mut buckets = Vec::new();
     let mut lo = 0usize;
@@ -727,8 +729,8 @@ pub fn encode_graph(
 
 /// Writes the comparison of two runs' plain graphs as [`encode_graph`] does, but without search
 /// buckets: its before and after layouts are the runs' own graphs' layouts, whose buckets a
-/// search reads ([`DiffSearch::Runs`]; on the nightly series of docs/BENCHMARKS.md a
-/// comparison's buckets were nearly a quarter of the site).
+/// search reads ([`DiffSearch::Runs`]; on the nightly series of docs/BENCHMARKS.md the
+/// comparisons' buckets were a large part of the site: "Figures behind the code").
 pub fn encode_comparison(graph: &str, unit: &str, table: &FrameTable, config: &ChunkConfig, palette: Palette, sink: Sink) -> Result<Manifest, FillError> {
     if table.before.is_none() {
         return Err(format!("graph {graph}: a comparison is a differential table").into());
@@ -912,21 +914,22 @@ fn merge_lists(spans: &mut [(u64, u64)], starts: &[u32], kept: &mut [u32]) {
 const CODED: u32 = 4;
 /// Flag of a coded chunk whose parents are given by their rows in the chunk, and whose ids
 /// follow from their parents' (docs/FORMAT.md "Coded columns"): in a flame graph most frames
-/// are a first child, whose id is its parent's plus one. It halved what the ids and parents of
-/// the large profile's first view take packed (docs/BENCHMARKS.md, "Figures behind the code").
+/// are a first child, whose id is its parent's plus one. It took a large part off what the ids
+/// and parents of the large profile's first view take packed (docs/BENCHMARKS.md, "Figures
+/// behind the code").
 const PARENT_ROWS: u32 = 8;
 /// Flag of a chunk with [`PARENT_ROWS`] whose offsets are gaps from the sibling before in the
 /// chunk, else from the parent's offset when the parent is a row of the chunk (docs/FORMAT.md
 /// "Coded columns"): a first child starts where its parent does, so its gap is 0 where it was
-/// the parent's distance from the frame before at its depth. It took 8% off the nightly
-/// series of benches/footprint.sh (docs/BENCHMARKS.md, "Figures behind the code").
+/// the parent's distance from the frame before at its depth. It took a measurable part off the
+/// nightly series of benches/footprint.sh (docs/BENCHMARKS.md, "Figures behind the code").
 const FROM_PARENTS: u32 = 16;
 /// Flag of a differential chunk with [`FROM_PARENTS`] whose union offsets that follow neither
 /// a sibling nor a parent in the chunk are told from the after and before layouts' offsets
 /// (docs/FORMAT.md "Coded columns"): what is stored is the step, from the row before at its
 /// depth, of the difference between the union offset and the sum of the other two in union
-/// widths; such rows were a quarter of a comparison's chunk bytes, numbers of the union's 2^31
-/// scale that do not pack.
+/// widths; such rows were a large part of a comparison's chunk bytes, numbers of the union's
+/// 2^31 scale that do not pack (docs/BENCHMARKS.md, "Figures behind the code").
 const UNION_FROM_LAYOUTS: u32 = 32;
 /// Magic of a file of left-heavy offsets ([`encode_left`]).
 const LEFT_MAGIC: &[u8; 4] = b"FSLH";

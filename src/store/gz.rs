@@ -16,16 +16,16 @@ pub const SUFFIX: &str = ".gz";
 /// The first two bytes of a gzip member.
 const MAGIC: [u8; 2] = [0x1f, 0x8b];
 
-/// The compression level: zlib's default, most of level 9's gain on these files for a
-/// quarter of its time (docs/BENCHMARKS.md, "Footprint").
+/// The compression level: zlib's default, most of level 9's gain on these files in much less
+/// time (docs/BENCHMARKS.md, "Footprint").
 const LEVEL: u32 = 6;
 
 /// Whether data files are packed; a dry run turns it off (see [`skip_packing`]).
 static PACKING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
 
 /// For a process that writes no data file (`flamesite check`, a dry run whose sink discards
-/// every file): [`pack`] returns the bytes as they are. Packing was half of `check`'s time on
-/// a large pprof profile (docs/BENCHMARKS.md, "pprof again").
+/// every file): [`pack`] returns the bytes as they are. Packing was a large part of `check`'s
+/// time on a large pprof profile (docs/BENCHMARKS.md, "Figures behind the code").
 pub fn skip_packing() {
     PACKING.store(false, std::sync::atomic::Ordering::Relaxed);
 }

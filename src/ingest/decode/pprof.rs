@@ -455,8 +455,9 @@ type Split = (Vec<u8>, Vec<std::ops::Range<usize>>, Vec<[u32; 2]>);
 /// or is a group (wire type 3 or 4), which no field of `Profile` is.
 ///
 /// In the same pass, a string of the string table longer than `max_string` bytes (a function
-/// or file name; a 3 GiB one compresses to 14 MB) is refused before anything is decoded or
-/// copied, even when the profile is cut short inside it.
+/// or file name; one of gigabytes compresses to a small file: docs/BENCHMARKS.md, "Figures
+/// behind the code") is refused before anything is decoded or copied, even when the profile is
+/// cut short inside it.
 fn split_samples(bytes: &[u8], max_string: u64) -> Result<Option<Split>, String> {
     // String positions are kept in 32 bits: a larger profile is read by prost whole.
     if u32::try_from(bytes.len()).is_err() {
