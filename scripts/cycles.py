@@ -41,7 +41,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #   above all the model every phase speaks: ingest makes its RunRecord and Stamps, dates a run
 #   with archive::describe and names it with archive::slug (the one authority for URL names),
 #   and config checks archive.pattern with it. It imports only graph, so as a shared layer it
-#   still may not reach into a phase.
+#   still may not reach into a phase. objects is the object-store client both doors share
+#   (profiles read from a bucket, a site published to one).
 # - ingest: one run's profile to its graph files and record.
 # - derive: products of several runs.
 # - publish: site (pages, feeds, index.json, charts, theme), src/publish/ (split out of
@@ -57,6 +58,7 @@ RANKS = {
     "graph": SHARED,
     "store": SHARED,
     "archive": SHARED,
+    "objects": SHARED,
     "ingest": INGEST,
     "derive": DERIVE,
     "site": PUBLISH,
@@ -79,9 +81,6 @@ EXCEPTIONS = [
     ("src/ingest/cache.rs", "crate::output::record",
      "the names of the cache's entries and of the build state are kept in output/record.rs, "
      "for the bucket's copy of the record; they belong to the cache's door"),
-    ("src/ingest/remote.rs", "crate::output::bucket",
-     "profiles in a bucket are listed and read with output's object-store client, which "
-     "ARCHITECTURE 2 moves to objects/, shared by both doors"),
     ("src/derive/mod.rs", "crate::output",
      "with no cache, derive reads runs' graph files back from the staging tree "
      "(Source::Staging) instead of handing derive the graphs as data"),

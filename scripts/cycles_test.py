@@ -150,11 +150,11 @@ class PhaseOrder(Tree):
 
     def test_a_new_folder_must_be_placed(self):
         status, err = self.check({
-            "src/site/a.rs": "use crate::objects::Client;\n",
-            "src/objects/mod.rs": "",
+            "src/site/a.rs": "use crate::fleet::Client;\n",
+            "src/fleet/mod.rs": "",
         })
         self.assertEqual(status, 1)
-        self.assertIn("objects has no place in the phase order", err)
+        self.assertIn("fleet has no place in the phase order", err)
 
     def test_an_exception_lets_one_import_pass_and_must_stay_needed(self):
         files = {"src/ingest/cache.rs": "use crate::output::Published;\n", "src/output/mod.rs": ""}

@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 use crate::config::{Config, INIT_TOML};
 use crate::build::{self, Options, Summary};
+use crate::error::CommandError;
 
 /// Turns a directory of profiles into a static archive of interactive flame graphs.
 #[derive(Parser, Debug)]
@@ -117,23 +118,23 @@ pub fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
-        Err(msg) => {
-            crate::say!("error: {}", printable(&msg));
-            ExitCode::from(2)
+        Err(e) => {
+            crate::say!("error: {}", printable(&e.to_string()));
+            ExitCode::from(e.exit_status())
         }
     }
 }
 
-fn run(cli: Cli) -> Result<ExitCode, String> {
+fn run(cli: Cli) -> Result<ExitCode, CommandError> {
     let command = cli.command.unwrap_or(Command::Build(BuildArgs::default()));
     match command {
         Command::Build(args) if args.shard.is_some() => {
-            let config = load_config(cli.config.as_deref(), &args)?;
+            let config = load_config(cli.config.as_deref(), &args).map_err(CommandError::Usage)?;
             let (i, n) = args.shard.expect("a shard");
             if args.no_cache {
-                return Err("--shard stores what it decodes in the build cache (or a bucket's record): it cannot be used with --no-cache".into());
+                return Err(CommandError::Usage("--shard stores what it decodes in the build cache (or a bucket's record): it cannot be used with --no-cache".into()));
             }
-            let s = build::shard::shard(&config, args.threads, i, n).map_err(|e| e.to_string())?;
+            let s = build::shard::shard(&config, args.threads, i, n)?;
             let mut err = std::io::stderr().lock();
             for e in &s.skipped {
                 let _ = writeln!(err, "error: {}", printable(&format!("{}: {}", config.input.join(&e.path).display(), e.reason)));
@@ -150,9 +151,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(if s.skipped.is_empty() || config.keep_going || args.keep_going { ExitCode::SUCCESS } else { ExitCode::from(1) })
         }
         Command::Build(args) => {
-            let config = load_config(cli.config.as_deref(), &args)?;
+            let config = load_config(cli.config.as_deref(), &args).map_err(CommandError::Usage)?;
             let options = Options { threads: args.threads, progress: true, dry_run: false, cache: !args.no_cache };
-            let summary = build::build(&config, &options).map_err(|e| e.to_string())?;
+            let summary = build::build(&config, &options)?;
             Ok(report(&summary, &config, false))
         }
         Command::Check { formats: true, .. } => {
@@ -163,11 +164,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Check { build: args, .. } => {
-            let config = load_config(cli.config.as_deref(), &args)?;
+            let config = load_config(cli.config.as_deref(), &args).map_err(CommandError::Usage)?;
             let options = Options { threads: args.threads, progress: true, dry_run: true, cache: false };
             // Nothing is written: the data files need not be packed.
             crate::store::gz::skip_packing();
-            let summary = build::build(&config, &options).map_err(|e| e.to_string())?;
+            let summary = build::build(&config, &options)?;
             let mut out = std::io::stdout().lock();
             for p in &summary.built {
                 for g in &p.graphs {
@@ -177,21 +178,21 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(report(&summary, &config, true))
         }
         Command::Serve { build, port } => {
-            let config = load_config(cli.config.as_deref(), &build)?;
+            let config = load_config(cli.config.as_deref(), &build).map_err(CommandError::Usage)?;
             if build.shard.is_some() {
-                return Err("--shard is for `flamesite build` on one of several machines, not for serve".into());
+                return Err(CommandError::Usage("--shard is for `flamesite build` on one of several machines, not for serve".into()));
             }
             if crate::config::is_url(&config.input) {
-                return Err(format!("serve watches a local folder of profiles, and the input is {}: give a folder with --input", config.input.display()));
+                return Err(CommandError::Usage(format!("serve watches a local folder of profiles, and the input is {}: give a folder with --input", config.input.display())));
             }
             if crate::config::is_url(&config.output) {
-                return Err(format!(
+                return Err(CommandError::Usage(format!(
                     "serve previews a site in a local folder, and the output is {}: give a folder with --output (a bucket is served by its host)",
                     config.output.display()
-                ));
+                )));
             }
             let options = Options { threads: build.threads, progress: true, dry_run: false, cache: !build.no_cache };
-            let summary = build::build(&config, &options).map_err(|e| e.to_string())?;
+            let summary = build::build(&config, &options)?;
             // `serve` goes on whatever the build skipped: its exit status is not the build's.
             let _ = report(&summary, &config, false);
             let mut watched = vec![config.input.clone()];
@@ -266,7 +267,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let stdout = std::io::stdout();
             let mut out = stdout.lock();
             match out.write_all(report.render(format).as_bytes()).and_then(|_| out.flush()) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.to_string()),
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(CommandError::Stdout(e)),
                 _ => {}
             }
             let graphs = format!("{} graph{}", made.graphs.len(), if made.graphs.len() == 1 { "" } else { "s" });
@@ -285,7 +286,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             let mut out = std::io::BufWriter::new(stdout.lock());
             crate::store::fold::fold(&graph_dir, &mut out)?;
             match out.flush() {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.to_string()),
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CommandError::Stdout(e)),
                 _ => Ok(ExitCode::SUCCESS),
             }
         }

@@ -76,6 +76,41 @@ impl fmt::Display for Warning {
     }
 }
 
+/// Why a command of the command line failed: its `Display` is the sentence printed after
+/// `error: `, and its kind gives the exit status ([`CommandError::exit_status`]).
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    /// The command line or `site.toml` asks for what flamesite does not do (`--shard` with
+    /// `--no-cache`, a bucket to `serve`, no `site.toml`, …).
+    #[error("{0}")]
+    Usage(String),
+    /// A build could not run (`build`, `check`, `serve`), with the typed reason.
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    /// `init`, `diff`, `fold` or `serve` failed; the sentence names the file or the address.
+    #[error("{0}")]
+    Failed(String),
+    /// Writing the command's result to standard output failed.
+    #[error("standard output: {0}")]
+    Stdout(std::io::Error),
+}
+
+impl From<String> for CommandError {
+    fn from(sentence: String) -> CommandError {
+        CommandError::Failed(sentence)
+    }
+}
+
+impl CommandError {
+    /// The process's exit status: 2 for every error (1 is a build that skipped a profile or a
+    /// budget exceeded, which are not errors of the command).
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            CommandError::Usage(_) | CommandError::Build(_) | CommandError::Failed(_) | CommandError::Stdout(_) => 2,
+        }
+    }
+}
+
 /// Why a build could not run at all.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
@@ -103,6 +138,22 @@ pub enum BuildError {
     /// names the path. Nothing was published.
     #[error("{0}")]
     Write(String),
+    /// Object storage failed while the build was `doing` something (empty: opening it); the
+    /// store's error, which names the object, is its source.
+    #[error("{}{source}", if doing.is_empty() { String::new() } else { format!("{doing}: ") })]
+    Bucket {
+        /// What the build was doing: "reading the record of the published site", …
+        doing: &'static str,
+        /// The store's error.
+        source: BucketError,
+    },
+}
+
+impl BuildError {
+    /// A failure of object storage while the build was `doing` something.
+    pub fn bucket(doing: &'static str) -> impl FnOnce(BucketError) -> BuildError {
+        move |source| BuildError::Bucket { doing, source }
+    }
 }
 
 /// Why an operation on object storage failed (`output::bucket`). Messages name the object by
@@ -198,4 +249,11 @@ impl OutputError {
         let path = path.into();
         move |source| OutputError::Io { path, source }
     }
+}
+
+/// A path outside the input folder as a warning shows it: absolute, since the command line
+/// prints warnings' paths relative to the input folder (a relative output folder, `public`,
+/// would otherwise read as `profiles/public/CNAME`).
+pub fn shown(path: &std::path::Path) -> String {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
 }

@@ -39,6 +39,7 @@ pub mod diff;
 pub mod error;
 pub mod graph;
 pub mod ingest;
+pub mod objects;
 pub mod output;
 pub mod publish;
 pub mod serve;

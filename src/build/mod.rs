@@ -28,13 +28,13 @@ use crate::archive::run::{group, Archive, Compared, GraphChanges};
 use crate::archive::{slug, Pattern};
 use crate::config::Config;
 use crate::derive;
-use crate::error::{BuildError, IngestError, ProfileError, Warning, FillError};
+use crate::error::{shown, BuildError, IngestError, ProfileError, Warning, FillError};
 use crate::ingest::cache::{self, Cache};
 use crate::ingest::{self, scan, How, RunRecord};
 use crate::output::{bucket, Output, Published};
 use crate::site::theme::Theme;
 use crate::publish::state::{self, SavedRun};
-use crate::publish::{published_names, push_record, shown, Handed, Publish};
+use crate::publish::{published_names, push_record, Handed, Publish};
 
 /// How to run a build.
 #[derive(Clone, Debug, Default)]
@@ -191,7 +191,7 @@ struct Build<'a> {
     /// When the profiles are in object storage: what downloads those the build reads.
     remote: Option<crate::ingest::remote::Remote>,
     /// The tree being brought to the new state (none for a dry run).
-    staging: Option<Output>,
+    staging: Option<Box<dyn Output>>,
     /// When publishing to object storage: the bucket, and its publish lock while the build runs.
     bucket: Option<(std::sync::Arc<bucket::Bucket>, bucket::Lock)>,
     cache: Option<Cache>,
@@ -265,14 +265,14 @@ impl<'a> Build<'a> {
             if let (Some(s), true) = (&mut staging, ours) {
                 s.mark_changes_in(cache_dir.join(state::DIRTY));
             }
-            (staging.map(Output::Folder), cache, None)
+            (staging.map(|s| Box::new(s) as Box<dyn Output>), cache, None)
         } else {
             // A bucket keeps the build's record beside the site; the cache folder holds a copy
             // of it while the build runs.
             if !options.cache {
                 return Err(BuildError::Config("--no-cache: a site in object storage is published from the record it keeps beside it, which the cache folder holds while a build runs".into()));
             }
-            let b = std::sync::Arc::new(bucket::Bucket::open(&config.output.to_string_lossy(), "output").map_err(|e| BuildError::Config(e.to_string()))?);
+            let b = std::sync::Arc::new(bucket::Bucket::open(&config.output.to_string_lossy(), "output").map_err(BuildError::bucket(""))?);
             if options.dry_run {
                 (None, None, None)
             } else {
@@ -281,10 +281,10 @@ impl<'a> Build<'a> {
                 bucket::refuse_inside_another_site(&b)?;
                 let lock = bucket::Lock::take(b.clone())?;
                 let cache = open_cache()?;
-                pulled = bucket::pull_state(&b, &cache_dir, cache::STATE).map_err(|e| BuildError::Write(format!("reading the record of the published site: {e}")))?;
+                pulled = bucket::pull_state(&b, &cache_dir, cache::STATE).map_err(BuildError::bucket("reading the record of the published site"))?;
                 let staging = bucket::Staging::new(b.clone(), &lock)?;
                 let mirror = bucket::Mirror::new(b.clone(), cache_dir.join(MIRROR));
-                (Some(Output::Bucket(staging)), Some(cache.publishing_to(Published::Bucket(mirror))), Some((b, lock)))
+                (Some(Box::new(staging) as Box<dyn Output>), Some(cache.publishing_to(Published::Bucket(mirror))), Some((b, lock)))
             }
         };
         let mut summary = Summary::default();
@@ -347,7 +347,7 @@ impl<'a> Build<'a> {
     fn ingest(&mut self) -> Result<Vec<Ingested>, BuildError> {
         let cache_dir = self.config.cache_folder();
         if let (Some((b, _)), Some(_)) = (&self.bucket, &self.header) {
-            let refused = bucket::pull_state(b, &cache_dir, state::DATA).map_err(|e| BuildError::Write(format!("reading the record of the published site: {e}")))?;
+            let refused = bucket::pull_state(b, &cache_dir, state::DATA).map_err(BuildError::bucket("reading the record of the published site"))?;
             self.summary.warnings.extend(refused);
         }
         let data = self.header.as_ref().map_or(Ok(None), |h| state::Data::load(&cache_dir, h));
@@ -624,7 +624,7 @@ impl<'a> Build<'a> {
         }
         let source = match (&self.cache, &self.staging) {
             (Some(c), _) => derive::Source::Cache(c),
-            (None, Some(s)) => derive::Source::Staging(s),
+            (None, Some(s)) => derive::Source::Staging(&**s),
             (None, None) => return Ok(()),
         };
         let config = self.config;

@@ -57,7 +57,7 @@ fn shard_in(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<S
     let pool = super::worker_pool(threads)?;
     let (scanned, remote) = super::scan_input(config, &pool)?;
     let dir = config.cache_folder();
-    let bucket = if crate::config::is_url(&config.output) { Some(Arc::new(bucket::Bucket::open(&config.output.to_string_lossy(), "output").map_err(|e| BuildError::Config(e.to_string()))?)) } else { None };
+    let bucket = if crate::config::is_url(&config.output) { Some(Arc::new(bucket::Bucket::open(&config.output.to_string_lossy(), "output").map_err(BuildError::bucket(""))?)) } else { None };
     if let Some(b) = &bucket {
         // A shard stores into the site's record: not inside another site's prefix either.
         bucket::refuse_inside_another_site(b)?;
@@ -103,7 +103,7 @@ fn shard_in(config: &Config, threads: Option<usize>, i: u32, n: u32) -> Result<S
     summary.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     if let Some(b) = &bucket {
         // Each entry with its files: the build that publishes reads them from there.
-        bucket::push_entries(b, &dir, &made).map_err(|e| BuildError::Write(format!("storing the decoded profiles: {e}")))?;
+        bucket::push_entries(b, &dir, &made).map_err(BuildError::bucket("storing the decoded profiles"))?;
     }
     Ok(summary)
 }

@@ -35,7 +35,7 @@ pub enum Source<'a> {
     /// The cache.
     Cache(&'a Cache),
     /// The staging tree, which received the graph files directly.
-    Staging(&'a Output),
+    Staging(&'a dyn Output),
 }
 
 /// What derive made, besides the archive's comparisons.
@@ -130,8 +130,8 @@ pub fn derive(config: &Config, archive: &mut Archive, source: Source, mut known:
             if shared.is_empty() {
                 return None;
             }
-            // Taken from `known` below, without a copy: at 100,000 runs, copying every
-            // known comparison was a tenth of adding one run.
+            // Taken from `known` below, without a copy: copying every known comparison was a
+            // measurable part of adding one run (docs/BENCHMARKS.md, "Figures behind the code").
             if let Source::Cache(_) = source {
                 if known.contains_key(key) {
                     return Some(Ok(Made::Known));

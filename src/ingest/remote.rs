@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::archive::run::Stamp;
 use crate::error::BucketError;
-use crate::output::bucket::Bucket;
+use crate::objects::Bucket;
 
 use super::scan::{self, Scan, Source};
 

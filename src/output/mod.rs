@@ -2,111 +2,191 @@
 //! it back. A site is published to a local folder ([`staging`]: a second tree swapped in at
 //! once) or to object storage ([`bucket`]: changes uploaded in an order no reader can tell
 //! from a whole site); [`Output`] and [`Published`] are the one seam the build goes through,
-//! whichever it is.
+//! whichever it is, and [`foreign`] what each finds there that the build did not write.
 
 pub mod bucket;
+pub mod foreign;
 pub mod record;
 pub mod staging;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::error::OutputError;
+use crate::error::{shown, OutputError, Warning};
+use record::Tree;
 
-/// The tree a build brings to the new site.
-pub enum Output {
-    /// A folder beside the output folder, swapped in.
-    Folder(staging::Staging),
-    /// The bucket itself, changed in order.
-    Bucket(bucket::Staging),
-}
-
-impl Output {
+/// The door to the published site: the tree a build brings to the new site, then publishes
+/// ([`Output::commit`]). A folder ([`staging::Staging`]: a second tree beside the output,
+/// swapped in at once) and a bucket ([`bucket::Staging`]: the bucket itself, changed in
+/// order) are its two implementations; no caller outside this module knows which it has.
+pub trait Output: Send + Sync {
     /// Makes the file at `rel` (a `/`-separated path) hold `bytes`; writes only if it differs.
-    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
-        match self {
-            Output::Folder(s) => s.write(rel, bytes),
-            Output::Bucket(s) => s.write(rel, bytes),
-        }
-    }
+    fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError>;
 
     /// Makes the file at `rel` hold `bytes`, known to differ from what it holds.
-    pub fn replace(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
-        match self {
-            Output::Folder(s) => s.replace(rel, bytes),
-            Output::Bucket(s) => s.replace(rel, bytes),
-        }
-    }
+    fn replace(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError>;
+
+    /// Removes the file or folder at `rel`, as the tree held it before this publish: a build
+    /// removes a path before it writes there (a run's old graph files, then its new ones),
+    /// never after (a bucket keeps what this publish wrote).
+    fn remove(&self, rel: &str) -> Result<(), OutputError>;
 
     /// Makes the file at `rel` the published site's file at `rel`, which holds the right bytes.
     /// A bucket is the published site: nothing to do. `false` when it could not be (a folder's
     /// published file reached through a symbolic link): the caller writes the bytes.
-    pub fn link_published(&self, rel: &str) -> Result<bool, OutputError> {
-        match self {
-            Output::Folder(s) => s.link_published(rel),
-            Output::Bucket(_) => Ok(true),
-        }
-    }
+    fn link_published(&self, rel: &str) -> Result<bool, OutputError>;
 
     /// Whether the published site's file at `rel` holds `bytes` already (unknown in a bucket:
     /// `false`).
-    pub fn published_holds(&self, rel: &str, bytes: &[u8]) -> bool {
-        match self {
-            Output::Folder(s) => s.published_holds(rel, bytes),
-            Output::Bucket(_) => false,
-        }
-    }
+    fn published_holds(&self, rel: &str, bytes: &[u8]) -> bool;
 
-    /// The symbolic links removed from a folder's staging tree where the site has a folder
-    /// (never written through); a bucket has none.
-    pub fn unlinked(&self) -> Vec<String> {
-        match self {
-            Output::Folder(s) => s.unlinked(),
-            Output::Bucket(_) => Vec::new(),
-        }
-    }
-
-    /// Removes the file or folder at `rel`.
-    pub fn remove(&self, rel: &str) -> Result<(), OutputError> {
-        match self {
-            Output::Folder(s) => s.remove(rel),
-            Output::Bucket(s) => s.remove(rel),
-        }
-    }
+    /// The symbolic links removed from the tree where the site has a folder (never written
+    /// through), each by its path; a bucket has none.
+    fn unlinked(&self) -> Vec<String>;
 
     /// Where the file `rel` this build wrote can be read on this machine.
-    pub fn path(&self, rel: &str) -> PathBuf {
-        match self {
-            Output::Folder(s) => s.path(rel),
-            Output::Bucket(s) => s.path(rel),
-        }
-    }
+    fn path(&self, rel: &str) -> PathBuf;
+
+    /// How a warning names the file or folder `rel` of the tree: its absolute path, or its
+    /// object's address.
+    fn name(&self, rel: &str) -> String;
 
     /// The identities of the tree being changed and of the published tree (0: none), which the
     /// build state names trees by.
-    pub fn inodes(&self) -> (u64, u64) {
-        match self {
-            Output::Folder(s) => s.inodes(),
-            Output::Bucket(s) => s.inodes(),
-        }
-    }
+    fn inodes(&self) -> (u64, u64);
 
-    /// The file system's time now, as it stamps the output's files ([`staging::Staging::clock`];
-    /// 0 for a bucket, whose objects are not looked into).
-    pub fn clock(&self) -> u64 {
-        match self {
-            Output::Folder(s) => s.clock(),
-            Output::Bucket(_) => 0,
-        }
-    }
+    /// The time now, as the output stamps its files (0 when its files are not looked into).
+    fn clock(&self) -> u64;
+
+    /// The size of the file `rel` of the tree, when it can be told without a request (a
+    /// folder's); `None` otherwise.
+    fn size(&self, rel: &str) -> Option<u64>;
+
+    /// The bytes of every file in the tree, when they can be counted on this machine.
+    fn bytes(&self) -> Option<u64>;
+
+    /// What the output holds that the build does not write, and what it lacks of what the
+    /// record of the last build (`live`, when that record describes the published tree) says
+    /// it holds. `ours`: the names at the site's top that the build writes; `left`: what the
+    /// last build found put by hand in the tree now being changed (removed from it first).
+    /// A bucket, often shared, takes `ours` as the only names of the site it may remove.
+    fn survey(&self, ours: &BTreeSet<String>, live: Option<&Tree>, left: &[String]) -> Result<Survey, OutputError>;
 
     /// Publishes the new site (see [`staging::Staging::commit`], [`bucket::Staging::commit`]);
-    /// returns the identity of the tree the next build starts from when it is a copy of the new
-    /// site.
-    pub fn commit(self, sweep: bool, mirror: bool) -> Result<Option<u64>, OutputError> {
-        match self {
-            Output::Folder(s) => s.commit(sweep, mirror),
-            Output::Bucket(s) => s.commit(sweep),
-        }
+    /// `sweep`: remove what the build did not write; `mirror`: make the tree the next build
+    /// starts from a copy of the new site. Returns that tree's identity when it is one.
+    fn commit(self: Box<Self>, sweep: bool, mirror: bool) -> Result<Option<u64>, OutputError>;
+}
+
+/// What [`Output::survey`] found.
+#[derive(Debug, Default)]
+pub struct Survey {
+    /// Said of what was put in the output by hand, and of what was removed from it.
+    pub warnings: Vec<Warning>,
+    /// What was put by hand inside the published tree's folders: the next build, which brings
+    /// that tree up to date, removes it first.
+    pub found: Vec<String>,
+    /// What the published tree lacks of what the record says it holds (removed by hand): the
+    /// next build, which brings that tree up to date, writes it again.
+    pub missing: Vec<String>,
+    /// Pages and files the published site does not hold as its record says, to write again.
+    pub pages_lacking: Vec<String>,
+    /// Run folders whose graph files are not all there as the record says.
+    pub runs_lacking: Vec<String>,
+}
+
+impl Output for staging::Staging {
+    fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
+        staging::Staging::write(self, rel, bytes)
+    }
+    fn replace(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
+        staging::Staging::replace(self, rel, bytes)
+    }
+    fn remove(&self, rel: &str) -> Result<(), OutputError> {
+        staging::Staging::remove(self, rel)
+    }
+    fn link_published(&self, rel: &str) -> Result<bool, OutputError> {
+        staging::Staging::link_published(self, rel)
+    }
+    fn published_holds(&self, rel: &str, bytes: &[u8]) -> bool {
+        staging::Staging::published_holds(self, rel, bytes)
+    }
+    fn unlinked(&self) -> Vec<String> {
+        staging::Staging::unlinked(self)
+    }
+    fn path(&self, rel: &str) -> PathBuf {
+        staging::Staging::path(self, rel)
+    }
+    fn name(&self, rel: &str) -> String {
+        shown(&staging::Staging::path(self, rel))
+    }
+    fn inodes(&self) -> (u64, u64) {
+        staging::Staging::inodes(self)
+    }
+    fn clock(&self) -> u64 {
+        staging::Staging::clock(self)
+    }
+    fn size(&self, rel: &str) -> Option<u64> {
+        std::fs::metadata(staging::Staging::path(self, rel)).ok().map(|m| m.len())
+    }
+    fn bytes(&self) -> Option<u64> {
+        Some(foreign::folder_bytes(&staging::Staging::path(self, "")))
+    }
+    fn survey(&self, ours: &BTreeSet<String>, live: Option<&Tree>, left: &[String]) -> Result<Survey, OutputError> {
+        foreign::survey_folder(self, self.given(), ours, live, left)
+    }
+    fn commit(self: Box<Self>, sweep: bool, mirror: bool) -> Result<Option<u64>, OutputError> {
+        staging::Staging::commit(*self, sweep, mirror)
+    }
+}
+
+impl Output for bucket::Staging {
+    fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
+        bucket::Staging::write(self, rel, bytes)
+    }
+    fn replace(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
+        bucket::Staging::replace(self, rel, bytes)
+    }
+    fn remove(&self, rel: &str) -> Result<(), OutputError> {
+        bucket::Staging::remove(self, rel)
+    }
+    fn link_published(&self, _rel: &str) -> Result<bool, OutputError> {
+        Ok(true)
+    }
+    fn published_holds(&self, _rel: &str, _bytes: &[u8]) -> bool {
+        false
+    }
+    fn unlinked(&self) -> Vec<String> {
+        Vec::new()
+    }
+    fn path(&self, rel: &str) -> PathBuf {
+        bucket::Staging::path(self, rel)
+    }
+    fn name(&self, rel: &str) -> String {
+        format!("{}/{rel}", self.bucket().url())
+    }
+    fn inodes(&self) -> (u64, u64) {
+        bucket::Staging::inodes(self)
+    }
+    fn clock(&self) -> u64 {
+        0
+    }
+    fn size(&self, _rel: &str) -> Option<u64> {
+        None
+    }
+    fn bytes(&self) -> Option<u64> {
+        None
+    }
+    fn survey(&self, ours: &BTreeSet<String>, live: Option<&Tree>, _left: &[String]) -> Result<Survey, OutputError> {
+        // Only the folders and files the site writes are its.
+        self.set_ours(ours.iter().cloned());
+        // What the record says the bucket holds is checked against one listing of it (sizes).
+        let Some(live) = live else { return Ok(Survey::default()) };
+        let listed = self.bucket().list("").map_err(|e| OutputError::Bucket(format!("checking the published site: {e}")))?;
+        Ok(foreign::survey_bucket(&listed, live))
+    }
+    fn commit(self: Box<Self>, sweep: bool, _mirror: bool) -> Result<Option<u64>, OutputError> {
+        bucket::Staging::commit(*self, sweep)
     }
 }
 
@@ -157,22 +237,7 @@ impl Published {
     }
 }
 
-/// The Content-Type of the site's file `rel`.
-pub fn content_type(rel: &str) -> &'static str {
-    match Path::new(rel).extension().and_then(|e| e.to_str()).unwrap_or("") {
-        "html" => "text/html; charset=utf-8",
-        "js" => "text/javascript; charset=utf-8",
-        "css" => "text/css; charset=utf-8",
-        "json" => "application/json",
-        // Packed data files (src/store/gz.rs), as GitHub Pages and most hosts label them.
-        "gz" => "application/gzip",
-        "svg" => "image/svg+xml",
-        "png" => "image/png",
-        "xml" => "application/atom+xml",
-        "txt" => "text/plain; charset=utf-8",
-        _ => "application/octet-stream",
-    }
-}
+pub use crate::objects::content_type;
 
 /// What kind of site an `index.json` says a folder or a prefix holds, when flamesite wrote it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -279,3 +344,83 @@ pub fn remove_dead_temp_folders() -> Vec<PathBuf> {
     removed
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::sync::Arc;
+
+    /// Two publishes of a small site through the door: the first writes, replaces and removes,
+    /// the second changes a page, adds one and removes a folder; each surveys and commits as a
+    /// build does. Returns what `read` says the site holds after each.
+    fn publish_twice(open: &dyn Fn() -> Box<dyn Output>, read: &dyn Fn() -> BTreeMap<String, Vec<u8>>) -> [BTreeMap<String, Vec<u8>>; 2] {
+        let ours: BTreeSet<String> = ["index.html", "index.json", "p", "static"].map(String::from).into();
+        // What makes a folder or a prefix a flamesite site, which the next publish replaces.
+        let index = br#"{"format":"flamesite-index","version":3,"series":[],"names":{"runs":{},"series":{}}}"#;
+        let out = open();
+        out.write("index.json", index).unwrap();
+        out.write("index.html", b"<h1>one</h1>").unwrap();
+        out.write("static/a.css", b"a {}").unwrap();
+        out.write("p/a/index.html", b"a").unwrap();
+        out.write("p/b/index.html", b"b").unwrap();
+        out.write("p/e/index.html", b"e, which the next publish leaves out").unwrap();
+        out.replace("p/a/index.html", b"a, again").unwrap();
+        out.survey(&ours, None, &[]).unwrap();
+        out.commit(true, false).unwrap();
+        let first = read();
+        let out = open();
+        // The whole site is written again (nothing here says what the tree holds), but for
+        // what the second publish leaves out, which the commit sweeps.
+        out.write("index.json", index).unwrap();
+        out.write("index.html", b"<h1>two</h1>").unwrap();
+        out.write("static/a.css", b"a {}").unwrap();
+        out.write("p/a/index.html", b"a, again").unwrap();
+        out.write("p/d/index.html", b"d").unwrap();
+        // A folder removed, then written anew (as a run's graph files are).
+        out.remove("p/b").unwrap();
+        out.write("p/b/new.html", b"b, new").unwrap();
+        out.survey(&ours, None, &[]).unwrap();
+        out.commit(true, false).unwrap();
+        [first, read()]
+    }
+
+    #[test]
+    fn a_folder_and_a_bucket_published_through_the_door_hold_the_same_site() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("site");
+        let folder = publish_twice(&|| Box::new(staging::Staging::new(&target).unwrap()), &|| {
+            walkdir::WalkDir::new(&target)
+                .into_iter()
+                .flatten()
+                .filter(|e| e.file_type().is_file())
+                .map(|e| (e.path().strip_prefix(&target).unwrap().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+                .collect()
+        });
+        let b = Arc::new(bucket::Bucket::in_memory());
+        let lock = std::sync::Mutex::new(None);
+        let bucket = publish_twice(
+            &|| {
+                // Each publish holds the bucket's lock while it runs, as a build does.
+                let mut held = lock.lock().unwrap();
+                if let Some(old) = held.take() {
+                    drop::<bucket::Lock>(old);
+                }
+                let l = bucket::Lock::take(b.clone()).unwrap();
+                let staging = bucket::Staging::new(b.clone(), &l).unwrap();
+                *held = Some(l);
+                Box::new(staging)
+            },
+            &|| {
+                let listed = b.list("").unwrap();
+                listed.into_iter().filter(|(rel, _)| !rel.starts_with(bucket::RECORD)).map(|(rel, _)| (rel.clone(), b.get(&rel).unwrap().unwrap())).collect()
+            },
+        );
+        let names = |site: &BTreeMap<String, Vec<u8>>| site.keys().cloned().collect::<Vec<_>>();
+        assert_eq!(names(&folder[0]), ["index.html", "index.json", "p/a/index.html", "p/b/index.html", "p/e/index.html", "static/a.css"]);
+        assert_eq!(folder[0]["p/a/index.html"], b"a, again");
+        assert_eq!(names(&folder[1]), ["index.html", "index.json", "p/a/index.html", "p/b/new.html", "p/d/index.html", "static/a.css"]);
+        assert_eq!(folder[1]["index.html"], b"<h1>two</h1>");
+        assert_eq!(bucket, folder);
+    }
+}

@@ -1,9 +1,12 @@
 //! The names of what a build keeps as its record beside the published site (in the cache
 //! folder, or in a bucket's record folder): the build state's two files and the cache entries'
 //! keys, and what a build changed among those entries. The cache (`crate::ingest::cache`) and
-//! a bucket's publishing of the record ([`super::bucket`]) both read them from here.
+//! a bucket's publishing of the record ([`super::bucket`]) both read them from here; and
+//! [`Tree`], what the record says an output tree holds.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
 
 /// File name of the build state in the cache folder (see `crate::publish::state`).
 pub const STATE: &str = "state.bin";
@@ -41,4 +44,37 @@ pub struct Changes {
     pub kept: Option<BTreeSet<String>>,
     /// Entries whose files were looked for where a shard of a build stores them.
     pub stored: Vec<String>,
+}
+
+/// What one output tree holds.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Tree {
+    /// Inode of the tree's folder, which tells the two trees apart after a swap.
+    pub ino: u64,
+    /// Every page's path with its hash.
+    pub pages: BTreeMap<String, u64>,
+    /// Every run's folder with the cache key of its graph files.
+    pub runs: BTreeMap<String, String>,
+    /// The size in bytes of every page and file (by path) and of every run folder's graph
+    /// files (by the folder): what the site costs to keep and to serve.
+    pub bytes: BTreeMap<String, u64>,
+    /// When the build that wrote the tree had written it (nanoseconds since 1970; 0: not
+    /// known): a folder of it changed later had something put in it by hand.
+    pub sealed: u64,
+}
+
+impl Tree {
+    /// The bytes of the whole tree.
+    pub fn total_bytes(&self) -> u64 {
+        self.bytes.values().sum()
+    }
+
+    /// The bytes of what this tree holds and `old` does not hold the same: pages whose hash
+    /// differs or that are new (less those in `same`, known to hold the same bytes), run
+    /// folders with other graph files.
+    pub fn bytes_new_since(&self, old: &Tree, same: &std::collections::BTreeSet<String>) -> u64 {
+        let pages = self.pages.iter().filter(|(p, h)| old.pages.get(*p) != Some(h) && !same.contains(*p)).map(|(p, _)| self.bytes.get(p).copied().unwrap_or(0));
+        let runs = self.runs.iter().filter(|(u, k)| old.runs.get(*u) != Some(k)).map(|(u, _)| self.bytes.get(u).copied().unwrap_or(0));
+        pages.chain(runs).sum()
+    }
 }

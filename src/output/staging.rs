@@ -34,6 +34,8 @@ use crate::error::OutputError;
 pub struct Staging {
     dir: PathBuf,
     target: PathBuf,
+    /// The output folder as the configuration names it (through a link, when it is one).
+    given: PathBuf,
     /// Every file this build wrote or kept, relative to `dir`, by [`path_key`]: a first build
     /// touches every file of the site, and their paths kept as strings grew with the archive.
     touched: Mutex<HashSet<u128>>,
@@ -61,6 +63,7 @@ impl Staging {
     /// to is the one replaced, and the staging folder is made beside that folder, so the link
     /// stays a link.
     pub fn new(target: &Path) -> Result<Staging, OutputError> {
+        let given = target.to_path_buf();
         let target = &resolve_links(target)?;
         let name = target.file_name().ok_or_else(|| OutputError::NoName(target.to_path_buf()))?.to_os_string();
         let parent = match target.parent() {
@@ -103,6 +106,7 @@ impl Staging {
         Ok(Staging {
             dir,
             target: target.to_path_buf(),
+            given,
             touched: Mutex::new(HashSet::new()),
             marker: None,
             changed: std::sync::OnceLock::new(),
@@ -129,6 +133,11 @@ impl Staging {
             None => Ok(()),
         });
         r.clone().map_err(|e| OutputError::Io { path: self.marker.clone().unwrap_or_default(), source: io::Error::other(e) })
+    }
+
+    /// The output folder as the configuration names it (through a link, when it is one).
+    pub fn given(&self) -> &Path {
+        &self.given
     }
 
     /// Where `rel` (a `/`-separated path) is inside the staging folder.

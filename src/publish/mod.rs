@@ -5,7 +5,6 @@
 //! names what was put in the output by hand ([`foreign`]), swaps the tree in and saves the
 //! [`state`] that lets the next build do only what changed.
 
-pub mod foreign;
 pub mod state;
 pub mod tree;
 
@@ -20,10 +19,10 @@ use crate::derive;
 use crate::derive::history::Span;
 use crate::error::{BuildError, Warning};
 use crate::ingest::cache::Cache;
+use crate::output::foreign::{LINK_IN_THE_OLD_SITE, NOT_AS_PUBLISHED};
 use crate::output::{bucket, Output};
 use crate::site::pages::{Page, Site};
 use crate::site::theme::Theme;
-use foreign::{folder_bytes, foreign_files, foreign_inside, lacking, LINK_IN_THE_OLD_SITE, NOT_AS_PUBLISHED};
 use state::{SavedRun, Tree, TreeDiff};
 use tree::{rewrite, update, Sizes};
 
@@ -87,7 +86,7 @@ struct SpanCell {
 impl Publish<'_> {
     /// Publish: plans every page, brings the staging tree to the new site (only what differs
     /// when the state knows that tree), swaps it in and saves the state.
-    pub(crate) fn publish(&self, staging: Output, archive: Archive, handed: Handed, data: &mut state::Data, warnings: &mut Vec<Warning>) -> Result<Figures, BuildError> {
+    pub(crate) fn publish(&self, staging: Box<dyn Output>, archive: Archive, handed: Handed, data: &mut state::Data, warnings: &mut Vec<Warning>) -> Result<Figures, BuildError> {
         let mut figures = Figures::default();
         let cache = self.cache;
         let made = &handed.changes;
@@ -98,8 +97,8 @@ impl Publish<'_> {
             }
         };
         // A span of a series' history is read once for all its files (its names and its
-        // buckets), and let go when the last of them has been rendered: kept to the end, the
-        // spans of a full build of 100,000 runs held about a gigabyte.
+        // buckets), and let go when the last of them has been rendered: kept to the end, they
+        // were most of a full build's memory (docs/BENCHMARKS.md, "Figures behind the code").
         let histories: Vec<Vec<std::sync::Mutex<SpanCell>>> = archive
             .series
             .iter()
@@ -178,43 +177,31 @@ impl Publish<'_> {
         }
         let live_ino = self.live_ino;
         let old_known = live_ino != 0 && data.live.ino == live_ino;
-        let mut found_inside = None;
-        // What the published tree lacks of what the state says it holds (files removed by
-        // hand): the next build, which brings that tree up to date, writes them again.
-        let mut lost = Vec::new();
-        match &staging {
-            Output::Folder(s) => {
-                let foreign = foreign_files(self.config, &generated, &site_files, s)?;
-                warnings.extend(foreign);
-                let left = data.foreign.take().filter(|(ino, _)| *ino == staging_ino).map(|(_, paths)| paths);
-                let (inside, found, missing) = foreign_inside(self.config, old_known.then_some(&data.live), left.as_deref().unwrap_or_default(), s)?;
-                warnings.extend(inside);
-                found_inside = (!found.is_empty()).then_some((live_ino, found));
-                lost = missing;
+        // The names at the site's top that the build writes: a bucket is often shared, and
+        // only those folders and files are the site's.
+        let ours: BTreeSet<String> = generated.iter().map(|n| n.to_string()).chain(site_files.iter().filter_map(|(rel, _)| rel.split('/').next().map(str::to_string))).collect();
+        let left = data.foreign.take().filter(|(ino, _)| *ino == staging_ino).map(|(_, paths)| paths);
+        let survey = staging.survey(&ours, old_known.then_some(&data.live), left.as_deref().unwrap_or_default())?;
+        warnings.extend(survey.warnings);
+        // What was put by hand inside the published tree's folders, and what it lacks of what
+        // the state says it holds (removed by hand): the next build, which brings that tree up
+        // to date, removes the one and writes the other again.
+        let found_inside = (!survey.found.is_empty()).then_some((live_ino, survey.found));
+        let lost = survey.missing;
+        // A page or file removed or changed by hand (in a bucket, seen in one listing of its
+        // sizes) is taken as not held, and written again.
+        for p in survey.pages_lacking {
+            warnings.push(Warning { path: staging.name(&p), message: format!("{NOT_AS_PUBLISHED}; written again") });
+            data.live.pages.remove(&p);
+        }
+        // A run's graph files are kept nowhere else: the run is decoded again, by the build made
+        // again with every run's files checked (`build`).
+        let runs = survey.runs_lacking;
+        if let (false, Some(cache)) = (runs.is_empty(), cache) {
+            for url in &runs {
+                cache.discard_damaged(&data.live.runs[url], format!("{}: {NOT_AS_PUBLISHED}", staging.name(url)));
             }
-            // A bucket is often shared: only the folders and files the site writes are its.
-            Output::Bucket(s) => {
-                s.set_ours(generated.iter().map(|n| n.to_string()).chain(site_files.iter().filter_map(|(rel, _)| rel.split('/').next().map(str::to_string))));
-                // What the record says the bucket holds is checked against one listing of it
-                // (sizes): a page or file removed or changed by hand, or a run folder whose
-                // graph files are not all there, is taken as not held, and written again.
-                if let (true, Some((b, _))) = (old_known, self.bucket) {
-                    let listed = b.list("").map_err(|e| BuildError::Write(format!("checking the published site: {e}")))?;
-                    let (pages, runs) = lacking(&data.live, &listed);
-                    for p in pages {
-                        warnings.push(Warning { path: format!("{}/{p}", b.url()), message: format!("{NOT_AS_PUBLISHED}; written again") });
-                        data.live.pages.remove(&p);
-                    }
-                    // A run's graph files are kept nowhere else: the run is decoded again, by
-                    // the build made again with every run's files checked (`build`).
-                    if let (false, Some(cache)) = (runs.is_empty(), cache) {
-                        for url in &runs {
-                            cache.discard_damaged(&data.live.runs[url], format!("{}/{url}: {NOT_AS_PUBLISHED}", b.url()));
-                        }
-                        return Err(BuildError::Write(format!("{}/{}: {NOT_AS_PUBLISHED}", b.url(), runs[0])));
-                    }
-                }
-            }
+            return Err(BuildError::Write(format!("{}: {NOT_AS_PUBLISHED}", staging.name(&runs[0]))));
         }
         let mut desired = Tree {
             ino: staging_ino,
@@ -238,29 +225,29 @@ impl Publish<'_> {
         let (mut rendered, mut kept) = self.pool.install(|| match (incremental, cache, &data.next) {
             (true, Some(cache), Some(next)) => {
                 state::mark_dirty(cache.dir()).map_err(BuildError::Cache)?;
-                update(&site, &plan, &statics, &desired, &staging, cache, &data.live, next, &handed.redone, &sizes)
+                update(&site, &plan, &statics, &desired, &*staging, cache, &data.live, next, &handed.redone, &sizes)
             }
-            _ => rewrite(&site, &plan, &statics, &archive, &staging, cache, &sizes),
+            _ => rewrite(&site, &plan, &statics, &archive, &*staging, cache, &sizes),
         })?;
         // Links met on the way of a write were removed, never written through (issue 45): the
         // tree is then written whole, as when nothing says what it holds.
         let links = staging.unlinked();
         if !links.is_empty() {
             for rel in &links {
-                warnings.push(Warning { path: shown(&staging.path(rel)), message: LINK_IN_THE_OLD_SITE.into() });
+                warnings.push(Warning { path: staging.name(rel), message: LINK_IN_THE_OLD_SITE.into() });
             }
             if incremental {
                 incremental = false;
-                (rendered, kept) = self.pool.install(|| rewrite(&site, &plan, &statics, &archive, &staging, cache, &sizes))?;
+                (rendered, kept) = self.pool.install(|| rewrite(&site, &plan, &statics, &archive, &*staging, cache, &sizes))?;
             }
         }
         figures.pages_rendered = rendered;
         figures.pages_kept = kept;
         let same;
-        (desired.bytes, same) = sizes.complete(&desired, &data.live, &staging, cache);
-        figures.published_bytes = match (cache, &staging) {
+        (desired.bytes, same) = sizes.complete(&desired, &data.live, &*staging, cache);
+        figures.published_bytes = match (cache, staging.bytes()) {
             // Without the cache the graph files were written by the decoders: counted on disk.
-            (None, Output::Folder(s)) => folder_bytes(&s.path("")),
+            (None, Some(bytes)) => bytes,
             _ => desired.total_bytes(),
         };
         figures.new_bytes = if old_known { desired.bytes_new_since(&data.live, &same) } else { figures.published_bytes };
@@ -269,7 +256,8 @@ impl Publish<'_> {
         if let Some((_, lock)) = self.bucket {
             lock.held()?;
         }
-        let to_folder = matches!(staging, Output::Folder(_));
+        // A bucket's build keeps nothing on this machine.
+        let to_folder = self.bucket.is_none();
         // Every folder of the new tree has been written (the swap renames the tree's top).
         desired.sealed = staging.clock();
         let mirror = staging.commit(!incremental, cache.is_some() && !old_known)?;
@@ -358,7 +346,7 @@ pub(crate) fn push_record(bucket: Option<&(Arc<bucket::Bucket>, bucket::Lock)>, 
     let (Some((bucket, lock)), Some(cache)) = (bucket, cache) else { return Ok(()) };
     let changes = cache.changes();
     lock.held()?;
-    bucket::push_record(bucket, cache.dir(), &changes).map_err(|e| BuildError::Write(format!("saving the record of the published site: {e}")))?;
+    bucket::push_record(bucket, cache.dir(), &changes).map_err(BuildError::bucket("saving the record of the published site"))?;
     if published {
         // Files a shard stored are in the site now: the store lets go of them.
         let mut stored: Vec<String> = Vec::new();
@@ -367,7 +355,7 @@ pub(crate) fn push_record(bucket: Option<&(Arc<bucket::Bucket>, bucket::Lock)>, 
                 stored.extend(p.files.iter().map(|f| format!("{}/cache/{key}/files/{f}", bucket::RECORD)));
             }
         }
-        bucket.delete_all(&stored).map_err(|e| BuildError::Write(format!("saving the record of the published site: {e}")))?;
+        bucket.delete_all(&stored).map_err(BuildError::bucket("saving the record of the published site"))?;
         lock.finish()?;
     }
     Ok(())
@@ -424,9 +412,3 @@ fn hash_str(s: &str) -> u64 {
     h.finish()
 }
 
-/// A path outside the input folder as a warning shows it: absolute, since the command line
-/// prints warnings' paths relative to the input folder (a relative output folder, `public`,
-/// would otherwise read as `profiles/public/CNAME`).
-pub(crate) fn shown(path: &std::path::Path) -> String {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).display().to_string()
-}

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use crate::archive::run::Archive;
 use crate::error::BuildError;
 use crate::ingest::cache::Cache;
-use crate::ingest::PREVIEW;
+use crate::archive::slug::PREVIEW;
 use crate::output::Output;
 use crate::site::pages::{Page, Site};
 
@@ -38,13 +38,10 @@ impl Sizes {
     /// `live` holds the same, else what the staging tree (a folder) holds, else what the cache
     /// entry of a run folder records.
     /// Also returns the pages rendered with the bytes the published site has.
-    pub(crate) fn complete(self, desired: &Tree, live: &Tree, staging: &Output, cache: Option<&Cache>) -> (BTreeMap<String, u64>, BTreeSet<String>) {
+    pub(crate) fn complete(self, desired: &Tree, live: &Tree, staging: &dyn Output, cache: Option<&Cache>) -> (BTreeMap<String, u64>, BTreeSet<String>) {
         let same = self.1.into_inner().expect("no panic while holding it");
         let mut got = self.0.into_inner().expect("no panic while holding it");
-        let on_disk = |rel: &str| match staging {
-            Output::Folder(s) => std::fs::metadata(s.path(rel)).ok().map(|m| m.len()),
-            Output::Bucket(_) => None,
-        };
+        let on_disk = |rel: &str| staging.size(rel);
         for (path, hash) in &desired.pages {
             if !got.contains_key(path) {
                 let len = live.bytes.get(path).filter(|_| live.pages.get(path) == Some(hash)).copied().or_else(|| on_disk(path)).unwrap_or(0);
@@ -65,7 +62,7 @@ impl Sizes {
 /// Brings a staging tree whose content is unknown to the new state: every page rendered and
 /// written where it differs (and the static files `statics`), every run's graph files linked;
 /// the commit then sweeps the rest.
-pub(crate) fn rewrite(site: &Site, plan: &[Page], statics: &[(&str, &[u8])], archive: &Archive, staging: &Output, cache: Option<&Cache>, sizes: &Sizes) -> Result<(usize, usize), BuildError> {
+pub(crate) fn rewrite(site: &Site, plan: &[Page], statics: &[(&str, &[u8])], archive: &Archive, staging: &dyn Output, cache: Option<&Cache>, sizes: &Sizes) -> Result<(usize, usize), BuildError> {
     for (rel, bytes) in statics {
         staging.write(rel, bytes)?;
         sizes.put(rel, bytes.len());
@@ -93,7 +90,7 @@ pub(crate) fn update(
     plan: &[Page],
     statics: &[(&str, &[u8])],
     desired: &Tree,
-    staging: &Output,
+    staging: &dyn Output,
     cache: &Cache,
     live: &Tree,
     next: &TreeDiff,
@@ -166,7 +163,7 @@ pub(crate) fn update(
 
 /// Writes `bytes`, known to differ from the staging tree's file at `rel`, and counts them (as
 /// bytes the published site already holds, when it does).
-fn replace(staging: &Output, sizes: &Sizes, rel: &str, bytes: &[u8]) -> Result<(), BuildError> {
+fn replace(staging: &dyn Output, sizes: &Sizes, rel: &str, bytes: &[u8]) -> Result<(), BuildError> {
     staging.replace(rel, bytes)?;
     sizes.put(rel, bytes.len());
     if staging.published_holds(rel, bytes) {
@@ -179,7 +176,7 @@ fn replace(staging: &Output, sizes: &Sizes, rel: &str, bytes: &[u8]) -> Result<(
 /// `holds` a folder there (its old files are removed first), holds nothing there (the files
 /// are written without a look at what is there: in a bucket, no read per file), or is not
 /// known (`None`: each file is written where it differs).
-fn link_run(staging: &Output, cache: &Cache, url: &str, key: &str, holds: Option<bool>) -> Result<u64, BuildError> {
+fn link_run(staging: &dyn Output, cache: &Cache, url: &str, key: &str, holds: Option<bool>) -> Result<u64, BuildError> {
     // Where the files are when the entry's were let go: this folder of the published site.
     cache.home(key, url);
     let product = cache.get(key).ok_or_else(|| {

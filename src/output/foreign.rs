@@ -1,16 +1,33 @@
-//! What the output holds that the build did not write: files and links put in the published
-//! site by hand (named in warnings, never written or removed through), and what a bucket's
-//! listing lacks of what its record says it holds.
+//! What the output holds that the build did not write, and lacks of what the last build
+//! wrote ([`super::Output::survey`]): in a folder, files and links put in the published site by
+//! hand (named in warnings, never written or removed through) and what was removed by hand;
+//! in a bucket, what its listing lacks of what its record says it holds.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
 
-use crate::config::Config;
-use crate::error::{BuildError, Warning};
-use crate::ingest::PREVIEW;
-use crate::output::staging::Staging;
+use crate::error::{shown, OutputError, Warning};
+use crate::archive::slug::PREVIEW;
 
-use super::shown;
-use super::state::Tree;
+use super::record::Tree;
+use super::staging::Staging;
+use super::Survey;
+
+/// The survey of a folder's published tree (at `output`, as the configuration names it) and
+/// of its staging tree: [`foreign_files`] at their tops, [`foreign_inside`] in their folders.
+pub(crate) fn survey_folder(staging: &Staging, output: &Path, ours: &BTreeSet<String>, live: Option<&Tree>, left: &[String]) -> Result<Survey, OutputError> {
+    let mut warnings = foreign_files(output, ours, staging)?;
+    let (inside, found, missing) = foreign_inside(output, live, left, staging)?;
+    warnings.extend(inside);
+    Ok(Survey { warnings, found, missing, ..Survey::default() })
+}
+
+/// The survey of a bucket's site: what its listing (`listed`) lacks of what the record
+/// (`live`) says it holds.
+pub(crate) fn survey_bucket(listed: &[(String, u64)], live: &Tree) -> Survey {
+    let (pages_lacking, runs_lacking) = lacking(live, listed);
+    Survey { pages_lacking, runs_lacking, ..Survey::default() }
+}
 
 /// What a build says of a file put in the published site by hand (at its top or inside its
 /// folders), which the new site does not have.
@@ -20,7 +37,7 @@ const NOT_IN_THE_NEW_SITE: &str =
 /// folder (a series' folder moved elsewhere and linked back).
 const LINK_IN_THE_NEW_SITE: &str = "is a symbolic link where the site has a folder: flamesite never writes or removes through links, so the new site has a folder in its place (what the link leads to is left as it is)";
 /// What the build says as it removes such a link from the tree it writes.
-pub(crate) const LINK_IN_THE_OLD_SITE: &str = "was a symbolic link (it was in the output folder before the last build): the link was removed, never what it leads to, and the site's folders written anew";
+pub const LINK_IN_THE_OLD_SITE: &str = "was a symbolic link (it was in the output folder before the last build): the link was removed, never what it leads to, and the site's folders written anew";
 /// What the build after says as it removes that file from the tree it brings up to date.
 const REMOVED_FROM_THE_OLD_SITE: &str = "was not written by flamesite (it was in the output folder before the last build): removed";
 
@@ -29,12 +46,11 @@ const REMOVED_FROM_THE_OLD_SITE: &str = "was not written by flamesite (it was in
 /// new site, since the output folder is replaced whole: each is named in a warning. In the
 /// staging tree (the site before, where such a file went at the last build) they are removed,
 /// each named in a warning first, so that they do not come back every other build.
-pub(crate) fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_files: &[(&str, &[u8])], staging: &Staging) -> Result<Vec<Warning>, BuildError> {
+fn foreign_files(output: &Path, ours: &BTreeSet<String>, staging: &Staging) -> Result<Vec<Warning>, OutputError> {
     let mut warnings = Vec::new();
-    let mut ours = generated.clone();
-    ours.extend(site_files.iter().filter_map(|(rel, _)| rel.split('/').next()));
+    let mut ours: BTreeSet<&str> = ours.iter().map(String::as_str).collect();
     // The output's git repository goes with the output from build to build (Staging::commit).
-    ours.insert(crate::output::staging::GIT);
+    ours.insert(super::staging::GIT);
     // Names the build does not write, and links (where it writes a folder or a file, one put
     // by hand: never written through), each with whether it is a link of a name of the site.
     let foreign = |dir: &std::path::Path| -> Vec<(String, bool)> {
@@ -42,13 +58,12 @@ pub(crate) fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_fi
             .unwrap_or_default()
             .into_iter()
             .filter_map(|(name, link)| {
-                let link = link && name != crate::output::staging::GIT;
+                let link = link && name != super::staging::GIT;
                 let ours = ours.contains(name.as_str());
                 (link || !ours).then_some((name, link && ours))
             })
             .collect()
     };
-    let output = &config.output;
     for (name, link) in foreign(output) {
         warnings.push(Warning {
             path: shown(&output.join(&name)),
@@ -85,7 +100,7 @@ pub(crate) fn foreign_files(config: &Config, generated: &BTreeSet<&str>, site_fi
 /// removes them first. `left`: those the last build found, removed here from the staging tree
 /// (the tree they were found in), each named in a warning, so that they do not come back
 /// every other build.
-pub(crate) fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[String], staging: &Staging) -> Result<(Vec<Warning>, Vec<String>, Vec<String>), BuildError> {
+fn foreign_inside(output: &Path, live: Option<&Tree>, left: &[String], staging: &Staging) -> Result<(Vec<Warning>, Vec<String>, Vec<String>), OutputError> {
     let mut warnings = Vec::new();
     // Names the last build read from the output's folders; a state that says otherwise (one
     // climbing out, or naming the tree's top) is not acted on.
@@ -121,7 +136,6 @@ pub(crate) fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[Strin
     for run in live.runs.keys() {
         expected.entry(run.trim_end_matches('/')).or_default().extend(["g", PREVIEW]);
     }
-    let output = &config.output;
     let mut found = Vec::new();
     let mut missing = Vec::new();
     for (folder, names) in expected.iter().filter(|(f, _)| inside(f)) {
@@ -152,13 +166,13 @@ pub(crate) fn foreign_inside(config: &Config, live: Option<&Tree>, left: &[Strin
 
 /// Said of a file or run folder of a bucket's site that is not there as the last build
 /// published it.
-pub(crate) const NOT_AS_PUBLISHED: &str = "not in the bucket as the last build published it (removed or changed by hand?)";
+pub const NOT_AS_PUBLISHED: &str = "not in the bucket as the last build published it (removed or changed by hand?)";
 
 /// What the record of a bucket's site (`live`) says it holds and its listing (`listed`: every
 /// object under the prefix with its size) lacks or holds at another size: pages and files by
 /// path, run folders (of runs and comparisons) by the sum of the sizes of their graph files,
 /// the objects under the folder that are not pages nor in a folder of another run inside it.
-pub(crate) fn lacking(live: &Tree, listed: &[(String, u64)]) -> (Vec<String>, Vec<String>) {
+fn lacking(live: &Tree, listed: &[(String, u64)]) -> (Vec<String>, Vec<String>) {
     let sizes: HashMap<&str, u64> = listed.iter().map(|(rel, size)| (rel.as_str(), *size)).collect();
     // (A file whose size the record does not give is checked for being there.)
     let pages: Vec<String> = live.pages.keys().filter(|p| sizes.get(p.as_str()).is_none_or(|s| live.bytes.get(*p).is_some_and(|b| b != s))).cloned().collect();
@@ -185,7 +199,7 @@ pub(crate) fn lacking(live: &Tree, listed: &[(String, u64)]) -> (Vec<String>, Ve
 
 /// The entries of the folder `dir` (`None` when it cannot be read), each with whether it is a
 /// symbolic link, in name order.
-fn entries(dir: &std::path::Path) -> Option<Vec<(String, bool)>> {
+fn entries(dir: &Path) -> Option<Vec<(String, bool)>> {
     let mut all: Vec<(String, bool)> =
         std::fs::read_dir(dir).ok()?.flatten().map(|e| (e.file_name().to_string_lossy().into_owned(), e.file_type().is_ok_and(|t| t.is_symlink()))).collect();
     all.sort();
@@ -193,7 +207,7 @@ fn entries(dir: &std::path::Path) -> Option<Vec<(String, bool)>> {
 }
 
 /// The bytes of every file under `dir`.
-pub(crate) fn folder_bytes(dir: &std::path::Path) -> u64 {
+pub(crate) fn folder_bytes(dir: &Path) -> u64 {
     walkdir::WalkDir::new(dir).into_iter().flatten().filter_map(|e| e.metadata().ok()).filter(|m| m.is_file()).map(|m| m.len()).sum()
 }
 
