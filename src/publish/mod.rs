@@ -245,11 +245,9 @@ impl Publish<'_> {
         figures.pages_kept = kept;
         let same;
         (desired.bytes, same) = sizes.complete(&desired, &data.live, &*staging, cache);
-        figures.published_bytes = match (cache, staging.bytes()) {
-            // Without the cache the graph files were written by the decoders: counted on disk.
-            (None, Some(bytes)) => bytes,
-            _ => desired.total_bytes(),
-        };
+        // Without the cache the graph files were written by the decoders: counted on disk (a
+        // walk of the whole tree, so only then).
+        figures.published_bytes = cache.is_none().then(|| staging.bytes()).flatten().unwrap_or_else(|| desired.total_bytes());
         figures.new_bytes = if old_known { desired.bytes_new_since(&data.live, &same) } else { figures.published_bytes };
         // When nothing says what the tree swapped out holds (a first build, or a lost state),
         // it is made anew as a copy of the new site, so that the next build has a known tree.
