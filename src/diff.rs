@@ -33,7 +33,7 @@ pub struct Made {
 /// Refuses `out` when it holds a site `flamesite build` made (an index that lists series, not
 /// a comparison): replacing it would lose that archive and its record of names.
 fn refuse_a_built_site(out: &Path) -> Result<(), String> {
-    let shown = || std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf()).display().to_string();
+    let shown = || crate::error::shown(out);
     let bytes = match crate::output::read_index(out) {
         Ok(None) => return Ok(()),
         Ok(Some(b)) => b,
